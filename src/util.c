@@ -1,0 +1,420 @@
+/* util.c — capped buffers, strings, files, clocks and logging.
+ * Nothing here knows about the protocol; see util.h for the contracts. */
+#include "config.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* ---- buffers ---------------------------------------------------------- */
+
+void oc_buf_init(struct oc_buf *b, size_t max)
+{
+  b->data = NULL;
+  b->len = 0;
+  b->alloc = 0;
+  b->max = max;
+}
+
+void oc_buf_free(struct oc_buf *b)
+{
+  free(b->data);
+  b->data = NULL;
+  b->len = 0;
+  b->alloc = 0;
+}
+
+void oc_buf_reset(struct oc_buf *b)
+{
+  b->len = 0;
+  if(b->data)
+    b->data[0] = '\0';
+}
+
+int oc_buf_add(struct oc_buf *b, const void *p, size_t n)
+{
+  if(n > b->max || b->len > b->max - n) {
+    oc_buf_free(b);
+    return OC_ETOOBIG;
+  }
+  if(b->len + n + 1 > b->alloc) {
+    size_t want = b->alloc ? b->alloc : 64;
+    while(want < b->len + n + 1)
+      want *= 2;
+    if(want > b->max + 1)
+      want = b->max + 1;
+    char *d = realloc(b->data, want);
+    if(!d) {
+      oc_buf_free(b);
+      return OC_ENOMEM;
+    }
+    b->data = d;
+    b->alloc = want;
+  }
+  if(n)
+    memcpy(b->data + b->len, p, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+  return OC_OK;
+}
+
+int oc_buf_adds(struct oc_buf *b, const char *s)
+{
+  return oc_buf_add(b, s, strlen(s));
+}
+
+int oc_buf_addc(struct oc_buf *b, char c)
+{
+  return oc_buf_add(b, &c, 1);
+}
+
+int oc_buf_vprintf(struct oc_buf *b, const char *fmt, va_list ap)
+{
+  char small[256];
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(small, sizeof(small), fmt, ap2);
+  va_end(ap2);
+  if(n < 0) {
+    oc_buf_free(b);
+    return OC_EUSAGE;
+  }
+  if((size_t)n < sizeof(small))
+    return oc_buf_add(b, small, (size_t)n);
+  char *big = malloc((size_t)n + 1);
+  if(!big) {
+    oc_buf_free(b);
+    return OC_ENOMEM;
+  }
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  int rc = oc_buf_add(b, big, (size_t)n);
+  free(big);
+  return rc;
+}
+
+int oc_buf_printf(struct oc_buf *b, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = oc_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+char *oc_buf_take(struct oc_buf *b, size_t *len)
+{
+  char *d = b->data;
+  if(!d)
+    d = calloc(1, 1);
+  if(len)
+    *len = d ? b->len : 0;
+  b->data = NULL;
+  b->len = 0;
+  b->alloc = 0;
+  return d;
+}
+
+const char *oc_buf_str(const struct oc_buf *b)
+{
+  return b->data ? b->data : "";
+}
+
+/* ---- strings ---------------------------------------------------------- */
+
+char *oc_strdup(const char *s)
+{
+  return s ? oc_strndup(s, strlen(s)) : NULL;
+}
+
+char *oc_strndup(const char *s, size_t n)
+{
+  char *d = malloc(n + 1);
+  if(!d)
+    return NULL;
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+char *oc_asprintf(const char *fmt, ...)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_FILE);
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = oc_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  if(rc)
+    return NULL;
+  return oc_buf_take(&b, NULL);
+}
+
+int oc_streq(const char *a, const char *b)
+{
+  if(!a || !b)
+    return a == b;
+  return strcmp(a, b) == 0;
+}
+
+static int ascii_lower(int c)
+{
+  return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+int oc_strcaseeq(const char *a, const char *b)
+{
+  if(!a || !b)
+    return a == b;
+  while(*a && *b) {
+    if(ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
+      return 0;
+    a++;
+    b++;
+  }
+  return *a == *b;
+}
+
+int oc_startswith(const char *s, const char *prefix)
+{
+  return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int oc_endswith(const char *s, const char *suffix)
+{
+  if(!s || !suffix)
+    return 0;
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+size_t oc_strlcpy(char *dst, const char *src, size_t size)
+{
+  size_t n = strlen(src);
+  if(size) {
+    size_t c = n < size - 1 ? n : size - 1;
+    memcpy(dst, src, c);
+    dst[c] = '\0';
+  }
+  return n;
+}
+
+int oc_parse_long(const char *s, long min, long max, long *out)
+{
+  if(!s || !*s)
+    return OC_EPARSE;
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if(errno || *end || v < min || v > max)
+    return OC_EPARSE;
+  *out = v;
+  return OC_OK;
+}
+
+int oc_parse_double(const char *s, double *out)
+{
+  if(!s || !*s)
+    return OC_EPARSE;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if(errno || *end || !isfinite(v))
+    return OC_EPARSE;
+  *out = v;
+  return OC_OK;
+}
+
+void oc_hex(const unsigned char *p, size_t n, char *out)
+{
+  static const char digits[] = "0123456789abcdef";
+  for(size_t i = 0; i < n; i++) {
+    out[2 * i] = digits[p[i] >> 4];
+    out[2 * i + 1] = digits[p[i] & 15];
+  }
+  out[2 * n] = '\0';
+}
+
+int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad)
+{
+  size_t i = 0;
+  while(i < n) {
+    unsigned char c = p[i];
+    size_t need;
+    uint32_t cp;
+    if(c < 0x80) {
+      i++;
+      continue;
+    }
+    else if(c >= 0xC2 && c <= 0xDF) {
+      need = 1;
+      cp = c & 0x1F;
+    }
+    else if(c >= 0xE0 && c <= 0xEF) {
+      need = 2;
+      cp = c & 0x0F;
+    }
+    else if(c >= 0xF0 && c <= 0xF4) {
+      need = 3;
+      cp = c & 0x07;
+    }
+    else
+      goto fail;
+    if(n - i <= need)
+      goto fail;
+    for(size_t k = 1; k <= need; k++) {
+      if((p[i + k] & 0xC0) != 0x80)
+        goto fail;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    /* reject overlong forms, surrogates and values above U+10FFFF */
+    if((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+       (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      goto fail;
+    i += need + 1;
+  }
+  return 1;
+fail:
+  if(bad)
+    *bad = i;
+  return 0;
+}
+
+size_t oc_utf8_codepoints(const char *s, size_t n)
+{
+  size_t count = 0;
+  for(size_t i = 0; i < n; i++)
+    if(((unsigned char)s[i] & 0xC0) != 0x80)
+      count++;
+  return count;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
+                 char *err, size_t errlen)
+{
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if(!f) {
+    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    return errno == ENOENT ? OC_ENOTFOUND : OC_EIO;
+  }
+  struct oc_buf b;
+  oc_buf_init(&b, max);
+  char chunk[65536];
+  size_t n;
+  int rc = OC_OK;
+  while((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+    rc = oc_buf_add(&b, chunk, n);
+    if(rc) {
+      snprintf(err, errlen, "cannot read '%s': %s", path,
+               rc == OC_ETOOBIG ? "file is larger than the cap" : "out of memory");
+      break;
+    }
+  }
+  if(!rc && ferror(f)) {
+    snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+    rc = OC_EIO;
+  }
+  if(f != stdin)
+    fclose(f);
+  if(rc) {
+    oc_buf_free(&b);
+    return rc;
+  }
+  *out = oc_buf_take(&b, outlen);
+  return *out ? OC_OK : OC_ENOMEM;
+}
+
+int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen)
+{
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+  if(!f) {
+    snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+    return OC_EIO;
+  }
+  int rc = OC_OK;
+  if(n && fwrite(p, 1, n, f) != n)
+    rc = OC_EIO;
+  if(f == stdout) {
+    if(fflush(f))
+      rc = OC_EIO;
+  }
+  else if(fclose(f))
+    rc = OC_EIO;
+  if(rc)
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+  return rc;
+}
+
+char *oc_path_join(const char *dir, const char *name)
+{
+  if(!dir || !*dir)
+    return oc_strdup(name);
+  if(name[0] == '/')
+    return oc_strdup(name);
+  size_t n = strlen(dir);
+  return oc_asprintf("%s%s%s", dir, (n && dir[n - 1] == '/') ? "" : "/", name);
+}
+
+int oc_is_dir(const char *path)
+{
+  struct stat st;
+  return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int oc_is_file(const char *path)
+{
+  struct stat st;
+  return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* ---- clocks ----------------------------------------------------------- */
+
+uint64_t oc_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void oc_now_rfc3339(char out[32])
+{
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- logging ---------------------------------------------------------- */
+
+static int log_level = OC_LOG_INFO;
+
+void oc_log_set_level(int level)
+{
+  log_level = level < OC_LOG_ERROR ? OC_LOG_ERROR : level;
+}
+
+int oc_log_get_level(void)
+{
+  return log_level;
+}
+
+void oc_log(int level, const char *fmt, ...)
+{
+  static const char *const names[] = { "error", "warning", "", "debug", "trace" };
+  if(level > log_level)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("oacheck: ", stderr);
+  if(level != OC_LOG_INFO && level >= 0 && level < (int)OC_ARRAY_LEN(names))
+    fprintf(stderr, "%s: ", names[level]);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}

@@ -1,0 +1,115 @@
+/* util.h — capped growable buffers, string helpers, a monotonic clock and
+ * levelled logging to stderr.  Small and boring on purpose; anything that
+ * knows about HTTP, JSON or SSE lives elsewhere. */
+#ifndef OC_UTIL_H
+#define OC_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Result codes shared by every module.  Append only: never renumber. */
+enum oc_rc {
+  OC_OK = 0,
+  OC_ENOMEM,      /* allocation failed */
+  OC_ETOOBIG,     /* a named size cap was hit */
+  OC_EIO,         /* a file or socket could not be read or written */
+  OC_EPARSE,      /* input is malformed */
+  OC_EUSAGE,      /* the caller asked for something impossible */
+  OC_ENOTFOUND,   /* a file, key or recording does not exist */
+  OC_EUNSUPPORTED /* valid but not handled */
+};
+
+/* Named caps.  Every growing buffer says which one bounds it, so no input
+ * (a hostile server included) can make memory grow without limit. */
+#define OC_CAP_FILE          (64u << 20) /* a suite, schema or recording file */
+#define OC_CAP_HTTP_HEAD     (64u << 10) /* status line plus headers */
+#define OC_CAP_BODY          (64u << 20) /* a non-streamed response body */
+#define OC_CAP_SSE_LINE      (4u << 20)  /* one SSE line */
+#define OC_CAP_SSE_EVENT     (8u << 20)  /* one event's joined data */
+#define OC_CAP_CONTENT       (16u << 20) /* content rebuilt from deltas */
+#define OC_CAP_ARGUMENTS     (4u << 20)  /* one tool call's arguments */
+#define OC_CAP_MESSAGE       (4096u)     /* one diagnostic message */
+#define OC_CAP_REPORT        (256u << 20)/* one rendered report */
+
+/* A growable byte buffer with a hard cap, always NUL-terminated when it
+ * holds data.  Every adder frees the buffer when it fails, so a caller can
+ * just return the code. */
+struct oc_buf {
+  char *data;
+  size_t len;
+  size_t alloc;
+  size_t max; /* the cap: len never exceeds it */
+};
+
+/* Fill *b as an empty buffer that may grow to at most max bytes.  Cannot fail. */
+void oc_buf_init(struct oc_buf *b, size_t max);
+/* Append n bytes.  OC_ETOOBIG or OC_ENOMEM frees the buffer. */
+int oc_buf_add(struct oc_buf *b, const void *p, size_t n);
+int oc_buf_adds(struct oc_buf *b, const char *s);
+int oc_buf_addc(struct oc_buf *b, char c);
+int oc_buf_printf(struct oc_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int oc_buf_vprintf(struct oc_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* Keep the allocation, forget the contents. */
+void oc_buf_reset(struct oc_buf *b);
+/* Hand the contents over (caller frees, never NULL unless allocation fails);
+ * the buffer is left empty and reusable. */
+char *oc_buf_take(struct oc_buf *b, size_t *len);
+void oc_buf_free(struct oc_buf *b);
+/* The contents as a C string ("" when empty); borrowed. */
+const char *oc_buf_str(const struct oc_buf *b);
+
+/* Strings.  The allocating ones return NULL only when memory runs out. */
+char *oc_strdup(const char *s);
+char *oc_strndup(const char *s, size_t n);
+char *oc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int oc_streq(const char *a, const char *b);            /* NULL-safe */
+int oc_strcaseeq(const char *a, const char *b);        /* ASCII only */
+int oc_startswith(const char *s, const char *prefix);
+int oc_endswith(const char *s, const char *suffix);
+/* Copy at most size-1 bytes and always terminate; returns strlen(src). */
+size_t oc_strlcpy(char *dst, const char *src, size_t size);
+/* Parse a whole string as a decimal number in [min, max]. 0 on success. */
+int oc_parse_long(const char *s, long min, long max, long *out);
+int oc_parse_double(const char *s, double *out);
+/* Lower-case hex of n bytes into out (2n+1 bytes). */
+void oc_hex(const unsigned char *p, size_t n, char *out);
+/* Does [p, p+n) hold valid UTF-8?  On failure *bad is the offset of the
+ * first byte of the invalid sequence. */
+int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad);
+/* Length of a valid UTF-8 string in code points. */
+size_t oc_utf8_codepoints(const char *s, size_t n);
+
+/* Read a whole file (at most max bytes) into a NUL-terminated buffer that
+ * the caller frees.  On failure returns an OC_E* code and writes why into
+ * err (errlen bytes), naming the file. */
+int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
+                 char *err, size_t errlen);
+int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen);
+/* Join a directory and a relative name into a new string (caller frees). */
+char *oc_path_join(const char *dir, const char *name);
+int oc_is_dir(const char *path);
+int oc_is_file(const char *path);
+
+/* Monotonic clock in nanoseconds, for arrival times and durations. */
+uint64_t oc_now_ns(void);
+/* Wall clock as RFC 3339 UTC ("2026-11-30T02:50:53Z") into out[32]. */
+void oc_now_rfc3339(char out[32]);
+
+/* Logging to stderr.  Levels: 0 errors only (-q), 1 warnings, 2 info
+ * (default), 3 debug (-v), 4 trace (-vv). */
+enum oc_log_level { OC_LOG_ERROR = 0, OC_LOG_WARN, OC_LOG_INFO, OC_LOG_DEBUG, OC_LOG_TRACE };
+void oc_log_set_level(int level);
+int oc_log_get_level(void);
+void oc_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define oc_error(...) oc_log(OC_LOG_ERROR, __VA_ARGS__)
+#define oc_warn(...) oc_log(OC_LOG_WARN, __VA_ARGS__)
+#define oc_info(...) oc_log(OC_LOG_INFO, __VA_ARGS__)
+#define oc_debug(...) oc_log(OC_LOG_DEBUG, __VA_ARGS__)
+
+#define OC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

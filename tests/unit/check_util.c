@@ -1,0 +1,153 @@
+/* check_util.c — the capped buffer, string helpers, UTF-8 checks, files. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "util.h"
+
+START_TEST(buf_grows_and_terminates)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1000);
+  for(int i = 0; i < 100; i++)
+    ck_assert_int_eq(oc_buf_adds(&b, "abcdefghi"), OC_OK);
+  ck_assert_uint_eq(b.len, 900);
+  ck_assert_int_eq(b.data[900], '\0');
+  ck_assert_int_eq(oc_buf_printf(&b, "%d-%s", 42, "x"), OC_OK);
+  ck_assert_str_eq(b.data + 900, "42-x");
+  oc_buf_free(&b);
+}
+END_TEST
+
+START_TEST(buf_cap_frees_and_reports)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 10);
+  ck_assert_int_eq(oc_buf_adds(&b, "0123456789"), OC_OK);
+  ck_assert_int_eq(oc_buf_addc(&b, 'x'), OC_ETOOBIG);
+  /* the adder freed the buffer itself */
+  ck_assert_ptr_null(b.data);
+  ck_assert_uint_eq(b.len, 0);
+}
+END_TEST
+
+START_TEST(buf_take_hands_over)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 100);
+  oc_buf_adds(&b, "hello");
+  size_t n;
+  char *s = oc_buf_take(&b, &n);
+  ck_assert_str_eq(s, "hello");
+  ck_assert_uint_eq(n, 5);
+  ck_assert_ptr_null(b.data);
+  free(s);
+  s = oc_buf_take(&b, &n); /* empty buffer still yields a string */
+  ck_assert_str_eq(s, "");
+  free(s);
+}
+END_TEST
+
+START_TEST(buf_printf_long)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 10000);
+  char big[1000];
+  memset(big, 'a', sizeof(big) - 1);
+  big[sizeof(big) - 1] = 0;
+  ck_assert_int_eq(oc_buf_printf(&b, "[%s]", big), OC_OK);
+  ck_assert_uint_eq(b.len, 1001);
+  oc_buf_free(&b);
+}
+END_TEST
+
+START_TEST(parse_long_strict)
+{
+  long v;
+  ck_assert_int_eq(oc_parse_long("42", 0, 100, &v), OC_OK);
+  ck_assert_int_eq(v, 42);
+  ck_assert_int_ne(oc_parse_long("42x", 0, 100, &v), OC_OK);
+  ck_assert_int_ne(oc_parse_long("", 0, 100, &v), OC_OK);
+  ck_assert_int_ne(oc_parse_long("101", 0, 100, &v), OC_OK);
+  ck_assert_int_ne(oc_parse_long("-1", 0, 100, &v), OC_OK);
+}
+END_TEST
+
+START_TEST(utf8_validation)
+{
+  size_t bad = 99;
+  ck_assert(oc_utf8_valid((const unsigned char *)"h\xc3\xa9llo", 6, &bad));
+  ck_assert(!oc_utf8_valid((const unsigned char *)"a\xff" "b", 3, &bad));
+  ck_assert_uint_eq(bad, 1);
+  /* a character cut in half at the end */
+  ck_assert(!oc_utf8_valid((const unsigned char *)"ab\xe2\x99", 4, &bad));
+  ck_assert_uint_eq(bad, 2);
+  /* overlong and surrogate forms */
+  ck_assert(!oc_utf8_valid((const unsigned char *)"\xc0\xaf", 2, &bad));
+  ck_assert(!oc_utf8_valid((const unsigned char *)"\xed\xa0\x80", 3, &bad));
+  ck_assert_uint_eq(oc_utf8_codepoints("h\xc3\xa9\xe2\x99\xa5", 6), 3);
+}
+END_TEST
+
+START_TEST(strings)
+{
+  ck_assert(oc_strcaseeq("Content-Type", "content-type"));
+  ck_assert(!oc_strcaseeq("Content-Type", "content-typ"));
+  ck_assert(oc_startswith("data: x", "data:"));
+  ck_assert(oc_endswith("a.wire", ".wire"));
+  ck_assert(!oc_endswith("e", ".wire"));
+  char small[4];
+  ck_assert_uint_eq(oc_strlcpy(small, "abcdef", sizeof(small)), 6);
+  ck_assert_str_eq(small, "abc");
+  char *j = oc_path_join("dir/", "x.json");
+  ck_assert_str_eq(j, "dir/x.json");
+  free(j);
+  j = oc_path_join("dir", "/abs");
+  ck_assert_str_eq(j, "/abs");
+  free(j);
+  char hex[9];
+  oc_hex((const unsigned char *)"\x01\xab\xff\x00", 4, hex);
+  ck_assert_str_eq(hex, "01abff00");
+}
+END_TEST
+
+START_TEST(read_file_names_the_file)
+{
+  char *buf = NULL, err[256];
+  size_t n;
+  ck_assert_int_eq(oc_read_file("/nonexistent/x.json", 100, &buf, &n, err, sizeof(err)),
+                   OC_ENOTFOUND);
+  ck_assert_ptr_nonnull(strstr(err, "/nonexistent/x.json"));
+}
+END_TEST
+
+START_TEST(clock_is_monotonic)
+{
+  uint64_t a = oc_now_ns(), b = oc_now_ns();
+  ck_assert_uint_ge(b, a);
+  char ts[32];
+  oc_now_rfc3339(ts);
+  ck_assert_uint_eq(strlen(ts), 20);
+  ck_assert_int_eq(ts[10], 'T');
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("util");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, buf_grows_and_terminates);
+  tcase_add_test(tc, buf_cap_frees_and_reports);
+  tcase_add_test(tc, buf_take_hands_over);
+  tcase_add_test(tc, buf_printf_long);
+  tcase_add_test(tc, parse_long_strict);
+  tcase_add_test(tc, utf8_validation);
+  tcase_add_test(tc, strings);
+  tcase_add_test(tc, read_file_names_the_file);
+  tcase_add_test(tc, clock_is_monotonic);
+  suite_add_tcase(s, tc);
+  return oc_test_run(s);
+}
