@@ -1,0 +1,169 @@
+/* cassette.h — the record/replay format: one HTTP exchange per gzip file
+ * (a JSON metadata line, then the request and response body bytes), its
+ * request key (SHA-256 of the canonical request), and a store that loads
+ * directories of cassettes or raw exchanges and looks them up.  What the
+ * bytes mean is decided downstream; serving them is server.c's job, and
+ * the zlib wrapper here is the only place the program touches zlib.
+ * The on-disk form is documented in docs/cassette.md. */
+#ifndef OC_CASSETTE_H
+#define OC_CASSETTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exchange.h"
+#include "headers.h"
+
+/* Version written into every cassette; readers refuse newer ones. */
+#define OC_CASSETTE_VERSION 1
+/* File names end in this; the name before it is the recording's name. */
+#define OC_CASSETTE_EXT ".cassette.gz"
+/* The metadata line (pieces included) and a decompressed cassette. */
+#define OC_CAP_CASSETTE_META (16u << 20)
+#define OC_CAP_CASSETTE (OC_CAP_CASSETTE_META + 2 * (size_t)OC_CAP_BODY)
+/* Pieces of one response: more than this is refused. */
+#define OC_CAP_CASSETTE_PIECES (1u << 20)
+
+/* One write of the sender as it arrived: the body offset where it ends
+ * and, when the cassette recorded timing, when it arrived in nanoseconds
+ * since the request was sent (so the first piece's time is the time to
+ * first byte).  Without timing, t_ns is 0. */
+struct oc_cassette_piece {
+  size_t end;
+  uint64_t t_ns;
+};
+
+struct oc_cassette {
+  char *name;              /* "chat-stream"; the file name without OC_CASSETTE_EXT */
+  char *method;            /* "POST" */
+  char *path;              /* "/v1/chat/completions" (no query string) */
+  char *req_body;          /* request body bytes as sent, NUL-terminated; NULL for none */
+  size_t req_body_len;
+  struct oc_headers req_headers; /* secrets are never written (oc_header_is_secret) */
+  char key[65];            /* oc_cassette_request_key of the request; "" until computed */
+  char *http_version;      /* "HTTP/1.1"; may be NULL */
+  int status;              /* 200 */
+  char *reason;            /* "OK"; may be NULL */
+  struct oc_headers headers; /* response headers as received, hop-by-hop ones included */
+  char *body;              /* response body bytes, NUL-terminated (never NULL once read) */
+  size_t body_len;
+  /* The body as the pieces that arrived: ends ascending, the last equal
+   * to body_len.  npieces == 0: the boundaries were not recorded (the
+   * body arrived as one block, or nobody knows). */
+  struct oc_cassette_piece *pieces;
+  size_t npieces;
+  size_t apieces;
+  int timing_recorded;     /* pieces[].t_ns and headers_ns are real arrival times */
+  uint64_t headers_ns;     /* when the response head arrived (timing only) */
+  int complete;            /* 0: the response ended early (reset, timeout) */
+  /* Provenance, all optional (NULL when unknown). */
+  char *source;            /* where the exchange came from */
+  char *recorded_at;       /* RFC 3339 UTC */
+  char *server;            /* server build, e.g. "llama.cpp b10587-3f545becc" */
+  char *note;              /* free text */
+  int test_only;           /* belongs in tests, not in shipped suites */
+  char *file;              /* the file it was read from; NULL when built in memory */
+};
+
+/* Fill *c as an empty, complete cassette with no timing.  Cannot fail. */
+void oc_cassette_init(struct oc_cassette *c);
+/* Free what *c owns and leave it as after oc_cassette_init.  NULL is fine. */
+void oc_cassette_free(struct oc_cassette *c);
+
+/* The request key: lower-case hex SHA-256 of METHOD NUL PATH NUL BODY,
+ * where BODY is the RFC 8785 canonical form of the body when it parses as
+ * JSON (so member order and whitespace do not matter) and the raw bytes
+ * otherwise (the deliberately invalid request, non-JSON bodies).  A NULL
+ * or empty body is the empty string.  Returns OC_OK or OC_ENOMEM. */
+int oc_cassette_request_key(const char *method, const char *path, const char *body,
+                            size_t len, char out[65]);
+/* Compute c->key from c's request. */
+int oc_cassette_update_key(struct oc_cassette *c);
+
+/* Append n bytes that arrived at t_ns to the response body as one piece
+ * (the live recorder's path).  The body is capped at OC_CAP_BODY; on
+ * failure the cassette is unchanged and the code says why. */
+int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64_t t_ns);
+
+/* Serialise c (uncompressed metadata line + bodies) and gzip it into a new
+ * buffer (caller frees).  Secret request and response headers are left
+ * out.  The output is deterministic: no time stamp in the gzip header. */
+int oc_cassette_encode(const struct oc_cassette *c, char **out, size_t *outlen, char *err,
+                       size_t errlen);
+/* Parse gzip bytes (as read from a file) into *c; `what` names the source
+ * in err ("FILE: what is wrong").  On failure *c is left empty. */
+int oc_cassette_decode(const char *gz, size_t len, const char *what, struct oc_cassette *c,
+                       char *err, size_t errlen);
+/* Write c to path (oc_cassette_encode, then the file). */
+int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, size_t errlen);
+/* Read path into *c (c->file and, when the metadata has none, c->name
+ * are set from the path).  err names the file and what is wrong. */
+int oc_cassette_read(const char *path, struct oc_cassette *c, char *err, size_t errlen);
+
+/* Convert a raw exchange (src/exchange.h) into a cassette: the request
+ * body, status, reason, headers and body bytes are copied; its chunk
+ * boundaries (.wire.http) become pieces without times; timing is "not
+ * recorded"; the exchange's note becomes the note and marks it test-only.
+ * *c is filled (init'ed first); the exchange is not changed. */
+int oc_cassette_from_exchange(const struct oc_exchange *ex, struct oc_cassette *c);
+
+/* Walk a directory of raw exchanges: every entry of DIR/index.json (names
+ * with '/' only when with_subdirs) and every NAME.wire.http beside it (as
+ * "NAME.wire", after NAME), converted with oc_cassette_from_exchange and
+ * handed to take() in name order; take() owns the cassette from then on
+ * (it must free it, also when it fails).  An entry that cannot be read is
+ * reported through on_error ("DIR: NAME: why") and skipped.  Returns
+ * OC_OK, the first non-zero code of take() (which stops the walk), or an
+ * error when index.json itself cannot be read (also reported). */
+int oc_cassette_walk_raw(const char *dir, int with_subdirs,
+                         int (*take)(void *ctx, struct oc_cassette *c),
+                         void (*on_error)(void *ctx, const char *msg), void *ctx);
+
+/* gzip and gunzip whole buffers (the server's gzip fault uses these).
+ * Output is capped at max bytes; caller frees *out. */
+int oc_gzip(const void *p, size_t n, char **out, size_t *outlen);
+int oc_gunzip(const void *p, size_t n, size_t max, char **out, size_t *outlen);
+
+/* ---- the store ------------------------------------------------------ */
+
+/* Every cassette of one or more directories, in load order: the
+ * directories in the order given, each sorted by recording name.  Lookups
+ * return the first match, so the first directory wins on a duplicate key
+ * or name.  Read-only once loaded: safe to share between threads. */
+struct oc_cassette_store {
+  struct oc_cassette *items;
+  size_t count;
+  size_t alloc;
+};
+
+/* Fill *s as an empty store.  Cannot fail. */
+void oc_cassette_store_init(struct oc_cassette_store *s);
+/* Load every NAME.cassette.gz of each directory (not its subdirectories,
+ * which are separate targets) and, when the directory holds an index.json,
+ * every raw exchange listed there (oc_cassette_walk_raw without subdirs).
+ * A file that cannot be loaded is reported through on_error with the file
+ * name and what is wrong (NULL on_error: logged as a warning), and the
+ * rest are loaded.  Returns OC_OK when everything loaded, OC_EPARSE when
+ * something was skipped, OC_ENOTFOUND when a directory is missing (the
+ * others are still loaded), OC_ENOMEM. */
+int oc_cassette_store_load(struct oc_cassette_store *s, const char *const *dirs, size_t ndirs,
+                           void (*on_error)(void *ctx, const char *msg), void *ctx);
+/* Add one cassette to the end of the store; it takes *c over (leaving it
+ * empty) whether or not it succeeds. */
+int oc_cassette_store_take(struct oc_cassette_store *s, struct oc_cassette *c);
+/* Lookups; borrowed until the store is freed; NULL when absent. */
+const struct oc_cassette *oc_cassette_store_find_key(const struct oc_cassette_store *s,
+                                                     const char *key);
+const struct oc_cassette *oc_cassette_store_find_name(const struct oc_cassette_store *s,
+                                                      const char *name);
+/* The recordings nearest to a request that found nothing, best first, at
+ * most max of them into out (borrowed): those with the same method and
+ * path first (ranked by how many top-level JSON members of the body they
+ * share), then the rest ranked by how close their names are to name (may
+ * be NULL).  Returns how many were written. */
+size_t oc_cassette_store_nearest(const struct oc_cassette_store *s, const char *method,
+                                 const char *path, const char *body, size_t len,
+                                 const char *name, const struct oc_cassette **out, size_t max);
+void oc_cassette_store_free(struct oc_cassette_store *s);
+
+#endif
