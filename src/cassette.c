@@ -1,0 +1,1155 @@
+/* cassette.c — cassettes on disk (gzip of a JSON metadata line plus the
+ * body bytes), request keys, the conversion of raw exchanges and the
+ * store that loads and looks them up.  The only file that includes
+ * <zlib.h>.  Serving and interpreting the bytes is left to server.c and
+ * the decoders; the format is described in docs/cassette.md. */
+#include "config.h"
+#include "cassette.h"
+
+#include <dirent.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "json.h"
+#include "util.h"
+
+/* Integers in the metadata are JSON numbers, which cJSON holds as doubles:
+ * anything above 2^53 would silently lose precision, so it is refused. */
+#define MAX_EXACT_INT 9007199254740992.0
+
+static const char TIME_CLOCK[] = "ns since the request was sent";
+
+void oc_cassette_init(struct oc_cassette *c)
+{
+  memset(c, 0, sizeof(*c));
+  oc_headers_init(&c->req_headers);
+  oc_headers_init(&c->headers);
+  c->complete = 1;
+}
+
+void oc_cassette_free(struct oc_cassette *c)
+{
+  if(!c)
+    return;
+  free(c->name);
+  free(c->method);
+  free(c->path);
+  free(c->req_body);
+  oc_headers_free(&c->req_headers);
+  free(c->http_version);
+  free(c->reason);
+  oc_headers_free(&c->headers);
+  free(c->body);
+  free(c->pieces);
+  free(c->source);
+  free(c->recorded_at);
+  free(c->server);
+  free(c->note);
+  free(c->file);
+  oc_cassette_init(c);
+}
+
+/* ---- keys ----------------------------------------------------------- */
+
+int oc_cassette_request_key(const char *method, const char *path, const char *body,
+                            size_t len, char out[65])
+{
+  char *canon = NULL;
+  const char *keyed = body ? body : "";
+  size_t keyed_len = body ? len : 0;
+  int rc = OC_ENOMEM;
+  EVP_MD_CTX *md = NULL;
+  out[0] = '\0';
+  if(keyed_len) {
+    cJSON *tree = oc_json_parse(body, len, NULL);
+    if(tree) {
+      canon = oc_json_canonical(tree);
+      cJSON_Delete(tree);
+      if(!canon)
+        goto out;
+      keyed = canon;
+      keyed_len = strlen(canon);
+    }
+  }
+  md = EVP_MD_CTX_new();
+  if(!md)
+    goto out;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int dlen = 0;
+  const char *m = method ? method : "";
+  const char *p = path ? path : "";
+  if(EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1 ||
+     EVP_DigestUpdate(md, m, strlen(m) + 1) != 1 || /* the NUL separates the fields */
+     EVP_DigestUpdate(md, p, strlen(p) + 1) != 1 ||
+     EVP_DigestUpdate(md, keyed, keyed_len) != 1 ||
+     EVP_DigestFinal_ex(md, digest, &dlen) != 1 || dlen != 32)
+    goto out;
+  oc_hex(digest, 32, out);
+  rc = OC_OK;
+out:
+  EVP_MD_CTX_free(md);
+  free(canon);
+  return rc;
+}
+
+int oc_cassette_update_key(struct oc_cassette *c)
+{
+  return oc_cassette_request_key(c->method, c->path, c->req_body, c->req_body_len, c->key);
+}
+
+/* ---- pieces --------------------------------------------------------- */
+
+static int push_piece(struct oc_cassette *c, size_t end, uint64_t t_ns)
+{
+  if(c->npieces >= OC_CAP_CASSETTE_PIECES)
+    return OC_ETOOBIG;
+  if(c->npieces == c->apieces) {
+    size_t n = c->apieces ? c->apieces * 2 : 16;
+    struct oc_cassette_piece *p = realloc(c->pieces, n * sizeof(*p));
+    if(!p)
+      return OC_ENOMEM;
+    c->pieces = p;
+    c->apieces = n;
+  }
+  c->pieces[c->npieces].end = end;
+  c->pieces[c->npieces].t_ns = t_ns;
+  c->npieces++;
+  return OC_OK;
+}
+
+int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64_t t_ns)
+{
+  if(n == 0)
+    return OC_OK;
+  if(n > OC_CAP_BODY || c->body_len > OC_CAP_BODY - n)
+    return OC_ETOOBIG;
+  char *b = realloc(c->body, c->body_len + n + 1);
+  if(!b)
+    return OC_ENOMEM;
+  c->body = b;
+  int rc = push_piece(c, c->body_len + n, t_ns);
+  if(rc) {
+    c->body[c->body_len] = '\0';
+    return rc;
+  }
+  memcpy(c->body + c->body_len, p, n);
+  c->body_len += n;
+  c->body[c->body_len] = '\0';
+  return OC_OK;
+}
+
+/* ---- zlib ----------------------------------------------------------- */
+
+int oc_gzip(const void *p, size_t n, char **out, size_t *outlen)
+{
+  z_stream zs;
+  memset(&zs, 0, sizeof(zs));
+  *out = NULL;
+  *outlen = 0;
+  /* 15 + 16: a gzip wrapper; zlib writes mtime 0, so the bytes depend on
+   * the input only and re-imported cassettes do not churn in git. */
+  if(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return OC_ENOMEM;
+  int rc = OC_ENOMEM;
+  uLong bound = deflateBound(&zs, (uLong)n);
+  char *buf = malloc(bound ? bound : 1);
+  if(!buf)
+    goto out;
+  zs.next_in = (Bytef *)(uintptr_t)p;
+  zs.avail_in = (uInt)n;
+  zs.next_out = (Bytef *)buf;
+  zs.avail_out = (uInt)bound;
+  if(deflate(&zs, Z_FINISH) != Z_STREAM_END)
+    goto out;
+  *outlen = zs.total_out;
+  *out = buf;
+  buf = NULL;
+  rc = OC_OK;
+out:
+  deflateEnd(&zs);
+  free(buf);
+  return rc;
+}
+
+/* gunzip with a reason for failure in err (without a file name). */
+static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *outlen,
+                      char *err, size_t errlen)
+{
+  z_stream zs;
+  memset(&zs, 0, sizeof(zs));
+  *out = NULL;
+  *outlen = 0;
+  if(inflateInit2(&zs, 15 + 16) != Z_OK) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
+  struct oc_buf b;
+  oc_buf_init(&b, max);
+  int rc = OC_OK;
+  unsigned char chunk[65536];
+  zs.next_in = (Bytef *)(uintptr_t)p;
+  zs.avail_in = (uInt)n;
+  for(;;) {
+    zs.next_out = chunk;
+    zs.avail_out = sizeof(chunk);
+    int z = inflate(&zs, Z_NO_FLUSH);
+    size_t got = sizeof(chunk) - zs.avail_out;
+    if(got && (rc = oc_buf_add(&b, chunk, got))) {
+      snprintf(err, errlen, "%s", rc == OC_ETOOBIG ? "decompressed data larger than the cap"
+                                                   : "out of memory");
+      goto out;
+    }
+    if(z == Z_STREAM_END)
+      break;
+    if(z == Z_BUF_ERROR || (z == Z_OK && zs.avail_in == 0 && got == 0)) {
+      snprintf(err, errlen, "gzip data truncated after %zu compressed bytes", n);
+      rc = OC_EPARSE;
+      goto out;
+    }
+    if(z != Z_OK) {
+      snprintf(err, errlen, "not valid gzip data at compressed byte %zu (%s)",
+               n - zs.avail_in, zs.msg ? zs.msg : "corrupt");
+      rc = OC_EPARSE;
+      goto out;
+    }
+  }
+  if(zs.avail_in) {
+    snprintf(err, errlen, "%u stray bytes after the gzip data", zs.avail_in);
+    rc = OC_EPARSE;
+    goto out;
+  }
+  *out = oc_buf_take(&b, outlen);
+  if(!*out)
+    rc = OC_ENOMEM;
+out:
+  inflateEnd(&zs);
+  oc_buf_free(&b);
+  return rc;
+}
+
+int oc_gunzip(const void *p, size_t n, size_t max, char **out, size_t *outlen)
+{
+  char err[128];
+  return gunzip_err(p, n, max, out, outlen, err, sizeof(err));
+}
+
+/* ---- encoding ------------------------------------------------------- */
+
+static cJSON *headers_json(const struct oc_headers *h)
+{
+  cJSON *arr = cJSON_CreateArray();
+  if(!arr)
+    return NULL;
+  for(size_t i = 0; i < h->count; i++) {
+    if(oc_header_is_secret(h->items[i].name))
+      continue; /* never written, whatever the caller forgot to strip */
+    const char *pair[2] = { h->items[i].name, h->items[i].value };
+    cJSON *p = cJSON_CreateStringArray(pair, 2);
+    if(!p || !cJSON_AddItemToArray(arr, p)) {
+      cJSON_Delete(p);
+      cJSON_Delete(arr);
+      return NULL;
+    }
+  }
+  return arr;
+}
+
+/* Add a string member, or null when s is NULL.  0 on success. */
+static int add_str(cJSON *obj, const char *key, const char *s)
+{
+  return s ? !cJSON_AddStringToObject(obj, key, s) : !cJSON_AddNullToObject(obj, key);
+}
+
+static int add_num(cJSON *obj, const char *key, double v)
+{
+  return !cJSON_AddNumberToObject(obj, key, v);
+}
+
+static int add_item(cJSON *obj, const char *key, cJSON *item)
+{
+  if(!item)
+    return 1;
+  if(!cJSON_AddItemToObject(obj, key, item)) {
+    cJSON_Delete(item);
+    return 1;
+  }
+  return 0;
+}
+
+static cJSON *meta_json(const struct oc_cassette *c, const char *key)
+{
+  cJSON *root = cJSON_CreateObject();
+  cJSON *req = cJSON_CreateObject();
+  cJSON *resp = cJSON_CreateObject();
+  cJSON *timing = cJSON_CreateObject();
+  cJSON *prov = cJSON_CreateObject();
+  int bad = !root;
+  bad |= add_num(root, "oacheck_cassette", OC_CASSETTE_VERSION);
+  bad |= add_str(root, "name", c->name);
+  bad |= add_item(root, "request", req);
+  bad |= add_item(root, "response", resp);
+  bad |= add_item(root, "timing", timing);
+  bad |= add_item(root, "provenance", prov);
+  if(bad) {
+    cJSON_Delete(root);
+    return NULL;
+  }
+  bad |= add_str(req, "method", c->method);
+  bad |= add_str(req, "path", c->path);
+  bad |= add_str(req, "key", key);
+  bad |= add_item(req, "headers", headers_json(&c->req_headers));
+  if(c->req_body)
+    bad |= add_num(req, "body_bytes", (double)c->req_body_len);
+  else
+    bad |= !cJSON_AddNullToObject(req, "body_bytes");
+  bad |= add_str(resp, "http_version", c->http_version);
+  bad |= add_num(resp, "status", c->status);
+  bad |= add_str(resp, "reason", c->reason);
+  bad |= add_item(resp, "headers", headers_json(&c->headers));
+  bad |= add_num(resp, "body_bytes", (double)c->body_len);
+  bad |= !cJSON_AddBoolToObject(resp, "complete", c->complete ? 1 : 0);
+  bad |= !cJSON_AddBoolToObject(timing, "recorded", c->timing_recorded ? 1 : 0);
+  if(c->timing_recorded) {
+    bad |= add_str(timing, "clock", TIME_CLOCK);
+    bad |= add_num(timing, "headers_ns", (double)c->headers_ns);
+  }
+  cJSON *ends = cJSON_CreateArray();
+  cJSON *times = c->timing_recorded ? cJSON_CreateArray() : NULL;
+  for(size_t i = 0; ends && i < c->npieces; i++) {
+    bad |= !cJSON_AddItemToArray(ends, cJSON_CreateNumber((double)c->pieces[i].end));
+    if(times)
+      bad |= !cJSON_AddItemToArray(times, cJSON_CreateNumber((double)c->pieces[i].t_ns));
+  }
+  bad |= add_item(timing, "piece_ends", ends);
+  if(c->timing_recorded)
+    bad |= add_item(timing, "piece_ns", times);
+  else
+    cJSON_Delete(times);
+  bad |= add_str(prov, "source", c->source);
+  bad |= add_str(prov, "recorded_at", c->recorded_at);
+  bad |= add_str(prov, "server", c->server);
+  bad |= add_str(prov, "note", c->note);
+  bad |= !cJSON_AddBoolToObject(prov, "test_only", c->test_only ? 1 : 0);
+  if(bad) {
+    cJSON_Delete(root);
+    return NULL;
+  }
+  return root;
+}
+
+/* Check what a reader would refuse, so a bad cassette is never written. */
+static int check_consistent(const struct oc_cassette *c, char *err, size_t errlen)
+{
+  if(!c->method || !c->path || !*c->method || !*c->path) {
+    snprintf(err, errlen, "cassette '%s' has no request method or path",
+             c->name ? c->name : "(unnamed)");
+    return OC_EUSAGE;
+  }
+  if(c->status < 100 || c->status > 999) {
+    snprintf(err, errlen, "cassette '%s': status %d is not an HTTP status",
+             c->name ? c->name : "(unnamed)", c->status);
+    return OC_EUSAGE;
+  }
+  size_t prev = 0;
+  for(size_t i = 0; i < c->npieces; i++) {
+    if(c->pieces[i].end <= prev && !(i == 0 && c->pieces[i].end == 0 && c->body_len == 0)) {
+      snprintf(err, errlen, "cassette '%s': piece %zu ends at %zu, not after %zu",
+               c->name ? c->name : "(unnamed)", i, c->pieces[i].end, prev);
+      return OC_EUSAGE;
+    }
+    prev = c->pieces[i].end;
+  }
+  if(c->npieces && prev != c->body_len) {
+    snprintf(err, errlen, "cassette '%s': the pieces cover %zu bytes, the body has %zu",
+             c->name ? c->name : "(unnamed)", prev, c->body_len);
+    return OC_EUSAGE;
+  }
+  return OC_OK;
+}
+
+int oc_cassette_encode(const struct oc_cassette *c, char **out, size_t *outlen, char *err,
+                       size_t errlen)
+{
+  char key[65];
+  char *line = NULL;
+  cJSON *meta = NULL;
+  struct oc_buf raw;
+  oc_buf_init(&raw, OC_CAP_CASSETTE);
+  *out = NULL;
+  *outlen = 0;
+  int rc = check_consistent(c, err, errlen);
+  if(rc)
+    goto out;
+  rc = oc_cassette_request_key(c->method, c->path, c->req_body, c->req_body_len, key);
+  if(rc)
+    goto nomem;
+  rc = OC_ENOMEM;
+  meta = meta_json(c, key);
+  if(!meta)
+    goto nomem;
+  line = oc_json_print(meta);
+  if(!line)
+    goto nomem;
+  if(strlen(line) > OC_CAP_CASSETTE_META) {
+    snprintf(err, errlen, "cassette '%s': metadata larger than the cap", c->name ? c->name : "");
+    rc = OC_ETOOBIG;
+    goto out;
+  }
+  if((rc = oc_buf_adds(&raw, line)) || (rc = oc_buf_addc(&raw, '\n')) ||
+     (c->req_body && (rc = oc_buf_add(&raw, c->req_body, c->req_body_len))) ||
+     (rc = oc_buf_add(&raw, c->body ? c->body : "", c->body_len))) {
+    snprintf(err, errlen, "cassette '%s': %s", c->name ? c->name : "",
+             rc == OC_ETOOBIG ? "larger than the cap" : "out of memory");
+    goto out;
+  }
+  rc = oc_gzip(raw.data, raw.len, out, outlen);
+  if(rc)
+    goto nomem;
+  goto out;
+nomem:
+  rc = OC_ENOMEM;
+  snprintf(err, errlen, "out of memory");
+out:
+  cJSON_Delete(meta);
+  free(line);
+  oc_buf_free(&raw);
+  return rc;
+}
+
+int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, size_t errlen)
+{
+  char *gz = NULL;
+  size_t gzlen = 0;
+  int rc = oc_cassette_encode(c, &gz, &gzlen, err, errlen);
+  if(!rc)
+    rc = oc_write_file(path, gz, gzlen, err, errlen);
+  free(gz);
+  return rc;
+}
+
+/* ---- decoding ------------------------------------------------------- */
+
+/* Decoding context: error messages name the source and the member. */
+struct dec {
+  const char *what;
+  char *err;
+  size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3))) static int dec_fail(struct dec *d, const char *fmt, ...)
+{
+  char msg[OC_CAP_MESSAGE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  snprintf(d->err, d->errlen, "%s: %s", d->what, msg);
+  return OC_EPARSE;
+}
+
+/* An optional string member: absent or null leaves *out NULL. */
+static int dec_str(struct dec *d, const cJSON *obj, const char *where, const char *key,
+                   int required, char **out)
+{
+  const cJSON *it = oc_json_get(obj, key);
+  if(!it || cJSON_IsNull(it)) {
+    if(required)
+      return dec_fail(d, "metadata: %s/%s is missing", where, key);
+    return OC_OK;
+  }
+  if(!cJSON_IsString(it))
+    return dec_fail(d, "metadata: %s/%s should be a string, found %s", where, key,
+                    oc_json_type_name(it));
+  *out = oc_strdup(it->valuestring);
+  return *out ? OC_OK : OC_ENOMEM;
+}
+
+static int dec_uint(struct dec *d, const cJSON *it, const char *where, double max, uint64_t *out)
+{
+  if(!cJSON_IsNumber(it))
+    return dec_fail(d, "metadata: %s should be an integer from 0 to %.0f, found %s", where, max,
+                    it ? oc_json_type_name(it) : "nothing");
+  if(!oc_json_is_integer(it) || it->valuedouble < 0 || it->valuedouble > max)
+    return dec_fail(d, "metadata: %s should be an integer from 0 to %.0f, found %g", where, max,
+                    it->valuedouble);
+  *out = (uint64_t)it->valuedouble;
+  return OC_OK;
+}
+
+static int dec_headers(struct dec *d, const cJSON *obj, const char *where, struct oc_headers *h)
+{
+  const cJSON *arr = oc_json_get(obj, "headers");
+  if(!arr || cJSON_IsNull(arr))
+    return OC_OK;
+  if(!cJSON_IsArray(arr))
+    return dec_fail(d, "metadata: %s/headers should be an array of [name, value]", where);
+  size_t i = 0;
+  for(const cJSON *p = arr->child; p; p = p->next, i++) {
+    const cJSON *n = cJSON_IsArray(p) ? p->child : NULL;
+    const cJSON *v = n ? n->next : NULL;
+    if(!cJSON_IsString(n) || !cJSON_IsString(v) || v->next || !*n->valuestring)
+      return dec_fail(d, "metadata: %s/headers/%zu should be [name, value] strings", where, i);
+    if(oc_headers_add(h, n->valuestring, v->valuestring))
+      return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+static int dec_pieces(struct dec *d, const cJSON *timing, struct oc_cassette *c)
+{
+  const cJSON *ends = oc_json_get(timing, "piece_ends");
+  const cJSON *times = oc_json_get(timing, "piece_ns");
+  if(!ends || cJSON_IsNull(ends))
+    return c->timing_recorded ? dec_fail(d, "metadata: timing/piece_ends is missing") : OC_OK;
+  if(!cJSON_IsArray(ends))
+    return dec_fail(d, "metadata: timing/piece_ends should be an array");
+  if(c->timing_recorded && !cJSON_IsArray(times))
+    return dec_fail(d, "metadata: timing/piece_ns should be an array when timing is recorded");
+  if(c->timing_recorded && cJSON_GetArraySize(times) != cJSON_GetArraySize(ends))
+    return dec_fail(d, "metadata: timing/piece_ns has %d entries, piece_ends %d",
+                    cJSON_GetArraySize(times), cJSON_GetArraySize(ends));
+  size_t prev = 0, i = 0;
+  uint64_t prev_t = 0;
+  const cJSON *t = c->timing_recorded ? times->child : NULL;
+  for(const cJSON *e = ends->child; e; e = e->next, i++) {
+    char where[64];
+    uint64_t end, ns = 0;
+    snprintf(where, sizeof(where), "timing/piece_ends/%zu", i);
+    int rc = dec_uint(d, e, where, (double)c->body_len, &end);
+    if(rc)
+      return rc;
+    if(end <= prev)
+      return dec_fail(d, "metadata: %s is %llu, not after the previous end %zu", where,
+                      (unsigned long long)end, prev);
+    if(t) {
+      snprintf(where, sizeof(where), "timing/piece_ns/%zu", i);
+      if((rc = dec_uint(d, t, where, MAX_EXACT_INT, &ns)))
+        return rc;
+      if(ns < prev_t)
+        return dec_fail(d, "metadata: %s goes back in time (%llu < %llu)", where,
+                        (unsigned long long)ns, (unsigned long long)prev_t);
+      prev_t = ns;
+      t = t->next;
+    }
+    if((rc = push_piece(c, (size_t)end, ns)))
+      return rc == OC_ETOOBIG ? dec_fail(d, "metadata: more pieces than the cap") : rc;
+    prev = (size_t)end;
+  }
+  if(c->npieces && prev != c->body_len)
+    return dec_fail(d, "metadata: the pieces cover %zu bytes but the body has %zu", prev,
+                    c->body_len);
+  return OC_OK;
+}
+
+static int dec_meta(struct dec *d, const cJSON *m, struct oc_cassette *c, uint64_t *req_len,
+                    int *has_req)
+{
+  int rc;
+  uint64_t v;
+  if(!cJSON_IsObject(m))
+    return dec_fail(d, "metadata: expected a JSON object on the first line");
+  const cJSON *ver = oc_json_get(m, "oacheck_cassette");
+  if(!ver)
+    return dec_fail(d, "metadata: not an oacheck cassette (no 'oacheck_cassette' member)");
+  if((rc = dec_uint(d, ver, "oacheck_cassette", 1e9, &v)))
+    return rc;
+  if(v < 1 || v > OC_CASSETTE_VERSION)
+    return dec_fail(d, "metadata: cassette version %llu, this oacheck reads up to %d",
+                    (unsigned long long)v, OC_CASSETTE_VERSION);
+  const cJSON *req = oc_json_get(m, "request");
+  const cJSON *resp = oc_json_get(m, "response");
+  const cJSON *timing = oc_json_get(m, "timing");
+  const cJSON *prov = oc_json_get(m, "provenance");
+  if(!cJSON_IsObject(req) || !cJSON_IsObject(resp))
+    return dec_fail(d, "metadata: 'request' and 'response' should be objects");
+  if(timing && !cJSON_IsObject(timing))
+    return dec_fail(d, "metadata: 'timing' should be an object");
+  if(prov && !cJSON_IsObject(prov) && !cJSON_IsNull(prov))
+    return dec_fail(d, "metadata: 'provenance' should be an object");
+  if((rc = dec_str(d, m, "", "name", 0, &c->name)) ||
+     (rc = dec_str(d, req, "request", "method", 1, &c->method)) ||
+     (rc = dec_str(d, req, "request", "path", 1, &c->path)) ||
+     (rc = dec_headers(d, req, "request", &c->req_headers)) ||
+     (rc = dec_str(d, resp, "response", "http_version", 0, &c->http_version)) ||
+     (rc = dec_str(d, resp, "response", "reason", 0, &c->reason)) ||
+     (rc = dec_headers(d, resp, "response", &c->headers)))
+    return rc;
+  if(!*c->method || !*c->path)
+    return dec_fail(d, "metadata: request/method and request/path must not be empty");
+  const cJSON *rb = oc_json_get(req, "body_bytes");
+  *has_req = rb && !cJSON_IsNull(rb);
+  *req_len = 0;
+  if(*has_req && (rc = dec_uint(d, rb, "request/body_bytes", OC_CAP_BODY, req_len)))
+    return rc;
+  if((rc = dec_uint(d, oc_json_get(resp, "status"), "response/status", 999, &v)))
+    return rc;
+  if(v < 100)
+    return dec_fail(d, "metadata: response/status %llu is not an HTTP status",
+                    (unsigned long long)v);
+  c->status = (int)v;
+  if((rc = dec_uint(d, oc_json_get(resp, "body_bytes"), "response/body_bytes", OC_CAP_BODY, &v)))
+    return rc;
+  c->body_len = (size_t)v;
+  c->complete = oc_json_bool(resp, "complete", 1);
+  if(timing) {
+    c->timing_recorded = oc_json_bool(timing, "recorded", 0);
+    const cJSON *h = oc_json_get(timing, "headers_ns");
+    if(c->timing_recorded && h && (rc = dec_uint(d, h, "timing/headers_ns", MAX_EXACT_INT,
+                                                 &c->headers_ns)))
+      return rc;
+  }
+  if(prov && cJSON_IsObject(prov)) {
+    if((rc = dec_str(d, prov, "provenance", "source", 0, &c->source)) ||
+       (rc = dec_str(d, prov, "provenance", "recorded_at", 0, &c->recorded_at)) ||
+       (rc = dec_str(d, prov, "provenance", "server", 0, &c->server)) ||
+       (rc = dec_str(d, prov, "provenance", "note", 0, &c->note)))
+      return rc;
+    c->test_only = oc_json_bool(prov, "test_only", 0);
+  }
+  return OC_OK;
+}
+
+int oc_cassette_decode(const char *gz, size_t len, const char *what, struct oc_cassette *c,
+                       char *err, size_t errlen)
+{
+  struct dec d = { what ? what : "cassette", err, errlen };
+  char *raw = NULL;
+  size_t rawlen = 0;
+  cJSON *meta = NULL;
+  char inner[256];
+  oc_cassette_init(c);
+  int rc = gunzip_err(gz, len, OC_CAP_CASSETTE, &raw, &rawlen, inner, sizeof(inner));
+  if(rc) {
+    dec_fail(&d, "%s", inner);
+    goto out;
+  }
+  const char *nl = memchr(raw, '\n', rawlen);
+  if(!nl) {
+    rc = dec_fail(&d, "no metadata line (the decompressed data has no newline)");
+    goto out;
+  }
+  size_t mlen = (size_t)(nl - raw);
+  struct oc_json_pos pos;
+  meta = oc_json_parse(raw, mlen, &pos);
+  if(!meta) {
+    rc = dec_fail(&d, "metadata line is not JSON (column %d)", pos.column);
+    goto out;
+  }
+  uint64_t req_len = 0;
+  int has_req = 0;
+  rc = dec_meta(&d, meta, c, &req_len, &has_req);
+  if(rc)
+    goto out;
+  size_t rest = rawlen - mlen - 1;
+  if(rest != req_len + c->body_len) {
+    rc = dec_fail(&d, "the metadata announces %llu request and %zu response body bytes, "
+                      "but %zu bytes follow it",
+                  (unsigned long long)req_len, c->body_len, rest);
+    goto out;
+  }
+  const char *p = nl + 1;
+  rc = OC_ENOMEM;
+  if(has_req && !(c->req_body = oc_strndup(p, (size_t)req_len)))
+    goto out;
+  c->req_body_len = has_req ? (size_t)req_len : 0;
+  if(!(c->body = oc_strndup(p + req_len, c->body_len)))
+    goto out;
+  rc = dec_pieces(&d, oc_json_obj(meta, "timing"), c);
+  if(rc)
+    goto out;
+  rc = oc_cassette_update_key(c);
+out:
+  if(rc == OC_ENOMEM)
+    snprintf(err, errlen, "%s: out of memory", d.what);
+  if(rc)
+    oc_cassette_free(c);
+  cJSON_Delete(meta);
+  free(raw);
+  return rc;
+}
+
+int oc_cassette_read(const char *path, struct oc_cassette *c, char *err, size_t errlen)
+{
+  char *gz = NULL;
+  size_t len = 0;
+  oc_cassette_init(c);
+  int rc = oc_read_file(path, OC_CAP_CASSETTE, &gz, &len, err, errlen);
+  if(rc)
+    return rc;
+  rc = oc_cassette_decode(gz, len, path, c, err, errlen);
+  free(gz);
+  if(rc)
+    return rc;
+  /* The file name is what people see and select by: it wins over the
+   * name inside the metadata. */
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  rc = OC_ENOMEM;
+  if(!(c->file = oc_strdup(path)))
+    goto out;
+  if(oc_endswith(base, OC_CASSETTE_EXT) && strlen(base) > strlen(OC_CASSETTE_EXT)) {
+    free(c->name);
+    if(!(c->name = oc_strndup(base, strlen(base) - strlen(OC_CASSETTE_EXT))))
+      goto out;
+  }
+  else if(!c->name && !(c->name = oc_strdup(base)))
+    goto out;
+  rc = OC_OK;
+out:
+  if(rc) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    oc_cassette_free(c);
+  }
+  return rc;
+}
+
+/* ---- raw exchanges -------------------------------------------------- */
+
+int oc_cassette_from_exchange(const struct oc_exchange *ex, struct oc_cassette *c)
+{
+  oc_cassette_init(c);
+  int rc = OC_ENOMEM;
+  if(!(c->name = oc_strdup(ex->name ? ex->name : "")) ||
+     !(c->method = oc_strdup(ex->method ? ex->method : "")) ||
+     !(c->path = oc_strdup(ex->path ? ex->path : "")))
+    goto out;
+  if(ex->request && !(c->req_body = oc_strndup(ex->request, ex->request_len)))
+    goto out;
+  c->req_body_len = ex->request ? ex->request_len : 0;
+  if(ex->http_version && !(c->http_version = oc_strdup(ex->http_version)))
+    goto out;
+  if(ex->reason && !(c->reason = oc_strdup(ex->reason)))
+    goto out;
+  c->status = ex->status;
+  if(oc_headers_copy(&c->headers, &ex->headers))
+    goto out;
+  if(!(c->body = oc_strndup(ex->body ? ex->body : "", ex->body_len)))
+    goto out;
+  c->body_len = ex->body_len;
+  for(size_t i = 0; i < ex->npieces; i++) {
+    /* exchange pieces are ends of the sender's writes; an empty write
+     * (a repeated end) says nothing and is left out */
+    if(c->npieces && ex->pieces[i] <= c->pieces[c->npieces - 1].end)
+      continue;
+    if(ex->pieces[i] > ex->body_len)
+      break;
+    if((rc = push_piece(c, ex->pieces[i], 0)))
+      goto out;
+  }
+  if(c->npieces && c->pieces[c->npieces - 1].end != c->body_len)
+    c->npieces = 0; /* boundaries that do not cover the body are no boundaries */
+  c->timing_recorded = 0;
+  if(ex->note) {
+    if(!(c->note = oc_strdup(ex->note)))
+      goto out;
+    c->test_only = 1;
+  }
+  rc = oc_cassette_update_key(c);
+out:
+  if(rc)
+    oc_cassette_free(c);
+  return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+__attribute__((format(printf, 3, 4))) static void report(void (*on_error)(void *, const char *),
+                                                        void *ctx, const char *fmt, ...)
+{
+  char msg[OC_CAP_MESSAGE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if(on_error)
+    on_error(ctx, msg);
+  else
+    oc_warn("%s", msg);
+}
+
+/* A list of names that grows to at most max entries. */
+struct names {
+  char **v;
+  size_t n, alloc;
+};
+
+static int names_add(struct names *ns, char *s)
+{
+  if(!s)
+    return OC_ENOMEM;
+  if(ns->n == ns->alloc) {
+    size_t a = ns->alloc ? ns->alloc * 2 : 32;
+    char **v = a <= 1000000 ? realloc(ns->v, a * sizeof(*v)) : NULL;
+    if(!v) {
+      free(s);
+      return OC_ENOMEM;
+    }
+    ns->v = v;
+    ns->alloc = a;
+  }
+  ns->v[ns->n++] = s;
+  return OC_OK;
+}
+
+static void names_free(struct names *ns)
+{
+  for(size_t i = 0; i < ns->n; i++)
+    free(ns->v[i]);
+  free(ns->v);
+  memset(ns, 0, sizeof(*ns));
+}
+
+int oc_cassette_walk_raw(const char *dir, int with_subdirs,
+                         int (*take)(void *ctx, struct oc_cassette *c),
+                         void (*on_error)(void *ctx, const char *msg), void *ctx)
+{
+  char err[OC_CAP_MESSAGE];
+  struct names ns = { 0 };
+  char *ipath = oc_path_join(dir, "index.json");
+  cJSON *index = NULL;
+  DIR *dh = NULL;
+  int rc = OC_ENOMEM;
+  if(!ipath)
+    goto out;
+  index = oc_json_parse_file(ipath, err, sizeof(err));
+  if(!index || !cJSON_IsObject(index)) {
+    if(index)
+      snprintf(err, sizeof(err), "%s: expected an object mapping names to {method, path}", ipath);
+    report(on_error, ctx, "%s", err);
+    rc = OC_EPARSE;
+    goto out;
+  }
+  for(const cJSON *e = index->child; e; e = e->next)
+    if(with_subdirs || !strchr(e->string, '/'))
+      if((rc = names_add(&ns, oc_strdup(e->string))))
+        goto out;
+  dh = opendir(dir);
+  for(struct dirent *de; dh && (de = readdir(dh));) {
+    const char *f = de->d_name;
+    size_t fl = strlen(f);
+    if(!oc_endswith(f, ".wire.http") || fl <= 10)
+      continue;
+    char *base = oc_strndup(f, fl - 10);
+    int listed = base && cJSON_IsObject(oc_json_get(index, base));
+    free(base);
+    if(listed && (rc = names_add(&ns, oc_strndup(f, fl - 5))))
+      goto out;
+  }
+  if(ns.n)
+    qsort(ns.v, ns.n, sizeof(*ns.v), cmp_str);
+  rc = OC_OK;
+  for(size_t i = 0; i < ns.n; i++) {
+    struct oc_exchange ex;
+    struct oc_cassette c;
+    int lrc = oc_exchange_load(dir, ns.v[i], &ex, err, sizeof(err));
+    if(lrc == OC_ENOMEM) {
+      rc = lrc;
+      goto out;
+    }
+    if(lrc) {
+      report(on_error, ctx, "%s: %s: %s", dir, ns.v[i], err);
+      continue;
+    }
+    lrc = oc_cassette_from_exchange(&ex, &c);
+    oc_exchange_free(&ex);
+    if(lrc) {
+      rc = lrc;
+      goto out;
+    }
+    if((rc = take(ctx, &c)))
+      goto out;
+  }
+out:
+  if(rc == OC_ENOMEM)
+    report(on_error, ctx, "%s: out of memory", dir);
+  if(dh)
+    closedir(dh);
+  names_free(&ns);
+  cJSON_Delete(index);
+  free(ipath);
+  return rc;
+}
+
+/* ---- the store ------------------------------------------------------ */
+
+void oc_cassette_store_init(struct oc_cassette_store *s)
+{
+  memset(s, 0, sizeof(*s));
+}
+
+void oc_cassette_store_free(struct oc_cassette_store *s)
+{
+  if(!s)
+    return;
+  for(size_t i = 0; i < s->count; i++)
+    oc_cassette_free(&s->items[i]);
+  free(s->items);
+  oc_cassette_store_init(s);
+}
+
+int oc_cassette_store_take(struct oc_cassette_store *s, struct oc_cassette *c)
+{
+  if(s->count == s->alloc) {
+    size_t a = s->alloc ? s->alloc * 2 : 64;
+    struct oc_cassette *v = a <= 1000000 ? realloc(s->items, a * sizeof(*v)) : NULL;
+    if(!v) {
+      oc_cassette_free(c);
+      return OC_ENOMEM;
+    }
+    s->items = v;
+    s->alloc = a;
+  }
+  s->items[s->count++] = *c;
+  oc_cassette_init(c);
+  return OC_OK;
+}
+
+static int take_into(void *ctx, struct oc_cassette *c)
+{
+  return oc_cassette_store_take(ctx, c);
+}
+
+/* Error reporting for the loader: remembers that something was skipped. */
+struct load_ctx {
+  void (*on_error)(void *, const char *);
+  void *ctx;
+  int skipped;
+  struct oc_cassette_store *tmp;
+};
+
+static void load_error(void *ctx, const char *msg)
+{
+  struct load_ctx *lc = ctx;
+  lc->skipped = 1;
+  if(lc->on_error)
+    lc->on_error(lc->ctx, msg);
+  else
+    oc_warn("%s", msg);
+}
+
+static int load_take(void *ctx, struct oc_cassette *c)
+{
+  struct load_ctx *lc = ctx;
+  return take_into(lc->tmp, c);
+}
+
+static int cmp_items(const void *a, const void *b)
+{
+  const struct oc_cassette *x = a, *y = b;
+  int d = strcmp(x->name, y->name);
+  if(d)
+    return d;
+  /* a cassette file before the raw exchange of the same name */
+  return (x->file == NULL) - (y->file == NULL);
+}
+
+static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ctx *lc)
+{
+  struct oc_cassette_store tmp;
+  char err[OC_CAP_MESSAGE];
+  struct names ns = { 0 };
+  oc_cassette_store_init(&tmp);
+  lc->tmp = &tmp;
+  int rc = OC_OK;
+  DIR *dh = opendir(dir);
+  if(!dh) {
+    report(lc->on_error, lc->ctx, "%s: cannot open the recordings directory", dir);
+    return OC_ENOTFOUND;
+  }
+  for(struct dirent *de; (de = readdir(dh));) {
+    if(!oc_endswith(de->d_name, OC_CASSETTE_EXT) || de->d_name[0] == '.')
+      continue;
+    if((rc = names_add(&ns, oc_path_join(dir, de->d_name))))
+      goto out;
+  }
+  if(ns.n)
+    qsort(ns.v, ns.n, sizeof(*ns.v), cmp_str);
+  for(size_t i = 0; i < ns.n; i++) {
+    struct oc_cassette c;
+    int lrc = oc_cassette_read(ns.v[i], &c, err, sizeof(err));
+    if(lrc == OC_ENOMEM) {
+      rc = lrc;
+      goto out;
+    }
+    if(lrc) {
+      load_error(lc, err);
+      continue;
+    }
+    if((rc = oc_cassette_store_take(&tmp, &c)))
+      goto out;
+  }
+  char *index = oc_path_join(dir, "index.json");
+  if(!index) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  int raw = oc_is_file(index);
+  free(index);
+  if(raw) {
+    int wrc = oc_cassette_walk_raw(dir, 0, load_take, load_error, lc);
+    if(wrc == OC_ENOMEM) {
+      rc = wrc;
+      goto out;
+    }
+  }
+  if(tmp.count)
+    qsort(tmp.items, tmp.count, sizeof(*tmp.items), cmp_items);
+  for(size_t i = 0; i < tmp.count; i++)
+    if((rc = oc_cassette_store_take(s, &tmp.items[i])))
+      goto out;
+out:
+  closedir(dh);
+  names_free(&ns);
+  oc_cassette_store_free(&tmp);
+  return rc;
+}
+
+int oc_cassette_store_load(struct oc_cassette_store *s, const char *const *dirs, size_t ndirs,
+                           void (*on_error)(void *ctx, const char *msg), void *ctx)
+{
+  struct load_ctx lc = { on_error, ctx, 0, NULL };
+  int missing = 0;
+  for(size_t i = 0; i < ndirs; i++) {
+    if(!oc_is_dir(dirs[i])) {
+      report(on_error, ctx, "%s: no such recordings directory", dirs[i]);
+      missing = 1;
+      continue;
+    }
+    int rc = load_dir(s, dirs[i], &lc);
+    if(rc == OC_ENOMEM)
+      return rc;
+    if(rc == OC_ENOTFOUND)
+      missing = 1;
+  }
+  return missing ? OC_ENOTFOUND : lc.skipped ? OC_EPARSE : OC_OK;
+}
+
+const struct oc_cassette *oc_cassette_store_find_key(const struct oc_cassette_store *s,
+                                                     const char *key)
+{
+  for(size_t i = 0; key && i < s->count; i++)
+    if(strcmp(s->items[i].key, key) == 0)
+      return &s->items[i];
+  return NULL;
+}
+
+const struct oc_cassette *oc_cassette_store_find_name(const struct oc_cassette_store *s,
+                                                      const char *name)
+{
+  for(size_t i = 0; name && i < s->count; i++)
+    if(strcmp(s->items[i].name, name) == 0)
+      return &s->items[i];
+  return NULL;
+}
+
+/* Edit distance between two short names (longer ones are compared by
+ * their first 64 bytes: enough to rank, and bounded work per miss). */
+static size_t name_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  if(la > 64)
+    la = 64;
+  if(lb > 64)
+    lb = 64;
+  size_t row[65];
+  for(size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for(size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for(size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if(up + 1 < best)
+        best = up + 1;
+      if(row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/* Shared top-level members minus differing ones: how alike two bodies are. */
+static long body_likeness(const cJSON *want, const struct oc_cassette *c)
+{
+  if(!cJSON_IsObject(want) || !c->req_body)
+    return 0;
+  cJSON *have = oc_json_parse(c->req_body, c->req_body_len, NULL);
+  long score = 0;
+  if(cJSON_IsObject(have)) {
+    for(const cJSON *m = want->child; m; m = m->next) {
+      const cJSON *o = oc_json_get(have, m->string);
+      score += o && oc_json_equal(m, o) ? 1 : -1;
+    }
+    for(const cJSON *m = have->child; m; m = m->next)
+      if(!oc_json_get(want, m->string))
+        score--;
+  }
+  cJSON_Delete(have);
+  return score;
+}
+
+struct ranked {
+  const struct oc_cassette *c;
+  int group;      /* 0 same method and path, 1 same path, 2 other */
+  long likeness;  /* higher is nearer */
+  size_t distance;/* lower is nearer */
+  size_t order;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+  const struct ranked *x = a, *y = b;
+  if(x->group != y->group)
+    return x->group - y->group;
+  if(x->likeness != y->likeness)
+    return x->likeness > y->likeness ? -1 : 1;
+  if(x->distance != y->distance)
+    return x->distance < y->distance ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+size_t oc_cassette_store_nearest(const struct oc_cassette_store *s, const char *method,
+                                 const char *path, const char *body, size_t len,
+                                 const char *name, const struct oc_cassette **out, size_t max)
+{
+  if(!s->count || !max)
+    return 0;
+  struct ranked *r = calloc(s->count, sizeof(*r));
+  if(!r)
+    return 0;
+  cJSON *want = body && len ? oc_json_parse(body, len, NULL) : NULL;
+  for(size_t i = 0; i < s->count; i++) {
+    const struct oc_cassette *c = &s->items[i];
+    r[i].c = c;
+    r[i].order = i;
+    int same_path = oc_streq(c->path, path);
+    r[i].group = same_path && oc_strcaseeq(c->method, method ? method : "") ? 0
+                 : same_path                                                 ? 1
+                                                                             : 2;
+    if(r[i].group == 0)
+      r[i].likeness = body_likeness(want, c);
+    r[i].distance = name ? name_distance(name, c->name) : 0;
+  }
+  qsort(r, s->count, sizeof(*r), cmp_ranked);
+  size_t n = 0;
+  for(size_t i = 0; i < s->count && n < max; i++) {
+    /* one entry per recording name: the first directory's */
+    int dup = 0;
+    for(size_t j = 0; j < n; j++)
+      dup |= strcmp(out[j]->name, r[i].c->name) == 0;
+    if(!dup)
+      out[n++] = r[i].c;
+  }
+  cJSON_Delete(want);
+  free(r);
+  return n;
+}
