@@ -13,8 +13,8 @@
  * never a silent success that a CI job could mistake for a pass. */
 const struct oc_command oc_commands[] = {
   { "run", NULL, "run suites against targets (or the shipped recordings) and report" },
-  { "record", NULL, "run suites live and write a cassette per case" },
-  { "serve", NULL, "serve recordings over HTTP, with injected faults" },
+  { "record", oc_cmd_record, "run suites live and write a cassette per case" },
+  { "serve", oc_cmd_serve, "serve recordings over HTTP, with injected faults" },
   { "templates", NULL, "compare chat templates across targets" },
   { "pin", NULL, "check that a deployment still serves what was pinned" },
   { "report", NULL, "render, merge and diff JSON results" },

@@ -1,0 +1,550 @@
+/* cmd_record.c — `oacheck record`: shows a cassette for people (--show)
+ * and imports directories of raw recorded exchanges into cassettes
+ * (--import).  Live recording (running suites and writing a cassette per
+ * case) is the runner's and is not built yet; each mode is a static
+ * function of its own so it can be added beside them. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cassette.h"
+#include "cli.h"
+#include "util.h"
+
+static void print_help(void)
+{
+  printf("Usage: oacheck record --show FILE...\n"
+         "       oacheck record --import RAWDIR --out DIR [--test-only-out DIR]\n"
+         "                      [--server BUILD] [--route NAME=METHOD PATH]...\n"
+         "Show cassettes, or turn raw recorded exchanges into cassettes.\n"
+         "\n"
+         "  --show FILE        print a cassette: its request, response head, provenance\n"
+         "                     and body, piece by piece, with non-printable bytes escaped\n"
+         "                     (\\xNN, \\r, \\t, \\\\; line ends kept)\n"
+         "  --import RAWDIR    convert every exchange listed in RAWDIR/index.json\n"
+         "                     (NAME.request.json + NAME.response.http, and NAME.wire.http\n"
+         "                     as NAME.wire) into DIR/NAME" OC_CASSETTE_EXT "; an index name\n"
+         "                     with slashes (templates/X/props) goes to that subdirectory.\n"
+         "                     RAWDIR/README.md is copied beside them and its title and\n"
+         "                     table row for NAME become the cassette's provenance\n"
+         "  --out DIR          where the cassettes go (created when missing)\n"
+         "  --test-only-out DIR  where recordings that index.json marks \"test_only\" go\n"
+         "                     (default: DIR as well)\n"
+         "  --server BUILD     the server build the recordings came from, kept in each\n"
+         "                     cassette (e.g. 'llama.cpp b10587-3f545becc')\n"
+         "  --route 'NAME=METHOD PATH'  method and path for an entry whose index.json\n"
+         "                     entry has none (taken from its README by a person)\n"
+         "  -h, --help         show this help\n"
+         "\n"
+         "Imported recordings say \"timing not recorded\": the raw files hold no arrival\n"
+         "times.  Live recording (oacheck record --target URL) is not built yet.\n"
+         "The format is described in docs/cassette.md.\n"
+         "\n"
+         "Exit status: 0 done, 1 a cassette or exchange could not be read or written,\n"
+         "2 usage error.\n");
+}
+
+/* ---- --show --------------------------------------------------------- */
+
+/* Print bytes for a terminal: valid UTF-8 and line ends as they are,
+ * everything else escaped so that a NUL or an invalid byte is visible. */
+static void put_escaped(FILE *out, const char *p, size_t n)
+{
+  for(size_t i = 0; i < n;) {
+    unsigned char ch = (unsigned char)p[i];
+    if(ch == '\n' || (ch >= 0x20 && ch < 0x7f && ch != '\\')) {
+      fputc(ch, out);
+      i++;
+    }
+    else if(ch == '\\') {
+      fputs("\\\\", out);
+      i++;
+    }
+    else if(ch == '\r') {
+      fputs("\\r", out);
+      i++;
+    }
+    else if(ch == '\t') {
+      fputs("\\t", out);
+      i++;
+    }
+    else if(ch >= 0x80) {
+      size_t len = ch >= 0xf0 ? 4 : ch >= 0xe0 ? 3 : ch >= 0xc0 ? 2 : 1;
+      size_t bad = 0;
+      if(len > 1 && i + len <= n && oc_utf8_valid((const unsigned char *)p + i, len, &bad)) {
+        fwrite(p + i, 1, len, out);
+        i += len;
+      }
+      else {
+        fprintf(out, "\\x%02x", ch);
+        i++;
+      }
+    }
+    else {
+      fprintf(out, "\\x%02x", ch);
+      i++;
+    }
+  }
+}
+
+static void show_headers(FILE *out, const struct oc_headers *h)
+{
+  for(size_t i = 0; i < h->count; i++) {
+    fprintf(out, "  %s: ", h->items[i].name);
+    put_escaped(out, h->items[i].value, strlen(h->items[i].value));
+    fputc('\n', out);
+  }
+}
+
+static int show_one(const char *file)
+{
+  struct oc_cassette c;
+  char err[OC_CAP_MESSAGE];
+  if(oc_cassette_read(file, &c, err, sizeof(err))) {
+    fprintf(stderr, "oacheck record: %s\n", err);
+    return OC_EXIT_FAIL;
+  }
+  FILE *out = stdout;
+  fprintf(out, "cassette: %s\nname: %s\nkey: %s\n", file, c.name, c.key);
+  fprintf(out, "request: %s %s\n", c.method, c.path);
+  show_headers(out, &c.req_headers);
+  if(c.req_body) {
+    fprintf(out, "request body: %zu bytes\n", c.req_body_len);
+    put_escaped(out, c.req_body, c.req_body_len);
+    if(c.req_body_len && c.req_body[c.req_body_len - 1] != '\n')
+      fputs("\n(no newline at the end)\n", out);
+  }
+  else
+    fputs("request body: none\n", out);
+  fprintf(out, "response: %s %d %s\n", c.http_version ? c.http_version : "HTTP/1.1", c.status,
+          c.reason ? c.reason : "");
+  show_headers(out, &c.headers);
+  if(!c.complete)
+    fputs("response incomplete: the connection ended before the body did\n", out);
+  fprintf(out, "provenance:\n");
+  fprintf(out, "  source: %s\n", c.source ? c.source : "(unknown)");
+  fprintf(out, "  recorded at: %s\n", c.recorded_at ? c.recorded_at : "(unknown)");
+  fprintf(out, "  server: %s\n", c.server ? c.server : "(unknown)");
+  if(c.note)
+    fprintf(out, "  note: %s\n", c.note);
+  fprintf(out, "  test only: %s\n", c.test_only ? "yes (not for shipped suites)" : "no");
+  if(c.timing_recorded)
+    fprintf(out, "timing: recorded (ns since the request was sent); head at %.3f ms\n",
+            (double)c.headers_ns / 1e6);
+  else
+    fputs("timing: not recorded\n", out);
+  if(c.npieces)
+    fprintf(out, "body: %zu bytes in %zu pieces\n", c.body_len, c.npieces);
+  else
+    fprintf(out, "body: %zu bytes (piece boundaries not recorded)\n", c.body_len);
+  size_t start = 0;
+  for(size_t i = 0; i < c.npieces; i++) {
+    fprintf(out, "--- piece %zu: bytes %zu..%zu", i + 1, start, c.pieces[i].end);
+    if(c.timing_recorded)
+      fprintf(out, " at %.3f ms", (double)c.pieces[i].t_ns / 1e6);
+    fputc('\n', out);
+    put_escaped(out, c.body + start, c.pieces[i].end - start);
+    start = c.pieces[i].end;
+  }
+  if(!c.npieces)
+    put_escaped(out, c.body, c.body_len);
+  if(c.body_len && c.body[c.body_len - 1] != '\n')
+    fputs("\n(no newline at the end)\n", out);
+  fputs("--- end\n", out);
+  oc_cassette_free(&c);
+  return OC_EXIT_OK;
+}
+
+static int cmd_show(int nfiles, char **files)
+{
+  int rc = OC_EXIT_OK;
+  for(int i = 0; i < nfiles; i++) {
+    if(i)
+      fputc('\n', stdout);
+    if(show_one(files[i]))
+      rc = OC_EXIT_FAIL;
+  }
+  if(fflush(stdout)) {
+    fprintf(stderr, "oacheck record: cannot write to standard output: %s\n", strerror(errno));
+    rc = OC_EXIT_FAIL;
+  }
+  return rc;
+}
+
+/* ---- --import ------------------------------------------------------- */
+
+struct route {
+  const char *name; /* borrowed from argv */
+  char *method;
+  char *path;
+};
+
+struct import {
+  const char *rawdir;
+  const char *out;
+  const char *test_out;
+  const char *server;
+  char *readme;          /* RAWDIR/README.md, NULL when absent */
+  char *title;           /* its first "# " heading */
+  struct route *routes;
+  size_t nroutes;
+  size_t written, written_test, failed;
+};
+
+/* mkdir -p for the directories of a path that we are about to create. */
+static int make_dirs(const char *dir)
+{
+  char *d = oc_strdup(dir);
+  int rc = OC_OK;
+  if(!d)
+    return OC_ENOMEM;
+  for(char *p = d + 1;; p++) {
+    if(*p == '/' || *p == '\0') {
+      char save = *p;
+      *p = '\0';
+      if(mkdir(d, 0777) && errno != EEXIST) {
+        fprintf(stderr, "oacheck record: cannot create '%s': %s\n", d, strerror(errno));
+        rc = OC_EIO;
+        break;
+      }
+      *p = save;
+      if(!save)
+        break;
+    }
+  }
+  free(d);
+  return rc;
+}
+
+/* The README table row whose first cell is NAME ("| NAME | …"), trimmed;
+ * NULL when there is none.  Caller frees. */
+static char *readme_row(const char *readme, const char *name)
+{
+  if(!readme)
+    return NULL;
+  size_t nl = strlen(name);
+  for(const char *line = readme; line && *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    const char *p = line;
+    if(*p == '|') {
+      p++;
+      while(*p == ' ')
+        p++;
+      if(*p == '`')
+        p++;
+      if(strncmp(p, name, nl) == 0 && (p[nl] == ' ' || p[nl] == '|' || p[nl] == '`'))
+        return oc_strndup(line, len);
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+  return NULL;
+}
+
+static char *readme_title(const char *readme)
+{
+  for(const char *line = readme; line && *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    if(strncmp(line, "# ", 2) == 0)
+      return oc_strndup(line + 2, len - 2);
+    line = eol ? eol + 1 : NULL;
+  }
+  return NULL;
+}
+
+static int import_take(void *ctx, struct oc_cassette *c)
+{
+  struct import *im = ctx;
+  char err[OC_CAP_MESSAGE];
+  char *dir = NULL, *file = NULL, *row = NULL;
+  int rc = OC_ENOMEM;
+  const char *base_dir = c->test_only && im->test_out ? im->test_out : im->out;
+  const char *slash = strrchr(c->name, '/');
+  if(slash) {
+    char *sub = oc_strndup(c->name, (size_t)(slash - c->name));
+    dir = sub ? oc_path_join(base_dir, sub) : NULL;
+    free(sub);
+  }
+  else
+    dir = oc_strdup(base_dir);
+  const char *leaf = slash ? slash + 1 : c->name;
+  if(!dir || !(file = oc_asprintf("%s/%s%s", dir, leaf, OC_CASSETTE_EXT)))
+    goto out;
+  row = readme_row(im->readme, c->name);
+  if(im->title && !(c->source = oc_asprintf("%s (README.md beside this cassette)", im->title)))
+    goto out;
+  if(!c->source && !(c->source = oc_strdup("imported raw exchange")))
+    goto out;
+  if(im->server && !(c->server = oc_strdup(im->server)))
+    goto out;
+  if(row || c->note) {
+    /* the test-only reason first, then the README's row for this name */
+    char *note = oc_asprintf("%s%s%s%s", c->test_only ? "test only: " : "",
+                             c->note ? c->note : "", c->note && row ? "; " : "", row ? row : "");
+    if(!note)
+      goto out;
+    free(c->note);
+    c->note = note;
+  }
+  if((rc = make_dirs(dir)))
+    goto out;
+  /* the leaf name is what the file is called and what the store uses */
+  char *leafname = oc_strdup(leaf);
+  if(!leafname) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  free(c->name);
+  c->name = leafname;
+  if(oc_cassette_write(file, c, err, sizeof(err))) {
+    fprintf(stderr, "oacheck record: %s\n", err);
+    im->failed++;
+  }
+  else if(c->test_only)
+    im->written_test++;
+  else
+    im->written++;
+  oc_debug("wrote %s", file);
+  rc = OC_OK;
+out:
+  if(rc == OC_ENOMEM)
+    fprintf(stderr, "oacheck record: out of memory\n");
+  oc_cassette_free(c);
+  free(dir);
+  free(file);
+  free(row);
+  return rc;
+}
+
+static void import_error(void *ctx, const char *msg)
+{
+  struct import *im = ctx;
+  /* an entry that a --route completes is expected to fail in the walk */
+  for(size_t i = 0; i < im->nroutes; i++) {
+    char *prefix = oc_asprintf("%s: %s: ", im->rawdir, im->routes[i].name);
+    int routed = prefix && oc_startswith(msg, prefix);
+    free(prefix);
+    if(routed)
+      return;
+  }
+  fprintf(stderr, "oacheck record: %s\n", msg);
+  im->failed++;
+}
+
+/* An entry whose method and path the index does not give, completed by
+ * --route: read its files directly. */
+static int import_routed(struct import *im, const struct route *r)
+{
+  char err[OC_CAP_MESSAGE], inner[1024];
+  char *resp = oc_asprintf("%s/%s.response.http", im->rawdir, r->name);
+  char *req = oc_asprintf("%s/%s.request.json", im->rawdir, r->name);
+  char *raw = NULL;
+  size_t rawlen = 0;
+  struct oc_exchange ex;
+  struct oc_cassette c;
+  int rc = OC_ENOMEM;
+  memset(&ex, 0, sizeof(ex));
+  oc_headers_init(&ex.headers);
+  if(!resp || !req)
+    goto out;
+  if((rc = oc_read_file(resp, OC_CAP_BODY, &raw, &rawlen, err, sizeof(err))))
+    goto fail;
+  if((rc = oc_exchange_parse_response(raw, rawlen, 0, &ex, inner, sizeof(inner)))) {
+    snprintf(err, sizeof(err), "%s: %s", resp, inner);
+    goto fail;
+  }
+  if(oc_is_file(req) &&
+     (rc = oc_read_file(req, OC_CAP_BODY, &ex.request, &ex.request_len, err, sizeof(err))))
+    goto fail;
+  rc = OC_ENOMEM;
+  if(!(ex.name = oc_strdup(r->name)) || !(ex.method = oc_strdup(r->method)) ||
+     !(ex.path = oc_strdup(r->path)))
+    goto out;
+  if((rc = oc_cassette_from_exchange(&ex, &c)))
+    goto out;
+  if(!(c.note = oc_asprintf("method and path from the README (index.json gives none)")))
+    goto out;
+  rc = import_take(im, &c);
+  goto out;
+fail:
+  fprintf(stderr, "oacheck record: %s\n", err);
+  im->failed++;
+  rc = OC_OK;
+out:
+  if(rc == OC_ENOMEM)
+    fprintf(stderr, "oacheck record: out of memory\n");
+  oc_exchange_free(&ex);
+  free(raw);
+  free(resp);
+  free(req);
+  return rc;
+}
+
+static int copy_readme(const struct import *im, const char *dir)
+{
+  char err[OC_CAP_MESSAGE];
+  char *to = oc_path_join(dir, "README.md");
+  int rc = to ? oc_write_file(to, im->readme, strlen(im->readme), err, sizeof(err)) : OC_ENOMEM;
+  if(rc)
+    fprintf(stderr, "oacheck record: %s\n", to ? err : "out of memory");
+  free(to);
+  return rc;
+}
+
+static int cmd_import(struct import *im)
+{
+  char err[OC_CAP_MESSAGE];
+  int rc = OC_EXIT_FAIL;
+  char *readme_path = oc_path_join(im->rawdir, "README.md");
+  if(!readme_path)
+    goto out;
+  if(oc_is_file(readme_path)) {
+    size_t len = 0;
+    if(oc_read_file(readme_path, OC_CAP_FILE, &im->readme, &len, err, sizeof(err))) {
+      fprintf(stderr, "oacheck record: %s\n", err);
+      goto out;
+    }
+    im->title = readme_title(im->readme);
+  }
+  if(make_dirs(im->out) || (im->test_out && make_dirs(im->test_out)))
+    goto out;
+  int wrc = oc_cassette_walk_raw(im->rawdir, 1, import_take, import_error, im);
+  if(wrc && wrc != OC_EPARSE)
+    goto out;
+  if(wrc == OC_EPARSE)
+    im->failed++;
+  for(size_t i = 0; i < im->nroutes; i++)
+    if(import_routed(im, &im->routes[i]) == OC_ENOMEM)
+      goto out;
+  if(im->readme) {
+    if(copy_readme(im, im->out))
+      im->failed++;
+    if(im->test_out && im->written_test && strcmp(im->test_out, im->out) != 0 &&
+       copy_readme(im, im->test_out))
+      im->failed++;
+  }
+  oc_info("imported %zu recordings from %s into %s", im->written, im->rawdir, im->out);
+  if(im->written_test)
+    oc_info("imported %zu test-only recordings into %s", im->written_test,
+            im->test_out ? im->test_out : im->out);
+  rc = im->failed ? OC_EXIT_FAIL : OC_EXIT_OK;
+out:
+  free(readme_path);
+  return rc;
+}
+
+static int parse_route(const char *arg, struct route *r)
+{
+  const char *eq = strchr(arg, '=');
+  const char *sp = eq ? strchr(eq + 1, ' ') : NULL;
+  if(!eq || !sp || eq == arg || sp == eq + 1 || sp[1] != '/')
+    return OC_EUSAGE;
+  r->name = NULL;
+  r->method = oc_strndup(eq + 1, (size_t)(sp - eq - 1));
+  r->path = oc_strdup(sp + 1);
+  return r->method && r->path ? OC_OK : OC_ENOMEM;
+}
+
+int oc_cmd_record(int argc, char **argv)
+{
+  struct import im;
+  memset(&im, 0, sizeof(im));
+  int show = 0, rc = OC_EXIT_USAGE;
+  char **files = NULL;
+  int nfiles = 0;
+  files = calloc((size_t)argc + 1, sizeof(*files));
+  im.routes = calloc((size_t)argc + 1, sizeof(*im.routes));
+  if(!files || !im.routes) {
+    fprintf(stderr, "oacheck record: out of memory\n");
+    rc = OC_EXIT_FAIL;
+    goto out;
+  }
+  for(int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+    if(strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      print_help();
+      rc = OC_EXIT_OK;
+      goto out;
+    }
+    else if(strcmp(a, "--show") == 0)
+      show = 1;
+    else if(strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+      oc_cli_verbose();
+    else if(strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+      oc_cli_quiet();
+    else if(strcmp(a, "--import") == 0 || strcmp(a, "--out") == 0 ||
+            strcmp(a, "--test-only-out") == 0 || strcmp(a, "--server") == 0 ||
+            strcmp(a, "--route") == 0) {
+      if(!next) {
+        rc = oc_cli_usage_error("record", "option '%s' needs a value", a);
+        goto out;
+      }
+      i++;
+      if(strcmp(a, "--import") == 0)
+        im.rawdir = next;
+      else if(strcmp(a, "--out") == 0)
+        im.out = next;
+      else if(strcmp(a, "--test-only-out") == 0)
+        im.test_out = next;
+      else if(strcmp(a, "--server") == 0)
+        im.server = next;
+      else {
+        struct route *r = &im.routes[im.nroutes];
+        if(parse_route(next, r)) {
+          free(r->method);
+          free(r->path);
+          r->method = r->path = NULL;
+          rc = oc_cli_usage_error("record", "--route wants 'NAME=METHOD /PATH', got '%s'", next);
+          goto out;
+        }
+        im.nroutes++;
+        r->name = next;
+        /* the name is the part before '=': cut it off in place */
+        *strchr(next, '=') = '\0';
+      }
+    }
+    else if(a[0] == '-' && a[1]) {
+      rc = oc_cli_usage_error("record", "unknown option '%s'", a);
+      goto out;
+    }
+    else
+      files[nfiles++] = argv[i];
+  }
+  if(show) {
+    if(im.rawdir || !nfiles) {
+      rc = oc_cli_usage_error("record", im.rawdir ? "--show and --import do not mix"
+                                                  : "--show needs a cassette file");
+      goto out;
+    }
+    rc = cmd_show(nfiles, files);
+  }
+  else if(im.rawdir) {
+    if(!im.out || nfiles) {
+      rc = oc_cli_usage_error("record", nfiles ? "unexpected argument '%s'"
+                                               : "--import needs --out DIR%s",
+                              nfiles ? files[0] : "");
+      goto out;
+    }
+    rc = cmd_import(&im);
+  }
+  else {
+    fprintf(stderr, "oacheck record: live recording is not built yet; "
+                    "'oacheck record --show FILE' and '--import RAWDIR --out DIR' work\n");
+    rc = OC_EXIT_USAGE;
+  }
+out:
+  for(size_t i = 0; im.routes && i < im.nroutes; i++) {
+    free(im.routes[i].method);
+    free(im.routes[i].path);
+  }
+  free(im.routes);
+  free(im.readme);
+  free(im.title);
+  free(files);
+  return rc;
+}
