@@ -1,0 +1,1026 @@
+/* chat.c — decoding a streamed completion: every SSE event becomes a
+ * chunk, every chunk updates the per-choice message a client would
+ * rebuild, and the stream-level rules watch the sequence (role first,
+ * stable id/model, one finish_reason, [DONE] last, usage placement,
+ * tool-call deltas).  At the end the message rules (message.c) run on
+ * each rebuilt message, and the official SDKs' stream handling is
+ * emulated (the CLIENT-* rules).  The hot path allocates nothing per
+ * chunk in steady state: the JSON arena, the identity buffers and the
+ * event-log slots are reused. */
+#include "config.h"
+#include "chat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "schema.h"
+#include "util.h"
+
+#define OC_CAP_IDENTITY 4096u
+#define OC_CAP_GAPS (1u << 20) /* inter-token gaps kept for percentiles */
+
+const char *const oc_nullable_required_default[] = { "refusal", "logprobs", "param", "code",
+                                                     NULL };
+
+int oc_schema_error_severity(const struct oc_check *c, const char *keyword, const char *message,
+                             const char *const *nullable_required)
+{
+  if(!keyword || strcmp(keyword, "required") != 0 || !message || !nullable_required)
+    return -1;
+  for(const char *const *n = nullable_required; *n; n++) {
+    /* the validator names the missing property in quotes */
+    char quoted[64];
+    snprintf(quoted, sizeof(quoted), "\"%s\"", *n);
+    char squoted[64];
+    snprintf(squoted, sizeof(squoted), "'%s'", *n);
+    if(strstr(message, quoted) || strstr(message, squoted))
+      return (int)c->profile->nullable_required;
+  }
+  return -1;
+}
+
+/* ---- the event log ------------------------------------------------------ */
+
+static void logged_init(struct oc_logged_event *e)
+{
+  memset(e, 0, sizeof(*e));
+  oc_buf_init(&e->type, 256);
+  oc_buf_init(&e->data, OC_CAP_LOG_EVENT);
+}
+
+static void logged_free(struct oc_logged_event *e)
+{
+  oc_buf_free(&e->type);
+  oc_buf_free(&e->data);
+}
+
+static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
+                       uint64_t t)
+{
+  e->n = n;
+  e->offset = ev->first_byte;
+  e->end = ev->last_byte;
+  e->t_ns = t;
+  e->pinned = 0;
+  oc_buf_reset(&e->type);
+  oc_buf_reset(&e->data);
+  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0))
+    if(oc_buf_add(&e->type, ev->type, ev->type_len))
+      oc_buf_init(&e->type, 256);
+  size_t n_data = ev->data_len < OC_CAP_LOG_EVENT ? ev->data_len : OC_CAP_LOG_EVENT;
+  if(oc_buf_add(&e->data, ev->data, n_data))
+    oc_buf_init(&e->data, OC_CAP_LOG_EVENT);
+}
+
+static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
+{
+  if(log->npinned >= OC_LOG_PINNED)
+    return;
+  if(log->npinned == log->apinned) {
+    size_t n = log->apinned ? log->apinned * 2 : 8;
+    struct oc_logged_event *d = realloc(log->pinned, n * sizeof(*d));
+    if(!d)
+      return;
+    log->pinned = d;
+    log->apinned = n;
+  }
+  struct oc_logged_event *p = &log->pinned[log->npinned++];
+  logged_init(p);
+  p->n = e->n;
+  p->offset = e->offset;
+  p->end = e->end;
+  p->t_ns = e->t_ns;
+  p->pinned = 1;
+  if(oc_buf_add(&p->type, e->type.data ? e->type.data : "", e->type.len) ||
+     oc_buf_add(&p->data, e->data.data ? e->data.data : "", e->data.len))
+    log->npinned--;
+}
+
+static void log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
+{
+  if(!log->enabled)
+    return;
+  if(log->nhead < OC_LOG_HEAD) {
+    logged_set(&log->head[log->nhead++], ev, n, t);
+    return;
+  }
+  struct oc_logged_event *slot;
+  if(log->ntail < OC_LOG_TAIL)
+    slot = &log->tail[(log->tail_start + log->ntail++) % OC_LOG_TAIL];
+  else {
+    slot = &log->tail[log->tail_start];
+    if(slot->pinned)
+      log_pin(log, slot); /* evicted but near a finding: keep a copy */
+    log->tail_start = (log->tail_start + 1) % OC_LOG_TAIL;
+  }
+  logged_set(slot, ev, n, t);
+  if(n <= log->pin_until)
+    slot->pinned = 1;
+}
+
+/* A finding at event n: keep events n-2..n+2. */
+static void log_mark(struct oc_event_log *log, long n)
+{
+  if(!log->enabled || n < 0)
+    return;
+  for(size_t i = 0; i < log->ntail; i++) {
+    struct oc_logged_event *e = &log->tail[(log->tail_start + i) % OC_LOG_TAIL];
+    if(e->n >= n - 2 && e->n <= n)
+      e->pinned = 1;
+  }
+  if(log->pin_until < n + 2)
+    log->pin_until = n + 2;
+}
+
+static void log_free(struct oc_event_log *log)
+{
+  for(size_t i = 0; i < OC_LOG_HEAD; i++)
+    logged_free(&log->head[i]);
+  for(size_t i = 0; i < OC_LOG_TAIL; i++)
+    logged_free(&log->tail[i]);
+  for(size_t i = 0; i < log->npinned; i++)
+    logged_free(&log->pinned[i]);
+  free(log->pinned);
+}
+
+/* ---- reporting helpers ------------------------------------------------------ */
+
+/* Every stream finding goes through here so that the events around it are
+ * kept for the report. */
+#define EMIT(s, id, sev, chunk, byte, path, exp, act, ...)                                  \
+  do {                                                                                     \
+    log_mark(&(s)->log, (chunk));                                                          \
+    oc_check_emit((s)->check, (id), (sev), (chunk), (byte), (path), (exp), (act), NULL,    \
+                  __VA_ARGS__);                                                            \
+  } while(0)
+
+/* The stream offset of a value at jv_offset inside the data of ev: exact
+ * for the usual one-line "data: {...}" event, else the event's start. */
+static int64_t data_byte(const struct oc_sse_event *ev, uint32_t jv_offset)
+{
+  if(ev->data_lines == 1) {
+    uint64_t total = ev->last_byte - ev->first_byte + 1;
+    static const unsigned line_ends[] = { 2, 4 };
+    for(size_t i = 0; i < OC_ARRAY_LEN(line_ends); i++) {
+      if(total < ev->data_len + line_ends[i])
+        continue;
+      uint64_t prefix = total - ev->data_len - line_ends[i];
+      if(prefix == 5 || prefix == 6)
+        return (int64_t)(ev->first_byte + prefix + jv_offset);
+    }
+  }
+  return (int64_t)ev->first_byte;
+}
+
+static void excerpt_of(const char *data, size_t len, char *out, size_t outlen)
+{
+  size_t n = len < 120 ? len : 120;
+  /* cut on a character boundary */
+  while(n > 0 && n < len && ((unsigned char)data[n] & 0xC0) == 0x80)
+    n--;
+  snprintf(out, outlen, "%.*s%s", (int)n, data, n < len ? "…" : "");
+}
+
+static struct oc_message *choice_slot(struct oc_stream *s, int index, int *created)
+{
+  *created = 0;
+  for(size_t i = 0; i < s->nchoices; i++)
+    if(s->choices[i].index == index)
+      return &s->choices[i];
+  if(s->nchoices == s->achoices) {
+    size_t n = s->achoices ? s->achoices * 2 : 2;
+    struct oc_message *d = realloc(s->choices, n * sizeof(*d));
+    if(!d)
+      return NULL;
+    s->choices = d;
+    s->achoices = n;
+  }
+  struct oc_message *m = &s->choices[s->nchoices++];
+  oc_message_init(m, index, 1);
+  *created = 1;
+  return m;
+}
+
+/* ---- one chunk ----------------------------------------------------------------- */
+
+struct tool_name_state {
+  unsigned names;   /* how many fragments carried a name */
+  int all_equal;    /* and they were all the same string */
+  unsigned ids;
+};
+
+/* Per-call bookkeeping for the client emulation lives beside the calls:
+ * name and id repetition counts are derived from these fields. */
+struct call_extra {
+  long index;
+  int choice;
+  unsigned names, ids;
+  int names_equal, ids_equal;
+  char *node_name; /* what openai-node would end with (last name seen) */
+};
+
+static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
+                                const struct oc_sse_event *ev, long n, const struct oc_jv *frag,
+                                uint32_t pos)
+{
+  char path[160];
+  snprintf(path, sizeof(path), "/choices/%d/delta/tool_calls/%u", m->index, pos);
+  const struct oc_jv *index = oc_jv_get(frag, "index");
+  long idx;
+  if(!index || !oc_jv_is_integer(index) || index->u.num < 0) {
+    char p2[176];
+    snprintf(p2, sizeof(p2), "%s/index", path);
+    EMIT(s, "TOOL-DELTA-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
+         oc_jv_type_name(index), "tool-call fragment without an integer index");
+    EMIT(s, "CLIENT-PY-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
+         oc_jv_type_name(index),
+         "openai-python's stream helper would raise \"Expected list delta entry to have an "
+         "`index` key\" here");
+    /* accumulate as a client that guesses would: by position */
+    idx = (long)pos;
+  }
+  else
+    idx = (long)index->u.num;
+  struct oc_tool_call *t = oc_message_call(m, idx, 0);
+  int first = t == NULL;
+  if(first) {
+    t = oc_message_call(m, idx, 1);
+    if(!t) {
+      s->check->oom = 1;
+      return;
+    }
+    t->first_chunk = n;
+    t->first_byte = data_byte(ev, frag->offset);
+  }
+  t->fragments++;
+  s->payload_seen = 1;
+  const struct oc_jv *id = oc_jv_get(frag, "id");
+  const struct oc_jv *type = oc_jv_get(frag, "type");
+  const struct oc_jv *fn = oc_jv_get(frag, "function");
+  const struct oc_jv *name = oc_jv_get(fn, "name");
+  const struct oc_jv *args = oc_jv_get(fn, "arguments");
+  int id_str = id && id->type == OC_JSTRING;
+  int name_str = name && name->type == OC_JSTRING;
+  if(first) {
+    const char *missing = NULL;
+    if(!id_str || id->len == 0)
+      missing = "id";
+    else if(!type || type->type != OC_JSTRING || strcmp(type->u.str, "function") != 0)
+      missing = "type \"function\"";
+    else if(!name_str || name->len == 0)
+      missing = "function.name";
+    if(missing)
+      EMIT(s, "TOOL-DELTA-HEAD", -1, n, data_byte(ev, frag->offset), path,
+           "id, type \"function\" and name on the first fragment", missing,
+           "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, missing);
+    if(id_str && !(t->id = oc_strndup(id->u.str, id->len)))
+      s->check->oom = 1;
+    if(type && type->type == OC_JSTRING && !(t->type = oc_strndup(type->u.str, type->len)))
+      s->check->oom = 1;
+    if(name_str && !(t->name = oc_strndup(name->u.str, name->len)))
+      s->check->oom = 1;
+  }
+  else {
+    if(id_str) {
+      if(t->id && (strlen(t->id) != id->len || memcmp(t->id, id->u.str, id->len) != 0) && id->len)
+        EMIT(s, "TOOL-ID-INDEX", -1, n, data_byte(ev, id->offset), path, t->id, id->u.str,
+             "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
+             "'%s': distinct calls share an index", id->u.str, idx, t->id);
+      else if(id->len)
+        EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, id->offset), path, "id only on the first fragment",
+             "id resent", "tool call %ld's id is resent on a later fragment", idx);
+      if(!t->id && id->len && !(t->id = oc_strndup(id->u.str, id->len)))
+        s->check->oom = 1;
+      if(t->id && id->len && oc_startswith(id->u.str, t->id)) {
+        /* openai-python would concatenate it */
+        EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, id->offset), path, t->id,
+             "the id twice", "openai-python's stream helper would rebuild tool call %ld's id "
+             "as '%s%s'", idx, t->id, id->u.str);
+      }
+    }
+    if(name_str && name->len) {
+      char p2[176];
+      snprintf(p2, sizeof(p2), "%s/function/name", path);
+      if(t->name && strlen(t->name) == name->len && memcmp(t->name, name->u.str, name->len) == 0) {
+        EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, name->offset), p2,
+             "the name only on the first fragment", "name resent",
+             "tool call %ld's name '%s' is resent on a later fragment", idx, t->name);
+        EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, name->offset), p2, t->name,
+             "the name twice", "openai-python's stream helper would rebuild the name as '%s%s'",
+             t->name, t->name);
+      }
+      else if(t->name) {
+        EMIT(s, "TOOL-DELTA-HEAD", -1, n, data_byte(ev, name->offset), p2, t->name, name->u.str,
+             "tool call %ld's name changes from '%s' to '%s' on a later fragment", idx, t->name,
+             name->u.str);
+        EMIT(s, "CLIENT-NODE-NAME", -1, n, data_byte(ev, name->offset), p2, t->name, name->u.str,
+             "openai-node assigns the name of each fragment: it would end with '%s' instead of "
+             "'%s%s'", name->u.str, t->name, name->u.str);
+      }
+      else if(!(t->name = oc_strndup(name->u.str, name->len)))
+        s->check->oom = 1;
+    }
+  }
+  if(args) {
+    t->args_seen = 1;
+    if(args->type == OC_JSTRING) {
+      if(!t->args_overflow && oc_buf_add(&t->args, args->u.str, args->len)) {
+        t->args_overflow = 1;
+        oc_buf_init(&t->args, OC_CAP_ARGUMENTS);
+      }
+    }
+    else if(args->type != OC_JNULL && !t->args_not_string) {
+      t->args_not_string = 1;
+      t->args_actual_type = oc_strdup(oc_jv_type_name(args));
+      if(t->first_chunk != n) {
+        /* report where it happened, not where the call began */
+        t->first_chunk = n;
+        t->first_byte = data_byte(ev, args->offset);
+      }
+    }
+  }
+}
+
+static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_jv *v,
+                        struct oc_message *m)
+{
+  if(!v || v->type != OC_JSTRING || v->len == 0)
+    return;
+  if(!m->overflow && oc_buf_add(b, v->u.str, v->len)) {
+    m->overflow = 1;
+    oc_buf_init(b, OC_CAP_CONTENT);
+  }
+  s->payload_seen = 1;
+}
+
+static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, long n,
+                         const struct oc_jv *ch, uint32_t pos)
+{
+  const struct oc_jv *index = oc_jv_get(ch, "index");
+  int idx = (index && oc_jv_is_integer(index) && index->u.num >= 0 && index->u.num < 1024)
+              ? (int)index->u.num
+              : (int)pos;
+  int created;
+  struct oc_message *m = choice_slot(s, idx, &created);
+  if(!m) {
+    s->check->oom = 1;
+    return 0;
+  }
+  int content_event = 0;
+  const char *delta_key = s->req->api == OC_API_COMPLETIONS ? NULL : "delta";
+  const struct oc_jv *delta = delta_key ? oc_jv_get(ch, delta_key) : ch;
+  char path[96];
+  snprintf(path, sizeof(path), "/choices/%u/delta", pos);
+  if(s->req->api != OC_API_COMPLETIONS) {
+    const struct oc_jv *role = oc_jv_get(delta, "role");
+    if(created) {
+      if(!role || role->type != OC_JSTRING || strcmp(role->u.str, "assistant") != 0)
+        EMIT(s, "STREAM-ROLE-FIRST", -1, n, data_byte(ev, delta ? delta->offset : ch->offset),
+             path, "role \"assistant\"",
+             role ? (role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)) : "absent",
+             "the first delta of choice %d has no role \"assistant\"", idx);
+      if(role && role->type == OC_JSTRING && !(m->role = oc_strndup(role->u.str, role->len)))
+        s->check->oom = 1;
+    }
+    else if(role) {
+      char p2[112];
+      snprintf(p2, sizeof(p2), "%s/role", path);
+      if(role->type == OC_JNULL)
+        EMIT(s, "STREAM-ROLE-ONCE", -1, n, data_byte(ev, role->offset), p2, "absent", "null",
+             "a later delta of choice %d carries role null", idx);
+      else {
+        EMIT(s, "STREAM-ROLE-ONCE", -1, n, data_byte(ev, role->offset), p2, "absent",
+             role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role),
+             "role is sent again on a later delta of choice %d", idx);
+        if(role->type == OC_JSTRING && m->role)
+          EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, role->offset), p2, m->role,
+               "the role twice", "openai-python's stream helper would rebuild the role as '%s%.*s'",
+               m->role, (int)role->len, role->u.str);
+      }
+    }
+    if(role && role->type == OC_JNULL && created)
+      m->role_null = 1;
+  }
+  /* text fields */
+  const struct oc_jv *content = oc_jv_get(delta, s->req->api == OC_API_COMPLETIONS ? "text" : "content");
+  if(content && content->type == OC_JSTRING) {
+    m->content_seen = 1;
+    m->content_null = 0;
+    if(content->len) {
+      if(m->finish_reason)
+        EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, content->offset), path, "nothing after finish_reason",
+             "content", "choice %d receives content after its finish_reason \"%s\" (chunk %ld)",
+             idx, m->finish_reason, m->finish_chunk);
+      content_event = 1;
+    }
+    append_text(s, &m->content, content, m);
+  }
+  if(delta) {
+    static const char *const reasoning_fields[] = { "reasoning_content", "reasoning" };
+    for(size_t i = 0; i < OC_ARRAY_LEN(reasoning_fields); i++) {
+      const struct oc_jv *r = oc_jv_get(delta, reasoning_fields[i]);
+      if(r && r->type == OC_JSTRING && r->len) {
+        m->reasoning_field = reasoning_fields[i];
+        append_text(s, &m->reasoning, r, m);
+        content_event = 1;
+      }
+    }
+    const struct oc_jv *refusal = oc_jv_get(delta, "refusal");
+    if(refusal && refusal->type == OC_JSTRING) {
+      m->refusal_seen = 1;
+      if(refusal->len)
+        content_event = 1;
+      append_text(s, &m->refusal, refusal, m);
+    }
+    const struct oc_jv *calls = oc_jv_get(delta, "tool_calls");
+    if(calls && calls->type == OC_JARRAY) {
+      if(calls->len == 0)
+        m->tool_calls_empty_array = 1;
+      for(uint32_t i = 0; i < calls->len; i++) {
+        if(m->finish_reason)
+          EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, calls->offset), path,
+               "nothing after finish_reason", "a tool call fragment",
+               "choice %d receives a tool call after its finish_reason", idx);
+        check_tool_fragment(s, m, ev, n, &calls->u.items[i], i);
+        content_event = 1;
+      }
+    }
+  }
+  const struct oc_jv *fr = oc_jv_get(ch, "finish_reason");
+  if(fr && fr->type == OC_JSTRING) {
+    char p2[96];
+    snprintf(p2, sizeof(p2), "/choices/%u/finish_reason", pos);
+    if(m->finish_reason)
+      EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, fr->offset), p2, "one finish_reason",
+           fr->u.str, "choice %d gets a second finish_reason \"%s\" (the first, \"%s\", came in "
+           "chunk %ld)", idx, fr->u.str, m->finish_reason, m->finish_chunk);
+    else {
+      if(!(m->finish_reason = oc_strndup(fr->u.str, fr->len)))
+        s->check->oom = 1;
+      m->finish_chunk = n;
+    }
+  }
+  return content_event;
+}
+
+static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, long n,
+                           const struct oc_jv *root)
+{
+  const struct oc_jv *id = oc_jv_get(root, "id");
+  const struct oc_jv *model = oc_jv_get(root, "model");
+  const struct oc_jv *created = oc_jv_get(root, "created");
+  if(!s->have_identity) {
+    s->have_identity = 1;
+    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len))
+      oc_buf_init(&s->id, OC_CAP_IDENTITY);
+    if(model && model->type == OC_JSTRING && oc_buf_add(&s->model, model->u.str, model->len))
+      oc_buf_init(&s->model, OC_CAP_IDENTITY);
+    s->created = created && created->type == OC_JNUMBER ? created->u.num : NAN;
+    return;
+  }
+  if(id && id->type == OC_JSTRING && (id->len != s->id.len || memcmp(id->u.str, oc_buf_str(&s->id), id->len)))
+    EMIT(s, "STREAM-ID-STABLE", -1, n, data_byte(ev, id->offset), "/id", oc_buf_str(&s->id),
+         id->u.str, "the chunk id changes from '%s' to '%s'", oc_buf_str(&s->id), id->u.str);
+  if(model && model->type == OC_JSTRING &&
+     (model->len != s->model.len || memcmp(model->u.str, oc_buf_str(&s->model), model->len)))
+    EMIT(s, "STREAM-MODEL-STABLE", -1, n, data_byte(ev, model->offset), "/model",
+         oc_buf_str(&s->model), model->u.str, "the chunk model changes from '%s' to '%s'",
+         oc_buf_str(&s->model), model->u.str);
+  if(created && created->type == OC_JNUMBER && !isnan(s->created) && created->u.num != s->created) {
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "%.0f", s->created);
+    snprintf(b, sizeof(b), "%.0f", created->u.num);
+    EMIT(s, "STREAM-CREATED-STABLE", -1, n, data_byte(ev, created->offset), "/created", a, b,
+         "the chunk created timestamp changes from %s to %s", a, b);
+  }
+}
+
+static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *ev, long n,
+                               const struct oc_jv *err)
+{
+  const char *msg = NULL;
+  size_t mlen = 0;
+  if(err->type == OC_JOBJECT)
+    msg = oc_jv_str(err, "message", &mlen);
+  else if(err->type == OC_JSTRING) {
+    msg = err->u.str;
+    mlen = err->len;
+  }
+  if(!s->error_at) {
+    s->error_at = n;
+    oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0);
+  }
+  if(!s->payload_seen)
+    EMIT(s, "STREAM-EARLY-ERROR", -1, n, data_byte(ev, err->offset), "/error",
+         "an HTTP 4xx/5xx JSON error before the stream", "an error event at HTTP 200",
+         "the stream's first payload is an error (\"%.*s\"): it should have been an HTTP "
+         "error response", (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+  EMIT(s, "CLIENT-PY-ERROR", -1, n, data_byte(ev, err->offset), "/error", NULL, NULL,
+       "openai-python (and openai-node, openai-go) would raise APIError here: \"%.*s\"",
+       (int)(mlen < 200 ? mlen : 200), msg ? msg : "An error occurred during streaming");
+}
+
+static void on_event(void *ud, const struct oc_sse_event *ev)
+{
+  struct oc_stream *s = ud;
+  long n = (long)++s->events;
+  uint64_t t = ev->t_last_ns;
+  s->current_event_first = ev->first_byte;
+  log_event(&s->log, ev, n, t);
+  if(!s->timing.t_first_event)
+    s->timing.t_first_event = t ? t : 1;
+  s->timing.t_last_event = t;
+  if(s->done_at) {
+    s->after_done++;
+    if(s->after_done == 1)
+      EMIT(s, "STREAM-AFTER-DONE", -1, n, (int64_t)ev->first_byte, NULL, "end of stream",
+           "another event", "an event arrives after 'data: [DONE]' (chunk %ld)", s->done_at);
+    return;
+  }
+  if(ev->data_len == 6 && memcmp(ev->data, "[DONE]", 6) == 0) {
+    s->done_at = n;
+    return;
+  }
+  struct oc_jerr jerr;
+  int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
+  if(rc || s->doc.root->type != OC_JOBJECT) {
+    char ex[160];
+    excerpt_of(ev->data, ev->data_len, ex, sizeof(ex));
+    s->chunk_json_bad = 1;
+    if(rc == OC_ENOMEM) {
+      s->check->oom = 1;
+      return;
+    }
+    log_mark(&s->log, n);
+    oc_check_emit(s->check, "STREAM-CHUNK-JSON", -1, n,
+                  rc ? data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte, NULL,
+                  "a JSON object or [DONE]", ev->data_len ? ex : "empty data", ex,
+                  ev->data_len == 0 ? "chunk %ld has empty data" :
+                  rc ? "chunk %ld's data is not JSON (%s)" : "chunk %ld's data is JSON but not an object",
+                  n, rc ? (jerr.message ? jerr.message : "parse error") : "");
+    EMIT(s, "CLIENT-NODE-JSON", -1, n, (int64_t)ev->first_byte, NULL, "JSON", ex,
+         "openai-node would throw \"Could not parse message into JSON\" at chunk %ld", n);
+    return;
+  }
+  s->chunks++;
+  const struct oc_jv *root = s->doc.root;
+  const struct oc_jv *err = oc_jv_get(root, "error");
+  if(err && err->type != OC_JNULL && !(err->type == OC_JFALSE)) {
+    handle_error_event(s, ev, n, err);
+    return;
+  }
+  if(ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) {
+    handle_error_event(s, ev, n, root);
+    return;
+  }
+  if(s->chunk_schema) {
+    struct oc_schema_result res;
+    oc_schema_result_init(&res);
+    res.max = 8;
+    if(oc_schema_validate(s->chunk_schema, root, &res) == 0) {
+      for(size_t i = 0; i < res.count; i++) {
+        const struct oc_schema_error *e = &res.errors[i];
+        int sev = oc_schema_error_severity(s->check, e->keyword, e->message, s->nullable_required);
+        EMIT(s, "STREAM-CHUNK-SCHEMA", sev, n, data_byte(ev, (uint32_t)e->offset),
+             e->instance_path, e->keyword, e->message, "chunk %ld: at '%s': %s", n,
+             e->instance_path, e->message);
+      }
+    }
+    oc_schema_result_free(&res);
+  }
+  size_t olen = 0;
+  const char *object = oc_jv_str(root, "object", &olen);
+  if(s->object_expected && (!object || strcmp(object, s->object_expected) != 0) &&
+     s->req->api == OC_API_CHAT)
+    EMIT(s, "CLIENT-PY-DROPPED-CHUNK", -1, n, data_byte(ev, root->offset), "/object",
+         s->object_expected, object ? object : "absent",
+         "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
+         object ? "'" : "", object ? object : "absent", object ? "'" : "");
+  check_identity(s, ev, n, root);
+  const struct oc_jv *usage = oc_jv_get(root, "usage");
+  int usage_chunk = usage && usage->type != OC_JNULL;
+  if(usage_chunk) {
+    s->usage_chunks++;
+    s->usage_chunk_at = n;
+    cJSON_Delete(s->usage);
+    s->usage = oc_jv_to_cjson(usage);
+    int finished_all = s->nchoices > 0;
+    for(size_t i = 0; i < s->nchoices; i++)
+      if(!s->choices[i].finish_reason)
+        finished_all = 0;
+    if(!finished_all)
+      s->usage_before_finish = n;
+    if(!s->req->include_usage && s->usage_chunks == 1)
+      EMIT(s, "USAGE-UNREQUESTED", -1, n, data_byte(ev, usage->offset), "/usage", "no usage",
+           "usage", "chunk %ld carries usage although stream_options.include_usage was not set",
+           n);
+  }
+  const struct oc_jv *choices = oc_jv_get(root, "choices");
+  int content_event = 0;
+  if(choices && choices->type == OC_JARRAY) {
+    if(choices->len == 0 && !(usage_chunk && s->req->include_usage))
+      EMIT(s, "STREAM-EMPTY-CHOICES", -1, n, data_byte(ev, choices->offset), "/choices",
+           "at least one choice", "[]", "chunk %ld has an empty choices array%s", n,
+           usage_chunk ? " (a usage chunk nobody asked for)" : "");
+    else if(choices->len > 0 && usage_chunk && s->req->include_usage)
+      EMIT(s, "USAGE-CHUNK", -1, n, data_byte(ev, choices->offset), "/choices", "[]",
+           "choices", "the usage chunk %ld also carries choices; the spec's usage chunk has "
+           "an empty choices array", n);
+    for(uint32_t i = 0; i < choices->len; i++)
+      content_event |= handle_choice(s, ev, n, &choices->u.items[i], i);
+  }
+  if(content_event) {
+    struct oc_stream_timing *tm = &s->timing;
+    tm->content_events++;
+    if(!tm->t_first_content)
+      tm->t_first_content = t ? t : 1;
+    else if(t >= tm->t_last_content) {
+      uint64_t gap = t - tm->t_last_content;
+      if(gap > tm->max_gap) {
+        tm->max_gap = gap;
+        tm->max_gap_chunk = n;
+      }
+      if(tm->ngaps < OC_CAP_GAPS) {
+        if(tm->ngaps == tm->agaps) {
+          size_t na = tm->agaps ? tm->agaps * 2 : 256;
+          uint32_t *d = realloc(tm->gaps_us, na * sizeof(*d));
+          if(d) {
+            tm->gaps_us = d;
+            tm->agaps = na;
+          }
+        }
+        if(tm->ngaps < tm->agaps)
+          tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
+      }
+    }
+    tm->t_last_content = t;
+  }
+}
+
+static void on_issue(void *ud, const struct oc_sse_issue *is)
+{
+  struct oc_stream *s = ud;
+  long n = s->events + 1; /* the event being read */
+  switch(is->kind) {
+  case OC_SSE_ISSUE_INVALID_UTF8:
+    EMIT(s, "SSE-UTF8", -1, n, (int64_t)is->offset, NULL, "UTF-8", "invalid byte sequence",
+         "byte %llu of the stream (in chunk %ld) is not valid UTF-8", (unsigned long long)is->offset,
+         n);
+    break;
+  case OC_SSE_ISSUE_UNKNOWN_FIELD: {
+    char field[64];
+    snprintf(field, sizeof(field), "%.*s", (int)(is->detail_len < 40 ? is->detail_len : 40),
+             is->detail ? is->detail : "");
+    EMIT(s, "SSE-UNKNOWN-FIELD", -1, n, (int64_t)is->offset, NULL, "data, event, id or retry",
+         field, "the stream uses the field '%s', which every client ignores", field);
+    break;
+  }
+  case OC_SSE_ISSUE_LINE_TOO_LONG:
+  case OC_SSE_ISSUE_EVENT_TOO_BIG:
+    EMIT(s, "SSE-EVENT-SIZE", -1, n, (int64_t)is->offset, NULL, "a bounded event", "over the cap",
+         "%s at byte %llu exceeds oacheck's cap and was dropped",
+         is->kind == OC_SSE_ISSUE_LINE_TOO_LONG ? "a line" : "an event",
+         (unsigned long long)is->offset);
+    break;
+  case OC_SSE_ISSUE_UNTERMINATED:
+    s->truncated = 1;
+    EMIT(s, "STREAM-TRUNCATED", -1, n, (int64_t)is->offset, NULL, "a blank line ending the event",
+         "end of body", "the body ends inside an event (at byte %llu): the last event is lost",
+         (unsigned long long)is->offset);
+    break;
+  case OC_SSE_ISSUE_NO_DISPATCH:
+    /* A block without data dispatches nothing per WHATWG, but
+     * openai-python dispatches one when an id was ever set (F09). */
+    if(s->sse.last_id.len)
+      EMIT(s, "CLIENT-PY-EMPTY-EVENT", -1, n, (int64_t)is->offset, NULL, "no event", "empty event",
+           "a block without data at byte %llu, after an id: field, makes openai-python "
+           "yield an empty event and fail with JSONDecodeError", (unsigned long long)is->offset);
+    break;
+  default:
+    break;
+  }
+}
+
+/* ---- lifecycle -------------------------------------------------------------------- */
+
+void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, struct oc_check *check,
+                    const struct oc_schema *chunk_schema, struct oc_schema_registry *reg,
+                    uint64_t t_sent, int timing_recorded, int keep_events)
+{
+  memset(s, 0, sizeof(*s));
+  s->req = req;
+  s->check = check;
+  s->chunk_schema = chunk_schema;
+  s->reg = reg;
+  s->nullable_required = oc_nullable_required_default;
+  s->object_expected = req->api == OC_API_COMPLETIONS ? "text_completion" : "chat.completion.chunk";
+  struct oc_sse_callbacks cb = { on_event, on_issue, NULL };
+  oc_sse_init(&s->sse, &cb, s);
+  oc_jdoc_init(&s->doc);
+  oc_buf_init(&s->id, OC_CAP_IDENTITY);
+  oc_buf_init(&s->model, OC_CAP_IDENTITY);
+  oc_buf_init(&s->error_message, 1024);
+  s->created = NAN;
+  s->log.enabled = keep_events;
+  if(keep_events) {
+    for(size_t i = 0; i < OC_LOG_HEAD; i++)
+      logged_init(&s->log.head[i]);
+    for(size_t i = 0; i < OC_LOG_TAIL; i++)
+      logged_init(&s->log.tail[i]);
+  }
+  s->timing.recorded = timing_recorded;
+  s->timing.t_sent = t_sent;
+  s->timing.max_gap_chunk = -1;
+}
+
+int oc_stream_push(struct oc_stream *s, const void *buf, size_t len, uint64_t t_ns)
+{
+  if(!s->timing.t_first_byte && len)
+    s->timing.t_first_byte = t_ns ? t_ns : 1;
+  s->body_bytes += len;
+  return oc_sse_push(&s->sse, buf, len, t_ns);
+}
+
+static void node_finalize(struct oc_stream *s)
+{
+  /* openai-node's ChatCompletionStream throws at the first problem it
+   * meets when the stream ends; report the first one, as it would. */
+  if(s->error_at)
+    return; /* it already threw APIError */
+  if(s->chunks == 0) {
+    oc_check_emit(s->check, "CLIENT-NODE-FINALIZE", -1, -1, -1, NULL, "chunks", "none", NULL,
+                  "openai-node would throw \"request ended without sending any chunks\"");
+    return;
+  }
+  for(size_t i = 0; i < s->nchoices; i++) {
+    const struct oc_message *m = &s->choices[i];
+    const char *what = NULL;
+    char buf[160];
+    if(!m->finish_reason)
+      snprintf(buf, sizeof(buf), "missing finish_reason for choice %d", m->index), what = buf;
+    else if(!m->role && !m->role_null)
+      snprintf(buf, sizeof(buf), "missing role for choice %d", m->index), what = buf;
+    else
+      for(size_t j = 0; j < m->ncalls && !what; j++) {
+        const struct oc_tool_call *t = &m->calls[j];
+        const char *field = !t->id ? "id" : !t->type ? "type" : !t->name ? "function.name"
+                          : !t->args_seen ? "function.arguments" : NULL;
+        if(field) {
+          snprintf(buf, sizeof(buf), "missing choices[%d].tool_calls[%zu].%s", m->index, j, field);
+          what = buf;
+        }
+      }
+    if(what) {
+      oc_check_emit(s->check, "CLIENT-NODE-FINALIZE", -1, -1, -1, NULL, NULL, what, NULL,
+                    "openai-node's finaliser would throw \"%s\"", what);
+      return;
+    }
+  }
+}
+
+void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
+{
+  if(s->finished)
+    return;
+  s->finished = 1;
+  oc_sse_finish(&s->sse, t_ns);
+  s->timing.t_end = t_ns;
+  struct oc_check *c = s->check;
+  if(!s->done_at)
+    oc_check_emit(c, "STREAM-DONE", -1, -1, (int64_t)s->body_bytes, NULL, "data: [DONE]",
+                  s->truncated ? "a cut event" : (s->events ? "end of body" : "an empty body"), NULL,
+                  "the stream ends after %ld event%s without 'data: [DONE]'%s", s->events,
+                  s->events == 1 ? "" : "s", s->error_at ? " (after an in-band error)" : "");
+  if(s->error_at) {
+    int done_after = s->done_at > s->error_at;
+    oc_check_emit(c, "STREAM-ERROR-EVENT", -1, s->error_at, -1, "/error",
+                  "no in-band error; when unavoidable, {\"error\":{...}} then [DONE]",
+                  oc_buf_str(&s->error_message), NULL,
+                  "the stream carries an in-band error at chunk %ld: \"%s\"%s", s->error_at,
+                  oc_buf_str(&s->error_message),
+                  done_after ? "" : ", and no 'data: [DONE]' follows it");
+  }
+  for(size_t i = 0; i < s->nchoices; i++) {
+    struct oc_message *m = &s->choices[i];
+    if(!m->finish_reason && !s->error_at)
+      oc_check_emit(c, "STREAM-FINISH-ONCE", -1, -1, -1, NULL, "one finish_reason", "none", NULL,
+                    "choice %d never gets a finish_reason", m->index);
+  }
+  if(s->chunks > 0 && !s->payload_seen && !s->error_at)
+    oc_check_emit(c, "STREAM-EMPTY", -1, -1, -1, NULL, "content, reasoning or a tool call",
+                  "nothing", NULL, "the stream completes without any content, reasoning, "
+                  "refusal or tool call");
+  if(s->req->include_usage && s->req->api == OC_API_CHAT && !s->error_at) {
+    if(s->usage_chunks == 0)
+      oc_check_emit(c, "USAGE-CHUNK", -1, -1, -1, "/usage", "a final usage chunk", "none", NULL,
+                    "stream_options.include_usage was set but no chunk carries usage");
+    else if(s->usage_chunks > 1)
+      oc_check_emit(c, "USAGE-CHUNK", -1, s->usage_chunk_at, -1, "/usage", "one usage chunk",
+                    "several", NULL, "%ld chunks carry usage; exactly one should",
+                    s->usage_chunks);
+    else if(s->usage_before_finish)
+      oc_check_emit(c, "USAGE-CHUNK", -1, s->usage_before_finish, -1, "/usage",
+                    "after the last finish_reason", "before it", NULL,
+                    "the usage chunk %ld arrives before every choice has finished",
+                    s->usage_before_finish);
+    else if(s->done_at && s->usage_chunk_at != s->done_at - 1)
+      oc_check_emit(c, "USAGE-CHUNK", -1, s->usage_chunk_at, -1, "/usage",
+                    "the last chunk before [DONE]", "an earlier chunk", NULL,
+                    "the usage chunk %ld is not the last chunk before [DONE] (chunk %ld)",
+                    s->usage_chunk_at, s->done_at);
+  }
+  if(s->usage && s->req->api == OC_API_CHAT) {
+    const cJSON *p = oc_json_get(s->usage, "prompt_tokens");
+    const cJSON *cm = oc_json_get(s->usage, "completion_tokens");
+    const cJSON *tt = oc_json_get(s->usage, "total_tokens");
+    if(!oc_json_is_integer(p) || !oc_json_is_integer(cm) || !oc_json_is_integer(tt))
+      oc_check_emit(c, "CHAT-USAGE", -1, s->usage_chunk_at, -1, "/usage",
+                    "integer prompt_tokens, completion_tokens, total_tokens", "missing or not integers",
+                    NULL, "the usage in chunk %ld lacks integer token counts", s->usage_chunk_at);
+    else if(p->valuedouble + cm->valuedouble != tt->valuedouble) {
+      char exp[64], act[64];
+      snprintf(exp, sizeof(exp), "%.0f", p->valuedouble + cm->valuedouble);
+      snprintf(act, sizeof(act), "%.0f", tt->valuedouble);
+      oc_check_emit(c, "CHAT-USAGE", -1, s->usage_chunk_at, -1, "/usage/total_tokens", exp, act,
+                    NULL, "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act,
+                    exp);
+    }
+  }
+  if(s->req->api == OC_API_CHAT && s->req->n > 1 && (int)s->nchoices != s->req->n && !s->error_at) {
+    char exp[16], act[16];
+    snprintf(exp, sizeof(exp), "%d", s->req->n);
+    snprintf(act, sizeof(act), "%zu", s->nchoices);
+    oc_check_emit(c, "CHAT-CHOICES-COUNT", -1, -1, -1, "/choices", exp, act, NULL,
+                  "n=%d was requested but the stream carries %zu choice%s", s->req->n,
+                  s->nchoices, s->nchoices == 1 ? "" : "s");
+  }
+  /* The message rules judge finished answers only: a cut or failed stream
+   * is already reported, and judging half an answer would only add noise. */
+  for(size_t i = 0; i < s->nchoices; i++)
+    if(s->choices[i].finish_reason && !s->error_at)
+      oc_message_check(c, s->req, &s->choices[i], s->reg);
+  if(s->req->api == OC_API_CHAT)
+    node_finalize(s);
+}
+
+void oc_stream_free(struct oc_stream *s)
+{
+  oc_sse_free(&s->sse);
+  oc_jdoc_free(&s->doc);
+  for(size_t i = 0; i < s->nchoices; i++)
+    oc_message_free(&s->choices[i]);
+  free(s->choices);
+  oc_buf_free(&s->id);
+  oc_buf_free(&s->model);
+  oc_buf_free(&s->error_message);
+  cJSON_Delete(s->usage);
+  if(s->log.enabled)
+    log_free(&s->log);
+  free(s->timing.gaps_us);
+  memset(s, 0, sizeof(*s));
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+cJSON *oc_stream_completion(const struct oc_stream *s)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  cJSON_AddStringToObject(o, "id", oc_buf_str(&s->id));
+  cJSON_AddStringToObject(o, "model", oc_buf_str(&s->model));
+  if(!isnan(s->created))
+    cJSON_AddNumberToObject(o, "created", s->created);
+  cJSON *choices = cJSON_AddArrayToObject(o, "choices");
+  for(size_t i = 0; choices && i < s->nchoices; i++) {
+    cJSON *ch = cJSON_CreateObject();
+    if(!ch)
+      break;
+    cJSON_AddItemToArray(choices, ch);
+    cJSON_AddNumberToObject(ch, "index", s->choices[i].index);
+    cJSON *msg = oc_message_to_json(&s->choices[i]);
+    if(msg) {
+      cJSON *fr = cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason");
+      cJSON_AddItemToObject(ch, "message", msg);
+      if(fr)
+        cJSON_AddItemToObject(ch, "finish_reason", fr);
+    }
+  }
+  if(s->usage)
+    cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(s->usage, 1));
+  return o;
+}
+
+static int cmp_logged(const void *a, const void *b)
+{
+  long x = (*(const struct oc_logged_event *const *)a)->n;
+  long y = (*(const struct oc_logged_event *const *)b)->n;
+  return x < y ? -1 : x > y;
+}
+
+cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
+{
+  cJSON *arr = cJSON_CreateArray();
+  if(!arr || !s->log.enabled)
+    return arr;
+  size_t total = s->log.nhead + s->log.ntail + s->log.npinned;
+  const struct oc_logged_event **all = calloc(total ? total : 1, sizeof(*all));
+  if(!all)
+    return arr;
+  size_t k = 0;
+  for(size_t i = 0; i < s->log.nhead; i++)
+    all[k++] = &s->log.head[i];
+  for(size_t i = 0; i < s->log.npinned; i++)
+    all[k++] = &s->log.pinned[i];
+  for(size_t i = 0; i < s->log.ntail; i++)
+    all[k++] = &s->log.tail[(s->log.tail_start + i) % OC_LOG_TAIL];
+  qsort(all, k, sizeof(*all), cmp_logged);
+  long prev = 0;
+  for(size_t i = 0; i < k; i++) {
+    const struct oc_logged_event *e = all[i];
+    if(e->n == prev)
+      continue; /* a pinned copy of an event still in the ring */
+    prev = e->n;
+    cJSON *ev = cJSON_CreateObject();
+    if(!ev)
+      break;
+    cJSON_AddItemToArray(arr, ev);
+    cJSON_AddNumberToObject(ev, "n", (double)e->n);
+    cJSON_AddNumberToObject(ev, "offset", (double)e->offset);
+    cJSON_AddNumberToObject(ev, "end", (double)e->end);
+    if(s->timing.recorded && e->t_ns >= s->timing.t_sent)
+      cJSON_AddNumberToObject(ev, "t_ms", (double)(e->t_ns - s->timing.t_sent) / 1e6);
+    else
+      cJSON_AddNullToObject(ev, "t_ms");
+    if(e->type.len)
+      cJSON_AddStringToObject(ev, "type", oc_buf_str(&e->type));
+    /* data may hold bytes that are not UTF-8 or NUL: cJSON strings cannot
+     * carry NUL, so the log keeps what precedes one */
+    cJSON_AddStringToObject(ev, "data", oc_buf_str(&e->data));
+  }
+  free(all);
+  if(truncated)
+    *truncated = (long)cJSON_GetArraySize(arr) < s->events;
+  return arr;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void add_ms(cJSON *o, const char *key, int ok, double ms)
+{
+  if(ok)
+    cJSON_AddNumberToObject(o, key, round(ms * 1000.0) / 1000.0);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+cJSON *oc_stream_timing_json(const struct oc_stream *s)
+{
+  const struct oc_stream_timing *tm = &s->timing;
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  cJSON_AddBoolToObject(o, "recorded", tm->recorded);
+  int rec = tm->recorded && tm->t_sent;
+  add_ms(o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
+         (double)(tm->t_first_content - tm->t_sent) / 1e6);
+  add_ms(o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
+         (double)(tm->t_first_event - tm->t_sent) / 1e6);
+  add_ms(o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
+         (double)(tm->t_first_byte - tm->t_sent) / 1e6);
+  add_ms(o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
+  double p50 = 0, p90 = 0, p99 = 0;
+  int have = rec && tm->ngaps > 0;
+  if(have) {
+    uint32_t *g = malloc(tm->ngaps * sizeof(*g));
+    if(g) {
+      memcpy(g, tm->gaps_us, tm->ngaps * sizeof(*g));
+      qsort(g, tm->ngaps, sizeof(*g), cmp_u32);
+      p50 = g[(tm->ngaps - 1) * 50 / 100] / 1000.0;
+      p90 = g[(tm->ngaps - 1) * 90 / 100] / 1000.0;
+      p99 = g[(tm->ngaps - 1) * 99 / 100] / 1000.0;
+      free(g);
+    }
+    else
+      have = 0;
+  }
+  add_ms(o, "itl_p50_ms", have, p50);
+  add_ms(o, "itl_p90_ms", have, p90);
+  add_ms(o, "itl_p99_ms", have, p99);
+  add_ms(o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
+  if(have && tm->max_gap_chunk > 0)
+    cJSON_AddNumberToObject(o, "max_gap_chunk", (double)tm->max_gap_chunk);
+  else
+    cJSON_AddNullToObject(o, "max_gap_chunk");
+  cJSON_AddNumberToObject(o, "chunks", (double)s->events);
+  double span = (double)(tm->t_last_content - tm->t_first_content) / 1e9;
+  add_ms(o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
+         (double)(tm->content_events - 1) / (span > 0 ? span : 1));
+  return o;
+}

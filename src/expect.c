@@ -1,0 +1,393 @@
+/* expect.c — case expectations.  The order matters: an answer that the
+ * case declares as "unsupported" skips everything else; an expected error
+ * or overflow replaces the plain status check; assertions run on the body
+ * or on the message rebuilt from the stream. */
+#include "config.h"
+#include "expect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "regex.h"
+#include "schema.h"
+#include "util.h"
+
+static int status_item_matches(const cJSON *it, int status)
+{
+  if(cJSON_IsNumber(it))
+    return (int)it->valuedouble == status;
+  if(cJSON_IsString(it) && strlen(it->valuestring) == 3 && it->valuestring[1] == 'x')
+    return status / 100 == it->valuestring[0] - '0';
+  return 0;
+}
+
+int oc_expect_status_matches(const cJSON *spec, int status)
+{
+  if(!spec)
+    return status == 200;
+  if(cJSON_IsArray(spec)) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, spec)
+    {
+      if(status_item_matches(it, status))
+        return 1;
+    }
+    return 0;
+  }
+  return status_item_matches(spec, status);
+}
+
+static char *status_text(const cJSON *spec)
+{
+  if(!spec)
+    return oc_strdup("200");
+  if(cJSON_IsString(spec))
+    return oc_strdup(spec->valuestring);
+  return cJSON_PrintUnformatted(spec);
+}
+
+static const char *error_message(const struct oc_response *r)
+{
+  const cJSON *err = oc_json_get(r->parsed, "error");
+  const char *m = oc_json_str(err, "message");
+  if(!m)
+    m = oc_json_str(r->parsed, "error"); /* {"error": "text"} */
+  if(!m)
+    m = oc_json_str(r->parsed, "message");
+  return m;
+}
+
+static int unsupported(const cJSON *spec, const struct oc_response *r, char *reason, size_t len)
+{
+  if(!spec)
+    return 0;
+  const cJSON *st = oc_json_get(spec, "status");
+  if(st && !oc_expect_status_matches(st, r->status))
+    return 0;
+  if(!st && r->status < 400)
+    return 0;
+  const char *re = oc_json_str(spec, "message_regex");
+  const char *msg = error_message(r);
+  if(re) {
+    char err[256];
+    struct oc_regex *rx = oc_regex_compile(re, strlen(re), err, sizeof(err));
+    int m = rx && msg ? oc_regex_match(rx, msg, strlen(msg), NULL) : 0;
+    oc_regex_free(rx);
+    if(m != 1)
+      return 0;
+  }
+  snprintf(reason, len, "unsupported: HTTP %d%s%.200s", r->status, msg ? ": " : "", msg ? msg : "");
+  return 1;
+}
+
+/* The context-overflow signature each profile expects. */
+static void check_overflow_shape(const struct oc_response *r, struct oc_check *c)
+{
+  const cJSON *err = oc_json_get(r->parsed, "error");
+  const char *type = oc_json_str(err, "type");
+  const char *msg = oc_json_str(err, "message");
+  const cJSON *code = oc_json_get(err, "code");
+  const char *profile = c->profile->name;
+  if(!cJSON_IsObject(err)) {
+    oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error", "an error object", "none", NULL,
+                  "the overflow answer carries no error object to recognise it by");
+    return;
+  }
+  if(strcmp(profile, "llama-server") == 0) {
+    const cJSON *np = oc_json_get(err, "n_prompt_tokens"), *nc = oc_json_get(err, "n_ctx");
+    if(!oc_streq(type, "exceed_context_size_error") || !oc_json_is_integer(np) || !oc_json_is_integer(nc))
+      oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error",
+                    "type exceed_context_size_error with integer n_prompt_tokens and n_ctx",
+                    type ? type : "no type", NULL,
+                    "the overflow error does not carry llama-server's signature (type '%s')",
+                    type ? type : "absent");
+    return;
+  }
+  if(strcmp(profile, "vllm") == 0) {
+    if(!msg || !strstr(msg, "maximum context length"))
+      oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error/message",
+                    "a message with \"maximum context length\"", msg ? msg : "none", NULL,
+                    "the overflow error does not carry vLLM's message");
+    return;
+  }
+  /* openai (and anything else): the spec's own signature */
+  if(!oc_streq(type, "invalid_request_error") || !cJSON_IsString(code) ||
+     strcmp(code->valuestring, "context_length_exceeded") != 0) {
+    char actual[160];
+    snprintf(actual, sizeof(actual), "type %s, code %s", type ? type : "absent",
+             cJSON_IsString(code) ? code->valuestring : (code ? oc_json_type_name(code) : "absent"));
+    oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error",
+                  "type invalid_request_error, code context_length_exceeded", actual, NULL,
+                  "the overflow error is not OpenAI's (%s): clients that match on "
+                  "context_length_exceeded will not recognise it", actual);
+  }
+}
+
+static void check_status(const struct oc_case *k, const cJSON *expect, const struct oc_response *r,
+                         struct oc_check *c)
+{
+  char act[16];
+  snprintf(act, sizeof(act), "%d", r->status);
+  if(oc_json_bool(expect, "error", 0)) {
+    if(r->status < 400 || r->status >= 500)
+      oc_check_emit(c, "ERROR-STATUS", -1, -1, -1, NULL, "4xx", act, NULL,
+                    "case '%s' sends an invalid request but the answer is HTTP %d%s", k->name,
+                    r->status, r->status >= 500 ? " (clients retry a 5xx)" : " (the input was accepted)");
+    return;
+  }
+  if(oc_json_bool(expect, "context_overflow", 0)) {
+    if(r->status < 400 || r->status >= 500)
+      oc_check_emit(c, "CTX-OVERFLOW-STATUS", -1, -1, -1, NULL, "4xx before any stream byte", act,
+                    NULL, "a prompt over the context window gets HTTP %d%s", r->status,
+                    r->is_sse ? " and an event stream" : "");
+    else
+      check_overflow_shape(r, c);
+    return;
+  }
+  if(oc_json_bool(expect, "under_limit", 0)) {
+    if(r->status < 200 || r->status >= 300)
+      oc_check_emit(c, "CTX-UNDER-LIMIT", -1, -1, -1, NULL, "2xx", act, NULL,
+                    "a prompt that fits the context window gets HTTP %d", r->status);
+    return;
+  }
+  const cJSON *spec = oc_json_get(expect, "status");
+  if(!oc_expect_status_matches(spec, r->status)) {
+    char *exp = status_text(spec);
+    const char *msg = error_message(r);
+    oc_check_emit(c, "HTTP-STATUS", -1, -1, -1, NULL, exp ? exp : "200", act, NULL,
+                  "expected HTTP %s, got %d%s%.200s", exp ? exp : "200", r->status,
+                  msg ? ": " : "", msg ? msg : "");
+    free(exp);
+  }
+}
+
+static const cJSON *choice_list(const struct oc_response *r, const cJSON *message)
+{
+  return oc_json_arr(message ? message : r->parsed, "choices");
+}
+
+static void check_finish(const cJSON *expect, const struct oc_response *r, const cJSON *message,
+                         struct oc_check *c)
+{
+  const cJSON *allowed = oc_json_arr(expect, "finish_reasons");
+  if(!allowed || r->status < 200 || r->status >= 300)
+    return;
+  const cJSON *ch;
+  int i = 0;
+  cJSON_ArrayForEach(ch, choice_list(r, message))
+  {
+    const char *fr = oc_json_str(ch, "finish_reason");
+    int ok = 0;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, allowed)
+    {
+      if(cJSON_IsString(a) && oc_streq(a->valuestring, fr))
+        ok = 1;
+    }
+    if(!ok) {
+      char *exp = cJSON_PrintUnformatted(allowed);
+      char path[64];
+      snprintf(path, sizeof(path), "/choices/%d/finish_reason", i);
+      oc_check_emit(c, "CHAT-FINISH-REASON", -1, -1, -1, path, exp, fr ? fr : "null", NULL,
+                    "choice %d ends with finish_reason %s, the case allows %s", i, fr ? fr : "null",
+                    exp ? exp : "others");
+      free(exp);
+    }
+    i++;
+  }
+}
+
+static void check_tool_call(const cJSON *expect, const struct oc_response *r, const cJSON *message,
+                            struct oc_check *c)
+{
+  const cJSON *tc = oc_json_obj(expect, "tool_call");
+  if(!tc || r->status < 200 || r->status >= 300)
+    return;
+  const cJSON *ch = cJSON_GetArrayItem(choice_list(r, message), 0);
+  const cJSON *calls = oc_json_arr(oc_json_obj(ch, "message"), "tool_calls");
+  int n = calls ? cJSON_GetArraySize(calls) : 0;
+  double min = oc_json_num(tc, "min", 1), max = oc_json_num(tc, "max", 1e9);
+  if(n < min || n > max) {
+    char exp[64], act[16];
+    snprintf(exp, sizeof(exp), "%.0f..%s tool calls", min, max >= 1e9 ? "" : "");
+    if(max < 1e9)
+      snprintf(exp, sizeof(exp), "%.0f..%.0f tool calls", min, max);
+    snprintf(act, sizeof(act), "%d", n);
+    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, "/choices/0/message/tool_calls", exp, act, NULL,
+                  "choice 0 has %d tool call%s, the case wants %s", n, n == 1 ? "" : "s", exp);
+  }
+  const char *name = oc_json_str(tc, "name");
+  const cJSON *call;
+  int i = 0;
+  cJSON_ArrayForEach(call, calls)
+  {
+    const cJSON *fn = oc_json_obj(call, "function");
+    const char *got = oc_json_str(fn, "name");
+    char path[96];
+    snprintf(path, sizeof(path), "/choices/0/message/tool_calls/%d/function", i);
+    if(name && !oc_streq(name, got))
+      oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, -1, -1, path, name, got ? got : "none", NULL,
+                    "tool call %d calls '%s', the case wants '%s'", i, got ? got : "?", name);
+    const cJSON *schema = oc_json_get(tc, "arguments_schema");
+    const char *args = oc_json_str(fn, "arguments");
+    if(schema && args && c->out) {
+      cJSON *parsed = oc_json_parse(args, strlen(args), NULL);
+      struct oc_schema_registry *reg = oc_schema_registry_new();
+      char err[256];
+      struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
+      if(parsed && s) {
+        struct oc_schema_result res;
+        oc_schema_result_init(&res);
+        if(oc_schema_validate_cjson(s, parsed, &res) == 0)
+          for(size_t k = 0; k < res.count && k < 5; k++)
+            oc_check_emit(c, "TOOL-ARGS-JSON", -1, -1, -1, path, res.errors[k].keyword,
+                          res.errors[k].message, NULL,
+                          "tool call %d's arguments do not match the case's schema at '%s': %s", i,
+                          res.errors[k].instance_path, res.errors[k].message);
+        oc_schema_result_free(&res);
+      }
+      oc_schema_free(s);
+      oc_schema_registry_free(reg);
+      cJSON_Delete(parsed);
+    }
+    i++;
+  }
+}
+
+static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, const cJSON *message,
+                      struct oc_check *c)
+{
+  const char *ptr = oc_json_str(a, "pointer");
+  const char *in = oc_json_str(a, "in");
+  const cJSON *root = oc_streq(in, "body") ? r->parsed
+                    : oc_streq(in, "message") ? message
+                    : (message ? message : r->parsed);
+  const cJSON *v = root ? oc_json_pointer(root, ptr ? ptr : "") : NULL;
+  const char *what = oc_json_str(a, "description");
+  char label[160];
+  snprintf(label, sizeof(label), "assertion %zu%s%s%s", idx + 1, what ? " (" : "", what ? what : "",
+           what ? ")" : "");
+  const cJSON *exists = oc_json_get(a, "exists");
+  if(cJSON_IsBool(exists)) {
+    if(cJSON_IsTrue(exists) != (v != NULL))
+      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, cJSON_IsTrue(exists) ? "present" : "absent",
+                    v ? "present" : "absent", NULL, "%s: '%s' is %s", label, ptr,
+                    v ? "present" : "absent");
+    if(!v)
+      return;
+  }
+  if(!v) {
+    if(oc_json_get(a, "equals") || oc_json_get(a, "type") || oc_json_get(a, "regex") ||
+       oc_json_get(a, "contains") || oc_json_get(a, "schema"))
+      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, "a value", "absent", NULL,
+                    "%s: nothing at '%s'", label, ptr);
+    return;
+  }
+  const cJSON *eq = oc_json_get(a, "equals");
+  if(eq && !oc_json_equal(eq, v)) {
+    char *e = oc_json_brief(eq, 80), *g = oc_json_brief(v, 80);
+    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, e, g, NULL, "%s: '%s' is %s, expected %s",
+                  label, ptr, g ? g : "?", e ? e : "?");
+    free(e);
+    free(g);
+  }
+  const char *type = oc_json_str(a, "type");
+  if(type) {
+    const char *t = oc_json_type_name(v);
+    int ok = strcmp(type, t) == 0 || (strcmp(type, "number") == 0 && strcmp(t, "integer") == 0);
+    if(!ok)
+      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, type, t, NULL, "%s: '%s' is %s, expected %s",
+                    label, ptr, t, type);
+  }
+  const char *text = cJSON_IsString(v) ? v->valuestring : NULL;
+  const char *re = oc_json_str(a, "regex");
+  if(re) {
+    char err[256];
+    struct oc_regex *rx = oc_regex_compile(re, strlen(re), err, sizeof(err));
+    int m = rx && text ? oc_regex_match(rx, text, strlen(text), NULL) : 0;
+    if(m != 1) {
+      char *g = oc_json_brief(v, 80);
+      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, re, g, NULL, "%s: '%s' does not match /%s/%s",
+                    label, ptr, re, rx ? "" : " (the pattern does not compile)");
+      free(g);
+    }
+    oc_regex_free(rx);
+  }
+  const char *contains = oc_json_str(a, "contains");
+  if(contains && (!text || !strstr(text, contains)))
+    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, contains, text ? "text without it" : oc_json_type_name(v),
+                  NULL, "%s: '%s' does not contain \"%s\"", label, ptr, contains);
+  const char *nc = oc_json_str(a, "not_contains");
+  if(nc && text && strstr(text, nc))
+    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, "text without it", nc, NULL,
+                  "%s: '%s' contains \"%s\"", label, ptr, nc);
+  const cJSON *schema = oc_json_get(a, "schema");
+  if(schema) {
+    struct oc_schema_registry *reg = oc_schema_registry_new();
+    char err[256];
+    struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
+    if(s) {
+      struct oc_schema_result res;
+      oc_schema_result_init(&res);
+      if(oc_schema_validate_cjson(s, v, &res) == 0)
+        for(size_t k = 0; k < res.count && k < 5; k++)
+          oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, res.errors[k].keyword,
+                        res.errors[k].message, NULL, "%s: '%s%s' does not match the schema: %s",
+                        label, ptr, res.errors[k].instance_path, res.errors[k].message);
+      oc_schema_result_free(&res);
+    }
+    oc_schema_free(s);
+    oc_schema_registry_free(reg);
+  }
+}
+
+static void check_timing(const cJSON *expect, const cJSON *timing, struct oc_check *c)
+{
+  if(!timing || !oc_json_bool(timing, "recorded", 0))
+    return;
+  static const struct {
+    const char *budget, *measure, *what;
+  } budgets[] = {
+    { "ttft_ms", "ttft_ms", "time to first token" },
+    { "total_ms", "total_ms", "total time" },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(budgets); i++) {
+    const cJSON *b = oc_json_get(expect, budgets[i].budget);
+    const cJSON *m = oc_json_get(timing, budgets[i].measure);
+    if(cJSON_IsNumber(b) && cJSON_IsNumber(m) && m->valuedouble > b->valuedouble) {
+      char exp[32], act[32];
+      snprintf(exp, sizeof(exp), "<= %.0f ms", b->valuedouble);
+      snprintf(act, sizeof(act), "%.1f ms", m->valuedouble);
+      oc_check_emit(c, "CASE-TIMING", -1, -1, -1, NULL, exp, act, NULL, "%s %.1f ms exceeds the "
+                    "budget of %.0f ms", budgets[i].what, m->valuedouble, b->valuedouble);
+    }
+  }
+}
+
+enum oc_expect_outcome oc_expect_apply(const struct oc_case *k, const struct oc_response *r,
+                                       const cJSON *message, const cJSON *timing,
+                                       struct oc_check *c, char *reason, size_t reasonlen)
+{
+  const cJSON *expect = k->expect;
+  if(unsupported(oc_json_obj(expect, "unsupported"), r, reason, reasonlen))
+    return OC_EXPECT_UNSUPPORTED;
+  check_status(k, expect, r, c);
+  const cJSON *want_stream = oc_json_get(expect, "stream");
+  if(cJSON_IsBool(want_stream) && cJSON_IsTrue(want_stream) != r->is_sse && r->status < 300)
+    oc_check_emit(c, "STREAM-CONTENT-TYPE", -1, -1, -1, NULL,
+                  cJSON_IsTrue(want_stream) ? "text/event-stream" : "not a stream",
+                  r->media[0] ? r->media : "untyped", NULL, "the case expects %s but got %s",
+                  cJSON_IsTrue(want_stream) ? "an event stream" : "a plain body",
+                  r->media[0] ? r->media : "no Content-Type");
+  check_finish(expect, r, message, c);
+  check_tool_call(expect, r, message, c);
+  size_t i = 0;
+  const cJSON *a;
+  cJSON_ArrayForEach(a, oc_json_arr(expect, "assert"))
+  {
+    assertion(a, i++, r, message, c);
+  }
+  check_timing(expect, timing, c);
+  return OC_EXPECT_CHECKED;
+}

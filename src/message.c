@@ -1,0 +1,545 @@
+/* message.c — the assistant message model and the rules every message
+ * answers to, streamed or not: tool calls (arguments, ids, finish reason,
+ * tool_choice honoured, parallel_tool_calls), markup leaking into text,
+ * structured output.  Rebuilding from deltas is chat.c's job. */
+#include "config.h"
+#include "message.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "schema.h"
+
+void oc_message_init(struct oc_message *m, int index, int streamed)
+{
+  memset(m, 0, sizeof(*m));
+  m->index = index;
+  m->streamed = streamed;
+  m->content_null = 1;
+  m->finish_chunk = -1;
+  m->content_byte = -1;
+  m->finish_byte = -1;
+  oc_buf_init(&m->content, OC_CAP_CONTENT);
+  oc_buf_init(&m->reasoning, OC_CAP_CONTENT);
+  oc_buf_init(&m->refusal, OC_CAP_CONTENT);
+}
+
+static void call_free(struct oc_tool_call *t)
+{
+  free(t->id);
+  free(t->type);
+  free(t->name);
+  free(t->args_actual_type);
+  oc_buf_free(&t->args);
+}
+
+void oc_message_free(struct oc_message *m)
+{
+  if(!m)
+    return;
+  free(m->role);
+  oc_buf_free(&m->content);
+  oc_buf_free(&m->reasoning);
+  oc_buf_free(&m->refusal);
+  for(size_t i = 0; i < m->ncalls; i++)
+    call_free(&m->calls[i]);
+  free(m->calls);
+  free(m->finish_reason);
+  memset(m, 0, sizeof(*m));
+}
+
+struct oc_tool_call *oc_message_call(struct oc_message *m, long index, int create)
+{
+  for(size_t i = 0; i < m->ncalls; i++)
+    if(m->calls[i].index == index)
+      return &m->calls[i];
+  if(!create)
+    return NULL;
+  if(m->ncalls == m->acalls) {
+    size_t n = m->acalls ? m->acalls * 2 : 4;
+    struct oc_tool_call *d = realloc(m->calls, n * sizeof(*d));
+    if(!d)
+      return NULL;
+    m->calls = d;
+    m->acalls = n;
+  }
+  struct oc_tool_call *t = &m->calls[m->ncalls++];
+  memset(t, 0, sizeof(*t));
+  t->index = index;
+  t->first_chunk = -1;
+  t->first_byte = -1;
+  t->args_byte = -1;
+  oc_buf_init(&t->args, OC_CAP_ARGUMENTS);
+  return t;
+}
+
+static char *jv_strdup(const struct oc_jv *v)
+{
+  if(!v || v->type != OC_JSTRING)
+    return NULL;
+  return oc_strndup(v->u.str, v->len);
+}
+
+int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enum oc_api api)
+{
+  const struct oc_jv *fr = oc_jv_get(choice, "finish_reason");
+  if(fr && fr->type == OC_JSTRING) {
+    m->finish_reason = jv_strdup(fr);
+    m->finish_byte = fr->offset;
+    if(!m->finish_reason)
+      return OC_ENOMEM;
+  }
+  if(api == OC_API_COMPLETIONS) {
+    const struct oc_jv *text = oc_jv_get(choice, "text");
+    if(text && text->type == OC_JSTRING) {
+      m->content_null = 0;
+      m->content_seen = 1;
+      m->content_byte = text->offset;
+      if(oc_buf_add(&m->content, text->u.str, text->len))
+        m->overflow = 1;
+    }
+    return OC_OK;
+  }
+  const struct oc_jv *msg = oc_jv_get(choice, "message");
+  if(!msg || msg->type != OC_JOBJECT)
+    return OC_OK;
+  const struct oc_jv *role = oc_jv_get(msg, "role");
+  if(role && role->type == OC_JSTRING && !(m->role = jv_strdup(role)))
+    return OC_ENOMEM;
+  m->role_null = role && role->type == OC_JNULL;
+  const struct oc_jv *content = oc_jv_get(msg, "content");
+  if(content && content->type == OC_JSTRING) {
+    m->content_null = 0;
+    m->content_seen = 1;
+    m->content_byte = content->offset;
+    if(oc_buf_add(&m->content, content->u.str, content->len))
+      m->overflow = 1;
+  }
+  static const char *const reasoning_fields[] = { "reasoning_content", "reasoning" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(reasoning_fields); i++) {
+    const struct oc_jv *r = oc_jv_get(msg, reasoning_fields[i]);
+    if(r && r->type == OC_JSTRING && r->len) {
+      m->reasoning_field = reasoning_fields[i];
+      if(oc_buf_add(&m->reasoning, r->u.str, r->len))
+        m->overflow = 1;
+      break;
+    }
+  }
+  const struct oc_jv *refusal = oc_jv_get(msg, "refusal");
+  if(refusal && refusal->type == OC_JSTRING) {
+    m->refusal_seen = 1;
+    if(oc_buf_add(&m->refusal, refusal->u.str, refusal->len))
+      m->overflow = 1;
+  }
+  const struct oc_jv *calls = oc_jv_get(msg, "tool_calls");
+  if(calls && calls->type == OC_JARRAY) {
+    if(calls->len == 0)
+      m->tool_calls_empty_array = 1;
+    for(uint32_t i = 0; i < calls->len; i++) {
+      const struct oc_jv *c = &calls->u.items[i];
+      struct oc_tool_call *t = oc_message_call(m, (long)i, 1);
+      if(!t)
+        return OC_ENOMEM;
+      t->first_byte = c->offset;
+      t->fragments = 1;
+      const struct oc_jv *fn = oc_jv_get(c, "function");
+      t->id = jv_strdup(oc_jv_get(c, "id"));
+      t->type = jv_strdup(oc_jv_get(c, "type"));
+      t->name = jv_strdup(oc_jv_get(fn, "name"));
+      const struct oc_jv *args = oc_jv_get(fn, "arguments");
+      if(args) {
+        t->args_seen = 1;
+        t->args_byte = args->offset;
+        if(args->type == OC_JSTRING) {
+          if(oc_buf_add(&t->args, args->u.str, args->len))
+            t->args_overflow = 1;
+        }
+        else {
+          t->args_not_string = 1;
+          t->args_actual_type = oc_strdup(oc_jv_type_name(args));
+        }
+      }
+    }
+  }
+  return OC_OK;
+}
+
+cJSON *oc_message_to_json(const struct oc_message *m)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  cJSON_AddStringToObject(o, "role", m->role ? m->role : "assistant");
+  if(m->content_null)
+    cJSON_AddNullToObject(o, "content");
+  else
+    cJSON_AddStringToObject(o, "content", oc_buf_str(&m->content));
+  if(m->reasoning.len)
+    cJSON_AddStringToObject(o, "reasoning_content", oc_buf_str(&m->reasoning));
+  if(m->refusal_seen)
+    cJSON_AddStringToObject(o, "refusal", oc_buf_str(&m->refusal));
+  if(m->ncalls) {
+    cJSON *arr = cJSON_AddArrayToObject(o, "tool_calls");
+    for(size_t i = 0; arr && i < m->ncalls; i++) {
+      const struct oc_tool_call *t = &m->calls[i];
+      cJSON *c = cJSON_CreateObject();
+      if(!c)
+        break;
+      cJSON_AddItemToArray(arr, c);
+      if(t->id)
+        cJSON_AddStringToObject(c, "id", t->id);
+      else
+        cJSON_AddNullToObject(c, "id");
+      cJSON_AddStringToObject(c, "type", t->type ? t->type : "function");
+      cJSON *fn = cJSON_AddObjectToObject(c, "function");
+      if(fn) {
+        if(t->name)
+          cJSON_AddStringToObject(fn, "name", t->name);
+        cJSON_AddStringToObject(fn, "arguments", oc_buf_str(&t->args));
+      }
+    }
+  }
+  if(m->finish_reason)
+    cJSON_AddStringToObject(o, "finish_reason", m->finish_reason);
+  else
+    cJSON_AddNullToObject(o, "finish_reason");
+  return o;
+}
+
+/* ---- text scanning ------------------------------------------------------- */
+
+static const char *memfind(const char *h, size_t hl, const char *n)
+{
+  size_t nl = strlen(n);
+  if(nl == 0 || hl < nl)
+    return NULL;
+  const char *end = h + hl - nl;
+  for(const char *p = h; p <= end; p++) {
+    p = memchr(p, n[0], (size_t)(end - p) + 1);
+    if(!p)
+      return NULL;
+    if(memcmp(p, n, nl) == 0)
+      return p;
+  }
+  return NULL;
+}
+
+const char *oc_message_find_template_token(const char *s, size_t len)
+{
+  /* Control tokens of the chat templates in common use (ChatML/Qwen,
+   * Llama 2/3, Mistral, Gemma, Phi).  "<s>" alone is left out: it is
+   * also ordinary HTML. */
+  static const char *const tokens[] = {
+    "<|im_end|>", "<|im_start|>", "<|endoftext|>", "</s>", "<|eot_id|>",
+    "<|start_header_id|>", "<|end_header_id|>", "<|begin_of_text|>", "<|eom_id|>",
+    "[INST]", "[/INST]", "<end_of_turn>", "<start_of_turn>", "<|end|>",
+    "<|assistant|>", "<|user|>", "<|system|>",
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(tokens); i++)
+    if(memfind(s, len, tokens[i]))
+      return tokens[i];
+  return NULL;
+}
+
+int oc_message_find_tool_markup(const struct oc_request_info *req, const char *s, size_t len,
+                                char *out, size_t outlen)
+{
+  static const char *const markers[] = {
+    "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<function=",
+    "<|tool_call|>", "<tool_calls>", "<|tool_calls_section_begin|>",
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(markers); i++) {
+    const char *p = memfind(s, len, markers[i]);
+    if(p) {
+      snprintf(out, outlen, "'%s' at offset %zu of the content", markers[i], (size_t)(p - s));
+      return 1;
+    }
+  }
+  /* A bare JSON object {"name": <offered tool>, "arguments"|"parameters": …}:
+   * how Llama 3.1 and Hermes-style templates write calls.  Try the first
+   * few '{' only: content is model text, not an attacker's maze. */
+  int tries = 0;
+  for(const char *p = memchr(s, '{', len); p && tries < 32;
+      p = memchr(p + 1, '{', len - (size_t)(p + 1 - s)), tries++) {
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(p, len - (size_t)(p - s), &end, 0);
+    if(!j)
+      continue;
+    const char *name = oc_json_str(j, "name");
+    int has_args = oc_json_get(j, "arguments") || oc_json_get(j, "parameters");
+    if(name && has_args && oc_request_has_tool(req, name)) {
+      snprintf(out, outlen, "a JSON tool call to '%s' at offset %zu of the content", name,
+               (size_t)(p - s));
+      cJSON_Delete(j);
+      return 1;
+    }
+    cJSON_Delete(j);
+    if((size_t)(p - s) + 1 >= len)
+      break;
+  }
+  return 0;
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+static long where_chunk(const struct oc_message *m, long chunk)
+{
+  return m->streamed ? chunk : -1;
+}
+
+static void path_for(char *out, size_t outlen, const struct oc_message *m, const char *field)
+{
+  snprintf(out, outlen, "/choices/%d/%s%s%s", m->index, m->streamed ? "delta" : "message",
+           field ? "/" : "", field ? field : "");
+}
+
+static void check_content_text(struct oc_check *c, const struct oc_request_info *req,
+                               const struct oc_message *m)
+{
+  char path[128];
+  path_for(path, sizeof(path), m, "content");
+  const char *tok = oc_message_find_template_token(m->content.data ? m->content.data : "",
+                                                   m->content.len);
+  if(tok)
+    oc_check_emit(c, "CHAT-CONTENT-STRING", -1, -1, m->content_byte, path, "text without template tokens",
+                  tok, NULL, "content of choice %d contains the template token '%s'", m->index, tok);
+  if(req->tools && req->tool_choice != OC_TOOL_CHOICE_NONE && m->content.len) {
+    char what[256];
+    if(oc_message_find_tool_markup(req, m->content.data, m->content.len, what, sizeof(what)))
+      oc_check_emit(c, "TOOL-TEXT-LEAK", -1, -1, m->content_byte, path, "tool calls in tool_calls",
+                    what, NULL, "tools were offered but choice %d's content holds tool-call markup: %s",
+                    m->index, what);
+  }
+  if(m->streamed && memfind(m->content.data ? m->content.data : "", m->content.len, "\xEF\xBF\xBD"))
+    oc_check_emit(c, "STREAM-REPLACEMENT-CHAR", -1, -1, -1, path, "no U+FFFD", "U+FFFD", NULL,
+                  "the rebuilt content of choice %d holds U+FFFD, the trace of a character "
+                  "split and decoded in halves", m->index);
+}
+
+static int is_known_finish(const char *f)
+{
+  static const char *const ok[] = { "stop", "length", "tool_calls", "content_filter",
+                                    "function_call" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(ok); i++)
+    if(oc_streq(f, ok[i]))
+      return 1;
+  return 0;
+}
+
+static void check_args(struct oc_check *c, const struct oc_request_info *req,
+                       const struct oc_message *m, const struct oc_tool_call *t, size_t i,
+                       struct oc_schema_registry *reg)
+{
+  char path[160];
+  snprintf(path, sizeof(path), "/choices/%d/%s/tool_calls/%zu/function/arguments", m->index,
+           m->streamed ? "delta" : "message", m->streamed ? (size_t)t->index : i);
+  long chunk = where_chunk(m, t->first_chunk);
+  int64_t byte = m->streamed ? t->first_byte : t->args_byte;
+  if(t->args_not_string) {
+    oc_check_emit(c, "TOOL-ARGS-STRING", -1, chunk, byte, path, "string",
+                  t->args_actual_type ? t->args_actual_type : "not a string", NULL,
+                  "tool call %zu ('%s'): arguments is %s %s, not a string holding JSON", i,
+                  t->name ? t->name : "?",
+                  t->args_actual_type && t->args_actual_type[0] == 'o' ? "an" : "a",
+                  t->args_actual_type ? t->args_actual_type : "non-string");
+    return;
+  }
+  if(t->args_overflow) {
+    oc_check_emit(c, "TOOL-ARGS-JSON", -1, chunk, byte, path, "arguments under 4 MiB",
+                  "larger", NULL, "tool call %zu's arguments exceed oacheck's cap", i);
+    return;
+  }
+  /* A call cut off by max_tokens is truncated, not wrong: the last call
+   * of a "length" message gets a warning. */
+  int truncated = oc_streq(m->finish_reason, "length") && i + 1 == m->ncalls;
+  int sev = truncated ? OC_SEV_WARNING : -1;
+  const char *text = t->args.data ? t->args.data : "";
+  struct oc_jdoc doc;
+  struct oc_jerr jerr;
+  oc_jdoc_init(&doc);
+  int rc = oc_jdoc_parse(&doc, text, t->args.len, &jerr);
+  if(rc) {
+    char actual[96];
+    snprintf(actual, sizeof(actual), "%.60s%s", text, t->args.len > 60 ? "…" : "");
+    oc_check_emit(c, "TOOL-ARGS-JSON", sev, chunk, byte, path, "a JSON object", actual, NULL,
+                  "tool call %zu ('%s'): arguments are not JSON (%s at byte %zu of the "
+                  "arguments)%s", i, t->name ? t->name : "?", jerr.message ? jerr.message : "parse error",
+                  jerr.offset, truncated ? "; the answer was cut by finish_reason length" : "");
+    goto out;
+  }
+  if(doc.root->type != OC_JOBJECT) {
+    oc_check_emit(c, "TOOL-ARGS-JSON", sev, chunk, byte, path, "a JSON object",
+                  oc_jv_type_name(doc.root), NULL, "tool call %zu ('%s'): arguments are JSON %s, not an object",
+                  i, t->name ? t->name : "?", oc_jv_type_name(doc.root));
+    goto out;
+  }
+  const cJSON *params = oc_request_tool_parameters(req, t->name);
+  if(params && reg) {
+    char err[512];
+    struct oc_schema *s = oc_schema_compile(reg, params, NULL, 0, err, sizeof(err));
+    if(s) {
+      struct oc_schema_result res;
+      oc_schema_result_init(&res);
+      if(oc_schema_validate(s, doc.root, &res) == 0) {
+        for(size_t k = 0; k < res.count && k < 5; k++) {
+          const struct oc_schema_error *e = &res.errors[k];
+          oc_check_emit(c, "TOOL-ARGS-JSON", sev, chunk, byte, path, e->keyword,
+                        e->message, NULL,
+                        "tool call %zu ('%s'): arguments do not match the tool's parameters "
+                        "schema at '%s': %s", i, t->name, e->instance_path, e->message);
+        }
+      }
+      oc_schema_result_free(&res);
+      oc_schema_free(s);
+    }
+  }
+out:
+  oc_jdoc_free(&doc);
+}
+
+static void check_tools(struct oc_check *c, const struct oc_request_info *req,
+                        const struct oc_message *m, struct oc_schema_registry *reg)
+{
+  char path[128];
+  path_for(path, sizeof(path), m, "tool_calls");
+  if(m->tool_calls_empty_array && m->ncalls == 0)
+    oc_check_emit(c, "TOOL-CALLS-EMPTY", -1, -1, -1, path, "absent", "[]", NULL,
+                  "choice %d carries an empty tool_calls array", m->index);
+  if(!req->tools)
+    return;
+  int forced = req->tool_choice == OC_TOOL_CHOICE_REQUIRED || req->tool_choice == OC_TOOL_CHOICE_NAMED;
+  if(forced && m->ncalls == 0)
+    oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, -1, m->content_byte, path,
+                  req->tool_choice == OC_TOOL_CHOICE_NAMED ? req->named_tool : "a tool call",
+                  m->content.len ? "text only" : "no tool call", NULL,
+                  "tool_choice was %s but choice %d has no tool call (finish_reason %s)",
+                  req->tool_choice == OC_TOOL_CHOICE_NAMED ? "a named function" : "\"required\"",
+                  m->index, m->finish_reason ? m->finish_reason : "null");
+  if(req->tool_choice == OC_TOOL_CHOICE_NAMED)
+    for(size_t i = 0; i < m->ncalls; i++)
+      if(m->calls[i].name && !oc_streq(m->calls[i].name, req->named_tool))
+        oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, where_chunk(m, m->calls[i].first_chunk),
+                      m->calls[i].first_byte, path, req->named_tool, m->calls[i].name, NULL,
+                      "tool_choice named '%s' but tool call %zu calls '%s'", req->named_tool, i,
+                      m->calls[i].name);
+  if(req->parallel_tool_calls == 0 && m->ncalls > 1)
+    oc_check_emit(c, "TOOL-PARALLEL-FALSE", -1, where_chunk(m, m->calls[1].first_chunk),
+                  m->calls[1].first_byte, path, "at most 1 tool call", NULL, NULL,
+                  "parallel_tool_calls was false but choice %d has %zu tool calls", m->index,
+                  m->ncalls);
+  if(m->ncalls == 0)
+    return;
+  for(size_t i = 0; i < m->ncalls; i++) {
+    const struct oc_tool_call *t = &m->calls[i];
+    if(!m->streamed && (!t->id || !t->id[0] || !oc_streq(t->type, "function"))) {
+      char p[160];
+      snprintf(p, sizeof(p), "/choices/%d/message/tool_calls/%zu/%s", m->index, i,
+               (!t->id || !t->id[0]) ? "id" : "type");
+      oc_check_emit(c, "TOOL-CALL-ID", -1, -1, t->first_byte, p,
+                    (!t->id || !t->id[0]) ? "a non-empty id" : "\"function\"",
+                    (!t->id || !t->id[0]) ? (t->id ? "\"\"" : "absent") : (t->type ? t->type : "absent"),
+                    NULL, "tool call %zu has %s", i,
+                    (!t->id || !t->id[0]) ? "no usable id to answer with" : "no type \"function\"");
+    }
+    if(req->tools && t->name && !oc_request_has_tool(req, t->name)) {
+      char p[160];
+      snprintf(p, sizeof(p), "%s/%zu/function/name", path, m->streamed ? (size_t)t->index : i);
+      oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, where_chunk(m, t->first_chunk), t->first_byte,
+                    p, "an offered tool", t->name, NULL,
+                    "tool call %zu calls '%s', which the request did not offer", i, t->name);
+    }
+    check_args(c, req, m, t, i, reg);
+  }
+  if(!m->finish_reason)
+    return; /* STREAM-FINISH-ONCE / CHAT-FINISH-REASON report it */
+  char fpath[128];
+  snprintf(fpath, sizeof(fpath), "/choices/%d/finish_reason", m->index);
+  if(strcmp(m->finish_reason, "tool_calls") != 0 && strcmp(m->finish_reason, "length") != 0) {
+    int named = req->tool_choice == OC_TOOL_CHOICE_NAMED;
+    oc_check_emit(c, "TOOL-FINISH-REASON", named ? OC_SEV_WARNING : -1,
+                  where_chunk(m, m->finish_chunk), m->finish_byte, fpath, "tool_calls",
+                  m->finish_reason, NULL,
+                  "choice %d has %zu tool call%s but finish_reason \"%s\"%s", m->index, m->ncalls,
+                  m->ncalls == 1 ? "" : "s", m->finish_reason,
+                  named ? " (OpenAI itself answers \"stop\" for a named tool_choice)" : "");
+  }
+  char cpath[128];
+  path_for(cpath, sizeof(cpath), m, "content");
+  if(!m->content_null && m->content.len == 0 && !m->streamed)
+    oc_check_emit(c, "TOOL-CONTENT-NULL", -1, -1, m->content_byte, cpath, "null", "\"\"", NULL,
+                  "choice %d has tool calls and content \"\" where OpenAI sends null", m->index);
+}
+
+static void check_output_format(struct oc_check *c, const struct oc_request_info *req,
+                                const struct oc_message *m, struct oc_schema_registry *reg)
+{
+  if(req->format == OC_FORMAT_TEXT || m->ncalls || m->refusal.len)
+    return;
+  const char *rule = req->format == OC_FORMAT_JSON_SCHEMA ? "SCHEMA-OUTPUT" : "JSON-OBJECT-OUTPUT";
+  int truncated = oc_streq(m->finish_reason, "length");
+  int sev = truncated ? OC_SEV_WARNING : -1;
+  const char *cut = truncated ? " (the answer was cut by finish_reason length)" : "";
+  char path[128];
+  path_for(path, sizeof(path), m, "content");
+  const char *text = m->content.data ? m->content.data : "";
+  struct oc_jdoc doc;
+  struct oc_jerr jerr;
+  oc_jdoc_init(&doc);
+  if(oc_jdoc_parse(&doc, text, m->content.len, &jerr)) {
+    char actual[96];
+    snprintf(actual, sizeof(actual), "%.60s%s", text, m->content.len > 60 ? "…" : "");
+    oc_check_emit(c, rule, sev, -1, m->content_byte, path, "JSON", actual, NULL,
+                  "response_format %s was asked but choice %d's content is not JSON (%s at "
+                  "byte %zu of the content)%s", req->format == OC_FORMAT_JSON_SCHEMA ? "json_schema" : "json_object",
+                  m->index, jerr.message ? jerr.message : "parse error", jerr.offset, cut);
+    goto out;
+  }
+  if(req->format == OC_FORMAT_JSON_OBJECT) {
+    if(doc.root->type != OC_JOBJECT)
+      oc_check_emit(c, rule, sev, -1, m->content_byte, path, "a JSON object",
+                    oc_jv_type_name(doc.root), NULL,
+                    "response_format json_object was asked but choice %d's content is JSON %s",
+                    m->index, oc_jv_type_name(doc.root));
+    goto out;
+  }
+  if(req->format_schema && reg) {
+    char err[512];
+    struct oc_schema *s = oc_schema_compile(reg, req->format_schema, NULL, 0, err, sizeof(err));
+    if(!s)
+      goto out; /* the request's schema is the suite's problem, reported at load */
+    struct oc_schema_result res;
+    oc_schema_result_init(&res);
+    if(oc_schema_validate(s, doc.root, &res) == 0)
+      for(size_t k = 0; k < res.count && k < 5; k++)
+        oc_check_emit(c, rule, sev, -1, m->content_byte, path, res.errors[k].keyword,
+                      res.errors[k].message, NULL,
+                      "choice %d's content does not match the requested schema at '%s': %s%s",
+                      m->index, res.errors[k].instance_path, res.errors[k].message, cut);
+    oc_schema_result_free(&res);
+    oc_schema_free(s);
+  }
+out:
+  oc_jdoc_free(&doc);
+}
+
+void oc_message_check(struct oc_check *c, const struct oc_request_info *req,
+                      const struct oc_message *m, struct oc_schema_registry *reg)
+{
+  check_content_text(c, req, m);
+  if(!m->streamed) {
+    char fpath[128];
+    snprintf(fpath, sizeof(fpath), "/choices/%d/finish_reason", m->index);
+    if(!m->finish_reason)
+      oc_check_emit(c, "CHAT-FINISH-REASON", -1, -1, m->finish_byte, fpath,
+                    "stop, length, tool_calls or content_filter", "null or absent", NULL,
+                    "choice %d has no finish_reason", m->index);
+    else if(!is_known_finish(m->finish_reason))
+      oc_check_emit(c, "CHAT-FINISH-REASON", -1, -1, m->finish_byte, fpath,
+                    "stop, length, tool_calls or content_filter", m->finish_reason, NULL,
+                    "choice %d has finish_reason \"%s\", which no client knows", m->index,
+                    m->finish_reason);
+  }
+  check_tools(c, req, m, reg);
+  check_output_format(c, req, m, reg);
+}

@@ -1,0 +1,128 @@
+/* request.c — reading what a request asked for.  Only the fields that
+ * change what a conforming response looks like are extracted. */
+#include "config.h"
+#include "request.h"
+
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+enum oc_api oc_api_from_path(const char *path)
+{
+  if(!path)
+    return OC_API_OTHER;
+  /* ignore a query string */
+  size_t n = strcspn(path, "?");
+  char p[256];
+  if(n >= sizeof(p))
+    return OC_API_OTHER;
+  memcpy(p, path, n);
+  p[n] = '\0';
+  const char *q = p;
+  if(oc_startswith(q, "/v1/"))
+    q += 3;
+  if(strcmp(q, "/chat/completions") == 0)
+    return OC_API_CHAT;
+  if(strcmp(q, "/completions") == 0)
+    return OC_API_COMPLETIONS;
+  if(strcmp(q, "/models") == 0)
+    return OC_API_MODELS;
+  if(strcmp(q, "/embeddings") == 0)
+    return OC_API_EMBEDDINGS;
+  return OC_API_OTHER;
+}
+
+void oc_request_info_init(struct oc_request_info *info, const char *method, const char *path,
+                          const cJSON *body)
+{
+  memset(info, 0, sizeof(*info));
+  info->method = method;
+  info->path = path;
+  info->api = oc_api_from_path(path);
+  info->n = 1;
+  info->parallel_tool_calls = -1;
+  info->max_tokens = -1;
+  if(!cJSON_IsObject(body))
+    return;
+  info->body = body;
+  info->body_is_json = 1;
+  info->stream = oc_json_bool(body, "stream", 0);
+  const cJSON *so = oc_json_obj(body, "stream_options");
+  info->include_usage = so ? oc_json_bool(so, "include_usage", 0) : 0;
+  const cJSON *n = oc_json_get(body, "n");
+  if(oc_json_is_integer(n) && n->valuedouble >= 1 && n->valuedouble <= 128)
+    info->n = (int)n->valuedouble;
+  const cJSON *mt = oc_json_get(body, "max_completion_tokens");
+  if(!oc_json_is_integer(mt))
+    mt = oc_json_get(body, "max_tokens");
+  if(oc_json_is_integer(mt))
+    info->max_tokens = (long)mt->valuedouble;
+  const cJSON *tools = oc_json_arr(body, "tools");
+  if(tools && cJSON_GetArraySize(tools) > 0) {
+    info->tools = tools;
+    info->ntools = cJSON_GetArraySize(tools);
+  }
+  const cJSON *tc = oc_json_get(body, "tool_choice");
+  if(cJSON_IsString(tc)) {
+    if(strcmp(tc->valuestring, "auto") == 0)
+      info->tool_choice = OC_TOOL_CHOICE_AUTO;
+    else if(strcmp(tc->valuestring, "none") == 0)
+      info->tool_choice = OC_TOOL_CHOICE_NONE;
+    else if(strcmp(tc->valuestring, "required") == 0)
+      info->tool_choice = OC_TOOL_CHOICE_REQUIRED;
+  }
+  else if(cJSON_IsObject(tc)) {
+    const cJSON *fn = oc_json_obj(tc, "function");
+    const char *name = fn ? oc_json_str(fn, "name") : NULL;
+    if(name) {
+      info->tool_choice = OC_TOOL_CHOICE_NAMED;
+      info->named_tool = name;
+    }
+  }
+  const cJSON *ptc = oc_json_get(body, "parallel_tool_calls");
+  if(cJSON_IsBool(ptc))
+    info->parallel_tool_calls = cJSON_IsTrue(ptc);
+  const cJSON *rf = oc_json_obj(body, "response_format");
+  const char *rft = rf ? oc_json_str(rf, "type") : NULL;
+  if(oc_streq(rft, "json_object"))
+    info->format = OC_FORMAT_JSON_OBJECT;
+  else if(oc_streq(rft, "json_schema")) {
+    info->format = OC_FORMAT_JSON_SCHEMA;
+    const cJSON *js = oc_json_obj(rf, "json_schema");
+    info->format_schema = js ? oc_json_get(js, "schema") : NULL;
+  }
+}
+
+static const cJSON *tool_function(const cJSON *tool)
+{
+  return oc_json_obj(tool, "function");
+}
+
+const cJSON *oc_request_tool_parameters(const struct oc_request_info *info, const char *name)
+{
+  const cJSON *t;
+  if(!info->tools || !name)
+    return NULL;
+  cJSON_ArrayForEach(t, info->tools)
+  {
+    const cJSON *fn = tool_function(t);
+    if(fn && oc_streq(oc_json_str(fn, "name"), name))
+      return oc_json_get(fn, "parameters");
+  }
+  return NULL;
+}
+
+int oc_request_has_tool(const struct oc_request_info *info, const char *name)
+{
+  const cJSON *t;
+  if(!info->tools || !name)
+    return 0;
+  cJSON_ArrayForEach(t, info->tools)
+  {
+    const cJSON *fn = tool_function(t);
+    if(fn && oc_streq(oc_json_str(fn, "name"), name))
+      return 1;
+  }
+  return 0;
+}

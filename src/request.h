@@ -1,0 +1,62 @@
+/* request.h — what a request asked for, as the rules need to know it:
+ * streaming, usage, tools and tool_choice, n, response_format.  Derived
+ * once from the request body; the checks read this instead of digging in
+ * JSON.  Building and sending requests is suite.c's and http.c's job. */
+#ifndef OC_REQUEST_H
+#define OC_REQUEST_H
+
+#include <cjson/cJSON.h>
+
+enum oc_api {
+  OC_API_OTHER = 0,     /* /health, /props, ... */
+  OC_API_CHAT,          /* /v1/chat/completions */
+  OC_API_COMPLETIONS,   /* legacy /v1/completions */
+  OC_API_MODELS,        /* /v1/models */
+  OC_API_EMBEDDINGS
+};
+
+enum oc_tool_choice {
+  OC_TOOL_CHOICE_UNSET = 0, /* not given: auto when tools are offered */
+  OC_TOOL_CHOICE_AUTO,
+  OC_TOOL_CHOICE_NONE,
+  OC_TOOL_CHOICE_REQUIRED,
+  OC_TOOL_CHOICE_NAMED
+};
+
+enum oc_response_format {
+  OC_FORMAT_TEXT = 0,
+  OC_FORMAT_JSON_OBJECT,
+  OC_FORMAT_JSON_SCHEMA
+};
+
+struct oc_request_info {
+  enum oc_api api;
+  const char *method;       /* borrowed */
+  const char *path;         /* borrowed */
+  const cJSON *body;        /* borrowed; NULL when absent or not JSON */
+  int body_is_json;         /* the request body parsed as JSON */
+  int stream;
+  int include_usage;        /* stream_options.include_usage */
+  int n;                    /* 1 unless given */
+  const cJSON *tools;       /* the tools array, borrowed, or NULL */
+  int ntools;
+  enum oc_tool_choice tool_choice;
+  const char *named_tool;   /* with OC_TOOL_CHOICE_NAMED */
+  int parallel_tool_calls;  /* -1 unset, 0 false, 1 true */
+  enum oc_response_format format;
+  const cJSON *format_schema; /* json_schema.schema, borrowed */
+  long max_tokens;          /* -1 unset (max_tokens or max_completion_tokens) */
+};
+
+/* Fill *info from a request.  body may be NULL (GET) or not JSON; the
+ * info then says so.  Borrowed pointers live as long as body. */
+void oc_request_info_init(struct oc_request_info *info, const char *method, const char *path,
+                          const cJSON *body);
+/* The parameters schema of a tool by name, or NULL. */
+const cJSON *oc_request_tool_parameters(const struct oc_request_info *info, const char *name);
+/* Was a tool of this name offered? */
+int oc_request_has_tool(const struct oc_request_info *info, const char *name);
+/* Classify a path ("/v1/chat/completions", "/chat/completions", ...). */
+enum oc_api oc_api_from_path(const char *path);
+
+#endif

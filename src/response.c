@@ -1,0 +1,509 @@
+/* response.c — one HTTP response through the generic rules: status and
+ * media type, OpenAI error bodies, JSON bodies against their endpoint's
+ * schema, non-streamed chat choices through the message rules, and event
+ * streams through chat.c.  The decode path follows what arrived (an SSE
+ * body is parsed as a stream even when JSON was asked for), so a server
+ * answering in the wrong mode is both reported and still examined. */
+#include "config.h"
+#include "response.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datadir.h"
+#include "json.h"
+#include "schema.h"
+#include "util.h"
+
+/* ---- schemas ------------------------------------------------------------------ */
+
+struct schema_slot {
+  const char *rel;
+  size_t offset;
+};
+
+#define SLOT(rel, field) { rel, offsetof(struct oc_schemas, field) }
+static const struct schema_slot schema_slots[] = {
+  SLOT("chat.completion.json", chat),
+  SLOT("chat.completion.chunk.json", chunk),
+  SLOT("error.json", error),
+  SLOT("models.list.json", models),
+  SLOT("text_completion.json", text_completion),
+  SLOT("text_completion.chunk.json", text_completion_chunk),
+  SLOT("embeddings.json", embeddings),
+  SLOT("llama-server/health.json", ls_health),
+  SLOT("llama-server/props.json", ls_props),
+  SLOT("llama-server/slots.json", ls_slots),
+  SLOT("llama-server/tokenize.json", ls_tokenize),
+  SLOT("llama-server/apply-template.json", ls_apply_template),
+};
+#undef SLOT
+
+int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
+{
+  memset(s, 0, sizeof(*s));
+  int rc = OC_ENOMEM;
+  char *dir = oc_data_path("schemas");
+  if(!dir)
+    goto out;
+  s->reg = oc_schema_registry_new();
+  if(!s->reg)
+    goto out;
+  rc = oc_schema_registry_add_dir(s->reg, dir, OC_SCHEMA_BASE, err, errlen);
+  if(rc)
+    goto out;
+  for(size_t i = 0; i < OC_ARRAY_LEN(schema_slots); i++) {
+    char uri[256];
+    snprintf(uri, sizeof(uri), "%s%s", OC_SCHEMA_BASE, schema_slots[i].rel);
+    char inner[512];
+    struct oc_schema *c = oc_schema_compile_uri(s->reg, uri, 0, inner, sizeof(inner));
+    if(!c) {
+      snprintf(err, errlen, "%s/%s: %s", dir, schema_slots[i].rel, inner);
+      rc = OC_EPARSE;
+      goto out;
+    }
+    *(struct oc_schema **)((char *)s + schema_slots[i].offset) = c;
+  }
+  rc = OC_OK;
+out:
+  free(dir);
+  if(rc)
+    oc_schemas_free(s);
+  return rc;
+}
+
+void oc_schemas_free(struct oc_schemas *s)
+{
+  if(!s)
+    return;
+  for(size_t i = 0; i < OC_ARRAY_LEN(schema_slots); i++)
+    oc_schema_free(*(struct oc_schema **)((char *)s + schema_slots[i].offset));
+  oc_schema_registry_free(s->reg);
+  memset(s, 0, sizeof(*s));
+}
+
+/* ---- lifecycle ---------------------------------------------------------------- */
+
+void oc_response_init(struct oc_response *r, const struct oc_request_info *req,
+                      struct oc_check *check, const struct oc_schemas *schemas, uint64_t t_sent,
+                      int timing_recorded, int keep_events)
+{
+  memset(r, 0, sizeof(*r));
+  r->req = req;
+  r->check = check;
+  r->schemas = schemas;
+  r->t_sent = t_sent;
+  r->timing_recorded = timing_recorded;
+  r->keep_events = keep_events;
+  oc_headers_init(&r->headers);
+  oc_buf_init(&r->body, OC_CAP_BODY);
+}
+
+static const struct oc_schema *chunk_schema_for(const struct oc_response *r)
+{
+  if(!r->schemas)
+    return NULL;
+  if(r->req->api == OC_API_CHAT)
+    return r->schemas->chunk;
+  if(r->req->api == OC_API_COMPLETIONS)
+    return r->schemas->text_completion_chunk;
+  return NULL;
+}
+
+int oc_response_head(struct oc_response *r, int status, const struct oc_headers *headers,
+                     uint64_t t_ns)
+{
+  r->status = status;
+  r->t_head = t_ns;
+  oc_headers_free(&r->headers);
+  if(headers && oc_headers_copy(&r->headers, headers))
+    return OC_ENOMEM;
+  oc_media_type(oc_headers_get(&r->headers, "Content-Type"), r->media, sizeof(r->media));
+  r->is_sse = strcmp(r->media, "text/event-stream") == 0;
+  struct oc_check *c = r->check;
+  const char *acao = oc_headers_get(&r->headers, "Access-Control-Allow-Origin");
+  if(acao && !*acao)
+    oc_check_emit(c, "HTTP-CORS-ORIGIN", -1, -1, -1, NULL, "'*' or an origin", "empty", NULL,
+                  "the response carries an empty Access-Control-Allow-Origin header");
+  int ok = status >= 200 && status < 300;
+  int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS;
+  if(ok && chatlike && r->req->stream && !r->is_sse)
+    oc_check_emit(c, "STREAM-CONTENT-TYPE", -1, -1, -1, NULL, "text/event-stream",
+                  r->media[0] ? r->media : "no Content-Type", NULL,
+                  "stream:true was asked but the response is %s", r->media[0] ? r->media : "untyped");
+  else if(ok && r->req->api != OC_API_OTHER && !r->req->stream && strcmp(r->media, "application/json") != 0)
+    oc_check_emit(c, "HTTP-CONTENT-TYPE", -1, -1, -1, NULL, "application/json",
+                  r->media[0] ? r->media : "no Content-Type", NULL,
+                  "a non-streamed response is %s, not application/json",
+                  r->media[0] ? r->media : "untyped");
+  if(r->is_sse) {
+    oc_stream_init(&r->stream, r->req, c, chunk_schema_for(r), r->schemas ? r->schemas->reg : NULL,
+                   r->t_sent, r->timing_recorded, r->keep_events);
+    r->stream_started = 1;
+  }
+  return OC_OK;
+}
+
+int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
+{
+  r->body_bytes += n;
+  if(r->is_sse) {
+    /* keep the first bytes for the report; the stream keeps its events */
+    if(r->body.len < OC_CAP_RESULT_BODY) {
+      size_t room = OC_CAP_RESULT_BODY - r->body.len;
+      if(oc_buf_add(&r->body, p, n < room ? n : room))
+        oc_buf_init(&r->body, OC_CAP_BODY);
+    }
+    return oc_stream_push(&r->stream, p, n, t_ns);
+  }
+  if(!r->body_overflow && oc_buf_add(&r->body, p, n)) {
+    r->body_overflow = 1;
+    oc_buf_init(&r->body, OC_CAP_BODY);
+  }
+  return OC_OK;
+}
+
+/* ---- non-streamed bodies ---------------------------------------------------------- */
+
+static void schema_findings(struct oc_response *r, const struct oc_schema *schema,
+                            const struct oc_jv *root, const char *rule, const char *what)
+{
+  if(!schema)
+    return;
+  struct oc_schema_result res;
+  oc_schema_result_init(&res);
+  res.max = 20;
+  if(oc_schema_validate(schema, root, &res) == 0)
+    for(size_t i = 0; i < res.count; i++) {
+      const struct oc_schema_error *e = &res.errors[i];
+      int sev = oc_schema_error_severity(r->check, e->keyword, e->message,
+                                         oc_nullable_required_default);
+      oc_check_emit(r->check, rule, sev, -1, (int64_t)e->offset, e->instance_path, e->keyword,
+                    e->message, NULL, "%s: at '%s': %s", what, e->instance_path, e->message);
+    }
+  oc_schema_result_free(&res);
+}
+
+static void check_error_body(struct oc_response *r, const struct oc_jv *root)
+{
+  struct oc_check *c = r->check;
+  if(!root) {
+    char ex[96];
+    size_t n = r->body.len < 60 ? r->body.len : 60;
+    snprintf(ex, sizeof(ex), "%.*s%s", (int)n, oc_buf_str(&r->body), r->body.len > 60 ? "…" : "");
+    oc_check_emit(c, "ERROR-SHAPE", -1, -1, 0, NULL, "{\"error\": {message, type, param, code}}",
+                  r->body.len ? ex : "an empty body", NULL,
+                  "the HTTP %d body is not JSON (%s)", r->status, r->media[0] ? r->media : "untyped");
+    return;
+  }
+  const struct oc_jv *err = oc_jv_get(root, "error");
+  if(!err || err->type != OC_JOBJECT) {
+    oc_check_emit(c, "ERROR-SHAPE", -1, -1, root->offset, "/error", "an object",
+                  err ? oc_jv_type_name(err) : "absent", NULL,
+                  "the HTTP %d body has no \"error\" object%s", r->status,
+                  err && err->type == OC_JSTRING ? " (a bare string: openai-node shows '(no body)')" : "");
+    return;
+  }
+  schema_findings(r, r->schemas ? r->schemas->error : NULL, root, "ERROR-SHAPE", "error body");
+}
+
+static void check_usage(struct oc_response *r, const struct oc_jv *root)
+{
+  const struct oc_jv *u = oc_jv_get(root, "usage");
+  struct oc_check *c = r->check;
+  if(!u || u->type != OC_JOBJECT) {
+    oc_check_emit(c, "CHAT-USAGE", -1, -1, root->offset, "/usage", "a usage object",
+                  oc_jv_type_name(u), NULL, "the completion has no usage object");
+    return;
+  }
+  const struct oc_jv *p = oc_jv_get(u, "prompt_tokens");
+  const struct oc_jv *cm = oc_jv_get(u, "completion_tokens");
+  const struct oc_jv *t = oc_jv_get(u, "total_tokens");
+  if(!oc_jv_is_integer(p) || !oc_jv_is_integer(cm) || !oc_jv_is_integer(t))
+    return; /* the schema reports the types */
+  if(p->u.num + cm->u.num != t->u.num) {
+    char exp[32], act[32];
+    snprintf(exp, sizeof(exp), "%.0f", p->u.num + cm->u.num);
+    snprintf(act, sizeof(act), "%.0f", t->u.num);
+    oc_check_emit(c, "CHAT-USAGE", -1, -1, t->offset, "/usage/total_tokens", exp, act, NULL,
+                  "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act, exp);
+  }
+}
+
+static void check_completion(struct oc_response *r, const struct oc_jv *root)
+{
+  struct oc_check *c = r->check;
+  int chat = r->req->api == OC_API_CHAT;
+  schema_findings(r, r->schemas ? (chat ? r->schemas->chat : r->schemas->text_completion) : NULL,
+                  root, chat ? "CHAT-SCHEMA" : "JSON-SCHEMA",
+                  chat ? "chat.completion" : "text_completion");
+  if(chat)
+    check_usage(r, root);
+  const struct oc_jv *choices = oc_jv_get(root, "choices");
+  if(!choices || choices->type != OC_JARRAY)
+    return;
+  if(chat && r->req->n > 1 && (int)choices->len != r->req->n) {
+    char exp[16], act[16];
+    snprintf(exp, sizeof(exp), "%d", r->req->n);
+    snprintf(act, sizeof(act), "%u", choices->len);
+    oc_check_emit(c, "CHAT-CHOICES-COUNT", -1, -1, choices->offset, "/choices", exp, act, NULL,
+                  "n=%d was requested but the response has %u choice%s", r->req->n, choices->len,
+                  choices->len == 1 ? "" : "s");
+  }
+  r->messages = calloc(choices->len ? choices->len : 1, sizeof(*r->messages));
+  if(!r->messages) {
+    c->oom = 1;
+    return;
+  }
+  for(uint32_t i = 0; i < choices->len; i++) {
+    const struct oc_jv *ch = &choices->u.items[i];
+    const struct oc_jv *idx = oc_jv_get(ch, "index");
+    struct oc_message *m = &r->messages[r->nmessages++];
+    oc_message_init(m, oc_jv_is_integer(idx) ? (int)idx->u.num : (int)i, 0);
+    if(oc_message_from_choice(m, ch, r->req->api))
+      c->oom = 1;
+    oc_message_check(c, r->req, m, r->schemas ? r->schemas->reg : NULL);
+  }
+}
+
+static void check_models(struct oc_response *r, const struct oc_jv *root)
+{
+  schema_findings(r, r->schemas ? r->schemas->models : NULL, root, "MODELS-LIST", "model list");
+  const struct oc_jv *data = oc_jv_get(root, "data");
+  if(data && data->type == OC_JARRAY && data->len == 0)
+    oc_check_emit(r->check, "MODELS-LIST", -1, -1, data->offset, "/data", "at least one model",
+                  "[]", NULL, "the model list is empty");
+}
+
+static const struct oc_schema *other_schema(const struct oc_response *r)
+{
+  const char *p = r->req->path;
+  if(!r->schemas || !p)
+    return NULL;
+  size_t n = strcspn(p, "?");
+  struct {
+    const char *path;
+    const struct oc_schema *schema;
+  } map[] = {
+    { "/health", r->schemas->ls_health },
+    { "/props", r->schemas->ls_props },
+    { "/slots", r->schemas->ls_slots },
+    { "/tokenize", r->schemas->ls_tokenize },
+    { "/apply-template", r->schemas->ls_apply_template },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(map); i++)
+    if(strlen(map[i].path) == n && strncmp(p, map[i].path, n) == 0)
+      return map[i].schema;
+  return NULL;
+}
+
+static void finish_json(struct oc_response *r)
+{
+  struct oc_check *c = r->check;
+  int ok = r->status >= 200 && r->status < 300;
+  int want_json = r->req->api != OC_API_OTHER || strcmp(r->media, "application/json") == 0 ||
+                  (!ok && r->status >= 400);
+  if(r->body_overflow) {
+    oc_check_emit(c, "JSON-BODY", -1, -1, -1, NULL, "a body under 64 MiB", "larger", NULL,
+                  "the response body exceeds oacheck's cap and was not examined");
+    return;
+  }
+  if(!want_json)
+    return;
+  struct oc_jdoc doc;
+  struct oc_jerr jerr;
+  oc_jdoc_init(&doc);
+  int rc = oc_jdoc_parse(&doc, oc_buf_str(&r->body), r->body.len, &jerr);
+  const struct oc_jv *root = rc ? NULL : doc.root;
+  if(root)
+    r->parsed = oc_jv_to_cjson(root);
+  if(r->status >= 400) {
+    check_error_body(r, root);
+    goto out;
+  }
+  if(!root) {
+    char ex[96];
+    size_t at = jerr.offset < r->body.len ? jerr.offset : r->body.len;
+    snprintf(ex, sizeof(ex), "%.40s", oc_buf_str(&r->body) + at);
+    oc_check_emit(c, "JSON-BODY", -1, -1, (int64_t)jerr.offset, NULL, "JSON",
+                  r->body.len ? ex : "an empty body", NULL,
+                  "the response body is not JSON: %s at byte %zu",
+                  jerr.message ? jerr.message : "parse error", jerr.offset);
+    goto out;
+  }
+  if(!ok)
+    goto out;
+  switch(r->req->api) {
+  case OC_API_CHAT:
+  case OC_API_COMPLETIONS:
+    check_completion(r, root);
+    break;
+  case OC_API_MODELS:
+    check_models(r, root);
+    break;
+  case OC_API_EMBEDDINGS:
+    schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, root, "JSON-SCHEMA", "embeddings");
+    break;
+  default:
+    schema_findings(r, other_schema(r), root, "JSON-SCHEMA", r->req->path);
+    break;
+  }
+out:
+  oc_jdoc_free(&doc);
+}
+
+void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
+{
+  if(r->finished)
+    return;
+  r->finished = 1;
+  r->t_end = t_ns;
+  (void)complete; /* a cut body shows up as a cut stream or a JSON error */
+  if(r->is_sse) {
+    if(r->status >= 400)
+      check_error_body(r, NULL);
+    else
+      oc_stream_finish(&r->stream, t_ns);
+    return;
+  }
+  finish_json(r);
+}
+
+void oc_response_free(struct oc_response *r)
+{
+  oc_headers_free(&r->headers);
+  if(r->stream_started)
+    oc_stream_free(&r->stream);
+  oc_buf_free(&r->body);
+  cJSON_Delete(r->parsed);
+  for(size_t i = 0; i < r->nmessages; i++)
+    oc_message_free(&r->messages[i]);
+  free(r->messages);
+  memset(r, 0, sizeof(*r));
+}
+
+/* ---- JSON for the results ------------------------------------------------------------ */
+
+cJSON *oc_headers_json(const struct oc_headers *h)
+{
+  cJSON *arr = cJSON_CreateArray();
+  for(size_t i = 0; arr && h && i < h->count; i++) {
+    const char *pair[2] = { h->items[i].name,
+                            oc_header_is_secret(h->items[i].name) ? "[redacted]" : h->items[i].value };
+    cJSON *p = cJSON_CreateStringArray(pair, 2);
+    if(p)
+      cJSON_AddItemToArray(arr, p);
+  }
+  return arr;
+}
+
+cJSON *oc_body_json(const char *p, size_t n, size_t cap)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  size_t keep = n < cap ? n : cap;
+  /* cut on a character boundary */
+  while(keep > 0 && keep < n && ((unsigned char)p[keep] & 0xC0) == 0x80)
+    keep--;
+  size_t bad;
+  int text = oc_utf8_valid((const unsigned char *)p, keep, &bad) && !memchr(p, '\0', keep);
+  if(text) {
+    char *s = oc_strndup(p, keep);
+    if(s) {
+      cJSON_AddStringToObject(o, "text", s);
+      free(s);
+    }
+  }
+  else {
+    size_t blen = 4 * ((keep + 2) / 3) + 1;
+    unsigned char *b = malloc(blen);
+    if(b) {
+      EVP_EncodeBlock(b, (const unsigned char *)p, (int)keep);
+      cJSON_AddStringToObject(o, "base64", (const char *)b);
+      free(b);
+    }
+  }
+  cJSON_AddNumberToObject(o, "bytes", (double)n);
+  cJSON_AddBoolToObject(o, "truncated", keep < n);
+  cJSON_AddNumberToObject(o, "cap", (double)cap);
+  return o;
+}
+
+cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing)
+{
+  if(message)
+    *message = NULL;
+  if(timing)
+    *timing = NULL;
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  cJSON_AddNumberToObject(o, "status", r->status);
+  cJSON_AddItemToObject(o, "headers", oc_headers_json(&r->headers));
+  if(r->media[0])
+    cJSON_AddStringToObject(o, "content_type", oc_headers_get(&r->headers, "Content-Type"));
+  else
+    cJSON_AddNullToObject(o, "content_type");
+  cJSON *body = oc_body_json(oc_buf_str(&r->body), r->body.len, OC_CAP_RESULT_BODY);
+  if(body) {
+    /* the real size, not just what was kept */
+    cJSON_ReplaceItemInObjectCaseSensitive(body, "bytes", cJSON_CreateNumber((double)r->body_bytes));
+    if(r->body_bytes > r->body.len)
+      cJSON_ReplaceItemInObjectCaseSensitive(body, "truncated", cJSON_CreateTrue());
+    cJSON_AddItemToObject(o, "body", body);
+  }
+  if(r->is_sse && r->stream_started) {
+    int cut = 0;
+    cJSON_AddItemToObject(o, "events", oc_stream_events_json(&r->stream, &cut));
+    cJSON_AddNumberToObject(o, "events_total", (double)r->stream.events);
+    cJSON_AddBoolToObject(o, "events_truncated", cut);
+    if(message)
+      *message = oc_stream_completion(&r->stream);
+    if(timing)
+      *timing = oc_stream_timing_json(&r->stream);
+  }
+  else if(timing) {
+    cJSON *t = cJSON_CreateObject();
+    if(t) {
+      int rec = r->timing_recorded && r->t_sent && r->t_end >= r->t_sent;
+      cJSON_AddBoolToObject(t, "recorded", rec);
+      if(rec) {
+        cJSON_AddNumberToObject(t, "first_byte_ms", (double)(r->t_head - r->t_sent) / 1e6);
+        cJSON_AddNumberToObject(t, "total_ms", (double)(r->t_end - r->t_sent) / 1e6);
+      }
+    }
+    *timing = t;
+  }
+  return o;
+}
+
+int oc_response_analyze(const struct oc_schemas *schemas, const struct oc_check *policy,
+                        const char *method, const char *path, const char *req_body,
+                        size_t req_len, int status, const struct oc_headers *headers,
+                        const char *body, size_t len, const size_t *pieces, size_t npieces)
+{
+  cJSON *req_json = req_body ? oc_json_parse(req_body, req_len, NULL) : NULL;
+  struct oc_request_info info;
+  oc_request_info_init(&info, method, path, req_json);
+  struct oc_check check = *policy;
+  struct oc_response r;
+  oc_response_init(&r, &info, &check, schemas, 0, 0, 0);
+  int rc = oc_response_head(&r, status, headers, 0);
+  size_t at = 0;
+  for(size_t i = 0; !rc && i < npieces && at < len; i++) {
+    size_t end = pieces[i] < len ? pieces[i] : len;
+    if(end > at)
+      rc = oc_response_body(&r, body + at, end - at, 0);
+    at = end;
+  }
+  if(!rc && at < len)
+    rc = oc_response_body(&r, body + at, len - at, 0);
+  oc_response_finish(&r, 0, 1);
+  oc_response_free(&r);
+  cJSON_Delete(req_json);
+  if(!rc && check.oom)
+    rc = OC_ENOMEM;
+  return rc;
+}

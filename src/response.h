@@ -1,0 +1,110 @@
+/* response.h — the response decoder: takes one HTTP response (status,
+ * headers, body bytes with arrival times) for a known request and runs
+ * every generic rule that applies to it — HTTP and media type, error
+ * bodies, JSON bodies against their endpoint's schema, and for
+ * text/event-stream the whole stream pipeline (chat.c).  Live and replayed
+ * traffic go through exactly this code.  Case-specific expectations are
+ * expect.c's; scheduling is runner.c's. */
+#ifndef OC_RESPONSE_H
+#define OC_RESPONSE_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "chat.h"
+#include "headers.h"
+#include "jdoc.h"
+#include "request.h"
+#include "rules.h"
+
+struct oc_schema;
+struct oc_schema_registry;
+
+/* The response schemas shipped in schemas/, compiled once per run and
+ * shared (read-only) by every response. */
+struct oc_schemas {
+  struct oc_schema_registry *reg;
+  struct oc_schema *chat;
+  struct oc_schema *chunk;
+  struct oc_schema *error;
+  struct oc_schema *models;
+  struct oc_schema *text_completion;
+  struct oc_schema *text_completion_chunk;
+  struct oc_schema *embeddings;
+  struct oc_schema *ls_health;
+  struct oc_schema *ls_props;
+  struct oc_schema *ls_slots;
+  struct oc_schema *ls_tokenize;
+  struct oc_schema *ls_apply_template;
+};
+
+#define OC_SCHEMA_BASE "https://oacheck.dev/schemas/"
+
+/* Load and compile the shipped schemas from the data directory.  A
+ * missing or broken schema is an error naming the file (exit status 2 for
+ * the caller). */
+int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen);
+void oc_schemas_free(struct oc_schemas *s);
+
+#define OC_CAP_RESULT_BODY (256u << 10) /* body kept for reports */
+
+struct oc_response {
+  const struct oc_request_info *req;
+  struct oc_check *check;
+  const struct oc_schemas *schemas;
+  int status;               /* 0 until the head arrived */
+  struct oc_headers headers;
+  char media[96];           /* lower-cased media type */
+  int is_sse;               /* decoded as an event stream */
+  int stream_started;
+  struct oc_stream stream;
+  struct oc_buf body;       /* non-stream body (OC_CAP_BODY); for streams the first bytes */
+  uint64_t body_bytes;
+  int body_overflow;
+  uint64_t t_sent;
+  uint64_t t_head;
+  uint64_t t_end;
+  int timing_recorded;
+  int keep_events;
+  int finished;
+  cJSON *parsed;            /* the non-stream body as JSON, when it parsed */
+  struct oc_message *messages; /* non-stream chat choices */
+  size_t nmessages;
+};
+
+/* Prepare *r for one response to req.  Everything is borrowed. */
+void oc_response_init(struct oc_response *r, const struct oc_request_info *req,
+                      struct oc_check *check, const struct oc_schemas *schemas, uint64_t t_sent,
+                      int timing_recorded, int keep_events);
+/* The status line and headers arrived (copied). */
+int oc_response_head(struct oc_response *r, int status, const struct oc_headers *headers,
+                     uint64_t t_ns);
+/* Body bytes (after any content decoding). */
+int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_ns);
+/* The body ended.  complete is 0 when the transport cut it (reset,
+ * timeout): stream rules then see a cut stream. */
+void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete);
+void oc_response_free(struct oc_response *r);
+
+/* The results-schema "response" object (status, headers with secrets
+ * redacted, content type, body or events), plus "message" and "timing"
+ * through the out parameters (each may be NULL). */
+cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing);
+
+/* A body for the results schema: text when UTF-8, else base64; cut at cap. */
+cJSON *oc_body_json(const char *p, size_t n, size_t cap);
+/* Headers as [[name, value], …] with secret values redacted. */
+cJSON *oc_headers_json(const struct oc_headers *h);
+
+
+/* Run one whole recorded exchange through the generic rules: the request
+ * (method, path, body as sent) and the response (status, headers, body,
+ * optionally its arrival pieces: end offsets) → findings.  The analysis
+ * itself (message, events) is discarded; tests, the mutation self-test
+ * and `oacheck rules --check` use this.  Returns OC_OK or OC_ENOMEM. */
+int oc_response_analyze(const struct oc_schemas *schemas, const struct oc_check *policy,
+                        const char *method, const char *path, const char *req_body,
+                        size_t req_len, int status, const struct oc_headers *headers,
+                        const char *body, size_t len, const size_t *pieces, size_t npieces);
+
+#endif

@@ -1,0 +1,457 @@
+/* suite.c — reading suite files and building requests from cases.  A
+ * suite is validated as a whole before anything runs: the file is read
+ * with jdoc (which keeps every value's byte offset), checked against the
+ * suite schema, and each schema error is reported at its line and column.
+ * Duplicate case names inside a suite are an error too. */
+#include "config.h"
+#include "suite.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datadir.h"
+#include "jdoc.h"
+#include "json.h"
+#include "schema.h"
+#include "util.h"
+
+static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t len,
+                   size_t offset, const char *msg)
+{
+  struct oc_json_pos pos;
+  oc_json_locate(buf, len, offset, &pos);
+  oc_buf_printf(err, "%s:%d:%d: %s\n", path, pos.line, pos.column, msg);
+}
+
+static int strs_add(const char ***arr, size_t *n, const char *s)
+{
+  const char **d = realloc(*arr, (*n + 1) * sizeof(**arr));
+  if(!d)
+    return OC_ENOMEM;
+  d[(*n)++] = s;
+  *arr = d;
+  return OC_OK;
+}
+
+static int add_strings(const char ***arr, size_t *n, const cJSON *list)
+{
+  const cJSON *it;
+  cJSON_ArrayForEach(it, list)
+  {
+    if(cJSON_IsString(it) && strs_add(arr, n, it->valuestring))
+      return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+static void suite_free(struct oc_suite *s)
+{
+  for(size_t i = 0; i < s->ncases; i++) {
+    free(s->cases[i].allow);
+    free(s->cases[i].tags);
+  }
+  free(s->cases);
+  cJSON_Delete(s->doc);
+  free(s->file);
+  memset(s, 0, sizeof(*s));
+}
+
+int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_schema *schema,
+                  struct oc_buf *err)
+{
+  char *buf = NULL, msg[512];
+  size_t len = 0;
+  struct oc_jdoc doc;
+  struct oc_suite s;
+  int rc;
+  memset(&s, 0, sizeof(s));
+  oc_jdoc_init(&doc);
+  rc = oc_read_file(path, OC_CAP_FILE, &buf, &len, msg, sizeof(msg));
+  if(rc) {
+    oc_buf_printf(err, "%s\n", msg);
+    goto out;
+  }
+  struct oc_jerr jerr;
+  rc = oc_jdoc_parse(&doc, buf, len, &jerr);
+  if(rc) {
+    snprintf(msg, sizeof(msg), "invalid JSON: %s", jerr.message ? jerr.message : "parse error");
+    err_at(err, path, buf, len, jerr.offset, msg);
+    goto out;
+  }
+  if(schema) {
+    struct oc_schema_result res;
+    oc_schema_result_init(&res);
+    res.max = 20;
+    int v = oc_schema_validate(schema, doc.root, &res);
+    if(v != 1) {
+      for(size_t i = 0; i < res.count; i++) {
+        snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
+        err_at(err, path, buf, len, res.errors[i].offset, msg);
+      }
+      if(v < 0)
+        oc_buf_printf(err, "%s: the suite schema could not be applied\n", path);
+      oc_schema_result_free(&res);
+      rc = OC_EPARSE;
+      goto out;
+    }
+    oc_schema_result_free(&res);
+  }
+  /* Even unvalidated, refuse shapes the loader cannot use. */
+  s.doc = oc_jv_to_cjson(doc.root);
+  s.file = oc_strdup(path);
+  rc = OC_ENOMEM;
+  if(!s.doc || !s.file)
+    goto out;
+  rc = OC_EPARSE;
+  s.name = oc_json_str(s.doc, "suite");
+  s.description = oc_json_str(s.doc, "description");
+  s.variables = oc_json_obj(s.doc, "variables");
+  const cJSON *cases = oc_json_arr(s.doc, "cases");
+  if(!s.name || !cases) {
+    err_at(err, path, buf, len, 0, "a suite needs a string 'suite' and an array 'cases'");
+    goto out;
+  }
+  for(size_t i = 0; i < set->count; i++)
+    if(strcmp(set->items[i].name, s.name) == 0) {
+      snprintf(msg, sizeof(msg), "suite name '%s' is already used by %s", s.name, set->items[i].file);
+      err_at(err, path, buf, len, oc_jv_get(doc.root, "suite")->offset, msg);
+      goto out;
+    }
+  size_t n = (size_t)cJSON_GetArraySize(cases);
+  s.cases = calloc(n ? n : 1, sizeof(*s.cases));
+  if(!s.cases) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  const cJSON *suite_allow = oc_json_arr(s.doc, "allow");
+  const cJSON *suite_profiles = oc_json_arr(s.doc, "profiles");
+  const struct oc_jv *jcases = oc_jv_get(doc.root, "cases");
+  const cJSON *cj;
+  size_t k = 0;
+  cJSON_ArrayForEach(cj, cases)
+  {
+    struct oc_case *c = &s.cases[k];
+    const struct oc_jv *jc = oc_jv_at(jcases, k);
+    c->suite = s.name;
+    c->json = cj;
+    c->name = oc_json_str(cj, "name");
+    c->description = oc_json_str(cj, "description");
+    c->request = oc_json_obj(cj, "request");
+    c->expect = oc_json_obj(cj, "expect");
+    c->profiles = oc_json_arr(cj, "profiles") ? oc_json_arr(cj, "profiles") : suite_profiles;
+    if(!c->name || !c->request) {
+      err_at(err, path, buf, len, jc ? jc->offset : 0, "a case needs a string 'name' and an object 'request'");
+      goto out;
+    }
+    for(size_t j = 0; j < k; j++)
+      if(strcmp(s.cases[j].name, c->name) == 0) {
+        snprintf(msg, sizeof(msg), "case name '%s' appears twice in suite '%s'", c->name, s.name);
+        err_at(err, path, buf, len, jc ? jc->offset : 0, msg);
+        goto out;
+      }
+    if(add_strings(&c->allow, &c->nallow, suite_allow) ||
+       add_strings(&c->allow, &c->nallow, oc_json_arr(cj, "allow")) ||
+       add_strings(&c->tags, &c->ntags, oc_json_arr(cj, "tags"))) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    k++;
+    s.ncases = k;
+  }
+  struct oc_suite *d = realloc(set->items, (set->count + 1) * sizeof(*d));
+  if(!d) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  set->items = d;
+  set->items[set->count++] = s;
+  memset(&s, 0, sizeof(s));
+  rc = OC_OK;
+out:
+  suite_free(&s);
+  oc_jdoc_free(&doc);
+  free(buf);
+  return rc;
+}
+
+void oc_suite_set_free(struct oc_suite_set *set)
+{
+  for(size_t i = 0; i < set->count; i++)
+    suite_free(&set->items[i]);
+  free(set->items);
+  set->items = NULL;
+  set->count = 0;
+}
+
+char *oc_suite_resolve(const char *arg)
+{
+  if(oc_is_file(arg))
+    return oc_strdup(arg);
+  if(strchr(arg, '/'))
+    return NULL;
+  char *rel = oc_asprintf("suites/%s%s", arg, oc_endswith(arg, ".json") ? "" : ".json");
+  char *p = rel ? oc_data_path(rel) : NULL;
+  free(rel);
+  if(p && oc_is_file(p))
+    return p;
+  free(p);
+  return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int oc_suite_shipped(char ***paths, size_t *n)
+{
+  *paths = NULL;
+  *n = 0;
+  char *dir = oc_data_path("suites");
+  if(!dir)
+    return OC_ENOMEM;
+  DIR *d = opendir(dir);
+  if(!d) {
+    free(dir);
+    return OC_ENOTFOUND;
+  }
+  struct dirent *e;
+  int rc = OC_OK;
+  while((e = readdir(d))) {
+    if(e->d_name[0] == '.' || !oc_endswith(e->d_name, ".json"))
+      continue;
+    char **np = realloc(*paths, (*n + 1) * sizeof(*np));
+    char *p = oc_path_join(dir, e->d_name);
+    if(!np || !p) {
+      free(p);
+      if(np)
+        *paths = np;
+      rc = OC_ENOMEM;
+      break;
+    }
+    *paths = np;
+    (*paths)[(*n)++] = p;
+  }
+  closedir(d);
+  free(dir);
+  if(*n)
+    qsort(*paths, *n, sizeof(**paths), cmp_str);
+  return rc;
+}
+
+/* ---- variables ------------------------------------------------------------- */
+
+static const cJSON *var_lookup(const struct oc_vars *vars, const char *name, cJSON **owned)
+{
+  *owned = NULL;
+  if(oc_startswith(name, "env:")) {
+    const char *v = vars->allow_env ? getenv(name + 4) : NULL;
+    if(!v)
+      return NULL;
+    *owned = cJSON_CreateString(v);
+    return *owned;
+  }
+  const cJSON *v = oc_json_get(vars->target, name);
+  if(!v)
+    v = oc_json_get(vars->suite, name);
+  return v;
+}
+
+/* Interpolate ${…} references in s into out; whole == the string was a
+ * single reference, whose value is then returned in *value. */
+static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf *out,
+                       const cJSON **whole, cJSON **owned, char *err, size_t errlen)
+{
+  *whole = NULL;
+  *owned = NULL;
+  size_t n = strlen(s);
+  if(n > 3 && s[0] == '$' && s[1] == '{' && s[n - 1] == '}' && !memchr(s + 2, '}', n - 3)) {
+    char name[128];
+    snprintf(name, sizeof(name), "%.*s", (int)(n - 3), s + 2);
+    const cJSON *v = var_lookup(vars, name, owned);
+    if(!v) {
+      snprintf(err, errlen, "undefined variable ${%s}", name);
+      return OC_ENOTFOUND;
+    }
+    *whole = v;
+    return OC_OK;
+  }
+  for(const char *p = s; *p;) {
+    const char *d = strstr(p, "${");
+    if(!d) {
+      if(oc_buf_adds(out, p))
+        return OC_ENOMEM;
+      break;
+    }
+    if(oc_buf_add(out, p, (size_t)(d - p)))
+      return OC_ENOMEM;
+    const char *e = strchr(d + 2, '}');
+    if(!e) {
+      snprintf(err, errlen, "unterminated variable reference in '%s'", s);
+      return OC_EPARSE;
+    }
+    char name[128];
+    snprintf(name, sizeof(name), "%.*s", (int)(e - d - 2), d + 2);
+    cJSON *own = NULL;
+    const cJSON *v = var_lookup(vars, name, &own);
+    if(!v) {
+      snprintf(err, errlen, "undefined variable ${%s}", name);
+      return OC_ENOTFOUND;
+    }
+    int rc;
+    if(cJSON_IsString(v))
+      rc = oc_buf_adds(out, v->valuestring);
+    else {
+      char *t = cJSON_PrintUnformatted(v);
+      rc = t ? oc_buf_adds(out, t) : OC_ENOMEM;
+      free(t);
+    }
+    cJSON_Delete(own);
+    if(rc)
+      return rc;
+    p = e + 1;
+  }
+  return OC_OK;
+}
+
+static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, char *err, size_t errlen,
+                         int depth)
+{
+  if(depth > 200) {
+    snprintf(err, errlen, "request nested too deeply");
+    return NULL;
+  }
+  if(cJSON_IsString(in)) {
+    struct oc_buf b;
+    oc_buf_init(&b, OC_CAP_FILE);
+    const cJSON *whole;
+    cJSON *owned;
+    if(interpolate(in->valuestring, vars, &b, &whole, &owned, err, errlen)) {
+      oc_buf_free(&b);
+      return NULL;
+    }
+    cJSON *r = whole ? cJSON_Duplicate(whole, 1) : cJSON_CreateString(oc_buf_str(&b));
+    cJSON_Delete(owned);
+    oc_buf_free(&b);
+    return r;
+  }
+  if(cJSON_IsArray(in) || cJSON_IsObject(in)) {
+    cJSON *out = cJSON_IsArray(in) ? cJSON_CreateArray() : cJSON_CreateObject();
+    const cJSON *it;
+    cJSON_ArrayForEach(it, in)
+    {
+      cJSON *v = substitute(it, vars, err, errlen, depth + 1);
+      if(!v || !out) {
+        cJSON_Delete(v);
+        cJSON_Delete(out);
+        return NULL;
+      }
+      if(cJSON_IsArray(in))
+        cJSON_AddItemToArray(out, v);
+      else
+        cJSON_AddItemToObject(out, it->string, v);
+    }
+    return out;
+  }
+  return cJSON_Duplicate(in, 1);
+}
+
+static char *subst_string(const char *s, const struct oc_vars *vars, char *err, size_t errlen)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_FILE);
+  const cJSON *whole;
+  cJSON *owned;
+  if(interpolate(s, vars, &b, &whole, &owned, err, errlen)) {
+    oc_buf_free(&b);
+    return NULL;
+  }
+  char *r;
+  if(whole)
+    r = cJSON_IsString(whole) ? oc_strdup(whole->valuestring) : cJSON_PrintUnformatted(whole);
+  else
+    r = oc_buf_take(&b, NULL);
+  cJSON_Delete(owned);
+  oc_buf_free(&b);
+  return r;
+}
+
+void oc_built_request_free(struct oc_built_request *r)
+{
+  free(r->method);
+  free(r->path);
+  oc_headers_free(&r->headers);
+  free(r->body);
+  cJSON_Delete(r->body_json);
+  memset(r, 0, sizeof(*r));
+}
+
+int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
+                           struct oc_built_request *out, char *err, size_t errlen)
+{
+  memset(out, 0, sizeof(*out));
+  oc_headers_init(&out->headers);
+  if(errlen)
+    err[0] = '\0';
+  const cJSON *req = c->request;
+  const char *method = oc_json_str(req, "method");
+  const char *path = oc_json_str(req, "path");
+  out->method = oc_strdup(method ? method : "GET");
+  out->path = path ? subst_string(path, vars, err, errlen) : oc_strdup("/");
+  if(!out->method || !out->path)
+    goto fail;
+  const cJSON *h;
+  cJSON_ArrayForEach(h, oc_json_obj(req, "headers"))
+  {
+    if(!cJSON_IsString(h))
+      continue;
+    char *v = subst_string(h->valuestring, vars, err, errlen);
+    if(!v || oc_headers_add(&out->headers, h->string, v)) {
+      free(v);
+      goto fail;
+    }
+    free(v);
+  }
+  const cJSON *body = oc_json_get(req, "body");
+  const char *raw = oc_json_str(req, "raw_body");
+  if(body) {
+    out->body_json = substitute(body, vars, err, errlen, 0);
+    if(!out->body_json)
+      goto fail;
+    out->body = cJSON_PrintUnformatted(out->body_json);
+    if(!out->body)
+      goto fail;
+    out->body_len = strlen(out->body);
+  }
+  else if(raw) {
+    out->body = subst_string(raw, vars, err, errlen);
+    if(!out->body)
+      goto fail;
+    out->body_len = strlen(out->body);
+  }
+  if(out->body && !oc_headers_get(&out->headers, "Content-Type")) {
+    const char *ct = oc_json_str(req, "content_type");
+    if(oc_headers_add(&out->headers, "Content-Type", ct ? ct : "application/json"))
+      goto fail;
+  }
+  return OC_OK;
+fail:
+  if(!err[0])
+    snprintf(err, errlen, "out of memory building the request");
+  oc_built_request_free(out);
+  return OC_EPARSE;
+}
+
+int oc_case_applies(const struct oc_case *c, const char *profile)
+{
+  if(!c->profiles)
+    return 1;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, c->profiles)
+  {
+    if(cJSON_IsString(p) && oc_streq(p->valuestring, profile))
+      return 1;
+  }
+  return 0;
+}
