@@ -16,6 +16,8 @@
  *                 to the socket: the time of the last CURLINFO_HEADER_OUT /
  *                 CURLINFO_DATA_OUT debug callback, which libcurl makes
  *                 right after each successful send.  TTFT counts from here.
+ *                 (Over HTTP/2 it is when the frames were handed to the
+ *                 HTTP/2 layer, which normally writes them at once.)
  *   t_first_byte  libcurl handed over the first line of the response head
  *                 (parsed from the same recv() as the first byte)
  *   on_body t_ns  when each decoded piece was handed over
@@ -27,9 +29,9 @@
  * - Accept-Encoding: gzip is sent and bodies are handed over decoded.
  * - Redirects are NOT followed: a 3xx is the final response, a finding for
  *   the rules, never a silent hop to another URL.
- * - "Expect: 100-continue" is never sent; curl's "Accept: * / *" is, unless
- *   the caller sets Accept.  A header with an empty value ("Accept:")
- *   removes the field curl would add.  When a body is sent without a
+ * - "Expect: 100-continue" is never sent; libcurl's default Accept (any
+ *   media type) is, unless the caller sets Accept.  A header with an empty
+ *   value ("Accept:") removes the field libcurl would add.  When a body is sent without a
  *   Content-Type, "Content-Type: application/json" is added.  User-Agent
  *   defaults to "oacheck/VERSION".
  * - Secret headers (oc_header_is_secret) and URL passwords are sent but
