@@ -477,7 +477,10 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
   if((p[0] == ' ' || p[0] == '\t') && r->head.count) {
     /* obsolete line folding: continue the previous value */
     struct oc_header *last = &r->head.items[r->head.count - 1];
-    char *joined = oc_asprintf("%s %.*s", last->value, (int)len, p);
+    size_t ws = 0;
+    while(ws < len && (p[ws] == ' ' || p[ws] == '\t'))
+      ws++;
+    char *joined = oc_asprintf("%s %.*s", last->value, (int)(len - ws), p + ws);
     if(!joined) {
       set_forced(r, OC_HTTP_OTHER, "out of memory reading the head of %s", r->safe_url);
       return 0;
