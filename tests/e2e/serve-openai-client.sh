@@ -1,0 +1,47 @@
+#!/bin/sh
+# serve-openai-client.sh — the official openai-node SDK streams a chat
+# completion and a tool call from `oacheck serve` and reassembles what the
+# recordings hold (tests/e2e/openai-client.mjs); curl -N sees the same
+# stream.  Skipped when node or the SDK (tests/node/node_modules, installed
+# by .ci/run) is absent: this test never downloads anything.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+NODE=${NODE:-}
+[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
+[ -n "$NODE" ] && [ -x "$NODE" ] || skip "node is not installed"
+NODEDIR="$OACHECK_SRCDIR/tests/node"
+[ -f "$NODEDIR/node_modules/openai/index.mjs" ] ||
+  skip "the openai npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
+command -v curl >/dev/null 2>&1 || skip "curl is not installed"
+
+"$OACHECK" serve "$OACHECK_SRCDIR/suites/recordings/llama-server" \
+  "$OACHECK_SRCDIR/tests/data/recordings/llama-server" --port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+pid=$!
+cleanup_hooks="kill $pid 2>/dev/null || true; $cleanup_hooks"
+i=0
+until grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
+  kill -0 "$pid" 2>/dev/null || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited early"; }
+  i=$((i + 1))
+  [ $i -lt 600 ] || fail "oacheck serve did not start"
+  sleep 0.1
+done
+URL=$(sed -n '1s/^listening on //p' "$TMP/serve.out")
+
+"$NODE" "$OACHECK_SRCDIR/tests/e2e/openai-client.mjs" "$URL" "$NODEDIR" || {
+  echo "--- server log" >&2; cat "$TMP/serve.err" >&2; fail "the openai SDK did not get what was recorded"; }
+pass "openai-node streams text and a tool call from oacheck serve"
+
+curl -sS -N -o "$TMP/curl.got" -H 'X-Oacheck-Case: tools-required-steered-stream' \
+  -X POST "$URL/v1/chat/completions"
+expect_grep '"name":"get_weather"' "$TMP/curl.got"
+expect_grep '^data: \[DONE\]' "$TMP/curl.got"
+pass "curl -N gets the same stream"
+
+kill -TERM "$pid"
+set +e
+wait "$pid"
+st=$?
+set -e
+[ "$st" = 0 ] || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited $st on SIGTERM"; }
+pass "clean shutdown"
