@@ -243,6 +243,24 @@ stop_server
 expect_grep 'no recorded timing' "$TMP/serve.err"
 pass "--realtime serves untimed recordings unpaced, and says so"
 
+# A cassette written by hand as docs/cassette.md describes it, with timing:
+# --speed paces it (not asserted: no timed assertions) and keeps its pieces.
+mkdir -p "$TMP/timed"
+body='data: {"a":1}\n\ndata: {"a":2}\n\ndata: [DONE]\n\n'
+printf '%s\n' '{"oacheck_cassette":1,"name":"timed","request":{"method":"GET","path":"/timed","body_bytes":null},"response":{"status":200,"reason":"OK","headers":[["Content-Type","text/event-stream"]],"body_bytes":44},"timing":{"recorded":true,"clock":"ns since the request was sent","headers_ns":1000000,"piece_ends":[10,30,44],"piece_ns":[2000000,40000000,60000000]}}' >"$TMP/timed.raw"
+printf "$body" >>"$TMP/timed.raw"
+printf "$body" >"$TMP/timed.want"
+gzip -n <"$TMP/timed.raw" >"$TMP/timed/timed.cassette.gz"
+start_server "$TMP/timed" --speed 2
+curl -sS -N -o "$TMP/timed.got" "$URL/timed"
+same_bytes "$TMP/timed.got" "$TMP/timed.want" "a timed cassette under --speed 2"
+curl -sS -N --raw -o "$TMP/timed.raw.got" "$URL/timed"
+[ "$(chunk_sizes "$TMP/timed.raw.got" | tr '\n' ' ')" = "10 20 14 0 " ] ||
+  fail "timed cassette: chunks $(chunk_sizes "$TMP/timed.raw.got" | tr '\n' ' '), expected its pieces 10 20 14"
+stop_server
+expect_no_grep 'no recorded timing' "$TMP/serve.err"
+pass "a hand-written timed cassette is served paced, in its recorded pieces"
+
 # ---- usage ------------------------------------------------------------
 expect_status 0 "$OACHECK" serve --help
 expect_grep '^Usage: oacheck serve' "$TMP/out"
