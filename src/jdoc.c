@@ -229,6 +229,17 @@ static const unsigned char str_class[256] = {
   4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
   4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
 
+/* Does w hold a byte that a string scan must look at: '"', '\\', a
+ * control character or a non-ASCII byte?  (Bit tricks from "Bit
+ * Twiddling Hacks": a zero byte in x is flagged by (x - 0x01..) & ~x.) */
+static inline int word_special(uint64_t w)
+{
+  const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+  uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+  uint64_t t = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w;
+  return (t & high) != 0;
+}
+
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
  * no surrogates, nothing above U+10FFFF), or 0. */
 static inline size_t utf8_seq(const unsigned char *p, const unsigned char *end)
@@ -351,6 +362,14 @@ static int parse_string(struct ps *s, const char **out, uint32_t *out_len)
   int escapes = 0;
   size_t first_bad = SIZE_MAX;
   for(;;) {
+    /* eight bytes at a time while none of them is special */
+    while(end - q >= 8) {
+      uint64_t w;
+      memcpy(&w, q, 8);
+      if(word_special(w))
+        break;
+      q += 8;
+    }
     while(q < end && !str_class[*q])
       q++;
     if(q >= end)

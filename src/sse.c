@@ -87,6 +87,13 @@ static void utf8_check(struct oc_sse_parser *p, const unsigned char *s, size_t n
       i++;
       continue;
     }
+    while(n - i >= 32) {
+      uint64_t w[4];
+      memcpy(w, s + i, 32);
+      if((w[0] | w[1] | w[2] | w[3]) & UINT64_C(0x8080808080808080))
+        break;
+      i += 32;
+    }
     while(n - i >= 8) {
       uint64_t w;
       memcpy(&w, s + i, 8);
@@ -127,6 +134,11 @@ static void utf8_check(struct oc_sse_parser *p, const unsigned char *s, size_t n
     else {
       utf8_bad(p, off + i, t);
       i++;
+      continue;
+    }
+    if(n - i > (size_t)need && s[i + 1] >= lo && s[i + 1] <= hi &&
+       (need < 2 || (s[i + 2] & 0xC0) == 0x80) && (need < 3 || (s[i + 3] & 0xC0) == 0x80)) {
+      i += (size_t)need + 1; /* whole and well-formed: the common case */
       continue;
     }
     p->utf8_need = need;

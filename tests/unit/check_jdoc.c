@@ -185,6 +185,45 @@ START_TEST(escapes_and_surrogates)
 }
 END_TEST
 
+/* The string scanner reads eight bytes at a time: a special byte must be
+ * seen wherever it falls in a word. */
+START_TEST(special_bytes_at_every_position)
+{
+  struct oc_jdoc d;
+  struct oc_jerr err;
+  oc_jdoc_init(&d);
+  char text[64], want[64];
+  for(int k = 0; k < 24; k++) {
+    /* a control character: an error at exactly its byte */
+    memset(text, 'a', sizeof(text));
+    text[0] = '"';
+    text[1 + k] = '\x01';
+    text[40] = '"';
+    ck_assert_int_eq(oc_jdoc_parse(&d, text, 41, &err), OC_EPARSE);
+    ck_assert_uint_eq(err.offset, (size_t)(1 + k));
+    /* a quote ends the string there */
+    text[1 + k] = '"';
+    ck_assert_int_eq(oc_jdoc_parse(&d, text, (size_t)(2 + k), &err), OC_OK);
+    ck_assert_uint_eq(d.root->len, (size_t)k);
+    /* an escape is decoded */
+    memcpy(text + 1 + k, "\\n", 2);
+    text[40] = '"';
+    ck_assert_int_eq(oc_jdoc_parse(&d, text, 41, &err), OC_OK);
+    memset(want, 'a', sizeof(want));
+    want[k] = '\n';
+    ck_assert_uint_eq(d.root->len, 38);
+    ck_assert(memcmp(d.root->u.str, want, 38) == 0);
+    /* a non-ASCII byte is checked */
+    text[1 + k] = (char)0xff;
+    text[2 + k] = 'a';
+    ck_assert_int_eq(oc_jdoc_parse(&d, text, 41, &err), OC_OK);
+    ck_assert_uint_eq(d.invalid_utf8, 1);
+    ck_assert_uint_eq(d.first_invalid_utf8, (size_t)(1 + k));
+  }
+  oc_jdoc_free(&d);
+}
+END_TEST
+
 START_TEST(nul_in_strings)
 {
   struct oc_jdoc d;
@@ -579,6 +618,7 @@ static Suite *jdoc_suite(void)
   tcase_add_test(tc, values_and_offsets);
   tcase_add_test(tc, invalid_texts_have_exact_offsets);
   tcase_add_test(tc, escapes_and_surrogates);
+  tcase_add_test(tc, special_bytes_at_every_position);
   tcase_add_test(tc, nul_in_strings);
   tcase_add_test(tc, duplicates);
   tcase_add_test(tc, depth_and_size_caps);

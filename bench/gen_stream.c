@@ -1,0 +1,57 @@
+/* gen_stream.c — writes the benchmarks' deterministic SSE stream (see
+ * stream_gen.h) to a file: `gen_stream [-n EVENTS] FILE`.  The same
+ * arguments always give the same bytes, so our figures and the Node
+ * peer's are measured on one input. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream_gen.h"
+#include "util.h"
+
+int main(int argc, char **argv)
+{
+  long n = GEN_EVENTS_DEFAULT;
+  const char *path = NULL;
+  for(int i = 1; i < argc; i++) {
+    if(strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+      if(oc_parse_long(argv[++i], 3, 1000000000L, &n)) {
+        fprintf(stderr, "gen_stream: '-n %s': expected a number of events >= 3\n", argv[i]);
+        return 2;
+      }
+    }
+    else if(!path && argv[i][0] != '-')
+      path = argv[i];
+    else {
+      fprintf(stderr, "usage: gen_stream [-n EVENTS] FILE\n");
+      return 2;
+    }
+  }
+  if(!path) {
+    fprintf(stderr, "usage: gen_stream [-n EVENTS] FILE\n");
+    return 2;
+  }
+  FILE *f = fopen(path, "wb");
+  if(!f) {
+    fprintf(stderr, "gen_stream: cannot write '%s': %s\n", path, strerror(errno));
+    return 1;
+  }
+  char ev[GEN_EVENT_MAX];
+  uint64_t bytes = 0;
+  for(long i = 0; i < n; i++) {
+    size_t len = gen_event((uint64_t)i, (uint64_t)n, ev);
+    if(fwrite(ev, 1, len, f) != len)
+      break;
+    bytes += len;
+  }
+  int bad = ferror(f);
+  if(fclose(f) != 0 || bad) {
+    fprintf(stderr, "gen_stream: writing '%s' failed: %s\n", path, strerror(errno));
+    return 1;
+  }
+  fprintf(stderr, "gen_stream: %ld events, %llu bytes -> %s\n", n, (unsigned long long)bytes, path);
+  return 0;
+}
