@@ -18,7 +18,7 @@ const struct oc_command oc_commands[] = {
   { "templates", NULL, "compare chat templates across targets" },
   { "pin", NULL, "check that a deployment still serves what was pinned" },
   { "report", NULL, "render, merge and diff JSON results" },
-  { "validate", NULL, "validate JSON files against a JSON Schema" },
+  { "validate", oc_cmd_validate, "validate JSON files against a JSON Schema" },
   { "rules", NULL, "list the rule catalogue or explain one rule" },
   { "help", oc_cmd_help, "show help for oacheck or a subcommand" },
   { NULL, NULL, NULL },
