@@ -62,7 +62,8 @@ struct oc_jdoc {
   size_t duplicate_keys;      /* member names seen twice in one object */
   size_t invalid_utf8;        /* strings holding bytes that are not UTF-8 */
   size_t first_invalid_utf8;  /* offset of the first such byte */
-  size_t max_depth;           /* nesting limit, default 512 */
+  size_t max_depth;           /* nesting limit, default 512 (the parser recurses:
+                                 keep it in the thousands at most) */
   size_t max_bytes;           /* input limit, default OC_CAP_BODY */
   struct oc_jarena_block *blocks; /* arena, kept across parses */
   size_t arena_used;          /* bytes of the arena the current document uses */

@@ -369,9 +369,9 @@ static int feed(struct oc_sse_parser *p, const unsigned char *s, size_t n, uint6
   uint64_t base = p->offset;
   size_t i = 0;
   int rc = OC_OK;
-  if(p->saw_cr) {
+  if(p->saw_cr && n) { /* an empty piece must not forget the CR */
     p->saw_cr = 0;
-    if(n && s[0] == '\n')
+    if(s[0] == '\n')
       i = 1; /* the LF of a CRLF cut between pieces */
   }
   const unsigned char *lf = i < n ? memchr(s + i, '\n', n - i) : NULL;

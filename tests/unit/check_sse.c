@@ -591,6 +591,21 @@ START_TEST(llama_server_recording)
 }
 END_TEST
 
+/* Empty pieces change nothing, even between the CR and LF of a CRLF. */
+START_TEST(empty_pieces)
+{
+  const char *s = "data: a\r\n\r\ndata: b\r\n\r\n";
+  struct got whole, cut;
+  run((const unsigned char *)s, strlen(s), NULL, 0, &whole);
+  ck_assert_uint_eq(whole.nev, 2);
+  size_t cuts[] = {0, 0, 8, 8, 8, 9, 10, 10, 22, 22};
+  run((const unsigned char *)s, strlen(s), cuts, OC_ARRAY_LEN(cuts), &cut);
+  assert_same(&whole, &cut, "empty pieces");
+  got_free(&whole);
+  got_free(&cut);
+}
+END_TEST
+
 START_TEST(parser_reusable_after_free)
 {
   struct oc_sse_parser p;
@@ -619,6 +634,7 @@ static Suite *sse_suite(void)
   tcase_add_test(tc, issues_are_reported);
   tcase_add_test(tc, caps_are_survived);
   tcase_add_test(tc, llama_server_recording);
+  tcase_add_test(tc, empty_pieces);
   tcase_add_test(tc, parser_reusable_after_free);
   suite_add_tcase(s, tc);
   return s;
