@@ -12,12 +12,12 @@
 /* A subcommand that is planned but not built yet must say so and fail:
  * never a silent success that a CI job could mistake for a pass. */
 const struct oc_command oc_commands[] = {
-  { "run", NULL, "run suites against targets (or the shipped recordings) and report" },
+  { "run", oc_cmd_run, "run suites against targets (or the shipped recordings) and report" },
   { "record", oc_cmd_record, "run suites live and write a cassette per case" },
   { "serve", oc_cmd_serve, "serve recordings over HTTP, with injected faults" },
   { "templates", NULL, "compare chat templates across targets" },
   { "pin", NULL, "check that a deployment still serves what was pinned" },
-  { "report", NULL, "render, merge and diff JSON results" },
+  { "report", oc_cmd_report, "render, merge and diff JSON results" },
   { "validate", oc_cmd_validate, "validate JSON files against a JSON Schema" },
   { "rules", NULL, "list the rule catalogue or explain one rule" },
   { "help", oc_cmd_help, "show help for oacheck or a subcommand" },

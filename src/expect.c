@@ -210,7 +210,7 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
   double min = oc_json_num(tc, "min", 1), max = oc_json_num(tc, "max", 1e9);
   if(n < min || n > max) {
     char exp[64], act[16];
-    snprintf(exp, sizeof(exp), "%.0f..%s tool calls", min, max >= 1e9 ? "" : "");
+    snprintf(exp, sizeof(exp), "at least %.0f tool call%s", min, min == 1 ? "" : "s");
     if(max < 1e9)
       snprintf(exp, sizeof(exp), "%.0f..%.0f tool calls", min, max);
     snprintf(act, sizeof(act), "%d", n);
@@ -265,13 +265,16 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
                     : (message ? message : r->parsed);
   const cJSON *v = root ? oc_json_pointer(root, ptr ? ptr : "") : NULL;
   const char *what = oc_json_str(a, "description");
+  const char *rule = oc_json_str(a, "rule");
+  if(!rule || !oc_rule_find(rule))
+    rule = "CASE-ASSERT";
   char label[160];
   snprintf(label, sizeof(label), "assertion %zu%s%s%s", idx + 1, what ? " (" : "", what ? what : "",
            what ? ")" : "");
   const cJSON *exists = oc_json_get(a, "exists");
   if(cJSON_IsBool(exists)) {
     if(cJSON_IsTrue(exists) != (v != NULL))
-      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, cJSON_IsTrue(exists) ? "present" : "absent",
+      oc_check_emit(c, rule, -1, -1, -1, ptr, cJSON_IsTrue(exists) ? "present" : "absent",
                     v ? "present" : "absent", NULL, "%s: '%s' is %s", label, ptr,
                     v ? "present" : "absent");
     if(!v)
@@ -280,14 +283,14 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
   if(!v) {
     if(oc_json_get(a, "equals") || oc_json_get(a, "type") || oc_json_get(a, "regex") ||
        oc_json_get(a, "contains") || oc_json_get(a, "schema"))
-      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, "a value", "absent", NULL,
+      oc_check_emit(c, rule, -1, -1, -1, ptr, "a value", "absent", NULL,
                     "%s: nothing at '%s'", label, ptr);
     return;
   }
   const cJSON *eq = oc_json_get(a, "equals");
   if(eq && !oc_json_equal(eq, v)) {
     char *e = oc_json_brief(eq, 80), *g = oc_json_brief(v, 80);
-    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, e, g, NULL, "%s: '%s' is %s, expected %s",
+    oc_check_emit(c, rule, -1, -1, -1, ptr, e, g, NULL, "%s: '%s' is %s, expected %s",
                   label, ptr, g ? g : "?", e ? e : "?");
     free(e);
     free(g);
@@ -297,7 +300,7 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     const char *t = oc_json_type_name(v);
     int ok = strcmp(type, t) == 0 || (strcmp(type, "number") == 0 && strcmp(t, "integer") == 0);
     if(!ok)
-      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, type, t, NULL, "%s: '%s' is %s, expected %s",
+      oc_check_emit(c, rule, -1, -1, -1, ptr, type, t, NULL, "%s: '%s' is %s, expected %s",
                     label, ptr, t, type);
   }
   const char *text = cJSON_IsString(v) ? v->valuestring : NULL;
@@ -308,7 +311,7 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     int m = rx && text ? oc_regex_match(rx, text, strlen(text), NULL) : 0;
     if(m != 1) {
       char *g = oc_json_brief(v, 80);
-      oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, re, g, NULL, "%s: '%s' does not match /%s/%s",
+      oc_check_emit(c, rule, -1, -1, -1, ptr, re, g, NULL, "%s: '%s' does not match /%s/%s",
                     label, ptr, re, rx ? "" : " (the pattern does not compile)");
       free(g);
     }
@@ -316,11 +319,11 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
   }
   const char *contains = oc_json_str(a, "contains");
   if(contains && (!text || !strstr(text, contains)))
-    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, contains, text ? "text without it" : oc_json_type_name(v),
+    oc_check_emit(c, rule, -1, -1, -1, ptr, contains, text ? "text without it" : oc_json_type_name(v),
                   NULL, "%s: '%s' does not contain \"%s\"", label, ptr, contains);
   const char *nc = oc_json_str(a, "not_contains");
   if(nc && text && strstr(text, nc))
-    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, "text without it", nc, NULL,
+    oc_check_emit(c, rule, -1, -1, -1, ptr, "text without it", nc, NULL,
                   "%s: '%s' contains \"%s\"", label, ptr, nc);
   const cJSON *schema = oc_json_get(a, "schema");
   if(schema) {
@@ -332,7 +335,7 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
       oc_schema_result_init(&res);
       if(oc_schema_validate_cjson(s, v, &res) == 0)
         for(size_t k = 0; k < res.count && k < 5; k++)
-          oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, ptr, res.errors[k].keyword,
+          oc_check_emit(c, rule, -1, -1, -1, ptr, res.errors[k].keyword,
                         res.errors[k].message, NULL, "%s: '%s%s' does not match the schema: %s",
                         label, ptr, res.errors[k].instance_path, res.errors[k].message);
       oc_schema_result_free(&res);

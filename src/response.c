@@ -359,12 +359,28 @@ void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
     return;
   r->finished = 1;
   r->t_end = t_ns;
-  (void)complete; /* a cut body shows up as a cut stream or a JSON error */
   if(r->is_sse) {
     if(r->status >= 400)
       check_error_body(r, NULL);
-    else
+    else {
+      /* A connection that ended before the body was complete cut the
+       * stream, even when the cut fell between two events. */
+      if(!complete && !r->stream.truncated) {
+        r->stream.truncated = 1;
+        oc_check_emit(r->check, "STREAM-TRUNCATED", -1, -1, (int64_t)r->body_bytes, NULL,
+                      "a complete body", "the connection ended early", NULL,
+                      "the connection ended after %llu body bytes, before the response was "
+                      "complete", (unsigned long long)r->body_bytes);
+      }
       oc_stream_finish(&r->stream, t_ns);
+    }
+    return;
+  }
+  if(!complete) {
+    oc_check_emit(r->check, "JSON-BODY", -1, -1, (int64_t)r->body_bytes, NULL, "a complete body",
+                  "the connection ended early", NULL,
+                  "the connection ended after %llu body bytes, before the body was complete",
+                  (unsigned long long)r->body_bytes);
     return;
   }
   finish_json(r);

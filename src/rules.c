@@ -30,6 +30,12 @@ const struct oc_rule oc_rules[] = {
     "SDKs pick their decoder by Content-Type; an SSE or NDJSON body where JSON was asked for "
     "cannot be parsed.",
     "F03: microsoft/foundry-dev-tools#195, decolua/9router#3492, ollama/ollama#13128" },
+  { "HTTP-TRANSPORT", "HTTP", "http", E,
+    "The exchange completes: the connection is not refused, reset or timed out, and the body "
+    "is not cut.",
+    "A client sees an exception instead of an answer; a stream cut mid-way loses the rest of "
+    "the answer without a clear error.",
+    "RFC 9112 (message framing); F12" },
   { "HTTP-CORS-ORIGIN", "HTTP", "http", I,
     "Access-Control-Allow-Origin, when present, is '*' or an origin, never empty.",
     "An empty value makes every browser reject the response to a cross-origin request.",

@@ -134,6 +134,7 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     struct oc_case *c = &s.cases[k];
     const struct oc_jv *jc = oc_jv_at(jcases, k);
     c->suite = s.name;
+    c->variables = s.variables;
     c->json = cj;
     c->name = oc_json_str(cj, "name");
     c->description = oc_json_str(cj, "description");
@@ -242,9 +243,42 @@ int oc_suite_shipped(char ***paths, size_t *n)
 
 /* ---- variables ------------------------------------------------------------- */
 
+/* ${words:N:WORD}: N copies of WORD separated by single spaces, for long
+ * prompts (context-overflow cases) that a suite should not spell out.  N is
+ * a number or the name of a numeric variable. */
+static cJSON *words(const struct oc_vars *vars, const char *spec)
+{
+  const char *colon = strchr(spec, ':');
+  if(!colon || !colon[1])
+    return NULL;
+  char count[64];
+  snprintf(count, sizeof(count), "%.*s", (int)(colon - spec), spec);
+  long n;
+  if(oc_parse_long(count, 0, 1000000, &n)) {
+    const cJSON *v = oc_json_get(vars->target, count);
+    if(!v)
+      v = oc_json_get(vars->suite, count);
+    if(!oc_json_is_integer(v) || v->valuedouble < 0 || v->valuedouble > 1000000)
+      return NULL;
+    n = (long)v->valuedouble;
+  }
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_FILE);
+  for(long i = 0; i < n; i++)
+    if((i && oc_buf_addc(&b, ' ')) || oc_buf_adds(&b, colon + 1))
+      return NULL;
+  cJSON *r = cJSON_CreateString(oc_buf_str(&b));
+  oc_buf_free(&b);
+  return r;
+}
+
 static const cJSON *var_lookup(const struct oc_vars *vars, const char *name, cJSON **owned)
 {
   *owned = NULL;
+  if(oc_startswith(name, "words:")) {
+    *owned = words(vars, name + 6);
+    return *owned;
+  }
   if(oc_startswith(name, "env:")) {
     const char *v = vars->allow_env ? getenv(name + 4) : NULL;
     if(!v)

@@ -23,6 +23,7 @@ struct oc_case {
   const cJSON *request;
   const cJSON *expect;      /* may be NULL */
   const cJSON *profiles;    /* the case's, else the suite's; may be NULL */
+  const cJSON *variables;   /* the suite's variables; may be NULL */
   const char **allow;       /* suite + case allow lists; owned by the suite */
   size_t nallow;
   const char **tags;

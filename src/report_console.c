@@ -1,0 +1,152 @@
+/* report_console.c — the console report.  On a terminal a progress line is
+ * redrawn in place and only failing cases get their own line; without a
+ * terminal (CI logs) every case gets one plain line and nothing is
+ * redrawn.  Everything printed comes from the result objects. */
+#include "config.h"
+#include "report_console.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "results_json.h"
+#include "util.h"
+
+void oc_console_init(struct oc_console *c, FILE *out)
+{
+  memset(c, 0, sizeof(*c));
+  c->out = out;
+  c->tty = isatty(fileno(out));
+  const char *nc = getenv("NO_COLOR");
+  const char *term = getenv("TERM");
+  c->color = c->tty && !(nc && *nc) && !oc_streq(term, "dumb");
+}
+
+static const char *paint(const struct oc_console *c, const char *status)
+{
+  if(!c->color)
+    return "";
+  if(oc_streq(status, "pass"))
+    return "\033[32m";
+  if(oc_streq(status, "fail"))
+    return "\033[31m";
+  if(oc_streq(status, "error"))
+    return "\033[35m";
+  if(oc_streq(status, "skip"))
+    return "\033[33m";
+  return "\033[1m";
+}
+
+static const char *reset(const struct oc_console *c)
+{
+  return c->color ? "\033[0m" : "";
+}
+
+static void clear_progress(struct oc_console *c)
+{
+  if(c->progress_shown) {
+    fputs("\r\033[K", c->out);
+    c->progress_shown = 0;
+  }
+}
+
+static void upper(const char *s, char *out, size_t n)
+{
+  size_t i = 0;
+  for(; s && s[i] && i + 1 < n; i++)
+    out[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
+  out[i] = '\0';
+}
+
+static void print_finding(struct oc_console *c, const cJSON *f)
+{
+  const cJSON *where = oc_json_obj(f, "where");
+  const char *wt = oc_json_str(where, "text");
+  const char *path = oc_json_str(f, "path");
+  char loc[256] = "";
+  if(wt && *wt && path && *path)
+    snprintf(loc, sizeof(loc), " [%s, %s]", wt, path);
+  else if(wt && *wt)
+    snprintf(loc, sizeof(loc), " [%s]", wt);
+  else if(path && *path)
+    snprintf(loc, sizeof(loc), " [%s]", path);
+  const char *sev = oc_json_str(f, "severity");
+  fprintf(c->out, "      %s %s%s: %s%s\n", oc_json_str(f, "rule") ? oc_json_str(f, "rule") : "?",
+          sev ? sev : "", oc_json_bool(f, "allowed", 0) ? " (allowed)" : "",
+          oc_json_str(f, "message") ? oc_json_str(f, "message") : "", loc);
+}
+
+void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t total)
+{
+  const char *status = oc_json_str(r, "status");
+  const char *target = oc_json_str(r, "target");
+  const char *suite = oc_json_str(r, "suite");
+  const char *kase = oc_json_str(r, "case");
+  char st[8];
+  upper(status, st, sizeof(st));
+  int interesting = !oc_streq(status, "pass") && !oc_streq(status, "skip");
+  clear_progress(c);
+  if(!c->tty || interesting || c->verbose) {
+    const char *reason = oc_json_str(r, "reason");
+    int nfind = cJSON_GetArraySize(oc_json_arr(r, "findings"));
+    fprintf(c->out, "%s%-5s%s %s %s/%s", paint(c, status), st, reset(c), target ? target : "?",
+            suite ? suite : "?", kase ? kase : "?");
+    if(reason)
+      fprintf(c->out, " (%s)", reason);
+    else if(nfind)
+      fprintf(c->out, " (%d finding%s)", nfind, nfind == 1 ? "" : "s");
+    fputc('\n', c->out);
+    const cJSON *f;
+    int shown = 0;
+    cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+    {
+      int counts = oc_finding_counts(f);
+      if(c->verbose || (counts && shown < 3)) {
+        print_finding(c, f);
+        shown += counts;
+      }
+    }
+  }
+  if(c->tty && done < total) {
+    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, suite ? suite : "", kase ? kase : "");
+    c->progress_shown = 1;
+  }
+  fflush(c->out);
+}
+
+void oc_console_summary(struct oc_console *c, const cJSON *doc)
+{
+  clear_progress(c);
+  const cJSON *s = oc_json_obj(doc, "summary");
+  long total = (long)oc_json_num(s, "total", 0), pass = (long)oc_json_num(s, "pass", 0);
+  long fail = (long)oc_json_num(s, "fail", 0), error = (long)oc_json_num(s, "error", 0);
+  long skip = (long)oc_json_num(s, "skip", 0), warn = (long)oc_json_num(s, "warnings", 0);
+  fprintf(c->out, "\n%ld cases: %s%ld passed%s, %s%ld failed%s, %s%ld errors%s, %s%ld skipped%s; %ld warnings\n",
+          total, paint(c, "pass"), pass, reset(c), fail ? paint(c, "fail") : "", fail,
+          fail ? reset(c) : "", error ? paint(c, "error") : "", error, error ? reset(c) : "",
+          skip ? paint(c, "skip") : "", skip, skip ? reset(c) : "", warn);
+  const cJSON *rules = oc_json_arr(s, "failing_rules");
+  if(cJSON_GetArraySize(rules) > 0) {
+    fprintf(c->out, "failing rules:");
+    const cJSON *r;
+    int n = 0;
+    cJSON_ArrayForEach(r, rules)
+    {
+      if(n++ == 12) {
+        fprintf(c->out, " …");
+        break;
+      }
+      fprintf(c->out, " %s (%ld)", oc_json_str(r, "rule"), (long)oc_json_num(r, "cases", 0));
+    }
+    fprintf(c->out, "\n'oacheck rules RULE' explains a rule.\n");
+  }
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+  {
+    if(!oc_json_bool(t, "reachable", 1))
+      fprintf(c->out, "%starget %s unreachable%s: %s\n", paint(c, "error"), oc_json_str(t, "name"),
+              reset(c), oc_json_str(t, "error") ? oc_json_str(t, "error") : "");
+  }
+  fflush(c->out);
+}

@@ -1,0 +1,577 @@
+/* runner.c — planning and running cases.  A live case is one transfer on
+ * the shared libcurl multi handle whose callbacks feed the response
+ * decoder as bytes arrive; a replayed case pushes a recording's pieces
+ * through the same decoder with their recorded arrival times.  Each case
+ * ends in finish_job(), which applies the case's expectations and turns
+ * everything into one result object; the heavy state is freed there, so
+ * memory does not grow with the number of cases that already ran. */
+#include "config.h"
+#include "runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "expect.h"
+#include "http.h"
+#include "json.h"
+#include "result.h"
+#include "url.h"
+#include "util.h"
+
+void oc_run_options_init(struct oc_run_options *o)
+{
+  memset(o, 0, sizeof(*o));
+  o->jobs = 4;
+  o->timeout_ms = 120000;
+  o->idle_timeout_ms = 60000;
+  o->connect_timeout_ms = 10000;
+  o->retries = 2;
+  o->keep_events = 1;
+}
+
+int oc_glob_match(const char *g, const char *s)
+{
+  /* iterative matcher with one backtrack point: linear in practice */
+  const char *star = NULL, *ss = NULL;
+  while(*s) {
+    if(*g == '?' || *g == *s) {
+      g++;
+      s++;
+    }
+    else if(*g == '*') {
+      star = g++;
+      ss = s;
+    }
+    else if(star) {
+      g = star + 1;
+      s = ++ss;
+    }
+    else
+      return 0;
+  }
+  while(*g == '*')
+    g++;
+  return *g == '\0';
+}
+
+static int selected(const struct oc_run_options *o, const struct oc_case *c)
+{
+  if(o->nfilters) {
+    char full[256];
+    snprintf(full, sizeof(full), "%s/%s", c->suite, c->name);
+    int any = 0;
+    for(size_t i = 0; i < o->nfilters && !any; i++)
+      any = oc_glob_match(o->filters[i], full) || oc_glob_match(o->filters[i], c->name) ||
+            oc_glob_match(o->filters[i], c->suite);
+    if(!any)
+      return 0;
+  }
+  if(o->ntags) {
+    int any = 0;
+    for(size_t i = 0; i < o->ntags && !any; i++)
+      for(size_t j = 0; j < c->ntags && !any; j++)
+        any = strcmp(o->tags[i], c->tags[j]) == 0;
+    if(!any)
+      return 0;
+  }
+  return 1;
+}
+
+int oc_run_plan(struct oc_run *r)
+{
+  const struct oc_run_options *o = r->opts;
+  size_t ncases = 0;
+  for(size_t s = 0; s < r->suites->count; s++)
+    ncases += r->suites->items[s].ncases;
+  r->items = calloc(ncases * (r->ntargets ? r->ntargets : 1) + 1, sizeof(*r->items));
+  if(!r->items)
+    return OC_ENOMEM;
+  size_t pos = 0; /* position among selected cases, for sharding */
+  for(size_t s = 0; s < r->suites->count; s++) {
+    struct oc_suite *su = &r->suites->items[s];
+    for(size_t c = 0; c < su->ncases; c++) {
+      struct oc_case *k = &su->cases[c];
+      if(!selected(o, k))
+        continue;
+      size_t p = pos++;
+      if(o->shard_n > 1 && (int)(p % (size_t)o->shard_n) != o->shard_k - 1)
+        continue;
+      for(size_t t = 0; t < r->ntargets; t++) {
+        struct oc_plan_item *it = &r->items[r->nitems];
+        it->target = &r->targets[t];
+        it->kase = k;
+        it->index = r->nitems++;
+      }
+    }
+  }
+  r->results = calloc(r->nitems + 1, sizeof(*r->results));
+  return r->results ? OC_OK : OC_ENOMEM;
+}
+
+/* ---- one case -------------------------------------------------------------------- */
+
+struct job {
+  struct oc_run *run;
+  struct oc_plan_item *item;
+  struct oc_built_request req;
+  int req_built;
+  struct oc_request_info info;
+  struct oc_findings findings;
+  struct oc_check check;
+  const char **allow;
+  size_t nallow;
+  struct oc_response resp;
+  int resp_started;
+  enum oc_case_end end;
+  char reason[700];
+  cJSON *retries;
+  uint64_t t_start;
+  const char *source;
+  struct oc_cassette rec; /* record mode */
+  int recording;
+  struct oc_headers send_headers;
+  char *url;
+  int unmatched;
+};
+
+static void job_free(struct job *j)
+{
+  if(j->resp_started)
+    oc_response_free(&j->resp);
+  oc_findings_free(&j->findings);
+  oc_built_request_free(&j->req);
+  free(j->allow);
+  cJSON_Delete(j->retries);
+  if(j->recording)
+    oc_cassette_free(&j->rec);
+  oc_headers_free(&j->send_headers);
+  free(j->url);
+  free(j);
+}
+
+static int add_allow(struct job *j, const char *const *list, size_t n)
+{
+  if(!n)
+    return OC_OK;
+  const char **d = realloc(j->allow, (j->nallow + n) * sizeof(*d));
+  if(!d)
+    return OC_ENOMEM;
+  memcpy(d + j->nallow, list, n * sizeof(*d));
+  j->allow = d;
+  j->nallow += n;
+  return OC_OK;
+}
+
+static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
+{
+  struct job *j = calloc(1, sizeof(*j));
+  if(!j)
+    return NULL;
+  j->run = r;
+  j->item = it;
+  j->t_start = oc_now_ns();
+  oc_findings_init(&j->findings);
+  oc_headers_init(&j->send_headers);
+  const struct oc_target *t = it->target;
+  oc_check_init(&j->check, &j->findings, t->profile);
+  if(add_allow(j, it->kase->allow, it->kase->nallow) ||
+     add_allow(j, (const char *const *)t->allow, t->nallow) ||
+     add_allow(j, r->opts->allow, r->opts->nallow)) {
+    job_free(j);
+    return NULL;
+  }
+  j->check.allow = j->allow;
+  j->check.nallow = j->nallow;
+  return j;
+}
+
+static void finish_job(struct job *j, int complete, uint64_t t_end)
+{
+  struct oc_run *r = j->run;
+  cJSON *message = NULL, *timing = NULL;
+  if(j->resp_started && j->resp.status) {
+    oc_response_finish(&j->resp, t_end, complete); /* once: later calls do nothing */
+    cJSON *dummy = oc_response_json(&j->resp, &message, &timing);
+    cJSON_Delete(dummy);
+    char why[600];
+    if(j->end == OC_END_RAN &&
+       oc_expect_apply(j->item->kase, &j->resp, message, timing, &j->check, why, sizeof(why)) ==
+         OC_EXPECT_UNSUPPORTED) {
+      j->end = OC_END_SKIP;
+      oc_strlcpy(j->reason, why, sizeof(j->reason));
+    }
+  }
+  if(j->check.oom)
+    oc_warn("%s/%s: memory ran out while recording findings; some may be missing",
+            j->item->kase->suite, j->item->kase->name);
+  struct oc_case_outcome o;
+  memset(&o, 0, sizeof(o));
+  o.target = j->item->target;
+  o.kase = j->item->kase;
+  o.end = j->end;
+  o.reason = j->reason[0] ? j->reason : NULL;
+  o.request = j->req_built ? &j->req : NULL;
+  o.response = j->resp_started ? &j->resp : NULL;
+  o.findings = &j->findings;
+  o.message = message;
+  o.timing = timing;
+  o.retries = j->retries;
+  j->retries = NULL;
+  o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
+  o.source = j->source;
+  cJSON *res = oc_result_json(&o);
+  cJSON_Delete(o.retries);
+  cJSON_Delete(message);
+  cJSON_Delete(timing);
+  if(j->recording && r->opts->record_dir && j->end != OC_END_SKIP && j->rec.status) {
+    char name[300];
+    snprintf(name, sizeof(name), "%s.%s", j->item->kase->suite, j->item->kase->name);
+    free(j->rec.name);
+    j->rec.name = oc_strdup(name);
+    char *file = oc_asprintf("%s/%s%s", r->opts->record_dir, name, OC_CASSETTE_EXT);
+    char err[600];
+    j->rec.complete = complete;
+    char ts[32];
+    oc_now_rfc3339(ts);
+    j->rec.recorded_at = oc_strdup(ts);
+    if(!file || oc_cassette_write(file, &j->rec, err, sizeof(err)))
+      oc_error("cannot record %s: %s", name, file ? err : "out of memory");
+    free(file);
+  }
+  r->results[j->item->index] = res;
+  r->done++;
+  if(r->on_result && res)
+    r->on_result(r->ud, j->item, res, r->done, r->nitems);
+  job_free(j);
+}
+
+/* Build the request and decide whether the case can run at all. */
+static int prepare(struct job *j)
+{
+  struct oc_target *t = j->item->target;
+  const struct oc_case *k = j->item->kase;
+  if(!oc_case_applies(k, t->profile ? t->profile->name : "openai")) {
+    j->end = OC_END_SKIP;
+    snprintf(j->reason, sizeof(j->reason), "not applicable to profile %s",
+             t->profile ? t->profile->name : "openai");
+    return 0;
+  }
+  if(!t->reachable) {
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason), "target unreachable: %s", t->error ? t->error : "");
+    oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, -1, NULL, "a reachable server", "unreachable",
+                  NULL, "the target could not be reached: %s", t->error ? t->error : "");
+    return 0;
+  }
+  struct oc_vars vars = { t->vars, k->variables, 1 };
+  char err[600];
+  if(oc_suite_build_request(k, &vars, &j->req, err, sizeof(err))) {
+    /* ${MODEL} missing means the target did not list its models: that is
+     * an error; any other missing variable means the target lacks what
+     * the case needs (N_CTX without /props): unsupported */
+    int model = strstr(err, "${MODEL}") != NULL;
+    j->end = model ? OC_END_ERROR : OC_END_SKIP;
+    snprintf(j->reason, sizeof(j->reason), "%s%s", model ? "" : "unsupported: ", err);
+    if(model)
+      oc_check_emit(&j->check, "MODELS-LIST", -1, -1, -1, NULL, "a model id", "none", NULL,
+                    "the case needs ${MODEL} but the target lists no model (give --model)");
+    return 0;
+  }
+  j->req_built = 1;
+  oc_request_info_init(&j->info, j->req.method, j->req.path, j->req.body_json);
+  return 1;
+}
+
+static void start_response(struct job *j, uint64_t t_sent, int timing)
+{
+  oc_response_init(&j->resp, &j->info, &j->check, j->run->schemas, t_sent, timing,
+                   j->run->opts->keep_events);
+  j->resp_started = 1;
+}
+
+/* ---- replay ------------------------------------------------------------------------ */
+
+static void run_replay(struct job *j)
+{
+  struct oc_target *t = j->item->target;
+  char key[65];
+  if(oc_cassette_request_key(j->req.method, j->req.path, j->req.body, j->req.body_len, key)) {
+    j->end = OC_END_ERROR;
+    oc_strlcpy(j->reason, "out of memory", sizeof(j->reason));
+    finish_job(j, 1, 0);
+    return;
+  }
+  const struct oc_cassette *c = oc_cassette_store_find_key(&t->store, key);
+  if(!c) {
+    j->end = OC_END_SKIP;
+    oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
+    finish_job(j, 1, 0);
+    return;
+  }
+  j->source = c->name;
+  int timing = c->timing_recorded;
+  uint64_t t0 = timing ? oc_now_ns() : 0;
+  start_response(j, t0, timing);
+  oc_response_head(&j->resp, c->status, &c->headers, timing ? t0 + c->headers_ns : 0);
+  size_t at = 0;
+  for(size_t i = 0; i < c->npieces && at < c->body_len; i++) {
+    size_t end = c->pieces[i].end < c->body_len ? c->pieces[i].end : c->body_len;
+    if(end > at)
+      oc_response_body(&j->resp, c->body + at, end - at, timing ? t0 + c->pieces[i].t_ns : 0);
+    at = end;
+  }
+  if(at < c->body_len)
+    oc_response_body(&j->resp, c->body + at, c->body_len - at,
+                     timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0);
+  uint64_t t_end = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
+  if(!c->complete)
+    oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, (int64_t)c->body_len, NULL,
+                  "a complete exchange", "cut", NULL,
+                  "the recorded exchange ended early (the connection was cut while recording)");
+  if(!c->complete)
+    j->end = OC_END_ERROR;
+  if(j->end == OC_END_ERROR) {
+    /* still decode what arrived */
+    oc_response_finish(&j->resp, t_end, 0);
+    oc_strlcpy(j->reason, "the recorded exchange is incomplete", sizeof(j->reason));
+  }
+  finish_job(j, c->complete, t_end);
+}
+
+/* ---- live --------------------------------------------------------------------------- */
+
+static int on_head(void *ud, const struct oc_http_head *h)
+{
+  struct job *j = ud;
+  if(oc_headers_get(h->headers, "X-Oacheck-Unmatched")) {
+    /* oacheck serve has no recording of this request */
+    j->unmatched = 1;
+    return 1;
+  }
+  if(j->recording) {
+    j->rec.status = h->status;
+    free(j->rec.reason);
+    j->rec.reason = oc_strdup(h->reason ? h->reason : "");
+    free(j->rec.http_version);
+    j->rec.http_version = oc_strdup(h->http_version ? h->http_version : "HTTP/1.1");
+    oc_headers_free(&j->rec.headers);
+    oc_headers_copy(&j->rec.headers, h->headers);
+    j->rec.headers_ns = h->t_ns;
+  }
+  /* t_sent is only known at the end; the stream keeps absolute times */
+  start_response(j, 0, 1);
+  oc_response_head(&j->resp, h->status, h->headers, h->t_ns);
+  return 0;
+}
+
+static int on_body(void *ud, const void *p, size_t n, uint64_t t)
+{
+  struct job *j = ud;
+  if(j->recording && oc_cassette_add_piece(&j->rec, p, n, t)) {
+    oc_warn("%s/%s: the recording was cut at the body cap", j->item->kase->suite,
+            j->item->kase->name);
+    j->recording = 0;
+    oc_cassette_free(&j->rec);
+  }
+  return j->resp_started ? oc_response_body(&j->resp, p, n, t) != OC_OK : 0;
+}
+
+static void on_retry(void *ud, int attempt, int status, long delay_ms)
+{
+  struct job *j = ud;
+  if(!j->retries)
+    j->retries = cJSON_CreateArray();
+  cJSON *o = cJSON_CreateObject();
+  if(!j->retries || !o) {
+    cJSON_Delete(o);
+    return;
+  }
+  cJSON_AddNumberToObject(o, "attempt", attempt);
+  cJSON_AddNumberToObject(o, "status", status);
+  cJSON_AddNumberToObject(o, "delay_ms", (double)delay_ms);
+  cJSON_AddItemToArray(j->retries, o);
+  oc_info("%s/%s: HTTP %d, retrying in %ld ms (attempt %d)", j->item->kase->suite,
+          j->item->kase->name, status, delay_ms, attempt + 1);
+}
+
+static void on_done(void *ud, const struct oc_http_outcome *o)
+{
+  struct job *j = ud;
+  if(j->unmatched) {
+    j->end = OC_END_SKIP;
+    oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
+    if(j->resp_started) {
+      oc_response_free(&j->resp);
+      j->resp_started = 0;
+    }
+    j->recording = 0;
+    oc_cassette_free(&j->rec);
+    finish_job(j, 1, o->t_done);
+    return;
+  }
+  if(j->resp_started) {
+    j->resp.t_sent = o->t_sent;
+    if(j->resp.stream_started)
+      j->resp.stream.timing.t_sent = o->t_sent;
+  }
+  if(j->recording) {
+    /* cassette times count from the request's last byte */
+    for(size_t i = 0; i < j->rec.npieces; i++)
+      j->rec.pieces[i].t_ns = j->rec.pieces[i].t_ns > o->t_sent ? j->rec.pieces[i].t_ns - o->t_sent : 0;
+    j->rec.headers_ns = j->rec.headers_ns > o->t_sent ? j->rec.headers_ns - o->t_sent : 0;
+    j->rec.timing_recorded = 1;
+  }
+  int complete = o->error == OC_HTTP_OK;
+  if(!complete) {
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason), "%s: %s", oc_http_error_name(o->error), o->message);
+    oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, (int64_t)o->bytes, NULL,
+                  "a complete exchange", oc_http_error_name(o->error), NULL, "%s", o->message);
+    if(j->resp_started && j->resp.status) {
+      /* decode what arrived: a cut stream is still examined */
+      oc_response_finish(&j->resp, o->t_done, 0);
+    }
+  }
+  finish_job(j, complete, o->t_done);
+}
+
+static int submit_live(struct job *j, struct oc_http *http)
+{
+  struct oc_target *t = j->item->target;
+  const struct oc_run_options *opt = j->run->opts;
+  j->url = oc_url_join(t->url, j->req.path);
+  if(!j->url || oc_target_request_headers(t, &j->send_headers) ||
+     oc_headers_copy(&j->send_headers, &j->req.headers))
+    return OC_ENOMEM;
+  if(opt->record_dir) {
+    oc_cassette_init(&j->rec);
+    j->recording = 1;
+    j->rec.method = oc_strdup(j->req.method);
+    j->rec.path = oc_strdup(j->req.path);
+    if(j->req.body) {
+      j->rec.req_body = oc_strndup(j->req.body, j->req.body_len);
+      j->rec.req_body_len = j->req.body_len;
+    }
+    /* the secrets stay out: the cassette writer drops them too */
+    for(size_t i = 0; i < j->send_headers.count; i++)
+      if(!oc_header_is_secret(j->send_headers.items[i].name))
+        oc_headers_add(&j->rec.req_headers, j->send_headers.items[i].name,
+                       j->send_headers.items[i].value);
+    char *src = oc_asprintf("recorded live from target '%s'", t->name);
+    j->rec.source = src;
+    oc_cassette_update_key(&j->rec);
+  }
+  struct oc_http_request rq;
+  oc_http_request_init(&rq);
+  rq.method = j->req.method;
+  rq.url = j->url;
+  rq.headers = &j->send_headers;
+  rq.body = j->req.body;
+  rq.body_len = j->req.body_len;
+  rq.connect_timeout_ms = opt->connect_timeout_ms;
+  rq.idle_timeout_ms = opt->idle_timeout_ms;
+  rq.total_timeout_ms = opt->timeout_ms;
+  rq.max_retries = opt->retries;
+  rq.insecure = opt->insecure;
+  rq.cacert = opt->cacert;
+  static const struct oc_http_callbacks cb = { on_head, on_body, on_retry, on_done };
+  return oc_http_submit(http, &rq, &cb, j);
+}
+
+int oc_run_execute(struct oc_run *r)
+{
+  struct oc_http *http = NULL;
+  int rc = OC_OK;
+  for(size_t i = 0; i < r->nitems; i++) {
+    struct oc_plan_item *it = &r->items[i];
+    struct job *j = job_new(r, it);
+    if(!j)
+      return OC_ENOMEM;
+    if(!prepare(j)) {
+      finish_job(j, 1, 0);
+      continue;
+    }
+    if(!it->target->live) {
+      run_replay(j);
+      continue;
+    }
+    if(!http && !(http = oc_http_new(r->opts->jobs > 0 ? r->opts->jobs : 1))) {
+      job_free(j);
+      return OC_ENOMEM;
+    }
+    if(submit_live(j, http)) {
+      j->end = OC_END_ERROR;
+      oc_strlcpy(j->reason, "the request could not be submitted", sizeof(j->reason));
+      finish_job(j, 1, 0);
+      continue;
+    }
+    /* keep the queue moving while submitting, so results stream out */
+    oc_http_run(http, 0);
+  }
+  if(http) {
+    oc_http_run(http, -1);
+    oc_http_free(http);
+  }
+  return rc;
+}
+
+cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
+                      const char *started)
+{
+  cJSON *doc = cJSON_CreateObject();
+  if(!doc)
+    return NULL;
+  cJSON *meta = cJSON_AddObjectToObject(doc, "oacheck");
+  if(meta) {
+    cJSON_AddStringToObject(meta, "version", PACKAGE_VERSION);
+    cJSON_AddStringToObject(meta, "started", started);
+    char now[32];
+    oc_now_rfc3339(now);
+    cJSON_AddStringToObject(meta, "finished", now);
+    int live = 0, replay = 0;
+    for(size_t i = 0; i < r->ntargets; i++) {
+      if(r->targets[i].live)
+        live = 1;
+      else
+        replay = 1;
+    }
+    cJSON_AddStringToObject(meta, "mode", live && replay ? "mixed" : live ? "live" : "replay");
+    if(note)
+      cJSON_AddStringToObject(meta, "note", note);
+    if(command)
+      cJSON_AddStringToObject(meta, "command", command);
+    cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
+    for(size_t i = 0; suites && i < r->suites->count; i++)
+      cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
+    if(r->opts->shard_n > 1) {
+      cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
+      if(sh) {
+        cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
+        cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
+      }
+    }
+  }
+  cJSON *targets = cJSON_AddArrayToObject(doc, "targets");
+  for(size_t i = 0; targets && i < r->ntargets; i++) {
+    cJSON *t = oc_target_json(&r->targets[i]);
+    if(t)
+      cJSON_AddItemToArray(targets, t);
+  }
+  cJSON_AddObjectToObject(doc, "summary");
+  cJSON *results = cJSON_AddArrayToObject(doc, "results");
+  for(size_t i = 0; results && i < r->nitems; i++)
+    if(r->results[i])
+      cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  return doc;
+}
+
+void oc_run_free(struct oc_run *r)
+{
+  for(size_t i = 0; r->results && i < r->nitems; i++)
+    cJSON_Delete(r->results[i]);
+  free(r->results);
+  free(r->items);
+  r->results = NULL;
+  r->items = NULL;
+  r->nitems = 0;
+}

@@ -1,0 +1,79 @@
+/* runner.h — the plan (targets × cases, filtered, tagged, sharded) and its
+ * execution: live cases over one libcurl multi handle with N in flight,
+ * replayed ones from the target's recordings, every response through the
+ * same decoder (response.c) and the case's expectations (expect.c), each
+ * case ending as one results-schema object.  Suites are loaded by the
+ * caller (cmd_run.c); reports render the results afterwards. */
+#ifndef OC_RUNNER_H
+#define OC_RUNNER_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "response.h"
+#include "suite.h"
+#include "target.h"
+
+struct oc_run_options {
+  int jobs;                 /* live cases in flight (default 4) */
+  long timeout_ms;          /* total per case (default 120 s) */
+  long idle_timeout_ms;     /* no byte for this long (default 60 s) */
+  long connect_timeout_ms;  /* default 10 s */
+  int retries;              /* 429/503 retries (default 2) */
+  int insecure;
+  const char *cacert;
+  const char *const *filters; /* globs on "suite/case" or "case" */
+  size_t nfilters;
+  const char *const *tags;
+  size_t ntags;
+  int shard_k, shard_n;     /* 1-based shard of N; 0/0 = all */
+  const char *const *allow; /* --allow */
+  size_t nallow;
+  int keep_events;          /* keep the event log for reports (default 1) */
+  const char *record_dir;   /* record mode: write a cassette per live case here */
+};
+
+void oc_run_options_init(struct oc_run_options *o);
+
+struct oc_plan_item {
+  struct oc_target *target;
+  const struct oc_case *kase;
+  size_t index;             /* position in the plan */
+};
+
+/* Called as each case ends (in completion order), for progress output. */
+typedef void (*oc_run_result_cb)(void *ud, const struct oc_plan_item *item, const cJSON *result,
+                                 size_t done, size_t total);
+
+struct oc_run {
+  const struct oc_run_options *opts;
+  struct oc_target *targets;
+  size_t ntargets;
+  const struct oc_suite_set *suites;
+  const struct oc_schemas *schemas;
+  struct oc_plan_item *items;
+  size_t nitems;
+  cJSON **results;          /* per plan item, NULL until it ran */
+  oc_run_result_cb on_result;
+  void *ud;
+  size_t done;
+  double started_ms;
+};
+
+/* Build the plan from every case of every suite × every target, keeping
+ * what the filters, tags and shard select.  Sharding is by case (the same
+ * cases on every target), stable across runs. */
+int oc_run_plan(struct oc_run *r);
+/* Run every planned case.  Returns OC_OK (case failures are results, not
+ * errors) or OC_ENOMEM. */
+int oc_run_execute(struct oc_run *r);
+/* The whole results document (schemas/results.schema.json); caller
+ * deletes.  mode_note may be NULL. */
+cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
+                      const char *started);
+void oc_run_free(struct oc_run *r);
+
+/* Does glob (with * and ?) match s? */
+int oc_glob_match(const char *glob, const char *s);
+
+#endif

@@ -1,0 +1,517 @@
+/* target.c — targets and their identity.  A replay target answers the
+ * identification requests from its recordings exactly as a live one does
+ * over HTTP, so the rest of the run cannot tell them apart. */
+#include "config.h"
+#include "target.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "json.h"
+#include "url.h"
+#include "util.h"
+
+void oc_target_init(struct oc_target *t)
+{
+  memset(t, 0, sizeof(*t));
+  oc_cassette_store_init(&t->store);
+  oc_headers_init(&t->headers);
+  t->profile_source = "auto";
+}
+
+void oc_target_free(struct oc_target *t)
+{
+  if(!t)
+    return;
+  free(t->name);
+  free(t->url);
+  free(t->recordings);
+  oc_cassette_store_free(&t->store);
+  free(t->profile_name);
+  free(t->model);
+  free(t->key_env);
+  oc_headers_free(&t->headers);
+  for(size_t i = 0; i < t->nallow; i++)
+    free(t->allow[i]);
+  free(t->allow);
+  free(t->error);
+  cJSON_Delete(t->identity);
+  cJSON_Delete(t->vars);
+  memset(t, 0, sizeof(*t));
+}
+
+static int valid_name(const char *s)
+{
+  if(!*s)
+    return 0;
+  for(; *s; s++)
+    if(!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+         *s == '-' || *s == '_' || *s == '.'))
+      return 0;
+  return 1;
+}
+
+/* A name for a URL target: host and port ("127.0.0.1-8080"). */
+static char *name_from_url(const char *url)
+{
+  const char *p = strstr(url, "://");
+  p = p ? p + 3 : url;
+  const char *at = strchr(p, '@');
+  const char *slash = strchr(p, '/');
+  if(at && (!slash || at < slash))
+    p = at + 1;
+  size_t n = strcspn(p, "/?#");
+  char *s = oc_strndup(p, n);
+  for(char *q = s; q && *q; q++)
+    if(*q == ':')
+      *q = '-';
+  return s;
+}
+
+int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t errlen)
+{
+  oc_target_init(t);
+  const char *url = spec;
+  char *name = NULL;
+  const char *eq = strchr(spec, '=');
+  const char *scheme = strstr(spec, "://");
+  if(eq && (!scheme || eq < scheme)) {
+    name = oc_strndup(spec, (size_t)(eq - spec));
+    url = eq + 1;
+    if(!name || !valid_name(name)) {
+      snprintf(err, errlen, "target name '%s' may hold only letters, digits, '-', '_' and '.'",
+               name ? name : "");
+      free(name);
+      return OC_EUSAGE;
+    }
+  }
+  if(strcmp(url, "env") == 0) {
+    url = getenv("OPENAI_BASE_URL");
+    if(!url || !*url) {
+      snprintf(err, errlen, "--target env: OPENAI_BASE_URL is not set");
+      free(name);
+      return OC_EUSAGE;
+    }
+    if(!name)
+      name = oc_strdup("env");
+  }
+  if(!oc_startswith(url, "http://") && !oc_startswith(url, "https://")) {
+    snprintf(err, errlen, "target '%s' is not an http:// or https:// URL", url);
+    free(name);
+    return OC_EUSAGE;
+  }
+  t->live = 1;
+  t->url = oc_url_root(url);
+  t->name = name ? name : name_from_url(url);
+  t->key_env = oc_strdup("OPENAI_API_KEY");
+  t->profile_name = oc_strdup("auto");
+  if(!t->url || !t->name || !t->key_env || !t->profile_name) {
+    oc_target_free(t);
+    return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+static void store_error(void *ctx, const char *msg)
+{
+  (void)ctx;
+  oc_warn("%s", msg);
+}
+
+int oc_target_from_recordings(struct oc_target *t, const char *name, const char *dir, char *err,
+                              size_t errlen)
+{
+  oc_target_init(t);
+  if(!oc_is_dir(dir)) {
+    snprintf(err, errlen, "recordings directory '%s' does not exist", dir);
+    return OC_ENOTFOUND;
+  }
+  t->live = 0;
+  t->recordings = oc_strdup(dir);
+  t->name = oc_strdup(name);
+  t->profile_name = oc_strdup("auto");
+  if(!t->recordings || !t->name || !t->profile_name) {
+    oc_target_free(t);
+    return OC_ENOMEM;
+  }
+  const char *dirs[1] = { dir };
+  int rc = oc_cassette_store_load(&t->store, dirs, 1, store_error, NULL);
+  if(rc == OC_ENOMEM || rc == OC_ENOTFOUND) {
+    snprintf(err, errlen, "cannot load the recordings in '%s'", dir);
+    oc_target_free(t);
+    return rc;
+  }
+  if(t->store.count == 0) {
+    snprintf(err, errlen, "'%s' holds no recordings (*.cassette.gz or index.json)", dir);
+    oc_target_free(t);
+    return OC_ENOTFOUND;
+  }
+  t->timing_recorded = 1;
+  for(size_t i = 0; i < t->store.count; i++)
+    if(!t->store.items[i].timing_recorded)
+      t->timing_recorded = 0;
+  return OC_OK;
+}
+
+static int add_str(char ***arr, size_t *n, const char *s)
+{
+  char **d = realloc(*arr, (*n + 1) * sizeof(**arr));
+  if(!d)
+    return OC_ENOMEM;
+  *arr = d;
+  if(!(d[*n] = oc_strdup(s)))
+    return OC_ENOMEM;
+  (*n)++;
+  return OC_OK;
+}
+
+static int target_from_json(struct oc_target *t, const cJSON *j, const char *path, int idx,
+                            char *err, size_t errlen)
+{
+  const char *name = oc_json_str(j, "name");
+  const char *url = oc_json_str(j, "url");
+  const char *rec = oc_json_str(j, "recordings");
+  int rc;
+  if(!name || (!url && !rec) || (url && rec)) {
+    snprintf(err, errlen, "%s: targets[%d] needs a \"name\" and exactly one of \"url\" or \"recordings\"",
+             path, idx);
+    return OC_EUSAGE;
+  }
+  if(url) {
+    char *spec = oc_asprintf("%s=%s", name, url);
+    rc = spec ? oc_target_from_spec(t, spec, err, errlen) : OC_ENOMEM;
+    free(spec);
+  }
+  else
+    rc = oc_target_from_recordings(t, name, rec, err, errlen);
+  if(rc)
+    return rc;
+  const char *profile = oc_json_str(j, "profile");
+  if(profile) {
+    free(t->profile_name);
+    t->profile_name = oc_strdup(profile);
+    t->profile_source = "targets-file";
+    if(strcmp(profile, "auto") != 0 && !oc_profile_find(profile)) {
+      snprintf(err, errlen, "%s: targets[%d]: unknown profile '%s'", path, idx, profile);
+      return OC_EUSAGE;
+    }
+  }
+  const char *model = oc_json_str(j, "model");
+  if(model)
+    t->model = oc_strdup(model);
+  const char *key = oc_json_str(j, "key_env");
+  if(key) {
+    free(t->key_env);
+    t->key_env = oc_strdup(key);
+  }
+  const cJSON *h;
+  cJSON_ArrayForEach(h, oc_json_obj(j, "headers"))
+  {
+    if(!cJSON_IsString(h)) {
+      snprintf(err, errlen, "%s: targets[%d]: header '%s' must be a string", path, idx, h->string);
+      return OC_EUSAGE;
+    }
+    if(oc_headers_add(&t->headers, h->string, h->valuestring))
+      return OC_ENOMEM;
+  }
+  const cJSON *a;
+  cJSON_ArrayForEach(a, oc_json_arr(j, "allow"))
+  {
+    if(cJSON_IsString(a) && add_str(&t->allow, &t->nallow, a->valuestring))
+      return OC_ENOMEM;
+  }
+  const cJSON *ctx = oc_json_get(j, "ctx_size");
+  if(oc_json_is_integer(ctx) && ctx->valuedouble > 0)
+    t->ctx_size = (long)ctx->valuedouble;
+  return OC_OK;
+}
+
+int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen)
+{
+  cJSON *doc = oc_json_parse_file(path, err, errlen);
+  if(!doc)
+    return OC_EPARSE;
+  const cJSON *list = cJSON_IsArray(doc) ? doc : oc_json_arr(doc, "targets");
+  int rc = OC_OK;
+  if(!list) {
+    snprintf(err, errlen, "%s: expected an array of targets or {\"targets\": [...]}", path);
+    rc = OC_EPARSE;
+    goto out;
+  }
+  int idx = 0;
+  const cJSON *j;
+  cJSON_ArrayForEach(j, list)
+  {
+    struct oc_target *d = realloc(*ts, (*n + 1) * sizeof(*d));
+    if(!d) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    *ts = d;
+    rc = target_from_json(&d[*n], j, path, idx, err, errlen);
+    if(rc) {
+      oc_target_free(&d[*n]);
+      goto out;
+    }
+    for(size_t i = 0; i < *n; i++)
+      if(strcmp(d[i].name, d[*n].name) == 0) {
+        snprintf(err, errlen, "%s: target name '%s' is used twice", path, d[*n].name);
+        oc_target_free(&d[*n]);
+        rc = OC_EUSAGE;
+        goto out;
+      }
+    (*n)++;
+    idx++;
+  }
+out:
+  cJSON_Delete(doc);
+  return rc;
+}
+
+int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
+{
+  if(oc_headers_copy(out, &t->headers))
+    return OC_ENOMEM;
+  const char *key = t->key_env ? getenv(t->key_env) : NULL;
+  if(key && *key && !oc_headers_get(out, "Authorization")) {
+    char *v = oc_asprintf("Bearer %s", key);
+    int rc = v ? oc_headers_add(out, "Authorization", v) : OC_ENOMEM;
+    if(v) {
+      /* the key leaves memory as soon as it is copied into the list */
+      memset(v, 0, strlen(v));
+      free(v);
+    }
+    return rc;
+  }
+  return OC_OK;
+}
+
+/* One identification request, live or from the recordings. */
+static int fetch(struct oc_target *t, const char *path, long timeout_ms, int insecure,
+                 const char *cacert, int *status, struct oc_headers *hdrs, char **body,
+                 size_t *len, char *err, size_t errlen)
+{
+  *body = NULL;
+  *len = 0;
+  *status = 0;
+  if(!t->live) {
+    char key[65];
+    if(oc_cassette_request_key("GET", path, NULL, 0, key))
+      return OC_ENOMEM;
+    const struct oc_cassette *c = oc_cassette_store_find_key(&t->store, key);
+    if(!c) {
+      snprintf(err, errlen, "GET %s is not recorded", path);
+      return OC_ENOTFOUND;
+    }
+    *status = c->status;
+    if(oc_headers_copy(hdrs, &c->headers))
+      return OC_ENOMEM;
+    *body = oc_strndup(c->body, c->body_len);
+    *len = c->body_len;
+    return *body ? OC_OK : OC_ENOMEM;
+  }
+  char *url = oc_url_join(t->url, path);
+  struct oc_headers h;
+  oc_headers_init(&h);
+  struct oc_http_request req;
+  oc_http_request_init(&req);
+  req.method = "GET";
+  req.url = url;
+  req.headers = &h;
+  req.total_timeout_ms = timeout_ms;
+  req.connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000;
+  req.insecure = insecure;
+  req.cacert = cacert;
+  req.max_retries = 1;
+  struct oc_http_response resp;
+  memset(&resp, 0, sizeof(resp));
+  oc_headers_init(&resp.headers);
+  int rc = url && !oc_target_request_headers(t, &h) ? oc_http_fetch(&req, &resp, err, errlen) : OC_ENOMEM;
+  if(rc == OC_OK) {
+    *status = resp.status;
+    if(oc_headers_copy(hdrs, &resp.headers))
+      rc = OC_ENOMEM;
+    *body = resp.body;
+    *len = resp.body_len;
+    resp.body = NULL;
+  }
+  oc_http_response_free(&resp);
+  oc_headers_free(&h);
+  free(url);
+  return rc;
+}
+
+static void set_error(struct oc_target *t, const char *msg)
+{
+  free(t->error);
+  t->error = oc_strdup(msg);
+}
+
+const char *oc_profile_guess(const cJSON *identity)
+{
+  const char *server = oc_json_str(identity, "server");
+  if(oc_json_str(identity, "build") || (server && strstr(server, "llama.cpp")))
+    return "llama-server";
+  const char *owner = oc_json_str(identity, "owned_by");
+  if(oc_streq(owner, "vllm"))
+    return "vllm";
+  if(oc_streq(owner, "library") || oc_streq(owner, "ollama"))
+    return "ollama";
+  return "openai";
+}
+
+int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const char *cacert)
+{
+  char err[600];
+  int status;
+  char *body = NULL;
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  cJSON_Delete(t->identity);
+  cJSON_Delete(t->vars);
+  t->identity = cJSON_CreateObject();
+  t->vars = cJSON_CreateObject();
+  if(!t->identity || !t->vars)
+    return OC_ENOMEM;
+  t->reachable = 0;
+  int rc = fetch(t, "/v1/models", timeout_ms, insecure, cacert, &status, &h, &body, &len, err,
+                 sizeof(err));
+  if(rc == OC_ENOMEM)
+    goto oom;
+  if(rc && t->live) {
+    set_error(t, err);
+    goto done;
+  }
+  t->reachable = 1;
+  const char *server = oc_headers_get(&h, "Server");
+  if(server)
+    cJSON_AddStringToObject(t->identity, "server", server);
+  cJSON *models = cJSON_AddArrayToObject(t->identity, "models");
+  cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
+  const cJSON *m;
+  const char *first = NULL, *owner = NULL;
+  cJSON_ArrayForEach(m, oc_json_arr(doc, "data"))
+  {
+    const char *id = oc_json_str(m, "id");
+    if(id && models) {
+      cJSON_AddItemToArray(models, cJSON_CreateString(id));
+      if(!first) {
+        first = id;
+        owner = oc_json_str(m, "owned_by");
+      }
+    }
+  }
+  if(owner)
+    cJSON_AddStringToObject(t->identity, "owned_by", owner);
+  const char *model = t->model ? t->model : first;
+  if(model) {
+    cJSON_AddStringToObject(t->identity, "model", model);
+    cJSON_AddStringToObject(t->vars, "MODEL", model);
+  }
+  else
+    cJSON_AddNullToObject(t->identity, "model");
+  cJSON_Delete(doc);
+  free(body);
+  body = NULL;
+  oc_headers_free(&h);
+  /* llama-server's /props: build, context per slot, chat template */
+  rc = fetch(t, "/props", timeout_ms, insecure, cacert, &status, &h, &body, &len, err, sizeof(err));
+  if(rc == OC_ENOMEM)
+    goto oom;
+  doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
+  if(doc) {
+    const char *build = oc_json_str(doc, "build_info");
+    if(build)
+      cJSON_AddStringToObject(t->identity, "build", build);
+    const cJSON *dgs = oc_json_obj(doc, "default_generation_settings");
+    const cJSON *nctx = oc_json_get(dgs, "n_ctx");
+    if(!oc_json_is_integer(nctx))
+      nctx = oc_json_get(doc, "n_ctx");
+    if(oc_json_is_integer(nctx)) {
+      cJSON_AddNumberToObject(t->identity, "n_ctx", nctx->valuedouble);
+      cJSON_AddNumberToObject(t->vars, "N_CTX", nctx->valuedouble);
+    }
+    const cJSON *slots = oc_json_get(doc, "total_slots");
+    if(oc_json_is_integer(slots))
+      cJSON_AddNumberToObject(t->identity, "total_slots", slots->valuedouble);
+    const char *mp = oc_json_str(doc, "model_path");
+    if(mp)
+      cJSON_AddStringToObject(t->identity, "model_path", mp);
+    const char *tmpl = oc_json_str(doc, "chat_template");
+    if(tmpl) {
+      unsigned char md[EVP_MAX_MD_SIZE];
+      unsigned int mdlen = 0;
+      char hex[2 * EVP_MAX_MD_SIZE + 1];
+      if(EVP_Digest(tmpl, strlen(tmpl), md, &mdlen, EVP_sha256(), NULL)) {
+        oc_hex(md, mdlen, hex);
+        cJSON_AddStringToObject(t->identity, "chat_template_sha256", hex);
+      }
+    }
+    if(!server) {
+      const char *s2 = oc_headers_get(&h, "Server");
+      if(s2)
+        cJSON_AddStringToObject(t->identity, "server", s2);
+    }
+  }
+  cJSON_Delete(doc);
+  if(t->ctx_size > 0) {
+    cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
+    cJSON_AddNumberToObject(t->vars, "N_CTX", (double)t->ctx_size);
+  }
+  /* derived sizes for context cases: half the window fits with room to answer */
+  const cJSON *nc = oc_json_get(t->vars, "N_CTX");
+  if(oc_json_is_integer(nc))
+    cJSON_AddNumberToObject(t->vars, "N_CTX_HALF", (double)((long)nc->valuedouble / 2));
+done:
+  if(!t->profile_name || strcmp(t->profile_name, "auto") == 0) {
+    const char *guess = oc_profile_guess(t->identity);
+    free(t->profile_name);
+    t->profile_name = oc_strdup(guess);
+    t->profile_source = "auto";
+  }
+  t->profile = oc_profile_find(t->profile_name ? t->profile_name : "openai");
+  if(!t->profile)
+    t->profile = oc_profile_default();
+  free(body);
+  oc_headers_free(&h);
+  return OC_OK;
+oom:
+  free(body);
+  oc_headers_free(&h);
+  return OC_ENOMEM;
+}
+
+cJSON *oc_target_json(const struct oc_target *t)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  cJSON_AddStringToObject(o, "name", t->name);
+  cJSON_AddStringToObject(o, "kind", t->live ? "live" : "replay");
+  if(t->live) {
+    char red[512];
+    oc_url_redact(t->url, red, sizeof(red));
+    cJSON_AddStringToObject(o, "url", red);
+  }
+  else
+    cJSON_AddStringToObject(o, "recordings", t->recordings);
+  cJSON_AddStringToObject(o, "profile", t->profile ? t->profile->name : "openai");
+  cJSON_AddStringToObject(o, "profile_source", t->profile_source);
+  cJSON_AddBoolToObject(o, "reachable", t->reachable);
+  if(t->error)
+    cJSON_AddStringToObject(o, "error", t->error);
+  else
+    cJSON_AddNullToObject(o, "error");
+  cJSON_AddBoolToObject(o, "timing_recorded", t->live ? 1 : t->timing_recorded);
+  if(t->identity) {
+    cJSON *id = cJSON_Duplicate(t->identity, 1);
+    if(id) {
+      cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
+      cJSON_AddItemToObject(o, "identity", id);
+    }
+  }
+  return o;
+}

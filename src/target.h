@@ -1,0 +1,70 @@
+/* target.h — what a run is pointed at: a live server (URL, API key from an
+ * environment variable, extra headers) or a set of recordings replayed
+ * without network; its name (which keys reports, never the URL), its
+ * profile, and its identity as learnt before the cases run (/v1/models,
+ * and on llama-server /props: model, n_ctx, chat template hash, build).
+ * Sending case requests is runner.c's job. */
+#ifndef OC_TARGET_H
+#define OC_TARGET_H
+
+#include <cjson/cJSON.h>
+
+#include "cassette.h"
+#include "headers.h"
+#include "rules.h"
+
+struct oc_target {
+  char *name;
+  int live;                     /* 1: a server; 0: recordings */
+  char *url;                    /* live: the server root (credentials kept; redact for output) */
+  char *recordings;             /* replay: the directory */
+  struct oc_cassette_store store;
+  char *profile_name;           /* "auto" until identified */
+  const struct oc_profile *profile;
+  const char *profile_source;   /* "auto", "option", "targets-file", "default" */
+  char *model;                  /* --model / targets file; NULL: first id of /v1/models */
+  char *key_env;                /* environment variable holding the API key */
+  struct oc_headers headers;    /* extra headers for every request */
+  char **allow;                 /* rules allowed for this target */
+  size_t nallow;
+  long ctx_size;                /* --ctx-size; 0: learn it */
+  /* learnt by oc_target_identify */
+  int reachable;
+  char *error;                  /* why it is unreachable */
+  cJSON *identity;              /* results "identity" object */
+  cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
+  int timing_recorded;          /* replay: every cassette carries arrival times */
+};
+
+/* Fill *t as an empty target; cannot fail. */
+void oc_target_init(struct oc_target *t);
+void oc_target_free(struct oc_target *t);
+
+/* "URL", "NAME=URL" or "env" (OPENAI_BASE_URL) into a live target.  A
+ * trailing "/v1" is taken off the URL.  err says what is wrong. */
+int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t errlen);
+/* A replay target over DIR (cassettes or raw exchanges). */
+int oc_target_from_recordings(struct oc_target *t, const char *name, const char *dir, char *err,
+                              size_t errlen);
+/* A targets file: [{"name","url"|"recordings","profile","model","key_env",
+ * "headers":{…},"allow":[…]}, …] or {"targets": [...]}.  Appends to *ts. */
+int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen);
+
+/* Learn the target's identity and decide its profile when it is "auto".
+ * Live: GET /v1/models, GET /props; replay: the same from the recordings.
+ * Sets reachable/error; returns OC_OK even when unreachable. */
+int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const char *cacert);
+
+/* The headers every request to t carries: its extra headers, and
+ * Authorization: Bearer $KEY when the key variable is set (never logged). */
+int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out);
+
+/* The results "targets" entry (URL without credentials). */
+cJSON *oc_target_json(const struct oc_target *t);
+
+/* Choose a profile from an identity: llama-server when /props answered
+ * with build_info or the Server header says llama.cpp, vllm/ollama from
+ * their model lists, else openai. */
+const char *oc_profile_guess(const cJSON *identity);
+
+#endif
