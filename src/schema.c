@@ -2954,6 +2954,7 @@ struct vctx {
   const struct oc_schema *s;
   struct oc_schema_result *res; /* NULL: fast path */
   int quiet;                    /* >0: inside a trial (anyOf branch, not, if, contains) */
+  int full;                     /* the result is at its cap: stop soon */
   int depth;
   int rc;                       /* internal failure (OC_E*) */
   struct oc_buf ip, sp;         /* instance path, keyword location */
@@ -2971,7 +2972,7 @@ static size_t res_max(const struct oc_schema_result *r)
 #define TRACK(c) ((c)->res && !(c)->quiet)
 /* May stop at the first failure: nobody is collecting messages, or no
  * more can be kept. */
-#define FAST(c) (!(c)->res || (c)->quiet || (c)->res->count >= res_max((c)->res))
+#define FAST(c) (!(c)->res || (c)->quiet || (c)->full)
 
 static void path_pop(struct oc_buf *b, size_t mark)
 {
@@ -3000,6 +3001,7 @@ static void report(struct vctx *c, const char *kw, const char *seg, const struct
   struct oc_schema_result *r = c->res;
   if(r->count >= res_max(r)) {
     r->dropped++;
+    c->full = 1;
     return;
   }
   if(!r->errors) {
@@ -3177,13 +3179,15 @@ static int first_reason(struct vctx *c, const struct sub *s, const struct oc_jv 
   oc_schema_result_init(&tmp);
   tmp.max = 1;
   struct oc_schema_result *saved = c->res;
-  int saved_quiet = c->quiet;
+  int saved_quiet = c->quiet, saved_full = c->full;
   size_t ipmark = c->ip.len;
   c->res = &tmp;
   c->quiet = 0;
+  c->full = 0;
   eval_here(c, s, v, NULL, NULL);
   c->res = saved;
   c->quiet = saved_quiet;
+  c->full = saved_full;
   int rc = OC_OK;
   if(tmp.count) {
     const struct oc_schema_error *e = &tmp.errors[0];
@@ -3488,7 +3492,7 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
           BIT_SET(ib, i);
         if(!need_all && count >= o->u.contains.min)
           break;
-        if(o->u.contains.has_max && count > o->u.contains.max && !ib)
+        if(o->u.contains.has_max && count > o->u.contains.max && !ib && FAST(c))
           break;
       }
     }
@@ -3507,8 +3511,8 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
     }
     if(o->u.contains.has_max && count > o->u.contains.max) {
       report(c, "maxContains", "/maxContains", v, NULL, 0, -1, 0,
-             "expected at most %zu item%s matching \"contains\", got %s%zu", o->u.contains.max,
-             o->u.contains.max == 1 ? "" : "s", ib ? "" : "at least ", count);
+             "expected at most %zu item%s matching \"contains\", got %zu", o->u.contains.max,
+             o->u.contains.max == 1 ? "" : "s", count);
       return 0;
     }
     return 1;
@@ -3881,17 +3885,20 @@ void oc_schema_result_free(struct oc_schema_result *res)
   }
   free(res->errors);
   size_t max = res->max;
+  int always = res->always_report;
   memset(res, 0, sizeof(*res));
   res->max = max;
+  res->always_report = always;
 }
 
-int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
-                       struct oc_schema_result *res)
+static int validate_pass(const struct oc_schema *s, const struct oc_jv *instance,
+                         struct oc_schema_result *res)
 {
   struct vctx c;
   c.s = s;
   c.res = res;
   c.quiet = 0;
+  c.full = 0;
   c.depth = 0;
   c.rc = OC_OK;
   c.dyn = c.dyn_inl;
@@ -3909,6 +3916,19 @@ int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
   if(c.rc)
     return -c.rc;
   return ok ? 1 : 0;
+}
+
+int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
+                       struct oc_schema_result *res)
+{
+  /* Most instances are valid: the fast pass decides, and only a failure
+   * pays for a second pass that keeps paths and builds messages. */
+  if(res && res->always_report)
+    return validate_pass(s, instance, res);
+  int v = validate_pass(s, instance, NULL);
+  if(v != 0 || !res)
+    return v;
+  return validate_pass(s, instance, res);
 }
 
 int oc_schema_validate_cjson(const struct oc_schema *s, const cJSON *instance,

@@ -87,7 +87,12 @@ struct oc_schema_result {
   struct oc_schema_error *errors;
   size_t count;
   size_t max; /* cap on errors kept; 0 = default 100 */
-  size_t dropped; /* failures beyond the cap, counted but not kept */
+  size_t dropped; /* failures beyond the cap; nonzero means the list was cut
+                     (evaluation stops soon after, so it is a lower bound) */
+  int always_report; /* take the reporting path even for a valid instance
+                        (tests compare it with the fast path); default 0:
+                        the fast path decides and only an invalid instance
+                        is walked again for messages */
 };
 
 /* Fill *res as empty (max 0 = default); cannot fail. */
