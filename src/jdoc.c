@@ -213,6 +213,8 @@ static int fail_alloc(struct ps *s)
 static inline void skip_ws(struct ps *s)
 {
   const unsigned char *p = s->p, *end = s->end;
+  if(p < end && *p > ' ')
+    return; /* the common case: compact JSON */
   while(p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
     p++;
   s->p = p;
@@ -232,12 +234,14 @@ static const unsigned char str_class[256] = {
 /* Does w hold a byte that a string scan must look at: '"', '\\', a
  * control character or a non-ASCII byte?  (Bit tricks from "Bit
  * Twiddling Hacks": a zero byte in x is flagged by (x - 0x01..) & ~x.) */
-static inline int word_special(uint64_t w)
+static inline uint64_t word_special(uint64_t w)
 {
   const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
   uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
   uint64_t t = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w;
-  return (t & high) != 0;
+  /* Borrows can flag bytes above a special one, never below it: on a
+   * little-endian machine the lowest flag marks the first special byte. */
+  return t & high;
 }
 
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
@@ -364,10 +368,14 @@ static int parse_string(struct ps *s, const char **out, uint32_t *out_len)
   for(;;) {
     /* eight bytes at a time while none of them is special */
     while(end - q >= 8) {
-      uint64_t w;
+      uint64_t w, m;
       memcpy(&w, q, 8);
-      if(word_special(w))
+      if((m = word_special(w))) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        q += __builtin_ctzll(m) >> 3;
+#endif
         break;
+      }
       q += 8;
     }
     while(q < end && !str_class[*q])
@@ -558,7 +566,9 @@ static int parse_literal(struct ps *s, const char *lit, size_t n, enum oc_jtype 
 
 static inline int key_eq(const struct oc_jmember *a, const struct oc_jmember *b)
 {
-  return a->key_len == b->key_len && memcmp(a->key, b->key, a->key_len) == 0;
+  /* keys are NUL-terminated, so key[0] is readable even when empty */
+  return a->key_len == b->key_len && a->key[0] == b->key[0] &&
+         memcmp(a->key, b->key, a->key_len) == 0;
 }
 
 static uint32_t key_hash(const char *k, size_t n)
