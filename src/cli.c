@@ -19,7 +19,7 @@ const struct oc_command oc_commands[] = {
   { "pin", NULL, "check that a deployment still serves what was pinned" },
   { "report", oc_cmd_report, "render, merge and diff JSON results" },
   { "validate", oc_cmd_validate, "validate JSON files against a JSON Schema" },
-  { "rules", NULL, "list the rule catalogue or explain one rule" },
+  { "rules", oc_cmd_rules, "list the rule catalogue or explain one rule" },
   { "help", oc_cmd_help, "show help for oacheck or a subcommand" },
   { NULL, NULL, NULL },
 };
