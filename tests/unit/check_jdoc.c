@@ -529,6 +529,67 @@ START_TEST(cjson_round_trip)
 }
 END_TEST
 
+/* Mutated documents: never a crash or a leak (the sanitizers watch), an
+ * error offset inside the text, and whatever is accepted survives a
+ * round trip through cJSON's printer and jdoc again. */
+START_TEST(mutations_are_handled)
+{
+  static const char *seeds[] = {
+    "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"h\\u00e9\\n\"},\"finish_reason\":null}],"
+    "\"created\":1796004203,\"usage\":{\"a\":1.5e3,\"b\":-0,\"c\":[true,false,[]]}}",
+    "[1,2.5,-3e-2,\"\\ud83d\\ude00\",{\"\":{}}]",
+  };
+  static const char alphabet[] = "{}[]:,\"\\0123456789-+.eEtrufalsn \t\nu\x01\xff\xe2";
+  struct oc_jdoc d, e;
+  oc_jdoc_init(&d);
+  oc_jdoc_init(&e);
+  unsigned seed = 99;
+  char buf[512];
+  size_t accepted = 0;
+  for(int round = 0; round < 40000; round++) {
+    const char *src = seeds[round % OC_ARRAY_LEN(seeds)];
+    size_t len = strlen(src);
+    memcpy(buf, src, len);
+    int edits = 1 + (int)(rand_r(&seed) % 3);
+    for(int k = 0; k < edits && len > 0; k++) {
+      size_t at = (size_t)rand_r(&seed) % len;
+      char c = alphabet[(size_t)rand_r(&seed) % (sizeof(alphabet) - 1)];
+      switch(rand_r(&seed) % 3) {
+      case 0: buf[at] = c; break;                                              /* replace */
+      case 1: memmove(buf + at, buf + at + 1, len - at - 1); len--; break;      /* delete */
+      default:                                                                 /* insert */
+        if(len + 1 < sizeof(buf)) {
+          memmove(buf + at + 1, buf + at, len - at);
+          buf[at] = c;
+          len++;
+        }
+      }
+    }
+    struct oc_jerr err = {0, NULL};
+    int rc = oc_jdoc_parse(&d, buf, len, &err);
+    if(rc) {
+      ck_assert_int_eq(rc, OC_EPARSE);
+      ck_assert_uint_le(err.offset, len);
+      ck_assert_ptr_nonnull(err.message);
+      continue;
+    }
+    accepted++;
+    cJSON *c = oc_jv_to_cjson(d.root);
+    ck_assert_ptr_nonnull(c);
+    char *text = cJSON_PrintUnformatted(c);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(oc_jdoc_parse(&e, text, strlen(text), &err), OC_OK);
+    if(!d.invalid_utf8 && !memchr(buf, 0, len) && !strstr(text, "\\u0000"))
+      ck_assert_msg(oc_jv_equal(d.root, e.root), "round trip of '%.*s'", (int)len, buf);
+    free(text);
+    cJSON_Delete(c);
+  }
+  ck_assert_uint_gt(accepted, 1000);
+  oc_jdoc_free(&d);
+  oc_jdoc_free(&e);
+}
+END_TEST
+
 /* Same tree, member order included, strings compared up to their first
  * NUL (cJSON cannot hold U+0000, and the suite has "\u0000" cases). */
 static int same_tree(const struct oc_jv *a, const struct oc_jv *b)
@@ -627,6 +688,7 @@ static Suite *jdoc_suite(void)
   tcase_add_test(tc, equality);
   tcase_add_test(tc, pointers);
   tcase_add_test(tc, cjson_round_trip);
+  tcase_add_test(tc, mutations_are_handled);
   tcase_add_test(tc, differential_json_schema_test_suite);
   suite_add_tcase(s, tc);
   return s;

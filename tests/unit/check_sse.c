@@ -606,6 +606,47 @@ START_TEST(empty_pieces)
 }
 END_TEST
 
+/* Random streams over the bytes that matter (field names, colons, spaces,
+ * CR, LF, BOM and UTF-8 pieces, NUL): cutting them anywhere, into many
+ * pieces, must change nothing. */
+START_TEST(random_streams_do_not_depend_on_cuts)
+{
+  static const char *atoms[] = {"data", "event", "id", "retry", ":", " ", "\r", "\n", "\r\n",
+                                "x", "1", "\xef\xbb\xbf", "\xe2\x99\xa5", "\xe2", "\xff", "\0",
+                                ": c\n", "data: {}\n\n", "\n\n"};
+  unsigned seed = 12345;
+  unsigned char buf[512];
+  for(int round = 0; round < 3000; round++) {
+    size_t len = 0;
+    int natoms = 1 + (int)(rand_r(&seed) % 60);
+    for(int k = 0; k < natoms; k++) {
+      size_t a = (size_t)rand_r(&seed) % OC_ARRAY_LEN(atoms);
+      size_t n = a == 15 ? 1 : strlen(atoms[a]);
+      if(len + n > sizeof(buf))
+        break;
+      memcpy(buf + len, atoms[a], n);
+      len += n;
+    }
+    struct got whole, cut;
+    run(buf, len, NULL, 0, &whole);
+    size_t cuts[8], ncuts = (size_t)rand_r(&seed) % 8;
+    for(size_t k = 0; k < ncuts; k++)
+      cuts[k] = len ? (size_t)rand_r(&seed) % (len + 1) : 0;
+    for(size_t a = 0; a < ncuts; a++) /* ascending */
+      for(size_t b = a + 1; b < ncuts; b++)
+        if(cuts[b] < cuts[a]) {
+          size_t t = cuts[a];
+          cuts[a] = cuts[b];
+          cuts[b] = t;
+        }
+    run(buf, len, cuts, ncuts, &cut);
+    assert_same(&whole, &cut, "random stream");
+    got_free(&cut);
+    got_free(&whole);
+  }
+}
+END_TEST
+
 START_TEST(parser_reusable_after_free)
 {
   struct oc_sse_parser p;
@@ -635,6 +676,7 @@ static Suite *sse_suite(void)
   tcase_add_test(tc, caps_are_survived);
   tcase_add_test(tc, llama_server_recording);
   tcase_add_test(tc, empty_pieces);
+  tcase_add_test(tc, random_streams_do_not_depend_on_cuts);
   tcase_add_test(tc, parser_reusable_after_free);
   suite_add_tcase(s, tc);
   return s;
