@@ -1,0 +1,1155 @@
+/* report_html.c — JSON results to one self-contained HTML file.  The
+ * template, stylesheet and script come from reports/ in the data
+ * directory and are inlined; everything from a results file is escaped
+ * here, for text or attribute context, and no result data ever goes into
+ * the script.  A Content-Security-Policy allowing only the report's own
+ * script and style (by hash) is a second wall behind the escaping.
+ * Deciding statuses is the runner's; this file only shows them. */
+#include "config.h"
+#include "report_html.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "datadir.h"
+#include "headers.h"
+#include "json.h"
+#include "results_json.h"
+
+#define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
+#define OC_HTML_FIELD_MAX 2000        /* bytes of expected/actual/excerpt */
+#define OC_HTML_EVENT_MAX 2000        /* bytes of one SSE event shown */
+#define OC_HTML_EXCERPT_EVENTS 40     /* events around failing chunks */
+#define OC_HTML_ALL_EVENTS 500        /* events in the "all kept events" list */
+#define OC_HTML_TOP_RULES 10          /* rules in "failed most" */
+#define OC_HTML_HEX_MAX 512           /* bytes of a hex dump of a binary body */
+#define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
+
+/* The output with a sticky error: once an adder fails (and the buffer has
+ * freed itself), every later call does nothing, and the caller checks rc
+ * once at the end. */
+struct out {
+  struct oc_buf *b;
+  int rc;
+};
+
+static void put(struct out *o, const char *s)
+{
+  if(!o->rc && s)
+    o->rc = oc_buf_adds(o->b, s);
+}
+
+static void putf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct out *o, const char *fmt, ...)
+{
+  if(o->rc)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  o->rc = oc_buf_vprintf(o->b, fmt, ap);
+  va_end(ap);
+}
+
+/* Untrusted text in element content. */
+static void txt(struct out *o, const char *s)
+{
+  if(!o->rc && s)
+    o->rc = oc_esc_adds(o->b, s, OC_ESC_HTML_TEXT);
+}
+
+static void txtn(struct out *o, const char *s, size_t n)
+{
+  if(!o->rc && s)
+    o->rc = oc_esc_add(o->b, s, n, OC_ESC_HTML_TEXT);
+}
+
+static void txtcut(struct out *o, const char *s, size_t max)
+{
+  if(!o->rc && s)
+    o->rc = oc_esc_addn_cut(o->b, s, max, OC_ESC_HTML_TEXT);
+}
+
+/* Untrusted text in a double-quoted attribute value. */
+static void attr(struct out *o, const char *s)
+{
+  if(!o->rc && s)
+    o->rc = oc_esc_addn_cut(o->b, s, OC_CAP_MESSAGE, OC_ESC_HTML_ATTR);
+}
+
+static void num_ms(struct out *o, const cJSON *v)
+{
+  if(cJSON_IsNumber(v) && isfinite(v->valuedouble))
+    putf(o, "%.1f ms", v->valuedouble);
+  else
+    put(o, "—");
+}
+
+/* ---- pieces ----------------------------------------------------------- */
+
+static void header_section(struct out *o, const cJSON *doc)
+{
+  const cJSON *run = oc_json_obj(doc, "oacheck");
+  put(o, "<h1>oacheck report</h1>\n<div class=\"meta\">");
+  put(o, "<span>oacheck ");
+  txt(o, oc_json_str(run, "version"));
+  put(o, "</span><span>mode: ");
+  txt(o, oc_json_str(run, "mode"));
+  put(o, "</span><span>started ");
+  txt(o, oc_json_str(run, "started"));
+  put(o, "</span>");
+  if(oc_json_str(run, "finished")) {
+    put(o, "<span>finished ");
+    txt(o, oc_json_str(run, "finished"));
+    put(o, "</span>");
+  }
+  const cJSON *sh = oc_json_obj(run, "shard");
+  if(oc_json_is_integer(oc_json_get(sh, "index")) && oc_json_is_integer(oc_json_get(sh, "count")))
+    putf(o, "<span>shard %.0f of %.0f</span>", oc_json_num(sh, "index", 0),
+         oc_json_num(sh, "count", 0));
+  const cJSON *mf = oc_json_get(run, "merged_from");
+  if(oc_json_is_integer(mf))
+    putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
+  put(o, "</div>\n");
+  if(oc_json_str(run, "note")) {
+    put(o, "<div class=\"meta\">");
+    txt(o, oc_json_str(run, "note"));
+    put(o, "</div>\n");
+  }
+  if(oc_json_str(run, "command")) {
+    char *cmd = oc_results_scrub_command(oc_json_str(run, "command"));
+    put(o, "<div class=\"meta\">command: <code>");
+    txt(o, cmd);
+    put(o, "</code></div>\n");
+    free(cmd);
+  }
+}
+
+static void count_box(struct out *o, const char *cls, long n, const char *label)
+{
+  putf(o, "<div class=\"count %s\"><span class=\"n\" id=\"count-%s\">%ld</span>"
+          "<span class=\"l\">%s</span></div>\n", cls, cls, n, label);
+}
+
+static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
+{
+  const char *name = oc_json_str(t, "name");
+  const cJSON *id = oc_json_obj(t, "identity");
+  struct oc_counts c;
+  oc_results_count(doc, name ? name : "", NULL, &c);
+  char tmp[64];
+  put(o, "<tr><td><b>");
+  txt(o, name);
+  put(o, "</b></td><td>");
+  txt(o, oc_json_str(t, "kind"));
+  put(o, "</td><td><code>");
+  if(oc_json_str(t, "url")) {
+    char *u = oc_results_clean_url(oc_json_str(t, "url"));
+    txt(o, u);
+    free(u);
+  }
+  else
+    txt(o, oc_json_str(t, "recordings"));
+  put(o, "</code></td><td>");
+  txt(o, oc_json_str(t, "profile"));
+  if(oc_json_str(t, "profile_source")) {
+    put(o, " <span class=\"muted\">(");
+    txt(o, oc_json_str(t, "profile_source"));
+    put(o, ")</span>");
+  }
+  put(o, "</td><td>");
+  txt(o, oc_json_str(id, "model"));
+  put(o, "</td><td class=\"num\">");
+  txt(o, oc_json_scalar_text(oc_json_get(id, "n_ctx"), tmp, sizeof(tmp)));
+  put(o, "</td><td>");
+  txt(o, oc_json_str(id, "build"));
+  put(o, "</td><td>");
+  txt(o, oc_json_str(id, "server"));
+  put(o, "</td><td>");
+  const char *sha = oc_json_str(id, "chat_template_sha256");
+  if(sha) {
+    put(o, "<code title=\"");
+    attr(o, sha);
+    put(o, "\">");
+    txtcut(o, sha, 16);
+    put(o, "</code>");
+  }
+  put(o, "</td><td>");
+  if(cJSON_IsFalse(oc_json_get(t, "reachable"))) {
+    put(o, "<span class=\"st st-error\">unreachable</span> ");
+    txt(o, oc_json_str(t, "error"));
+  }
+  else
+    put(o, "yes");
+  put(o, "</td><td>");
+  const cJSON *tr = oc_json_get(t, "timing_recorded");
+  put(o, cJSON_IsBool(tr) ? (cJSON_IsTrue(tr) ? "recorded" : "not recorded") : "");
+  putf(o, "</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>"
+          "<td class=\"num\">%ld</td></tr>\n", c.pass, c.fail, c.error, c.skip);
+}
+
+static void summary_section(struct out *o, const cJSON *doc)
+{
+  struct oc_counts c;
+  oc_results_count(doc, NULL, NULL, &c);
+  put(o, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"counts\">\n");
+  count_box(o, "total", c.total, "cases");
+  count_box(o, "pass", c.pass, "pass");
+  count_box(o, "fail", c.fail, "fail");
+  count_box(o, "error", c.error, "error");
+  count_box(o, "skip", c.skip, "skip");
+  count_box(o, "warnings", c.warnings, "warnings");
+  put(o, "</div>\n");
+  const cJSON *d = oc_json_get(oc_json_obj(doc, "summary"), "duration_ms");
+  put(o, "<p class=\"muted\">");
+  if(cJSON_IsNumber(d) && isfinite(d->valuedouble)) {
+    put(o, "run time ");
+    num_ms(o, d);
+    put(o, "; ");
+  }
+  putf(o, "cases took %.1f ms in all.</p>\n", c.duration_ms);
+
+  put(o, "<h3>Targets</h3>\n<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th><th>kind</th>"
+         "<th>where</th><th>profile</th><th>model</th><th class=\"num\">n_ctx</th><th>build</th>"
+         "<th>server</th><th>chat template SHA-256</th><th>reachable</th><th>timing</th>"
+         "<th class=\"num\">pass</th><th class=\"num\">fail</th><th class=\"num\">error</th>"
+         "<th class=\"num\">skip</th></tr></thead>\n<tbody>\n");
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+    if(cJSON_IsObject(t))
+      target_row(o, doc, t);
+  put(o, "</tbody></table></div>\n");
+
+  put(o, "<h3>Rules that failed most</h3>\n");
+  cJSON *rules = oc_results_failing_rules(doc);
+  if(!rules) {
+    if(!o->rc)
+      o->rc = OC_ENOMEM;
+    return;
+  }
+  if(!cJSON_GetArraySize(rules))
+    put(o, "<p class=\"muted\">No rule failed.</p>\n");
+  else {
+    put(o, "<table class=\"rules\"><thead><tr><th>rule</th><th class=\"num\">cases</th></tr></thead><tbody>\n");
+    int k = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rules) {
+      if(k++ >= OC_HTML_TOP_RULES)
+        break;
+      put(o, "<tr><td><code>");
+      txt(o, oc_json_str(r, "rule"));
+      putf(o, "</code></td><td class=\"num\">%.0f</td></tr>\n", oc_json_num(r, "cases", 0));
+    }
+    put(o, "</tbody></table>\n");
+  }
+  cJSON_Delete(rules);
+  put(o, "</section>\n");
+}
+
+/* ---- the matrix ------------------------------------------------------- */
+
+struct pair {
+  const char *suite, *name;
+};
+
+static void matrix_section(struct out *o, const cJSON *doc)
+{
+  const char **tnames = NULL;
+  struct pair *rows = NULL;
+  long *grid = NULL;
+  long *row_of = NULL, *col_of = NULL;
+  size_t nt = 0, nrows = 0, nres = (size_t)cJSON_GetArraySize(oc_json_arr(doc, "results"));
+  if(!nres)
+    return;
+  tnames = calloc(nres + (size_t)cJSON_GetArraySize(oc_json_arr(doc, "targets")) + 1, sizeof(*tnames));
+  rows = calloc(nres, sizeof(*rows));
+  row_of = calloc(nres, sizeof(*row_of));
+  col_of = calloc(nres, sizeof(*col_of));
+  if(!tnames || !rows || !row_of || !col_of)
+    goto nomem;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    const char *n = oc_json_str(t, "name");
+    size_t k = 0;
+    while(n && k < nt && strcmp(tnames[k], n))
+      k++;
+    if(n && k == nt)
+      tnames[nt++] = n;
+  }
+  size_t i = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const char *tn = oc_json_str(r, "target") ?: "";
+    const char *s = oc_json_str(r, "suite") ?: "", *c = oc_json_str(r, "case") ?: "";
+    size_t k = 0;
+    while(k < nt && strcmp(tnames[k], tn))
+      k++;
+    if(k == nt)
+      tnames[nt++] = tn;
+    col_of[i] = (long)k;
+    k = 0;
+    while(k < nrows && (strcmp(rows[k].suite, s) || strcmp(rows[k].name, c)))
+      k++;
+    if(k == nrows)
+      rows[nrows++] = (struct pair){ s, c };
+    row_of[i] = (long)k;
+    i++;
+  }
+  /* targets that ran nothing need no column */
+  size_t used_cols = 0;
+  for(size_t k = 0; k < nt; k++)
+    for(size_t j = 0; j < nres; j++)
+      if(col_of[j] == (long)k) {
+        used_cols++;
+        break;
+      }
+  if(used_cols < 2)
+    goto out;
+  grid = malloc(nrows * nt * sizeof(*grid));
+  if(!grid)
+    goto nomem;
+  for(size_t k = 0; k < nrows * nt; k++)
+    grid[k] = -1;
+  for(size_t j = 0; j < nres; j++)
+    grid[(size_t)row_of[j] * nt + (size_t)col_of[j]] = (long)j;
+
+  put(o, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
+         "<th>suite</th><th>case</th>");
+  for(size_t k = 0; k < nt; k++) {
+    put(o, "<th>");
+    txt(o, tnames[k]);
+    put(o, "</th>");
+  }
+  put(o, "</tr></thead>\n<tbody>\n");
+  for(size_t row = 0; row < nrows; row++) {
+    put(o, "<tr><td>");
+    txt(o, rows[row].suite);
+    put(o, "</td><td class=\"case-name\">");
+    txt(o, rows[row].name);
+    put(o, "</td>");
+    for(size_t k = 0; k < nt; k++) {
+      long j = grid[row * nt + k];
+      if(j < 0) {
+        put(o, "<td><span class=\"st st-none\">—</span></td>");
+        continue;
+      }
+      const char *st = oc_status_name(oc_result_status(cJSON_GetArrayItem(oc_json_arr(doc, "results"), (int)j)));
+      putf(o, "<td><a class=\"st st-%s\" href=\"#c-%ld\">%s</a></td>", st, j, st);
+    }
+    put(o, "</tr>\n");
+  }
+  put(o, "</tbody></table></div>\n</section>\n");
+  goto out;
+nomem:
+  if(!o->rc)
+    o->rc = OC_ENOMEM;
+out:
+  free(tnames);
+  free(rows);
+  free(row_of);
+  free(col_of);
+  free(grid);
+}
+
+/* ---- one case --------------------------------------------------------- */
+
+static void findings_block(struct out *o, const cJSON *r)
+{
+  const cJSON *fs = oc_json_arr(r, "findings");
+  put(o, "<h4>Findings</h4>\n");
+  if(!cJSON_GetArraySize(fs))
+    put(o, "<p class=\"muted\">No findings.</p>\n");
+  else {
+    put(o, "<div class=\"scroll\"><table class=\"findings\"><thead><tr><th>rule</th><th>severity</th><th>where</th>"
+           "<th>path</th><th>message</th><th>expected</th><th>actual</th></tr></thead><tbody>\n");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fs) {
+      const char *sev = oc_json_str(f, "severity");
+      int allowed = oc_json_bool(f, "allowed", 0);
+      static const char *const sevs[] = { "error", "warning", "info" };
+      const char *cls = "info";
+      for(size_t k = 0; k < OC_ARRAY_LEN(sevs); k++)
+        if(oc_streq(sev, sevs[k]))
+          cls = sevs[k];
+      putf(o, "<tr class=\"sev-%s%s\"><td><code>", cls, allowed ? " allowed" : "");
+      txt(o, oc_json_str(f, "rule"));
+      put(o, "</code></td><td>");
+      txt(o, sev);
+      if(allowed)
+        put(o, " (allowed)");
+      put(o, "</td><td>");
+      txt(o, oc_json_str(oc_json_obj(f, "where"), "text"));
+      put(o, "</td><td><code>");
+      txt(o, oc_json_str(f, "path"));
+      put(o, "</code></td><td>");
+      txt(o, oc_json_str(f, "message"));
+      put(o, "</td><td><code>");
+      txtcut(o, oc_json_str(f, "expected"), OC_HTML_FIELD_MAX);
+      put(o, "</code></td><td><code>");
+      txtcut(o, oc_json_str(f, "actual"), OC_HTML_FIELD_MAX);
+      put(o, "</code></td></tr>\n");
+      if(oc_json_str(f, "excerpt")) {
+        put(o, "<tr class=\"excerpt\"><td colspan=\"7\"><pre>");
+        txtcut(o, oc_json_str(f, "excerpt"), OC_HTML_FIELD_MAX);
+        put(o, "</pre></td></tr>\n");
+      }
+    }
+    put(o, "</tbody></table></div>\n");
+  }
+  const cJSON *s;
+  cJSON_ArrayForEach(s, oc_json_arr(r, "suppressed")) {
+    put(o, "<p class=\"muted\"><code>");
+    txt(o, oc_json_str(s, "rule"));
+    putf(o, "</code> fired %.0f times; %.0f kept.</p>\n", oc_json_num(s, "total", 0),
+         oc_json_num(s, "kept", 0));
+  }
+}
+
+static int is_stream(const cJSON *r)
+{
+  const cJSON *resp = oc_json_obj(r, "response");
+  if(cJSON_GetArraySize(oc_json_arr(resp, "events")) > 0)
+    return 1;
+  const char *ct = oc_json_str(resp, "content_type");
+  if(ct && strstr(ct, "text/event-stream"))
+    return 1;
+  return cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream"));
+}
+
+/* Chunk arrivals over time as inline SVG, with TTFT and the longest gap
+ * marked.  Every number is computed here and checked to be finite; the
+ * only text from the results goes through the escaper. */
+static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
+{
+  const cJSON *events = oc_json_arr(oc_json_obj(r, "response"), "events");
+  double tmax = oc_json_num(timing, "total_ms", 0);
+  int with_times = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, events) {
+    const cJSON *tm = oc_json_get(e, "t_ms");
+    if(cJSON_IsNumber(tm) && isfinite(tm->valuedouble) && tm->valuedouble >= 0) {
+      with_times++;
+      if(tm->valuedouble > tmax)
+        tmax = tm->valuedouble;
+    }
+  }
+  if(!with_times) {
+    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    return;
+  }
+  if(!isfinite(tmax) || tmax <= 0)
+    tmax = 1;
+  const double W = 760, L = 12, R = 12, AXIS = 62;
+#define X(t) (L + ((t) / tmax) * (W - L - R))
+  put(o, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
+         "width=\"760\" height=\"84\" role=\"img\" aria-label=\"chunk arrivals over time\">\n");
+  /* the longest gap first, so the ticks draw over it */
+  const cJSON *gc = oc_json_get(timing, "max_gap_chunk");
+  const cJSON *gm = oc_json_get(timing, "max_gap_ms");
+  if(oc_json_is_integer(gc) && cJSON_IsNumber(gm) && isfinite(gm->valuedouble)) {
+    double end = -1;
+    cJSON_ArrayForEach(e, events)
+      if(oc_json_num(e, "n", -1) == gc->valuedouble)
+        end = oc_json_num(e, "t_ms", -1);
+    if(isfinite(end) && end >= 0) {
+      double start = end - gm->valuedouble;
+      if(!isfinite(start) || start < 0)
+        start = 0;
+      putf(o, "<rect class=\"gap\" x=\"%.1f\" y=\"22\" width=\"%.1f\" height=\"40\">"
+              "<title>longest gap %.1f ms, before chunk %.0f</title></rect>\n",
+           X(start), X(end) - X(start) < 1 ? 1 : X(end) - X(start), gm->valuedouble,
+           gc->valuedouble);
+      double mid = (X(start) + X(end)) / 2;
+      putf(o, "<text x=\"%.1f\" y=\"18\" text-anchor=\"middle\">gap %.1f ms</text>\n",
+           mid < 60 ? 60 : mid > W - 60 ? W - 60 : mid, gm->valuedouble);
+    }
+  }
+  putf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
+       W - R, AXIS);
+  cJSON_ArrayForEach(e, events) {
+    const cJSON *tm = oc_json_get(e, "t_ms");
+    if(!cJSON_IsNumber(tm) || !isfinite(tm->valuedouble) || tm->valuedouble < 0)
+      continue;
+    double n = oc_json_num(e, "n", 0);
+    int flag = oc_result_chunk_flagged(r, n);
+    putf(o, "<line class=\"tick%s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\">"
+            "<title>chunk %.0f at %.1f ms</title></line>\n",
+         flag ? " flag" : "", X(tm->valuedouble), flag ? 26 : 36, X(tm->valuedouble), AXIS, n,
+         tm->valuedouble);
+  }
+  const cJSON *ttft = oc_json_get(timing, "ttft_ms");
+  if(cJSON_IsNumber(ttft) && isfinite(ttft->valuedouble) && ttft->valuedouble >= 0) {
+    double x = X(ttft->valuedouble);
+    putf(o, "<line class=\"ttft\" x1=\"%.1f\" y1=\"8\" x2=\"%.1f\" y2=\"%.1f\"><title>time to first token</title></line>\n",
+         x, x, AXIS + 4);
+    putf(o, "<text x=\"%.1f\" y=\"10\" text-anchor=\"%s\">TTFT %.1f ms</text>\n",
+         x + (x > W / 2 ? -4 : 4), x > W / 2 ? "end" : "start", ttft->valuedouble);
+  }
+  putf(o, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
+  putf(o, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
+  put(o, "</svg>\n");
+#undef X
+}
+
+static void timing_block(struct out *o, const cJSON *r)
+{
+  const cJSON *timing = oc_json_obj(r, "timing");
+  int stream = is_stream(r);
+  if(!timing && !stream)
+    return;
+  put(o, "<h4>Timing</h4>\n");
+  if(!timing || !oc_json_bool(timing, "recorded", 0)) {
+    put(o, "<p class=\"muted timing-none\">timing not recorded</p>\n");
+    return;
+  }
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  if(oc_timing_text(&t, timing) == OC_OK) {
+    put(o, "<p class=\"timing\">");
+    txt(o, oc_buf_str(&t));
+    put(o, "</p>\n");
+  }
+  oc_buf_free(&t);
+  if(stream)
+    timeline_svg(o, r, timing);
+}
+
+static void headers_table(struct out *o, const cJSON *headers)
+{
+  if(!cJSON_GetArraySize(headers))
+    return;
+  put(o, "<table class=\"kv headers\"><tbody>\n");
+  const cJSON *h;
+  cJSON_ArrayForEach(h, headers) {
+    const cJSON *n = cJSON_GetArrayItem(h, 0), *v = cJSON_GetArrayItem(h, 1);
+    if(!cJSON_IsArray(h) || !cJSON_IsString(n) || !cJSON_IsString(v))
+      continue;
+    put(o, "<tr><th><code>");
+    txt(o, n->valuestring);
+    put(o, "</code></th><td><code>");
+    /* a key must not reach a report even when the results carried one */
+    txtcut(o, oc_header_is_secret(n->valuestring) ? "[redacted]" : v->valuestring, OC_HTML_FIELD_MAX);
+    put(o, "</code></td></tr>\n");
+  }
+  put(o, "</tbody></table>\n");
+}
+
+static unsigned char *b64_decode(const char *s, size_t *outlen)
+{
+  size_t n = strlen(s);
+  char *clean = malloc(n + 4);
+  unsigned char *out = NULL;
+  if(!clean)
+    return NULL;
+  size_t k = 0;
+  for(size_t i = 0; i < n; i++)
+    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
+      clean[k++] = s[i];
+  while(k % 4)
+    clean[k++] = '=';
+  out = malloc(k / 4 * 3 + 1);
+  if(!out)
+    goto out;
+  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
+  if(got < 0) {
+    free(out);
+    out = NULL;
+    goto out;
+  }
+  size_t pad = 0;
+  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
+    pad++;
+  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
+out:
+  free(clean);
+  return out;
+}
+
+/* A body: JSON pretty-printed, text as text, base64 decoded with invalid
+ * bytes shown as U+FFFD and a hex dump. */
+static void body_block(struct out *o, const cJSON *body)
+{
+  if(!cJSON_IsObject(body))
+    return;
+  const cJSON *json = oc_json_get(body, "json");
+  const char *text = oc_json_str(body, "text"), *b64 = oc_json_str(body, "base64");
+  char *pretty = NULL;
+  if(json)
+    pretty = cJSON_Print(json);
+  else if(text) {
+    cJSON *parsed = oc_json_parse(text, strlen(text), NULL);
+    if(parsed && (cJSON_IsObject(parsed) || cJSON_IsArray(parsed)))
+      pretty = cJSON_Print(parsed);
+    cJSON_Delete(parsed);
+  }
+  if(pretty || text) {
+    put(o, "<pre class=\"body\">");
+    txtcut(o, pretty ? pretty : text, OC_HTML_BODY_MAX);
+    put(o, "</pre>\n");
+  }
+  else if(b64) {
+    size_t n = 0;
+    unsigned char *raw = b64_decode(b64, &n);
+    if(!raw) {
+      put(o, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
+      txtcut(o, b64, OC_HTML_FIELD_MAX);
+      put(o, "</pre>\n");
+    }
+    else {
+      size_t bad = 0;
+      if(!oc_utf8_valid(raw, n, &bad))
+        putf(o, "<p class=\"muted\">Not valid UTF-8 (first bad byte at offset %zu); invalid "
+                "bytes are shown as U+FFFD, then as hex.</p>\n", bad);
+      put(o, "<pre class=\"body\">");
+      txtn(o, (const char *)raw, n < OC_HTML_BODY_MAX ? n : OC_HTML_BODY_MAX);
+      put(o, "</pre>\n<pre class=\"hex\">");
+      for(size_t i = 0; i < n && i < OC_HTML_HEX_MAX; i++)
+        putf(o, "%02x%s", raw[i], (i % 16 == 15) ? "\n" : " ");
+      if(n > OC_HTML_HEX_MAX)
+        put(o, "…");
+      put(o, "</pre>\n");
+      free(raw);
+    }
+  }
+  if(oc_json_bool(body, "truncated", 0)) {
+    put(o, "<p class=\"muted\">The results kept only part of this body");
+    const cJSON *bytes = oc_json_get(body, "bytes");
+    if(oc_json_is_integer(bytes))
+      putf(o, " (%.0f bytes in all)", bytes->valuedouble);
+    put(o, ".</p>\n");
+  }
+  free(pretty);
+}
+
+static void event_line(struct out *o, const cJSON *r, const cJSON *e)
+{
+  double n = oc_json_num(e, "n", 0);
+  int flag = oc_result_chunk_flagged(r, n);
+  putf(o, "<span class=\"ev%s\"><span class=\"n\">#%.0f", flag ? " flag" : "", n);
+  const cJSON *tm = oc_json_get(e, "t_ms");
+  if(cJSON_IsNumber(tm) && isfinite(tm->valuedouble))
+    putf(o, " +%.1fms", tm->valuedouble);
+  const cJSON *off = oc_json_get(e, "offset");
+  if(oc_json_is_integer(off))
+    putf(o, " @%.0f", off->valuedouble);
+  put(o, "</span> ");
+  const char *raw = oc_json_str(e, "raw");
+  if(raw) {
+    size_t len = strlen(raw);
+    while(len && raw[len - 1] == '\n') /* the event's blank line */
+      len--;
+    if(len > OC_HTML_EVENT_MAX) {
+      txtcut(o, raw, OC_HTML_EVENT_MAX);
+    }
+    else
+      txtn(o, raw, len);
+  }
+  else {
+    if(oc_json_str(e, "type")) {
+      put(o, "event: ");
+      txtcut(o, oc_json_str(e, "type"), 200);
+      put(o, "\n");
+    }
+    put(o, "data: ");
+    txtcut(o, oc_json_str(e, "data"), OC_HTML_EVENT_MAX);
+  }
+  put(o, "</span>\n");
+}
+
+static void events_block(struct out *o, const cJSON *r)
+{
+  const cJSON *resp = oc_json_obj(r, "response");
+  const cJSON *events = oc_json_arr(resp, "events");
+  int kept = cJSON_GetArraySize(events);
+  if(!kept)
+    return;
+  const cJSON *ex[OC_HTML_EXCERPT_EVENTS];
+  size_t n = oc_result_excerpt_events(r, ex, OC_HTML_EXCERPT_EVENTS);
+  put(o, "<h4>Stream events</h4>\n<p class=\"muted\">");
+  putf(o, "%zu shown here", n);
+  const cJSON *total = oc_json_get(resp, "events_total");
+  if(oc_json_is_integer(total))
+    putf(o, " of %.0f events", total->valuedouble);
+  if(oc_json_bool(resp, "events_truncated", 0))
+    putf(o, "; the results kept %d (the first, the last and those around findings)", kept);
+  put(o, ". Highlighted: chunks a finding points at.</p>\n<pre class=\"sse\">");
+  for(size_t i = 0; i < n; i++)
+    event_line(o, r, ex[i]);
+  put(o, "</pre>\n");
+  if((size_t)kept > n) {
+    putf(o, "<details class=\"all-events\"><summary>all %d kept events</summary>\n<pre class=\"sse\">", kept);
+    int k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events) {
+      if(k++ >= OC_HTML_ALL_EVENTS) {
+        put(o, "…");
+        break;
+      }
+      event_line(o, r, e);
+    }
+    put(o, "</pre></details>\n");
+  }
+}
+
+static void shell_quote(struct oc_buf *b, int *rc, const char *s)
+{
+  if(*rc)
+    return;
+  *rc = oc_buf_addc(b, '\'');
+  for(; !*rc && *s; s++)
+    *rc = *s == '\'' ? oc_buf_adds(b, "'\\''") : oc_buf_addc(b, *s);
+  if(!*rc)
+    *rc = oc_buf_addc(b, '\'');
+}
+
+/* A curl command that sends the same request.  The key is always the
+ * variable reference, never a value. */
+static char *build_curl(const cJSON *doc, const cJSON *r)
+{
+  const cJSON *req = oc_json_obj(r, "request");
+  const cJSON *t = oc_results_target(doc, oc_json_str(r, "target"));
+  const char *method = oc_json_str(req, "method") ?: "GET";
+  const char *path = oc_json_str(req, "path") ?: "/";
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_BODY);
+  int rc = oc_buf_adds(&b, "curl -sS");
+  if(!rc && is_stream(r))
+    rc = oc_buf_adds(&b, " -N");
+  if(!rc && strcmp(method, "GET") && strcmp(method, "POST"))
+    rc = oc_buf_printf(&b, " -X %s", method);
+  if(!rc)
+    rc = oc_buf_addc(&b, ' ');
+  char *url = NULL;
+  if(oc_json_str(req, "url"))
+    url = oc_results_clean_url(oc_json_str(req, "url"));
+  else if(oc_json_str(t, "url")) {
+    char *root = oc_results_clean_url(oc_json_str(t, "url"));
+    size_t rl = root ? strlen(root) : 0;
+    if(root && rl && root[rl - 1] == '/')
+      root[rl - 1] = '\0';
+    url = root ? oc_asprintf("%s%s", root, path) : NULL;
+    free(root);
+  }
+  if(url)
+    shell_quote(&b, &rc, url);
+  else if(!rc) { /* a replayed case: whatever serves the recordings */
+    rc = oc_buf_adds(&b, "\"${OACHECK_URL:-http://127.0.0.1:8080}\"");
+    shell_quote(&b, &rc, path);
+  }
+  free(url);
+  int auth = 0;
+  const cJSON *h;
+  cJSON_ArrayForEach(h, oc_json_arr(req, "headers")) {
+    const cJSON *hn = cJSON_GetArrayItem(h, 0), *hv = cJSON_GetArrayItem(h, 1);
+    if(rc || !cJSON_IsString(hn) || !cJSON_IsString(hv))
+      continue;
+    const char *name = hn->valuestring;
+    if(oc_header_is_hop_by_hop(name) || oc_strcaseeq(name, "host") ||
+       oc_strcaseeq(name, "accept-encoding") || oc_strcaseeq(name, "user-agent"))
+      continue;
+    if(oc_header_is_secret(name)) {
+      if(oc_strcaseeq(name, "authorization")) {
+        auth = 1;
+        rc = oc_buf_adds(&b, " -H \"Authorization: Bearer $OPENAI_API_KEY\"");
+      }
+      else {
+        /* the name is shell-quoted; the value is the variable */
+        rc = oc_buf_adds(&b, " -H ");
+        struct oc_buf hb;
+        oc_buf_init(&hb, OC_CAP_MESSAGE);
+        if(!rc && !oc_buf_printf(&hb, "%s: ", name)) {
+          shell_quote(&b, &rc, oc_buf_str(&hb));
+          if(!rc)
+            rc = oc_buf_adds(&b, "\"$OPENAI_API_KEY\"");
+        }
+        oc_buf_free(&hb);
+      }
+      continue;
+    }
+    struct oc_buf hb;
+    oc_buf_init(&hb, OC_CAP_HTTP_HEAD);
+    if(oc_buf_printf(&hb, "%s: %s", name, hv->valuestring) == OC_OK) {
+      rc = oc_buf_adds(&b, " -H ");
+      shell_quote(&b, &rc, oc_buf_str(&hb));
+    }
+    oc_buf_free(&hb);
+  }
+  if(!rc && !auth && oc_streq(oc_json_str(t, "kind"), "live"))
+    rc = oc_buf_adds(&b, " -H \"Authorization: Bearer $OPENAI_API_KEY\"");
+  const cJSON *body = oc_json_obj(req, "body");
+  char *compact = oc_json_get(body, "json") ? cJSON_PrintUnformatted(oc_json_get(body, "json")) : NULL;
+  const char *data = compact ? compact : oc_json_str(body, "text");
+  if(!rc && data) {
+    rc = oc_buf_adds(&b, " -d ");
+    shell_quote(&b, &rc, data);
+  }
+  free(compact);
+  if(!rc && oc_json_bool(body, "truncated", 0))
+    rc = oc_buf_adds(&b, "  # the results kept only part of this body");
+  if(rc)
+    return NULL;
+  return oc_buf_take(&b, NULL);
+}
+
+/* `oacheck run SUITE --target|--replay ... --filter 'SUITE/CASE'`, as the
+ * runner writes it when the results carry none. */
+static char *build_oacheck(const cJSON *doc, const cJSON *r)
+{
+  const cJSON *t = oc_results_target(doc, oc_json_str(r, "target"));
+  const char *suite = oc_json_str(r, "suite") ?: "", *kase = oc_json_str(r, "case") ?: "";
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE * 4);
+  int rc = oc_buf_adds(&b, "oacheck run ");
+  shell_quote(&b, &rc, suite);
+  if(!rc && oc_streq(oc_json_str(t, "kind"), "live") && oc_json_str(t, "url")) {
+    char *u = oc_results_clean_url(oc_json_str(t, "url"));
+    char *spec = u ? oc_asprintf("%s=%s", oc_json_str(t, "name"), u) : NULL;
+    rc = spec ? oc_buf_adds(&b, " --target ") : OC_ENOMEM;
+    if(spec)
+      shell_quote(&b, &rc, spec);
+    free(u);
+    free(spec);
+  }
+  else if(!rc && oc_json_str(t, "recordings")) {
+    rc = oc_buf_adds(&b, " --replay ");
+    shell_quote(&b, &rc, oc_json_str(t, "recordings"));
+  }
+  char *filter = oc_asprintf("%s/%s", suite, kase);
+  rc = rc ? rc : filter ? oc_buf_adds(&b, " --filter ") : OC_ENOMEM;
+  if(filter)
+    shell_quote(&b, &rc, filter);
+  free(filter);
+  if(rc)
+    return NULL;
+  return oc_buf_take(&b, NULL);
+}
+
+static void reproduce_block(struct out *o, const cJSON *doc, const cJSON *r)
+{
+  const cJSON *rep = oc_json_obj(r, "reproduce");
+  char *curl = oc_json_str(rep, "curl") ? oc_results_scrub_command(oc_json_str(rep, "curl"))
+               : oc_json_obj(r, "request") ? build_curl(doc, r) : NULL;
+  char *oac = oc_json_str(rep, "oacheck") ? oc_results_scrub_command(oc_json_str(rep, "oacheck"))
+                                          : build_oacheck(doc, r);
+  if(curl || oac) {
+    put(o, "<h4>Reproduce</h4>\n");
+    if(curl) {
+      put(o, "<pre class=\"cmd curl\">");
+      txtcut(o, curl, OC_HTML_BODY_MAX);
+      put(o, "</pre>\n");
+    }
+    if(oac) {
+      put(o, "<pre class=\"cmd oacheck\">");
+      txtcut(o, oac, OC_HTML_FIELD_MAX);
+      put(o, "</pre>\n");
+    }
+  }
+  free(curl);
+  free(oac);
+}
+
+static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
+{
+  enum oc_status st = oc_result_status(r);
+  const char *sn = oc_status_name(st);
+  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s>\n<summary>"
+          "<span class=\"badge st-%s\">%s</span><span class=\"cname\">",
+       i, sn, (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
+  txt(o, oc_json_str(r, "case"));
+  put(o, "</span><span class=\"muted\">");
+  txt(o, oc_json_str(r, "target"));
+  put(o, " · ");
+  txt(o, oc_json_str(r, "suite"));
+  put(o, "</span>");
+  const cJSON *d = oc_json_get(r, "duration_ms");
+  if(cJSON_IsNumber(d)) {
+    put(o, "<span class=\"dur\">");
+    num_ms(o, d);
+    put(o, "</span>");
+  }
+  const cJSON *first = oc_result_first_error(r);
+  if(first && st == OC_ST_FAIL) {
+    put(o, "<span class=\"first\">");
+    txt(o, oc_json_str(first, "rule"));
+    put(o, "</span>");
+  }
+  put(o, "</summary>\n<div class=\"body\">\n");
+  if(oc_json_str(r, "description")) {
+    put(o, "<p class=\"desc\">");
+    txt(o, oc_json_str(r, "description"));
+    put(o, "</p>\n");
+  }
+  if(oc_json_str(r, "reason")) {
+    put(o, "<p class=\"reason\"><b>");
+    put(o, st == OC_ST_SKIP ? "Skipped" : "Reason");
+    put(o, ":</b> ");
+    txt(o, oc_json_str(r, "reason"));
+    put(o, "</p>\n");
+  }
+  if(st == OC_ST_INVALID)
+    put(o, "<p class=\"reason\"><b>The results file gives no valid status for this case.</b></p>\n");
+  const cJSON *tags = oc_json_arr(r, "tags");
+  if(cJSON_GetArraySize(tags) > 0 || oc_json_str(r, "profile")) {
+    put(o, "<p class=\"muted\">");
+    if(oc_json_str(r, "profile")) {
+      put(o, "profile ");
+      txt(o, oc_json_str(r, "profile"));
+      put(o, " ");
+    }
+    const cJSON *tg;
+    cJSON_ArrayForEach(tg, tags)
+      if(cJSON_IsString(tg)) {
+        put(o, " <code>");
+        txt(o, tg->valuestring);
+        put(o, "</code>");
+      }
+    put(o, "</p>\n");
+  }
+  findings_block(o, r);
+  timing_block(o, r);
+
+  const cJSON *req = oc_json_obj(r, "request");
+  if(req) {
+    put(o, "<h4>Request</h4>\n<pre class=\"reqline\">");
+    txt(o, oc_json_str(req, "method"));
+    put(o, " ");
+    txt(o, oc_json_str(req, "path"));
+    put(o, "</pre>\n");
+    headers_table(o, oc_json_arr(req, "headers"));
+    body_block(o, oc_json_obj(req, "body"));
+  }
+  const cJSON *resp = oc_json_obj(r, "response");
+  if(resp) {
+    putf(o, "<h4>Response</h4>\n<p>status <b>%.0f</b>", oc_json_num(resp, "status", 0));
+    if(oc_json_str(resp, "content_type")) {
+      put(o, ", <code>");
+      txt(o, oc_json_str(resp, "content_type"));
+      put(o, "</code>");
+    }
+    if(oc_json_str(resp, "source")) {
+      put(o, " <span class=\"muted\">from ");
+      txt(o, oc_json_str(resp, "source"));
+      put(o, "</span>");
+    }
+    put(o, "</p>\n");
+    headers_table(o, oc_json_arr(resp, "headers"));
+    events_block(o, r);
+    if(cJSON_GetArraySize(oc_json_arr(resp, "events")) > 0) {
+      put(o, "<details><summary>raw body</summary>\n");
+      body_block(o, oc_json_obj(resp, "body"));
+      put(o, "</details>\n");
+    }
+    else
+      body_block(o, oc_json_obj(resp, "body"));
+  }
+  else if(oc_json_get(r, "response"))
+    put(o, "<h4>Response</h4>\n<p class=\"muted\">No response.</p>\n");
+  const cJSON *msg = oc_json_get(r, "message");
+  if(msg && !cJSON_IsNull(msg)) {
+    char *p = cJSON_Print(msg);
+    if(p) {
+      put(o, "<h4>Rebuilt message</h4>\n<pre>");
+      txtcut(o, p, OC_HTML_BODY_MAX);
+      put(o, "</pre>\n");
+      free(p);
+    }
+  }
+  const cJSON *retries = oc_json_arr(r, "retries");
+  if(cJSON_GetArraySize(retries) > 0) {
+    put(o, "<h4>Retries</h4>\n<table><thead><tr><th>attempt</th><th>status</th><th>waited</th></tr></thead><tbody>\n");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, retries)
+      putf(o, "<tr><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f ms</td></tr>\n",
+           oc_json_num(x, "attempt", 0), oc_json_num(x, "status", 0), oc_json_num(x, "delay_ms", 0));
+    put(o, "</tbody></table>\n");
+  }
+  reproduce_block(o, doc, r);
+  put(o, "</div>\n</details>\n");
+}
+
+static void cases_section(struct out *o, const cJSON *doc)
+{
+  const char *pt = NULL, *ps = NULL;
+  int i = 0;
+  const cJSON *r;
+  if(!cJSON_GetArraySize(oc_json_arr(doc, "results")))
+    put(o, "<p class=\"muted\">No cases ran.</p>\n");
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const char *t = oc_json_str(r, "target") ?: "", *s = oc_json_str(r, "suite") ?: "";
+    if(!pt || strcmp(pt, t) || strcmp(ps, s)) {
+      struct oc_counts c;
+      oc_results_count(doc, t, s, &c);
+      put(o, "<h3 class=\"group\">target <b>");
+      txt(o, t);
+      put(o, "</b> · suite <b>");
+      txt(o, s);
+      putf(o, "</b> <span class=\"muted\">%ld pass, %ld fail, %ld error, %ld skip</span></h3>\n",
+           c.pass, c.fail, c.error, c.skip);
+      pt = t;
+      ps = s;
+    }
+    if(cJSON_IsObject(r))
+      case_block(o, doc, r, i);
+    i++;
+  }
+}
+
+/* ---- the page --------------------------------------------------------- */
+
+static int read_asset(const char *dir, const char *name, char **out, char *err, size_t errlen)
+{
+  char *path = NULL;
+  if(dir)
+    path = oc_path_join(dir, name);
+  else {
+    char *rel = oc_asprintf("reports/%s", name);
+    path = rel ? oc_data_path(rel) : NULL;
+    free(rel);
+  }
+  if(!path) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
+  size_t n;
+  int rc = oc_read_file(path, OC_CAP_ASSET, out, &n, err, errlen);
+  if(!rc && strlen(*out) != n) {
+    snprintf(err, errlen, "report asset '%s' holds a NUL byte", path);
+    free(*out);
+    *out = NULL;
+    rc = OC_EPARSE;
+  }
+  free(path);
+  return rc;
+}
+
+/* 'sha256-BASE64' of s, for the Content-Security-Policy. */
+static int csp_hash(const char *s, char out[64])
+{
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int mdlen = 0;
+  if(!EVP_Digest(s, strlen(s), md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+    return OC_ENOMEM;
+  memcpy(out, "sha256-", 7);
+  EVP_EncodeBlock((unsigned char *)out + 7, md, (int)mdlen); /* 44 chars + NUL */
+  return OC_OK;
+}
+
+static int contains_ci(const char *hay, const char *needle)
+{
+  size_t n = strlen(needle);
+  for(; *hay; hay++) {
+    size_t i = 0;
+    while(i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20))
+      i++;
+    if(i == n)
+      return 1;
+  }
+  return 0;
+}
+
+int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_buf *b, char *err,
+                          size_t errlen)
+{
+  char *tmpl = NULL, *css = NULL, *js = NULL;
+  struct out o = { b, OC_OK };
+  int rc;
+  if((rc = read_asset(assets_dir, "report.html.in", &tmpl, err, errlen)) ||
+     (rc = read_asset(assets_dir, "report.css", &css, err, errlen)) ||
+     (rc = read_asset(assets_dir, "report.js", &js, err, errlen)))
+    goto out;
+  /* the assets are ours, but an edited copy must not end its own element */
+  if(contains_ci(css, "</style") || contains_ci(js, "</script")) {
+    snprintf(err, errlen, "report assets must not contain '</style' or '</script'");
+    rc = OC_EPARSE;
+    goto out;
+  }
+  char css_hash[64], js_hash[64];
+  if((rc = csp_hash(css, css_hash)) || (rc = csp_hash(js, js_hash))) {
+    snprintf(err, errlen, "cannot hash the report assets");
+    goto out;
+  }
+  struct oc_counts c;
+  oc_results_count(doc, NULL, NULL, &c);
+
+  for(const char *p = tmpl; *p && !o.rc;) {
+    const char *at = strchr(p, '@');
+    if(!at) {
+      put(&o, p);
+      break;
+    }
+    if(at > p && !o.rc)
+      o.rc = oc_buf_add(b, p, (size_t)(at - p));
+    size_t len = strspn(at + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    if(!len || at[1 + len] != '@') {
+      put(&o, "@");
+      p = at + 1;
+      continue;
+    }
+    char name[32];
+    if(len >= sizeof(name))
+      len = sizeof(name) - 1;
+    memcpy(name, at + 1, len);
+    name[len] = '\0';
+    const char *version = oc_json_str(oc_json_obj(doc, "oacheck"), "version");
+    if(strcmp(name, "CSP") == 0)
+      putf(&o, "default-src 'none'; style-src '%s'; script-src '%s'; img-src data:; "
+               "base-uri 'none'; form-action 'none'", css_hash, js_hash);
+    else if(strcmp(name, "VERSION") == 0)
+      attr(&o, PACKAGE_VERSION);
+    else if(strcmp(name, "TITLE") == 0)
+      putf(&o, "oacheck: %ld pass, %ld fail, %ld error, %ld skip", c.pass, c.fail, c.error, c.skip);
+    else if(strcmp(name, "STYLE") == 0)
+      put(&o, css);
+    else if(strcmp(name, "SCRIPT") == 0)
+      put(&o, js);
+    else if(strcmp(name, "HEADER") == 0)
+      header_section(&o, doc);
+    else if(strcmp(name, "SUMMARY") == 0)
+      summary_section(&o, doc);
+    else if(strcmp(name, "MATRIX") == 0)
+      matrix_section(&o, doc);
+    else if(strcmp(name, "CASES") == 0)
+      cases_section(&o, doc);
+    else if(strcmp(name, "FOOTER") == 0) {
+      put(&o, "Rendered by oacheck " PACKAGE_VERSION " from results of oacheck ");
+      txt(&o, version);
+      put(&o, ". Everything shown comes from the results file; the report fetches nothing.");
+    }
+    else {
+      /* not ours: keep it as it was */
+      put(&o, "@");
+      p = at + 1;
+      continue;
+    }
+    p = at + 2 + len;
+  }
+  rc = o.rc;
+  if(rc)
+    snprintf(err, errlen, "cannot render the HTML report: %s",
+             rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+out:
+  if(rc)
+    oc_buf_free(b);
+  free(tmpl);
+  free(css);
+  free(js);
+  return rc;
+}
+
+int oc_report_html_write(const cJSON *results, const char *path, char *err, size_t errlen)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_REPORT);
+  char why[512];
+  int rc = oc_report_html_render(results, NULL, &b, why, sizeof(why));
+  if(rc) {
+    snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
+    return rc;
+  }
+  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
+  oc_buf_free(&b);
+  return rc;
+}

@@ -1,0 +1,469 @@
+/* report_junit.c — JSON results to JUnit XML (the Jenkins xUnit plugin's
+ * junit-10.xsd, which GitLab and GitHub reporters also read).  Escaping is
+ * results_json.c's; deciding what passed is the runner's: this file only
+ * maps.  The mapping table is in docs/reports.md. */
+#include "config.h"
+#include "report_junit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "results_json.h"
+
+#define OC_JUNIT_MESSAGE_MAX 1000 /* bytes of a failure/error/skipped message attribute */
+#define OC_JUNIT_EVENT_MAX 600    /* bytes of one event in a stream excerpt */
+#define OC_JUNIT_EVENTS 12        /* events in a stream excerpt */
+
+/* One testsuite: a target × suite pair, in order of first appearance. */
+struct group {
+  const char *target;
+  const char *suite;
+};
+
+static int add_attr(struct oc_buf *b, const char *name, const char *value)
+{
+  int rc = oc_buf_printf(b, " %s=\"", name);
+  if(!rc)
+    rc = oc_esc_addn_cut(b, value ? value : "", OC_CAP_MESSAGE, OC_ESC_XML_ATTR);
+  if(!rc)
+    rc = oc_buf_addc(b, '"');
+  return rc;
+}
+
+static int add_attr_long(struct oc_buf *b, const char *name, long v)
+{
+  return oc_buf_printf(b, " %s=\"%ld\"", name, v);
+}
+
+static int add_property(struct oc_buf *b, const char *name, const char *value)
+{
+  if(!value)
+    return OC_OK;
+  int rc = oc_buf_adds(b, "      <property");
+  if(!rc)
+    rc = add_attr(b, "name", name);
+  if(!rc)
+    rc = add_attr(b, "value", value);
+  if(!rc)
+    rc = oc_buf_adds(b, "/>\n");
+  return rc;
+}
+
+static int add_property_json(struct oc_buf *b, const char *name, const cJSON *v)
+{
+  char tmp[64];
+  return add_property(b, name, oc_json_scalar_text(v, tmp, sizeof(tmp)));
+}
+
+/* The target's identity, so a CI page says what was tested. */
+static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target_name)
+{
+  const cJSON *t = oc_results_target(doc, target_name);
+  const cJSON *id = oc_json_obj(t, "identity");
+  const cJSON *run = oc_json_obj(doc, "oacheck");
+  char *url = oc_results_clean_url(oc_json_str(t, "url"));
+  struct oc_buf models;
+  oc_buf_init(&models, OC_CAP_MESSAGE * 4);
+  int rc = oc_buf_adds(b, "    <properties>\n");
+  if(rc)
+    goto out;
+  const cJSON *m;
+  cJSON_ArrayForEach(m, oc_json_arr(id, "models")) {
+    if(!cJSON_IsString(m))
+      continue;
+    if((models.len && oc_buf_adds(&models, ", ")) || oc_buf_adds(&models, m->valuestring)) {
+      oc_buf_init(&models, OC_CAP_MESSAGE * 4); /* too many: leave them out */
+      break;
+    }
+  }
+  char shard[64] = "";
+  const cJSON *sh = oc_json_obj(run, "shard");
+  if(oc_json_is_integer(oc_json_get(sh, "index")) && oc_json_is_integer(oc_json_get(sh, "count")))
+    snprintf(shard, sizeof(shard), "%.0f/%.0f", oc_json_num(sh, "index", 0),
+             oc_json_num(sh, "count", 0));
+  if((rc = add_property(b, "target", target_name)) ||
+     (rc = add_property(b, "target.kind", oc_json_str(t, "kind"))) ||
+     (rc = add_property(b, "target.url", url)) ||
+     (rc = add_property(b, "target.recordings", oc_json_str(t, "recordings"))) ||
+     (rc = add_property_json(b, "target.reachable", oc_json_get(t, "reachable"))) ||
+     (rc = add_property(b, "target.error", oc_json_str(t, "error"))) ||
+     (rc = add_property(b, "profile", oc_json_str(t, "profile"))) ||
+     (rc = add_property(b, "profile.source", oc_json_str(t, "profile_source"))) ||
+     (rc = add_property(b, "model", oc_json_str(id, "model"))) ||
+     (rc = add_property(b, "models", models.len ? oc_buf_str(&models) : NULL)) ||
+     (rc = add_property_json(b, "n_ctx", oc_json_get(id, "n_ctx"))) ||
+     (rc = add_property_json(b, "total_slots", oc_json_get(id, "total_slots"))) ||
+     (rc = add_property(b, "chat_template_sha256", oc_json_str(id, "chat_template_sha256"))) ||
+     (rc = add_property(b, "build", oc_json_str(id, "build"))) ||
+     (rc = add_property(b, "server", oc_json_str(id, "server"))) ||
+     (rc = add_property(b, "model_path", oc_json_str(id, "model_path"))) ||
+     (rc = add_property_json(b, "timing_recorded", oc_json_get(t, "timing_recorded"))) ||
+     (rc = add_property(b, "oacheck.version", oc_json_str(run, "version"))) ||
+     (rc = add_property(b, "oacheck.mode", oc_json_str(run, "mode"))) ||
+     (rc = add_property(b, "oacheck.started", oc_json_str(run, "started"))) ||
+     (rc = add_property(b, "oacheck.shard", shard[0] ? shard : NULL)) ||
+     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))))
+    goto out;
+  rc = oc_buf_adds(b, "    </properties>\n");
+out:
+  free(url);
+  oc_buf_free(&models);
+  return rc;
+}
+
+/* Every finding, then what the per-rule cap left out. */
+static int findings_text(struct oc_buf *t, const cJSON *r)
+{
+  int rc = OC_OK;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings")) {
+    if((rc = oc_finding_text(t, f, "    ")) || (rc = oc_buf_addc(t, '\n')))
+      return rc;
+  }
+  const cJSON *s;
+  cJSON_ArrayForEach(s, oc_json_arr(r, "suppressed")) {
+    const char *rule = oc_json_str(s, "rule");
+    if(rule && (rc = oc_buf_printf(t, "%s fired %.0f times; %.0f kept\n", rule,
+                                   oc_json_num(s, "total", 0), oc_json_num(s, "kept", 0))))
+      return rc;
+  }
+  return rc;
+}
+
+/* system-out: what a person reading the CI page wants without opening
+ * the HTML report.  Built as plain text, escaped as a whole. */
+static int system_out_text(struct oc_buf *t, const cJSON *r)
+{
+  int rc;
+  const char *desc = oc_json_str(r, "description");
+  if(desc && (rc = oc_buf_printf(t, "description: %s\n", desc)))
+    return rc;
+  const char *profile = oc_json_str(r, "profile");
+  if(profile && (rc = oc_buf_printf(t, "profile: %s\n", profile)))
+    return rc;
+  const cJSON *req = oc_json_obj(r, "request");
+  if(req && (rc = oc_buf_printf(t, "request: %s %s\n", oc_json_str(req, "method") ?: "?",
+                                oc_json_str(req, "path") ?: "?")))
+    return rc;
+  const cJSON *resp = oc_json_obj(r, "response");
+  if(resp) {
+    if((rc = oc_buf_printf(t, "response: %.0f", oc_json_num(resp, "status", 0))))
+      return rc;
+    const char *ct = oc_json_str(resp, "content_type");
+    if(ct && (rc = oc_buf_printf(t, " %s", ct)))
+      return rc;
+    const cJSON *events = oc_json_arr(resp, "events");
+    if(events) {
+      double total = oc_json_num(resp, "events_total", cJSON_GetArraySize(events));
+      if((rc = oc_buf_printf(t, ", %.0f events", total)))
+        return rc;
+    }
+    const char *src = oc_json_str(resp, "source");
+    if(src && (rc = oc_buf_printf(t, " (%s)", src)))
+      return rc;
+    if((rc = oc_buf_addc(t, '\n')))
+      return rc;
+  }
+  const cJSON *timing = oc_json_obj(r, "timing");
+  if(timing) {
+    if((rc = oc_buf_adds(t, "timing: ")) || (rc = oc_timing_text(t, timing)) ||
+       (rc = oc_buf_addc(t, '\n')))
+      return rc;
+  }
+  if(cJSON_GetArraySize(oc_json_arr(r, "findings")) > 0) {
+    if((rc = oc_buf_adds(t, "findings:\n")) || (rc = findings_text(t, r)))
+      return rc;
+  }
+  const cJSON *ev[OC_JUNIT_EVENTS];
+  size_t n = oc_result_excerpt_events(r, ev, OC_JUNIT_EVENTS);
+  if(n) {
+    if((rc = oc_buf_adds(t, "stream excerpt:\n")))
+      return rc;
+    for(size_t i = 0; i < n; i++) {
+      const cJSON *tm = oc_json_get(ev[i], "t_ms");
+      if((rc = oc_buf_printf(t, "  #%.0f", oc_json_num(ev[i], "n", 0))))
+        return rc;
+      if(cJSON_IsNumber(tm) && isfinite(tm->valuedouble) &&
+         (rc = oc_buf_printf(t, " +%.1fms", tm->valuedouble)))
+        return rc;
+      if((rc = oc_buf_adds(t, oc_result_chunk_flagged(r, oc_json_num(ev[i], "n", 0)) ? " <<< " : " ")))
+        return rc;
+      const char *raw = oc_json_str(ev[i], "raw");
+      const char *data = oc_json_str(ev[i], "data");
+      if(!raw && (rc = oc_buf_adds(t, "data: ")))
+        return rc;
+      const char *line = raw ? raw : data ? data : "";
+      size_t len = strlen(line);
+      while(len && line[len - 1] == '\n') /* the event's blank line */
+        len--;
+      if(len > OC_JUNIT_EVENT_MAX) {
+        size_t cut = OC_JUNIT_EVENT_MAX;
+        while(cut > 0 && ((unsigned char)line[cut] & 0xC0) == 0x80)
+          cut--;
+        rc = oc_buf_add(t, line, cut);
+        if(!rc)
+          rc = oc_buf_adds(t, "\xE2\x80\xA6");
+      }
+      else
+        rc = oc_buf_add(t, line, len);
+      if(rc || (rc = oc_buf_addc(t, '\n')))
+        return rc;
+    }
+  }
+  const cJSON *rep = oc_json_obj(r, "reproduce");
+  const char *curl = oc_json_str(rep, "curl"), *oac = oc_json_str(rep, "oacheck");
+  if(curl || oac) {
+    char *c1 = curl ? oc_results_scrub_command(curl) : NULL;
+    char *c2 = oac ? oc_results_scrub_command(oac) : NULL;
+    rc = oc_buf_adds(t, "reproduce:\n");
+    if(!rc && c1)
+      rc = oc_buf_printf(t, "  %s\n", c1);
+    if(!rc && c2)
+      rc = oc_buf_printf(t, "  %s\n", c2);
+    free(c1);
+    free(c2);
+    if(rc)
+      return rc;
+  }
+  return OC_OK;
+}
+
+/* message="RULE: message", cut: a CI page shows it on one line. */
+static int add_message_attr(struct oc_buf *b, const char *rule, const char *msg)
+{
+  int rc = oc_buf_adds(b, " message=\"");
+  if(!rc && rule)
+    rc = oc_esc_addn_cut(b, rule, 200, OC_ESC_XML_ATTR);
+  if(!rc && rule && msg)
+    rc = oc_buf_adds(b, ": ");
+  if(!rc && msg)
+    rc = oc_esc_addn_cut(b, msg, OC_JUNIT_MESSAGE_MAX, OC_ESC_XML_ATTR);
+  if(!rc)
+    rc = oc_buf_addc(b, '"');
+  return rc;
+}
+
+static int add_testcase(struct oc_buf *b, const cJSON *r, const char *classname)
+{
+  char secs[32];
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_REPORT);
+  int rc = oc_buf_adds(b, "    <testcase");
+  if(!rc)
+    rc = add_attr(b, "name", oc_json_str(r, "case") ?: "(unnamed case)");
+  if(!rc)
+    rc = add_attr(b, "classname", classname);
+  const cJSON *d = oc_json_get(r, "duration_ms");
+  if(!rc && cJSON_IsNumber(d)) {
+    oc_ms_to_seconds(d->valuedouble, secs);
+    rc = add_attr(b, "time", secs);
+  }
+  if(!rc)
+    rc = oc_buf_adds(b, ">\n");
+  if(rc)
+    goto out;
+
+  enum oc_status st = oc_result_status(r);
+  const char *reason = oc_json_str(r, "reason");
+  const cJSON *first = oc_result_first_error(r);
+  if(st == OC_ST_SKIP) {
+    if((rc = oc_buf_adds(b, "      <skipped")) ||
+       (rc = add_message_attr(b, NULL, reason ? reason : "skipped")) ||
+       (rc = oc_buf_adds(b, "/>\n")))
+      goto out;
+  }
+  else if(st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) {
+    const char *elem = st == OC_ST_FAIL ? "failure" : "error";
+    if((rc = oc_buf_printf(b, "      <%s", elem)))
+      goto out;
+    if(st == OC_ST_FAIL && first)
+      rc = add_message_attr(b, oc_json_str(first, "rule"), oc_json_str(first, "message"));
+    else if(st == OC_ST_INVALID)
+      rc = add_message_attr(b, NULL, "the results file gives no valid status for this case");
+    else
+      rc = add_message_attr(b, NULL, reason ? reason : first ? oc_json_str(first, "message")
+                                     : st == OC_ST_FAIL ? "failed" : "error");
+    if(rc)
+      goto out;
+    const char *type = st == OC_ST_FAIL ? (first ? oc_json_str(first, "rule") : "failure")
+                                        : "error";
+    if((rc = add_attr(b, "type", type)) || (rc = oc_buf_addc(b, '>')))
+      goto out;
+    if(reason && st != OC_ST_FAIL && (rc = oc_buf_printf(&t, "%s\n", reason)))
+      goto out;
+    if((rc = findings_text(&t, r)) || (rc = oc_esc_add(b, t.data ? t.data : "", t.len, OC_ESC_XML_TEXT)) ||
+       (rc = oc_buf_printf(b, "</%s>\n", elem)))
+      goto out;
+    oc_buf_reset(&t);
+  }
+  if((rc = system_out_text(&t, r)))
+    goto out;
+  if(t.len) {
+    if((rc = oc_buf_adds(b, "      <system-out>")) ||
+       (rc = oc_esc_add(b, t.data, t.len, OC_ESC_XML_TEXT)) ||
+       (rc = oc_buf_adds(b, "</system-out>\n")))
+      goto out;
+  }
+  rc = oc_buf_adds(b, "    </testcase>\n");
+out:
+  oc_buf_free(&t);
+  return rc;
+}
+
+static int collect_groups(const cJSON *doc, struct group **out, size_t *nout)
+{
+  struct group *g = NULL;
+  size_t n = 0, alloc = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
+    if(!t)
+      t = "(no target)";
+    if(!s)
+      s = "(no suite)";
+    size_t i = 0;
+    while(i < n && !(strcmp(g[i].target, t) == 0 && strcmp(g[i].suite, s) == 0))
+      i++;
+    if(i < n)
+      continue;
+    if(n == alloc) {
+      size_t na = alloc ? alloc * 2 : 16;
+      struct group *p = realloc(g, na * sizeof(*g));
+      if(!p) {
+        free(g);
+        return OC_ENOMEM;
+      }
+      g = p;
+      alloc = na;
+    }
+    g[n].target = t;
+    g[n].suite = s;
+    n++;
+  }
+  *out = g;
+  *nout = n;
+  return OC_OK;
+}
+
+static int target_has_results(const cJSON *doc, const char *name)
+{
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    if(oc_streq(oc_json_str(r, "target"), name))
+      return 1;
+  return 0;
+}
+
+/* A target that could not be reached and has no case results of its own
+ * still turns CI red: one error testcase says why. */
+static int add_unreachable(struct oc_buf *b, const cJSON *doc, const cJSON *t, long id,
+                           const char *timestamp)
+{
+  const char *name = oc_json_str(t, "name");
+  int rc = oc_buf_adds(b, "  <testsuite");
+  if(!rc) rc = add_attr(b, "name", name);
+  if(!rc) rc = add_attr(b, "package", name);
+  if(!rc) rc = add_attr_long(b, "id", id);
+  if(!rc) rc = oc_buf_adds(b, " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\"");
+  if(!rc && timestamp) rc = add_attr(b, "timestamp", timestamp);
+  if(!rc) rc = oc_buf_adds(b, ">\n");
+  if(!rc) rc = add_properties(b, doc, name);
+  if(!rc) rc = oc_buf_adds(b, "    <testcase name=\"target reachable\"");
+  if(!rc) rc = add_attr(b, "classname", name);
+  if(!rc) rc = oc_buf_adds(b, ">\n      <error type=\"error\"");
+  if(!rc) rc = add_message_attr(b, NULL, oc_json_str(t, "error") ?: "target could not be reached");
+  if(!rc) rc = oc_buf_adds(b, "/>\n    </testcase>\n  </testsuite>\n");
+  return rc;
+}
+
+int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
+{
+  struct group *groups = NULL;
+  size_t ngroups = 0;
+  struct oc_buf classname;
+  oc_buf_init(&classname, OC_CAP_MESSAGE * 4);
+  int rc = collect_groups(doc, &groups, &ngroups);
+  if(rc)
+    goto out;
+  const char *timestamp = oc_json_str(oc_json_obj(doc, "oacheck"), "started");
+
+  struct oc_counts all;
+  oc_results_count(doc, NULL, NULL, &all);
+  long unreachable = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    const char *name = oc_json_str(t, "name");
+    if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(doc, name))
+      unreachable++;
+  }
+  char secs[32];
+  oc_ms_to_seconds(all.duration_ms, secs);
+  if((rc = oc_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oacheck\"")) ||
+     (rc = add_attr_long(b, "tests", all.total + unreachable)) ||
+     (rc = add_attr_long(b, "failures", all.fail)) ||
+     (rc = add_attr_long(b, "errors", all.error + unreachable)) ||
+     (rc = add_attr(b, "time", secs)) || (rc = oc_buf_adds(b, ">\n")))
+    goto out;
+
+  for(size_t i = 0; i < ngroups; i++) {
+    struct oc_counts c;
+    oc_results_count(doc, groups[i].target, groups[i].suite, &c);
+    oc_buf_reset(&classname);
+    if((rc = oc_buf_printf(&classname, "%s.%s", groups[i].target, groups[i].suite)))
+      goto out;
+    oc_ms_to_seconds(c.duration_ms, secs);
+    if((rc = oc_buf_adds(b, "  <testsuite")) ||
+       (rc = add_attr(b, "name", oc_buf_str(&classname))) ||
+       (rc = add_attr(b, "package", groups[i].target)) ||
+       (rc = add_attr_long(b, "id", (long)i)) ||
+       (rc = add_attr_long(b, "tests", c.total)) ||
+       (rc = add_attr_long(b, "failures", c.fail)) ||
+       (rc = add_attr_long(b, "errors", c.error)) ||
+       (rc = add_attr_long(b, "skipped", c.skip)) ||
+       (rc = add_attr(b, "time", secs)) ||
+       (timestamp && (rc = add_attr(b, "timestamp", timestamp))) ||
+       (rc = oc_buf_adds(b, ">\n")) ||
+       (rc = add_properties(b, doc, groups[i].target)))
+      goto out;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+      const char *rt = oc_json_str(r, "target") ?: "(no target)";
+      const char *rs = oc_json_str(r, "suite") ?: "(no suite)";
+      if(strcmp(rt, groups[i].target) || strcmp(rs, groups[i].suite))
+        continue;
+      if((rc = add_testcase(b, r, oc_buf_str(&classname))))
+        goto out;
+    }
+    if((rc = oc_buf_adds(b, "  </testsuite>\n")))
+      goto out;
+  }
+  long id = (long)ngroups;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    const char *name = oc_json_str(t, "name");
+    if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(doc, name) &&
+       (rc = add_unreachable(b, doc, t, id++, timestamp)))
+      goto out;
+  }
+  rc = oc_buf_adds(b, "</testsuites>\n");
+out:
+  free(groups);
+  oc_buf_free(&classname);
+  return rc;
+}
+
+int oc_report_junit_write(const cJSON *results, const char *path, char *err, size_t errlen)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_REPORT);
+  int rc = oc_report_junit_render(results, &b);
+  if(rc) {
+    snprintf(err, errlen, "cannot render JUnit report '%s': %s", path,
+             rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+    return rc;
+  }
+  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
+  oc_buf_free(&b);
+  return rc;
+}

@@ -1,0 +1,669 @@
+/* report_merge.c — merging results documents and diffing two runs.  The
+ * documents come from results_json.c (already checked) or the runner; this
+ * file only combines and compares, and never trusts a member's type. */
+#include "config.h"
+#include "report_merge.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "results_json.h"
+
+/* ---- merge ------------------------------------------------------------ */
+
+/* A list of distinct strings in order of first appearance (borrowed). */
+struct names {
+  const char **v;
+  size_t n, alloc;
+};
+
+static long names_find(const struct names *s, const char *name)
+{
+  for(size_t i = 0; i < s->n; i++)
+    if(strcmp(s->v[i], name) == 0)
+      return (long)i;
+  return -1;
+}
+
+static int names_add(struct names *s, const char *name)
+{
+  if(!name || names_find(s, name) >= 0)
+    return OC_OK;
+  if(s->n == s->alloc) {
+    size_t na = s->alloc ? s->alloc * 2 : 16;
+    const char **p = realloc(s->v, na * sizeof(*p));
+    if(!p)
+      return OC_ENOMEM;
+    s->v = p;
+    s->alloc = na;
+  }
+  s->v[s->n++] = name;
+  return OC_OK;
+}
+
+struct entry {
+  const cJSON *r;
+  const char *target, *suite, *name;
+  long target_pos, suite_pos;
+  double index; /* +inf when absent */
+  size_t seq;   /* input order, for stability and "later wins" */
+};
+
+static int entry_key_cmp(const struct entry *a, const struct entry *b)
+{
+  int c = strcmp(a->target, b->target);
+  if(!c)
+    c = strcmp(a->suite, b->suite);
+  if(!c)
+    c = strcmp(a->name, b->name);
+  return c;
+}
+
+static int entry_by_key(const void *x, const void *y)
+{
+  const struct entry *a = x, *b = y;
+  int c = entry_key_cmp(a, b);
+  if(c)
+    return c;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int entry_by_order(const void *x, const void *y)
+{
+  const struct entry *a = x, *b = y;
+  if(a->target_pos != b->target_pos)
+    return a->target_pos < b->target_pos ? -1 : 1;
+  if(a->suite_pos != b->suite_pos)
+    return a->suite_pos < b->suite_pos ? -1 : 1;
+  if(a->index != b->index)
+    return a->index < b->index ? -1 : 1;
+  int c = strcmp(a->name, b->name);
+  if(c)
+    return c;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The member key of every document, when all have it and agree; else NULL. */
+static const cJSON *agreed(const cJSON *const *docs, size_t n, const char *key)
+{
+  const cJSON *first = oc_json_get(oc_json_obj(docs[0], "oacheck"), key);
+  if(!first)
+    return NULL;
+  for(size_t i = 1; i < n; i++)
+    if(!oc_json_equal(first, oc_json_get(oc_json_obj(docs[i], "oacheck"), key)))
+      return NULL;
+  return first;
+}
+
+static int add_copy(cJSON *obj, const char *key, const cJSON *item)
+{
+  if(!item)
+    return OC_OK;
+  cJSON *c = cJSON_Duplicate(item, 1);
+  if(!c || !cJSON_AddItemToObject(obj, key, c)) {
+    cJSON_Delete(c);
+    return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct names *suites)
+{
+  cJSON *o = cJSON_CreateObject();
+  const char *started = NULL, *finished = NULL, *mode = NULL;
+  int mixed = 0;
+  double merged = 0;
+  for(size_t i = 0; i < n; i++) {
+    const cJSON *h = oc_json_obj(docs[i], "oacheck");
+    const char *s = oc_json_str(h, "started"), *f = oc_json_str(h, "finished");
+    const char *m = oc_json_str(h, "mode");
+    /* RFC 3339 UTC times of one form compare as strings */
+    if(s && (!started || strcmp(s, started) < 0))
+      started = s;
+    if(f && (!finished || strcmp(f, finished) > 0))
+      finished = f;
+    if(m) {
+      if(mode && strcmp(mode, m) != 0)
+        mixed = 1;
+      if(!mode)
+        mode = m;
+    }
+    const cJSON *mf = oc_json_get(h, "merged_from");
+    merged += oc_json_is_integer(mf) && mf->valuedouble >= 1 ? mf->valuedouble : 1;
+  }
+  if(!o)
+    return NULL;
+  const char *version = oc_json_str(oc_json_obj(docs[0], "oacheck"), "version");
+  if(!cJSON_AddStringToObject(o, "version", version ? version : PACKAGE_VERSION) ||
+     !cJSON_AddStringToObject(o, "started", started ? started : "") ||
+     (finished && !cJSON_AddStringToObject(o, "finished", finished)) ||
+     !cJSON_AddStringToObject(o, "mode", mixed ? "mixed" : mode ? mode : "replay") ||
+     add_copy(o, "note", agreed(docs, n, "note")) ||
+     add_copy(o, "command", agreed(docs, n, "command")))
+    goto fail;
+  cJSON *sl = cJSON_AddArrayToObject(o, "suites");
+  if(!sl)
+    goto fail;
+  for(size_t i = 0; i < suites->n; i++) {
+    cJSON *s = cJSON_CreateString(suites->v[i]);
+    if(!s || !cJSON_AddItemToArray(sl, s)) {
+      cJSON_Delete(s);
+      goto fail;
+    }
+  }
+  if(add_copy(o, "shard", agreed(docs, n, "shard")) ||
+     !cJSON_AddNumberToObject(o, "merged_from", merged))
+    goto fail;
+  return o;
+fail:
+  cJSON_Delete(o);
+  return NULL;
+}
+
+cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t errlen)
+{
+  struct names targets = { 0 }, suites = { 0 };
+  struct entry *e = NULL;
+  size_t ne = 0, alloc = 0;
+  cJSON *out = NULL, *tarr = NULL, *rarr = NULL;
+  if(!n) {
+    snprintf(err, errlen, "nothing to merge");
+    return NULL;
+  }
+  /* order of targets and suites: first appearance, declared lists first */
+  for(size_t i = 0; i < n; i++) {
+    const cJSON *t;
+    cJSON_ArrayForEach(t, oc_json_arr(docs[i], "targets"))
+      if(names_add(&targets, oc_json_str(t, "name")))
+        goto nomem;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, oc_json_arr(oc_json_obj(docs[i], "oacheck"), "suites"))
+      if(cJSON_IsString(s) && names_add(&suites, s->valuestring))
+        goto nomem;
+  }
+  size_t declared_targets = targets.n;
+  for(size_t i = 0; i < n; i++) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(docs[i], "results")) {
+      const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
+      const char *c = oc_json_str(r, "case");
+      if(!t || !s || !c)
+        continue; /* not a result anyone can key */
+      if(names_add(&targets, t) || names_add(&suites, s))
+        goto nomem;
+      if(ne == alloc) {
+        size_t na = alloc ? alloc * 2 : 64;
+        struct entry *p = realloc(e, na * sizeof(*p));
+        if(!p)
+          goto nomem;
+        e = p;
+        alloc = na;
+      }
+      const cJSON *idx = oc_json_get(r, "index");
+      e[ne] = (struct entry){ r, t, s, c, names_find(&targets, t), names_find(&suites, s),
+                              oc_json_is_integer(idx) ? idx->valuedouble : INFINITY, ne };
+      ne++;
+    }
+  }
+  /* later inputs win: sort by key then sequence, keep the last of each run */
+  if(ne)
+    qsort(e, ne, sizeof(*e), entry_by_key);
+  size_t kept = 0;
+  for(size_t i = 0; i < ne; i++) {
+    if(i + 1 < ne && entry_key_cmp(&e[i], &e[i + 1]) == 0)
+      continue;
+    e[kept++] = e[i];
+  }
+  if(kept < ne)
+    oc_warn("report merge: %zu duplicate case result(s); the later input wins", ne - kept);
+  if(kept)
+    qsort(e, kept, sizeof(*e), entry_by_order);
+
+  out = cJSON_CreateObject();
+  cJSON *hdr = merge_header(docs, n, &suites);
+  if(!out || !hdr || !cJSON_AddItemToObject(out, "oacheck", hdr)) {
+    cJSON_Delete(hdr);
+    goto nomem;
+  }
+  tarr = cJSON_AddArrayToObject(out, "targets");
+  if(!tarr)
+    goto nomem;
+  for(size_t k = 0; k < declared_targets; k++) {
+    const cJSON *found = NULL;
+    for(size_t i = 0; i < n && !found; i++)
+      found = oc_results_target(docs[i], targets.v[k]);
+    cJSON *c = cJSON_Duplicate(found, 1);
+    if(!c || !cJSON_AddItemToArray(tarr, c)) {
+      cJSON_Delete(c);
+      goto nomem;
+    }
+  }
+  double dur = 0;
+  int have_dur = 0;
+  for(size_t i = 0; i < n; i++) {
+    const cJSON *d = oc_json_get(oc_json_obj(docs[i], "summary"), "duration_ms");
+    if(cJSON_IsNumber(d) && isfinite(d->valuedouble) && d->valuedouble >= 0) {
+      dur += d->valuedouble;
+      have_dur = 1;
+    }
+  }
+  cJSON *summary = cJSON_AddObjectToObject(out, "summary");
+  if(!summary || (have_dur && !cJSON_AddNumberToObject(summary, "duration_ms", dur)))
+    goto nomem;
+  rarr = cJSON_AddArrayToObject(out, "results");
+  if(!rarr)
+    goto nomem;
+  for(size_t i = 0; i < kept; i++) {
+    cJSON *c = cJSON_Duplicate(e[i].r, 1);
+    if(!c || !cJSON_AddItemToArray(rarr, c)) {
+      cJSON_Delete(c);
+      goto nomem;
+    }
+  }
+  if(oc_results_summarize(out))
+    goto nomem;
+  goto out;
+nomem:
+  snprintf(err, errlen, "cannot merge results: out of memory");
+  cJSON_Delete(out);
+  out = NULL;
+out:
+  free(targets.v);
+  free(suites.v);
+  free(e);
+  return out;
+}
+
+/* ---- diff ------------------------------------------------------------- */
+
+static int key_cmp(const void *x, const void *y)
+{
+  return entry_key_cmp(x, y);
+}
+
+/* Keyed entries of a document's results, sorted by key.  Cases without a
+ * complete key are left out (nothing could match them). */
+static int keyed(const cJSON *doc, struct entry **out, size_t *nout)
+{
+  size_t n = 0, alloc = 0;
+  struct entry *e = NULL;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
+    const char *c = oc_json_str(r, "case");
+    if(!t || !s || !c)
+      continue;
+    if(n == alloc) {
+      size_t na = alloc ? alloc * 2 : 64;
+      struct entry *p = realloc(e, na * sizeof(*p));
+      if(!p) {
+        free(e);
+        return OC_ENOMEM;
+      }
+      e = p;
+      alloc = na;
+    }
+    e[n] = (struct entry){ r, t, s, c, 0, 0, 0, n };
+    n++;
+  }
+  if(n)
+    qsort(e, n, sizeof(*e), entry_by_key);
+  *out = e;
+  *nout = n;
+  return OC_OK;
+}
+
+static const struct entry *lookup(const struct entry *e, size_t n, const cJSON *r)
+{
+  struct entry k = { r, oc_json_str(r, "target"), oc_json_str(r, "suite"),
+                     oc_json_str(r, "case"), 0, 0, 0, 0 };
+  if(!k.target || !k.suite || !k.name || !n)
+    return NULL;
+  return bsearch(&k, e, n, sizeof(*e), key_cmp);
+}
+
+static int same_str(const cJSON *a, const cJSON *b, const char *key)
+{
+  const char *x = oc_json_str(a, key), *y = oc_json_str(b, key);
+  return (!x && !y) || (x && y && strcmp(x, y) == 0);
+}
+
+static int finding_same_key(const cJSON *a, const cJSON *b)
+{
+  return same_str(a, b, "rule") && same_str(a, b, "path") &&
+         same_str(oc_json_obj(a, "where"), oc_json_obj(b, "where"), "text");
+}
+
+static int finding_same_content(const cJSON *a, const cJSON *b)
+{
+  return same_str(a, b, "severity") && same_str(a, b, "message") && same_str(a, b, "expected") &&
+         same_str(a, b, "actual") && oc_json_bool(a, "allowed", 0) == oc_json_bool(b, "allowed", 0);
+}
+
+/* What changed between two cases' findings. */
+struct fdiff {
+  cJSON *added, *removed, *changed; /* arrays (borrowed copies inside) */
+  size_t count;
+};
+
+static int findings_diff(const cJSON *o, const cJSON *nw, struct fdiff *d)
+{
+  const cJSON *of = oc_json_arr(o, "findings"), *nf = oc_json_arr(nw, "findings");
+  int no = cJSON_GetArraySize(of);
+  unsigned char *used = calloc((size_t)no + 1, 1);
+  d->added = cJSON_CreateArray();
+  d->removed = cJSON_CreateArray();
+  d->changed = cJSON_CreateArray();
+  d->count = 0;
+  if(!used || !d->added || !d->removed || !d->changed)
+    goto nomem;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, nf) {
+    int match = -1, i = 0;
+    const cJSON *g;
+    /* prefer an identical old finding, then one with the same key */
+    cJSON_ArrayForEach(g, of) {
+      if(!used[i] && finding_same_key(f, g) && finding_same_content(f, g)) {
+        match = i;
+        break;
+      }
+      i++;
+    }
+    if(match < 0) {
+      i = 0;
+      cJSON_ArrayForEach(g, of) {
+        if(!used[i] && finding_same_key(f, g)) {
+          match = i;
+          break;
+        }
+        i++;
+      }
+    }
+    if(match >= 0) {
+      used[match] = 1;
+      const cJSON *old = cJSON_GetArrayItem(of, match);
+      if(finding_same_content(f, old))
+        continue;
+      cJSON *pair = cJSON_CreateObject();
+      if(!pair || !cJSON_AddItemToArray(d->changed, pair)) {
+        cJSON_Delete(pair);
+        goto nomem;
+      }
+      if(add_copy(pair, "old", old) || add_copy(pair, "new", f))
+        goto nomem;
+    }
+    else {
+      cJSON *c = cJSON_Duplicate(f, 1);
+      if(!c || !cJSON_AddItemToArray(d->added, c)) {
+        cJSON_Delete(c);
+        goto nomem;
+      }
+    }
+    d->count++;
+  }
+  int i = 0;
+  cJSON_ArrayForEach(f, of) {
+    if(!used[i++]) {
+      cJSON *c = cJSON_Duplicate(f, 1);
+      if(!c || !cJSON_AddItemToArray(d->removed, c)) {
+        cJSON_Delete(c);
+        goto nomem;
+      }
+      d->count++;
+    }
+  }
+  free(used);
+  return OC_OK;
+nomem:
+  free(used);
+  cJSON_Delete(d->added);
+  cJSON_Delete(d->removed);
+  cJSON_Delete(d->changed);
+  d->added = d->removed = d->changed = NULL;
+  return OC_ENOMEM;
+}
+
+struct diff_out {
+  cJSON *lists[6]; /* in the order of the enum below */
+  struct oc_buf text[6];
+};
+
+enum { D_FAILING, D_PASSING, D_STATUS, D_FINDINGS, D_ADDED, D_REMOVED };
+static const char *const list_names[] = { "newly_failing", "newly_passing", "status_changed",
+                                          "findings_changed", "added_cases", "removed_cases" };
+static const char *const list_titles[] = { "newly failing", "newly passing", "status changed",
+                                           "findings changed", "new cases", "removed cases" };
+
+static int status_bad(enum oc_status s)
+{
+  return s == OC_ST_FAIL || s == OC_ST_ERROR || s == OC_ST_INVALID;
+}
+
+static int text_finding(struct oc_buf *b, char mark, const cJSON *f)
+{
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  int rc = oc_finding_text(&t, f, NULL);
+  if(rc)
+    return rc == OC_ETOOBIG ? OC_OK : rc;
+  rc = oc_buf_printf(b, "      %c ", mark);
+  if(!rc)
+    rc = oc_esc_addn_cut(b, oc_buf_str(&t), 300, OC_ESC_TEXT);
+  if(!rc)
+    rc = oc_buf_addc(b, '\n');
+  oc_buf_free(&t);
+  return rc;
+}
+
+static int add_case(struct diff_out *d, int list, const cJSON *o, const cJSON *nw,
+                    struct fdiff *fd)
+{
+  const cJSON *any = nw ? nw : o;
+  cJSON *c = cJSON_CreateObject();
+  if(!c || !cJSON_AddItemToArray(d->lists[list], c)) {
+    cJSON_Delete(c);
+    return OC_ENOMEM;
+  }
+  enum oc_status os = oc_result_status(o), ns = oc_result_status(nw);
+  if(!cJSON_AddStringToObject(c, "target", oc_json_str(any, "target")) ||
+     !cJSON_AddStringToObject(c, "suite", oc_json_str(any, "suite")) ||
+     !cJSON_AddStringToObject(c, "case", oc_json_str(any, "case")) ||
+     !(o ? cJSON_AddStringToObject(c, "old_status", oc_status_name(os))
+         : cJSON_AddNullToObject(c, "old_status")) ||
+     !(nw ? cJSON_AddStringToObject(c, "new_status", oc_status_name(ns))
+          : cJSON_AddNullToObject(c, "new_status")))
+    return OC_ENOMEM;
+  if(fd && fd->count) {
+    cJSON *f = cJSON_AddObjectToObject(c, "findings");
+    if(!f || !cJSON_AddItemToObject(f, "added", fd->added))
+      return OC_ENOMEM;
+    fd->added = NULL;
+    if(!cJSON_AddItemToObject(f, "removed", fd->removed))
+      return OC_ENOMEM;
+    fd->removed = NULL;
+    if(!cJSON_AddItemToObject(f, "changed", fd->changed))
+      return OC_ENOMEM;
+    fd->changed = NULL;
+  }
+  /* the human line */
+  struct oc_buf *b = &d->text[list];
+  int rc = oc_buf_adds(b, "  ");
+  if(!rc)
+    rc = oc_esc_addn_cut(b, oc_json_str(any, "target"), 200, OC_ESC_TEXT);
+  if(!rc)
+    rc = oc_buf_addc(b, '.');
+  if(!rc)
+    rc = oc_esc_addn_cut(b, oc_json_str(any, "suite"), 200, OC_ESC_TEXT);
+  if(!rc)
+    rc = oc_buf_addc(b, '/');
+  if(!rc)
+    rc = oc_esc_addn_cut(b, oc_json_str(any, "case"), 200, OC_ESC_TEXT);
+  if(!rc)
+    rc = oc_buf_printf(b, "  %s -> %s", o ? oc_status_name(os) : "(absent)",
+                       nw ? oc_status_name(ns) : "(absent)");
+  if(!rc && nw && (ns == OC_ST_SKIP || ns == OC_ST_ERROR) && oc_json_str(nw, "reason")) {
+    rc = oc_buf_adds(b, ": ");
+    if(!rc)
+      rc = oc_esc_addn_cut(b, oc_json_str(nw, "reason"), 200, OC_ESC_TEXT);
+  }
+  if(!rc)
+    rc = oc_buf_addc(b, '\n');
+  const cJSON *fobj = oc_json_obj(c, "findings"), *f;
+  cJSON_ArrayForEach(f, oc_json_arr(fobj, "added"))
+    if(!rc)
+      rc = text_finding(b, '+', f);
+  cJSON_ArrayForEach(f, oc_json_arr(fobj, "removed"))
+    if(!rc)
+      rc = text_finding(b, '-', f);
+  cJSON_ArrayForEach(f, oc_json_arr(fobj, "changed"))
+    if(!rc)
+      rc = text_finding(b, '~', oc_json_obj(f, "new"));
+  /* a new case that fails shows its failures */
+  if(!rc && !o && nw && status_bad(ns))
+    cJSON_ArrayForEach(f, oc_json_arr(nw, "findings"))
+      if(!rc && oc_finding_counts(f))
+        rc = text_finding(b, '+', f);
+  return rc;
+}
+
+static cJSON *counts_json(const cJSON *doc)
+{
+  struct oc_counts c;
+  oc_results_count(doc, NULL, NULL, &c);
+  cJSON *o = cJSON_CreateObject();
+  if(!o || !cJSON_AddNumberToObject(o, "total", (double)c.total) ||
+     !cJSON_AddNumberToObject(o, "pass", (double)c.pass) ||
+     !cJSON_AddNumberToObject(o, "fail", (double)c.fail) ||
+     !cJSON_AddNumberToObject(o, "error", (double)c.error) ||
+     !cJSON_AddNumberToObject(o, "skip", (double)c.skip)) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+static int summary_line(struct oc_buf *b, const char *label, const cJSON *doc)
+{
+  struct oc_counts c;
+  oc_results_count(doc, NULL, NULL, &c);
+  return oc_buf_printf(b, "%s: %ld cases, %ld pass, %ld fail, %ld error, %ld skip\n", label,
+                       c.total, c.pass, c.fail, c.error, c.skip);
+}
+
+int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJSON **machine)
+{
+  struct entry *oe = NULL, *ne = NULL;
+  size_t on = 0, nn = 0;
+  struct diff_out d;
+  struct fdiff fd = { 0 };
+  cJSON *root = NULL;
+  int rc = OC_OK, failing = 0;
+  for(int i = 0; i < 6; i++) {
+    d.lists[i] = NULL;
+    oc_buf_init(&d.text[i], OC_CAP_REPORT);
+  }
+  if(machine)
+    *machine = NULL;
+  if((rc = keyed(old, &oe, &on)) || (rc = keyed(nw, &ne, &nn)))
+    goto out;
+  rc = OC_ENOMEM;
+  for(int i = 0; i < 6; i++)
+    if(!(d.lists[i] = cJSON_CreateArray()))
+      goto out;
+
+  /* in the new run's order, so the output reads like the report */
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(nw, "results")) {
+    const struct entry *m = lookup(oe, on, r);
+    if(!oc_json_str(r, "target") || !oc_json_str(r, "suite") || !oc_json_str(r, "case"))
+      continue;
+    enum oc_status ns = oc_result_status(r);
+    if(!m) {
+      int list = status_bad(ns) ? D_FAILING : D_ADDED;
+      if(list == D_FAILING)
+        failing++;
+      if((rc = add_case(&d, list, NULL, r, NULL)))
+        goto out;
+      continue;
+    }
+    enum oc_status os = oc_result_status(m->r);
+    if((rc = findings_diff(m->r, r, &fd)))
+      goto out;
+    int list = -1;
+    if(status_bad(ns) && !status_bad(os)) {
+      list = D_FAILING;
+      failing++;
+    }
+    else if(status_bad(os) && ns == OC_ST_PASS)
+      list = D_PASSING;
+    else if(os != ns)
+      list = D_STATUS;
+    else if(fd.count)
+      list = D_FINDINGS;
+    if(list >= 0 && (rc = add_case(&d, list, m->r, r, &fd)))
+      goto out;
+    cJSON_Delete(fd.added);
+    cJSON_Delete(fd.removed);
+    cJSON_Delete(fd.changed);
+    fd.added = fd.removed = fd.changed = NULL;
+  }
+  cJSON_ArrayForEach(r, oc_json_arr(old, "results"))
+    if(oc_json_str(r, "target") && oc_json_str(r, "suite") && oc_json_str(r, "case") &&
+       !lookup(ne, nn, r) && (rc = add_case(&d, D_REMOVED, r, NULL, NULL)))
+      goto out;
+
+  if(human) {
+    size_t changes = 0;
+    for(int i = 0; i < 6; i++) {
+      int n = cJSON_GetArraySize(d.lists[i]);
+      changes += (size_t)n;
+      if(!n)
+        continue;
+      if((rc = oc_buf_printf(human, "%s (%d):\n", list_titles[i], n)) ||
+         (rc = oc_buf_add(human, oc_buf_str(&d.text[i]), d.text[i].len)))
+        goto out;
+    }
+    if(!changes && (rc = oc_buf_adds(human, "no changes\n")))
+      goto out;
+    if((rc = summary_line(human, "old", old)) || (rc = summary_line(human, "new", nw)))
+      goto out;
+  }
+  if(machine) {
+    rc = OC_ENOMEM;
+    root = cJSON_CreateObject();
+    if(!root || !cJSON_AddNumberToObject(root, "new_failures", failing))
+      goto out;
+    for(int i = 0; i < 6; i++) {
+      if(!cJSON_AddItemToObject(root, list_names[i], d.lists[i]))
+        goto out;
+      d.lists[i] = NULL;
+    }
+    cJSON *oc = counts_json(old), *nc = counts_json(nw);
+    if(!oc || !cJSON_AddItemToObject(root, "old_summary", oc)) {
+      cJSON_Delete(oc);
+      cJSON_Delete(nc);
+      goto out;
+    }
+    if(!nc || !cJSON_AddItemToObject(root, "new_summary", nc)) {
+      cJSON_Delete(nc);
+      goto out;
+    }
+    *machine = root;
+    root = NULL;
+  }
+  rc = OC_OK;
+out:
+  cJSON_Delete(fd.added);
+  cJSON_Delete(fd.removed);
+  cJSON_Delete(fd.changed);
+  cJSON_Delete(root);
+  for(int i = 0; i < 6; i++) {
+    cJSON_Delete(d.lists[i]);
+    oc_buf_free(&d.text[i]);
+  }
+  free(oe);
+  free(ne);
+  return rc ? -rc : failing;
+}

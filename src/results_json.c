@@ -1,0 +1,866 @@
+/* results_json.c — reading results documents defensively, counting,
+ * summaries and the one escaping routine every report uses.  Rendering is
+ * left to report_junit.c and report_html.c, merge and diff to
+ * report_merge.c. */
+#include "config.h"
+#include "results_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datadir.h"
+#include "json.h"
+#include "schema.h"
+
+/* ---- statuses and counts ---------------------------------------------- */
+
+static const char *const status_names[] = { "pass", "fail", "error", "skip" };
+
+enum oc_status oc_status_parse(const char *s)
+{
+  if(s)
+    for(size_t i = 0; i < OC_ARRAY_LEN(status_names); i++)
+      if(strcmp(s, status_names[i]) == 0)
+        return (enum oc_status)i;
+  return OC_ST_INVALID;
+}
+
+const char *oc_status_name(enum oc_status st)
+{
+  return (unsigned)st < OC_ARRAY_LEN(status_names) ? status_names[st] : "invalid";
+}
+
+enum oc_status oc_result_status(const cJSON *result)
+{
+  return oc_status_parse(oc_json_str(result, "status"));
+}
+
+int oc_finding_counts(const cJSON *finding)
+{
+  return oc_streq(oc_json_str(finding, "severity"), "error") &&
+         !oc_json_bool(finding, "allowed", 0);
+}
+
+const cJSON *oc_result_first_error(const cJSON *result)
+{
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(result, "findings"))
+    if(oc_finding_counts(f))
+      return f;
+  return NULL;
+}
+
+void oc_results_count(const cJSON *doc, const char *target, const char *suite,
+                      struct oc_counts *c)
+{
+  memset(c, 0, sizeof(*c));
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    if(target && !oc_streq(oc_json_str(r, "target"), target))
+      continue;
+    if(suite && !oc_streq(oc_json_str(r, "suite"), suite))
+      continue;
+    c->total++;
+    switch(oc_result_status(r)) {
+    case OC_ST_PASS: c->pass++; break;
+    case OC_ST_FAIL: c->fail++; break;
+    case OC_ST_SKIP: c->skip++; break;
+    default: c->error++; break;
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+      if(oc_streq(oc_json_str(f, "severity"), "warning"))
+        c->warnings++;
+    double d = oc_json_num(r, "duration_ms", 0);
+    if(isfinite(d) && d > 0)
+      c->duration_ms += d;
+  }
+}
+
+const cJSON *oc_results_target(const cJSON *doc, const char *name)
+{
+  const cJSON *t;
+  if(!name)
+    return NULL;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+    if(oc_streq(oc_json_str(t, "name"), name))
+      return t;
+  return NULL;
+}
+
+struct rule_count {
+  const char *rule;
+  long cases;
+};
+
+static int rule_count_cmp(const void *a, const void *b)
+{
+  const struct rule_count *x = a, *y = b;
+  if(x->cases != y->cases)
+    return x->cases > y->cases ? -1 : 1;
+  return strcmp(x->rule, y->rule);
+}
+
+cJSON *oc_results_failing_rules(const cJSON *doc)
+{
+  struct rule_count *rc = NULL;
+  size_t n = 0, alloc = 0;
+  cJSON *out = NULL;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const cJSON *f;
+    cJSON_ArrayForEach(f, oc_json_arr(r, "findings")) {
+      const char *rule = oc_json_str(f, "rule");
+      if(!rule || !oc_finding_counts(f))
+        continue;
+      /* a case counts once per rule: was this rule already counted for
+       * this case?  Look back over this case's findings. */
+      int seen = 0;
+      for(const cJSON *g = oc_json_arr(r, "findings")->child; g && g != f; g = g->next)
+        if(oc_finding_counts(g) && oc_streq(oc_json_str(g, "rule"), rule)) {
+          seen = 1;
+          break;
+        }
+      if(seen)
+        continue;
+      size_t i = 0;
+      while(i < n && strcmp(rc[i].rule, rule) != 0)
+        i++;
+      if(i == n) {
+        if(n == alloc) {
+          size_t na = alloc ? alloc * 2 : 16;
+          struct rule_count *p = realloc(rc, na * sizeof(*rc));
+          if(!p)
+            goto out;
+          rc = p;
+          alloc = na;
+        }
+        rc[n].rule = rule;
+        rc[n].cases = 0;
+        n++;
+      }
+      rc[i].cases++;
+    }
+  }
+  if(n)
+    qsort(rc, n, sizeof(*rc), rule_count_cmp);
+  out = cJSON_CreateArray();
+  if(!out)
+    goto out;
+  for(size_t i = 0; i < n; i++) {
+    cJSON *o = cJSON_CreateObject();
+    if(!o || !cJSON_AddItemToArray(out, o)) {
+      cJSON_Delete(o);
+      cJSON_Delete(out);
+      out = NULL;
+      goto out;
+    }
+    if(!cJSON_AddStringToObject(o, "rule", rc[i].rule) ||
+       !cJSON_AddNumberToObject(o, "cases", (double)rc[i].cases)) {
+      cJSON_Delete(out);
+      out = NULL;
+      goto out;
+    }
+  }
+out:
+  free(rc);
+  return out;
+}
+
+int oc_results_summarize(cJSON *doc)
+{
+  struct oc_counts c;
+  oc_results_count(doc, NULL, NULL, &c);
+  double dur = oc_json_num(oc_json_obj(doc, "summary"), "duration_ms", -1);
+  cJSON *s = cJSON_CreateObject();
+  cJSON *rules = oc_results_failing_rules(doc);
+  if(!s || !rules)
+    goto fail;
+  if(!cJSON_AddNumberToObject(s, "total", (double)c.total) ||
+     !cJSON_AddNumberToObject(s, "pass", (double)c.pass) ||
+     !cJSON_AddNumberToObject(s, "fail", (double)c.fail) ||
+     !cJSON_AddNumberToObject(s, "error", (double)c.error) ||
+     !cJSON_AddNumberToObject(s, "skip", (double)c.skip) ||
+     !cJSON_AddNumberToObject(s, "warnings", (double)c.warnings))
+    goto fail;
+  if(isfinite(dur) && dur >= 0 && !cJSON_AddNumberToObject(s, "duration_ms", dur))
+    goto fail;
+  if(!cJSON_AddItemToObject(s, "failing_rules", rules))
+    goto fail;
+  rules = NULL;
+  if(oc_json_get(doc, "summary")) {
+    if(!cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", s))
+      goto fail;
+  }
+  else if(!cJSON_AddItemToObject(doc, "summary", s))
+    goto fail;
+  return OC_OK;
+fail:
+  cJSON_Delete(rules);
+  cJSON_Delete(s);
+  return OC_ENOMEM;
+}
+
+/* ---- checking a document ---------------------------------------------- */
+
+/* The essentials, checked by hand: what the schema requires and what the
+ * writers and merge/diff rely on.  The first problem is reported with its
+ * JSON pointer. */
+struct check {
+  const char *file;
+  char *err;
+  size_t errlen;
+  int failed;
+};
+
+static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
+{
+  if(c->failed)
+    return;
+  c->failed = 1;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  snprintf(c->err, c->errlen, "%s: at %s: %s", c->file, *ptr ? ptr : "/ (the root)", msg);
+}
+
+/* base + "/" + key into out (JSON pointers here are short: fixed member
+ * names and array indexes). */
+static void ptr_join(char *out, size_t outlen, const char *base, const char *key)
+{
+  size_t n = oc_strlcpy(out, base, outlen);
+  if(n + 1 < outlen) {
+    out[n] = '/';
+    oc_strlcpy(out + n + 1, key, outlen - n - 1);
+  }
+}
+
+static const char *type_of(const cJSON *x)
+{
+  return oc_json_type_name(x);
+}
+
+/* Check member key of obj (whose pointer is base) against a type list:
+ * 's' string, 'n' null, 'i' integer, 'd' number, 'b' boolean, 'o' object,
+ * 'a' array.  required: absent is an error. */
+static const cJSON *check_member(struct check *c, const cJSON *obj, const char *base,
+                                 const char *key, const char *types, int required)
+{
+  char ptr[512];
+  ptr_join(ptr, sizeof(ptr), base, key);
+  const cJSON *m = oc_json_get(obj, key);
+  if(!m) {
+    if(required)
+      check_fail(c, base, "required member \"%s\" is missing", key);
+    return NULL;
+  }
+  for(const char *t = types; *t; t++) {
+    switch(*t) {
+    case 's': if(cJSON_IsString(m)) return m; break;
+    case 'n': if(cJSON_IsNull(m)) return m; break;
+    case 'i': if(oc_json_is_integer(m)) return m; break;
+    case 'd': if(cJSON_IsNumber(m)) return m; break;
+    case 'b': if(cJSON_IsBool(m)) return m; break;
+    case 'o': if(cJSON_IsObject(m)) return m; break;
+    case 'a': if(cJSON_IsArray(m)) return m; break;
+    default: break;
+    }
+  }
+  static const struct { char t; const char *name; } names[] = {
+    { 's', "string" }, { 'n', "null" }, { 'i', "integer" }, { 'd', "number" },
+    { 'b', "boolean" }, { 'o', "object" }, { 'a', "array" },
+  };
+  char want[128] = "";
+  for(const char *t = types; *t; t++)
+    for(size_t i = 0; i < OC_ARRAY_LEN(names); i++)
+      if(names[i].t == *t) {
+        if(want[0])
+          oc_strlcpy(want + strlen(want), " or ", sizeof(want) - strlen(want));
+        oc_strlcpy(want + strlen(want), names[i].name, sizeof(want) - strlen(want));
+      }
+  check_fail(c, ptr, "expected %s, got %s", want, type_of(m));
+  return NULL;
+}
+
+static void check_enum(struct check *c, const cJSON *obj, const char *base, const char *key,
+                       const char *const *allowed, size_t n, int required)
+{
+  const cJSON *m = check_member(c, obj, base, key, "s", required);
+  if(!m)
+    return;
+  for(size_t i = 0; i < n; i++)
+    if(strcmp(m->valuestring, allowed[i]) == 0)
+      return;
+  char ptr[512], list[256] = "";
+  ptr_join(ptr, sizeof(ptr), base, key);
+  for(size_t i = 0; i < n; i++) {
+    if(i)
+      oc_strlcpy(list + strlen(list), ", ", sizeof(list) - strlen(list));
+    oc_strlcpy(list + strlen(list), allowed[i], sizeof(list) - strlen(list));
+  }
+  char *brief = oc_json_brief(m, 40);
+  check_fail(c, ptr, "expected one of %s, got %s", list, brief ? brief : "?");
+  free(brief);
+}
+
+static void check_finding(struct check *c, const cJSON *f, const char *base)
+{
+  static const char *const sev[] = { "error", "warning", "info" };
+  if(!cJSON_IsObject(f)) {
+    check_fail(c, base, "expected a finding object, got %s", type_of(f));
+    return;
+  }
+  check_member(c, f, base, "rule", "s", 1);
+  check_enum(c, f, base, "severity", sev, OC_ARRAY_LEN(sev), 1);
+  check_member(c, f, base, "message", "s", 1);
+  const cJSON *w = check_member(c, f, base, "where", "o", 1);
+  if(w) {
+    char wp[512];
+    ptr_join(wp, sizeof(wp), base, "where");
+    check_member(c, w, wp, "text", "s", 1);
+    check_member(c, w, wp, "chunk", "in", 0);
+    check_member(c, w, wp, "byte", "in", 0);
+  }
+  check_member(c, f, base, "path", "sn", 1);
+  check_member(c, f, base, "expected", "sn", 1);
+  check_member(c, f, base, "actual", "sn", 1);
+  check_member(c, f, base, "allowed", "b", 0);
+  check_member(c, f, base, "excerpt", "sn", 0);
+}
+
+static void check_result(struct check *c, const cJSON *r, const char *base)
+{
+  static const char *const st[] = { "pass", "fail", "error", "skip" };
+  if(!cJSON_IsObject(r)) {
+    check_fail(c, base, "expected a result object, got %s", type_of(r));
+    return;
+  }
+  check_member(c, r, base, "target", "s", 1);
+  check_member(c, r, base, "suite", "s", 1);
+  check_member(c, r, base, "case", "s", 1);
+  check_enum(c, r, base, "status", st, OC_ARRAY_LEN(st), 1);
+  check_member(c, r, base, "reason", "sn", 0);
+  check_member(c, r, base, "duration_ms", "dn", 0);
+  check_member(c, r, base, "index", "i", 0);
+  const cJSON *fs = check_member(c, r, base, "findings", "a", 1);
+  size_t i = 0;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, fs) {
+    char fp[512];
+    char idx[32];
+    snprintf(idx, sizeof(idx), "findings/%zu", i++);
+    ptr_join(fp, sizeof(fp), base, idx);
+    check_finding(c, f, fp);
+  }
+  const cJSON *t = check_member(c, r, base, "timing", "o", 0);
+  if(t) {
+    char tp[512];
+    ptr_join(tp, sizeof(tp), base, "timing");
+    check_member(c, t, tp, "recorded", "b", 1);
+  }
+  const cJSON *resp = check_member(c, r, base, "response", "on", 0);
+  if(cJSON_IsObject(resp)) {
+    char rp[512];
+    ptr_join(rp, sizeof(rp), base, "response");
+    check_member(c, resp, rp, "status", "i", 1);
+    check_member(c, resp, rp, "events", "a", 0);
+  }
+  const cJSON *req = check_member(c, r, base, "request", "o", 0);
+  if(req) {
+    char rp[512];
+    ptr_join(rp, sizeof(rp), base, "request");
+    check_member(c, req, rp, "method", "s", 1);
+    check_member(c, req, rp, "path", "s", 1);
+  }
+}
+
+/* The full schema, compiled on first use and kept for the life of the
+ * process (not thread-safe: `oacheck report` and the runner check results
+ * from one thread).  NULL when it cannot be loaded: the hand checks above
+ * still run, and a warning says so once. */
+static const struct oc_schema *results_schema(void)
+{
+  static struct oc_schema *compiled;
+  static int tried;
+  if(tried)
+    return compiled;
+  tried = 1;
+  char err[1024] = "";
+  char *path = oc_data_path("schemas/results.schema.json");
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  if(!path || !reg)
+    snprintf(err, sizeof(err), "out of memory");
+  else if(!oc_schema_registry_add_file(reg, NULL, path, err, sizeof(err)))
+    compiled = oc_schema_compile_uri(reg, "https://oacheck.dev/schemas/results.schema.json", 0,
+                                     err, sizeof(err));
+  if(!compiled)
+    oc_warn("results are checked without their schema: %s", err);
+  oc_schema_registry_free(reg);
+  free(path);
+  return compiled;
+}
+
+static void check_schema(struct check *c, const cJSON *doc)
+{
+  const struct oc_schema *s = results_schema();
+  if(!s || c->failed)
+    return;
+  struct oc_schema_result res;
+  oc_schema_result_init(&res);
+  res.max = 1;
+  int v = oc_schema_validate_cjson(s, doc, &res);
+  if(v < 0)
+    check_fail(c, "", "cannot check against the results schema: out of memory");
+  else if(v == 0 && res.count) {
+    const struct oc_schema_error *e = &res.errors[0];
+    check_fail(c, e->instance_path, "%s (schema %s)", e->message, e->schema_path);
+  }
+  else if(v == 0)
+    check_fail(c, "", "does not match the results schema");
+  oc_schema_result_free(&res);
+}
+
+int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errlen)
+{
+  static const char *const modes[] = { "replay", "live", "mixed" };
+  static const char *const kinds[] = { "live", "replay" };
+  struct check c = { file ? file : "results", err, errlen, 0 };
+  if(!cJSON_IsObject(doc)) {
+    check_fail(&c, "", "expected a results object, got %s", type_of(doc));
+    return OC_EPARSE;
+  }
+  const cJSON *o = check_member(&c, doc, "", "oacheck", "o", 1);
+  if(o) {
+    check_member(&c, o, "/oacheck", "version", "s", 1);
+    check_member(&c, o, "/oacheck", "started", "s", 1);
+    check_enum(&c, o, "/oacheck", "mode", modes, OC_ARRAY_LEN(modes), 1);
+    check_member(&c, o, "/oacheck", "suites", "a", 0);
+    check_member(&c, o, "/oacheck", "merged_from", "i", 0);
+  }
+  const cJSON *ts = check_member(&c, doc, "", "targets", "a", 1);
+  size_t i = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, ts) {
+    char tp[64];
+    snprintf(tp, sizeof(tp), "/targets/%zu", i++);
+    if(!cJSON_IsObject(t)) {
+      check_fail(&c, tp, "expected a target object, got %s", type_of(t));
+      break;
+    }
+    check_member(&c, t, tp, "name", "s", 1);
+    check_enum(&c, t, tp, "kind", kinds, OC_ARRAY_LEN(kinds), 1);
+    check_member(&c, t, tp, "profile", "s", 1);
+    check_member(&c, t, tp, "reachable", "b", 1);
+    check_member(&c, t, tp, "identity", "o", 0);
+  }
+  const cJSON *s = check_member(&c, doc, "", "summary", "o", 1);
+  if(s) {
+    static const char *const req[] = { "total", "pass", "fail", "error", "skip" };
+    for(size_t k = 0; k < OC_ARRAY_LEN(req); k++)
+      check_member(&c, s, "/summary", req[k], "i", 1);
+  }
+  const cJSON *rs = check_member(&c, doc, "", "results", "a", 1);
+  i = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, rs) {
+    char rp[64];
+    snprintf(rp, sizeof(rp), "/results/%zu", i++);
+    check_result(&c, r, rp);
+    if(c.failed)
+      break;
+  }
+  /* the hand checks first: they are what the writers rely on, and their
+   * messages are the plainest; then everything else the schema says */
+  check_schema(&c, doc);
+  return c.failed ? OC_EPARSE : OC_OK;
+}
+
+cJSON *oc_results_load(const char *path, char *err, size_t errlen)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  cJSON *doc = NULL;
+  if(oc_read_file(path, OC_CAP_RESULTS, &buf, &len, err, errlen))
+    goto out;
+  struct oc_json_pos pos;
+  doc = oc_json_parse(buf, len, &pos);
+  if(!doc) {
+    if(len == 0)
+      snprintf(err, errlen, "%s: empty file, expected JSON results", path);
+    else
+      snprintf(err, errlen, "%s:%d:%d: invalid JSON (byte %zu)", path, pos.line, pos.column,
+               pos.offset);
+    goto out;
+  }
+  if(oc_results_check(doc, path, err, errlen)) {
+    cJSON_Delete(doc);
+    doc = NULL;
+  }
+out:
+  free(buf);
+  return doc;
+}
+
+/* ---- escaping --------------------------------------------------------- */
+
+/* Decode one UTF-8 sequence strictly (no overlongs, no surrogates, nothing
+ * above U+10FFFF).  Returns its length, or 0 when s[0] does not start a
+ * valid sequence within n bytes. */
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+  unsigned c = s[0];
+  if(c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  size_t len;
+  unsigned min;
+  if(c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    min = 0x80;
+    c &= 0x1F;
+  }
+  else if(c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    min = 0x800;
+    c &= 0x0F;
+  }
+  else if(c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    min = 0x10000;
+    c &= 0x07;
+  }
+  else
+    return 0;
+  if(n < len)
+    return 0;
+  for(size_t i = 1; i < len; i++) {
+    if((s[i] & 0xC0) != 0x80)
+      return 0;
+    c = (c << 6) | (s[i] & 0x3F);
+  }
+  if(c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    return 0;
+  *cp = c;
+  return len;
+}
+
+static int visible_escape(unsigned cp)
+{
+  if(cp < 0x20)
+    return cp != '\t' && cp != '\n';
+  return (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF;
+}
+
+int oc_esc_add(struct oc_buf *b, const char *str, size_t n, enum oc_esc mode)
+{
+  const unsigned char *s = (const unsigned char *)str;
+  size_t i = 0, run = 0; /* bytes [i - run, i) are plain and not yet added */
+  int rc = OC_OK;
+  while(i < n) {
+    unsigned cp = 0;
+    size_t len = utf8_decode(s + i, n - i, &cp);
+    const char *rep = NULL;
+    char tmp[16];
+    if(!len) {
+      rep = "\xEF\xBF\xBD"; /* U+FFFD */
+      len = 1;
+    }
+    else if(visible_escape(cp)) {
+      snprintf(tmp, sizeof(tmp), "\\u%04X", cp);
+      rep = tmp;
+    }
+    else if(mode != OC_ESC_TEXT && cp < 0x80) {
+      switch(cp) {
+      case '&': rep = "&amp;"; break;
+      case '<': rep = "&lt;"; break;
+      case '>': rep = "&gt;"; break;
+      case '"':
+        if(mode == OC_ESC_XML_ATTR || mode == OC_ESC_HTML_ATTR)
+          rep = "&quot;";
+        break;
+      case '\'':
+        if(mode == OC_ESC_XML_ATTR)
+          rep = "&apos;";
+        else if(mode == OC_ESC_HTML_ATTR)
+          rep = "&#39;";
+        break;
+      case '\t':
+        if(mode == OC_ESC_XML_ATTR)
+          rep = "&#9;";
+        break;
+      case '\n':
+        if(mode == OC_ESC_XML_ATTR)
+          rep = "&#10;";
+        break;
+      default: break;
+      }
+    }
+    if(!rep) {
+      i += len;
+      run += len;
+      continue;
+    }
+    if(run && (rc = oc_buf_add(b, s + i - run, run)))
+      return rc;
+    run = 0;
+    if((rc = oc_buf_adds(b, rep)))
+      return rc;
+    i += len;
+  }
+  if(run)
+    rc = oc_buf_add(b, s + i - run, run);
+  return rc;
+}
+
+int oc_esc_adds(struct oc_buf *b, const char *s, enum oc_esc mode)
+{
+  return s ? oc_esc_add(b, s, strlen(s), mode) : OC_OK;
+}
+
+int oc_esc_addn_cut(struct oc_buf *b, const char *s, size_t max, enum oc_esc mode)
+{
+  if(!s)
+    return OC_OK;
+  size_t n = strlen(s);
+  if(n <= max)
+    return oc_esc_add(b, s, n, mode);
+  size_t cut = max;
+  /* back up to the start of a UTF-8 sequence */
+  while(cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+    cut--;
+  int rc = oc_esc_add(b, s, cut, mode);
+  return rc ? rc : oc_buf_adds(b, "\xE2\x80\xA6"); /* … */
+}
+
+/* ---- secrets ---------------------------------------------------------- */
+
+static int prefix_ci(const char *s, const char *prefix)
+{
+  for(; *prefix; s++, prefix++) {
+    int a = (unsigned char)*s, b = (unsigned char)*prefix;
+    if(a >= 'A' && a <= 'Z')
+      a += 'a' - 'A';
+    if(a != b)
+      return 0;
+  }
+  return 1;
+}
+
+char *oc_results_scrub_command(const char *cmd)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_FILE);
+  if(!cmd)
+    return oc_strdup("");
+  const char *p = cmd;
+  for(;;) {
+    const char *hit = NULL;
+    /* "Bearer TOKEN" in any letter case */
+    for(const char *q = p; *q; q++)
+      if(prefix_ci(q, "bearer ")) {
+        hit = q;
+        break;
+      }
+    if(!hit)
+      break;
+    const char *tok = hit + 7;
+    while(*tok == ' ')
+      tok++;
+    if(oc_buf_add(&b, p, (size_t)(tok - p)))
+      return NULL;
+    if(*tok == '$') { /* already a variable reference */
+      p = tok;
+      if(oc_buf_addc(&b, *p))
+        return NULL;
+      p++;
+      continue;
+    }
+    const char *end = tok;
+    while(*end && *end != ' ' && *end != '"' && *end != '\'' && *end != '\\' && *end != '\n')
+      end++;
+    if(oc_buf_adds(&b, end > tok ? "$OPENAI_API_KEY" : ""))
+      return NULL;
+    p = end;
+  }
+  if(oc_buf_adds(&b, p))
+    return NULL;
+  return oc_buf_take(&b, NULL);
+}
+
+char *oc_results_clean_url(const char *url)
+{
+  if(!url)
+    return NULL;
+  const char *scheme = strstr(url, "://");
+  const char *host = scheme ? scheme + 3 : url;
+  size_t hostlen = strcspn(host, "/?#");
+  const char *at = memchr(host, '@', hostlen);
+  const char *from = at ? at + 1 : host;
+  size_t keep = strcspn(from, "?#");
+  return oc_asprintf("%.*s%.*s", (int)(host - url), url, (int)keep, from);
+}
+
+void oc_ms_to_seconds(double ms, char out[32])
+{
+  if(!isfinite(ms) || ms < 0 || ms > 1e15)
+    ms = 0;
+  snprintf(out, 32, "%.3f", ms / 1000.0);
+}
+
+/* ---- plain-text pieces ------------------------------------------------ */
+
+const char *oc_json_scalar_text(const cJSON *v, char *out, size_t outlen)
+{
+  if(cJSON_IsString(v))
+    return v->valuestring;
+  if(cJSON_IsBool(v)) {
+    oc_strlcpy(out, cJSON_IsTrue(v) ? "true" : "false", outlen);
+    return out;
+  }
+  if(!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+    return NULL;
+  double d = v->valuedouble;
+  if(d == floor(d) && fabs(d) < 1e15)
+    snprintf(out, outlen, "%.0f", d);
+  else
+    snprintf(out, outlen, "%.6g", d);
+  return out;
+}
+
+#define OC_FINDING_FIELD_MAX 400 /* bytes of expected/actual/excerpt in text reports */
+
+int oc_finding_text(struct oc_buf *b, const cJSON *f, const char *indent)
+{
+  int rc;
+  const char *sev = oc_json_str(f, "severity");
+  const char *wtext = oc_json_str(oc_json_obj(f, "where"), "text");
+  const char *path = oc_json_str(f, "path");
+  if((rc = oc_buf_printf(b, "[%s%s] %s", sev ? sev : "?",
+                         oc_json_bool(f, "allowed", 0) ? ", allowed" : "",
+                         oc_json_str(f, "rule") ? oc_json_str(f, "rule") : "?")))
+    return rc;
+  if(wtext && *wtext && (rc = oc_buf_printf(b, " at %s", wtext)))
+    return rc;
+  if(path && (rc = oc_buf_printf(b, " (%s)", *path ? path : "/")))
+    return rc;
+  if((rc = oc_buf_printf(b, ": %s", oc_json_str(f, "message") ? oc_json_str(f, "message") : "")))
+    return rc;
+  if(!indent)
+    return OC_OK;
+  static const char *const fields[] = { "expected", "actual", "excerpt" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(fields); i++) {
+    const char *v = oc_json_str(f, fields[i]);
+    if(!v)
+      continue;
+    if((rc = oc_buf_printf(b, "\n%s%s: ", indent, fields[i])))
+      return rc;
+    size_t n = strlen(v);
+    if(n > OC_FINDING_FIELD_MAX) {
+      size_t cut = OC_FINDING_FIELD_MAX;
+      while(cut > 0 && ((unsigned char)v[cut] & 0xC0) == 0x80)
+        cut--;
+      if((rc = oc_buf_add(b, v, cut)) || (rc = oc_buf_adds(b, "\xE2\x80\xA6")))
+        return rc;
+    }
+    else if((rc = oc_buf_add(b, v, n)))
+      return rc;
+  }
+  return OC_OK;
+}
+
+static int add_ms(struct oc_buf *b, const char *label, const cJSON *timing, const char *key,
+                  int *first)
+{
+  const cJSON *v = oc_json_get(timing, key);
+  if(!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+    return OC_OK;
+  int rc = oc_buf_printf(b, "%s%s %.1f ms", *first ? "" : ", ", label, v->valuedouble);
+  *first = 0;
+  return rc;
+}
+
+int oc_timing_text(struct oc_buf *b, const cJSON *t)
+{
+  if(!cJSON_IsObject(t) || !oc_json_bool(t, "recorded", 0))
+    return oc_buf_adds(b, "not recorded");
+  int first = 1, rc;
+  if((rc = add_ms(b, "TTFT", t, "ttft_ms", &first)) ||
+     (rc = add_ms(b, "first event", t, "role_ms", &first)) ||
+     (rc = add_ms(b, "first byte", t, "first_byte_ms", &first)) ||
+     (rc = add_ms(b, "ITL p50", t, "itl_p50_ms", &first)) ||
+     (rc = add_ms(b, "p90", t, "itl_p90_ms", &first)) ||
+     (rc = add_ms(b, "p99", t, "itl_p99_ms", &first)) ||
+     (rc = add_ms(b, "longest gap", t, "max_gap_ms", &first)))
+    return rc;
+  const cJSON *gc = oc_json_get(t, "max_gap_chunk");
+  if(oc_json_is_integer(gc) && (rc = oc_buf_printf(b, " (before chunk %.0f)", gc->valuedouble)))
+    return rc;
+  if((rc = add_ms(b, "total", t, "total_ms", &first)))
+    return rc;
+  const cJSON *ch = oc_json_get(t, "chunks");
+  if(oc_json_is_integer(ch) &&
+     (rc = oc_buf_printf(b, "%s%.0f chunks", first ? "" : ", ", ch->valuedouble)))
+    return rc;
+  if(oc_json_is_integer(ch))
+    first = 0;
+  const cJSON *tps = oc_json_get(t, "tokens_per_s");
+  if(cJSON_IsNumber(tps) && isfinite(tps->valuedouble) &&
+     (rc = oc_buf_printf(b, "%s%.1f tokens/s", first ? "" : ", ", tps->valuedouble)))
+    return rc;
+  if(first && cJSON_IsNumber(tps))
+    first = 0;
+  if(first)
+    return oc_buf_adds(b, "recorded, no values");
+  return OC_OK;
+}
+
+int oc_result_chunk_flagged(const cJSON *result, double n)
+{
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(result, "findings")) {
+    if(oc_streq(oc_json_str(f, "severity"), "info"))
+      continue;
+    const cJSON *c = oc_json_get(oc_json_obj(f, "where"), "chunk");
+    if(cJSON_IsNumber(c) && c->valuedouble == n)
+      return 1;
+  }
+  return 0;
+}
+
+size_t oc_result_excerpt_events(const cJSON *result, const cJSON **out, size_t max)
+{
+  const cJSON *events = oc_json_arr(oc_json_obj(result, "response"), "events");
+  size_t total = (size_t)cJSON_GetArraySize(events), k = 0;
+  if(!total || !max)
+    return 0;
+  int any_flagged = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, events)
+    if(oc_result_chunk_flagged(result, oc_json_num(e, "n", -1))) {
+      any_flagged = 1;
+      break;
+    }
+  size_t i = 0;
+  cJSON_ArrayForEach(e, events) {
+    int keep = 0;
+    if(any_flagged) {
+      double n = oc_json_num(e, "n", -1e9);
+      for(int d = -2; d <= 2 && !keep; d++)
+        keep = oc_result_chunk_flagged(result, n + d);
+    }
+    else
+      keep = i < 3 || i + 2 >= total;
+    i++;
+    if(keep && k < max)
+      out[k++] = e;
+  }
+  return k;
+}

@@ -1,0 +1,623 @@
+/* check_report.c — the reports: escaping for XML and HTML (text vs
+ * attribute, controls, invalid UTF-8), the JUnit mapping and its edge
+ * cases, the HTML report's escaping and sections, checking results
+ * documents, merge and diff. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report_html.h"
+#include "report_junit.h"
+#include "report_merge.h"
+#include "results_json.h"
+#include "testutil.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static char *esc(const char *s, size_t n, enum oc_esc mode)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1 << 20);
+  ck_assert_int_eq(oc_esc_add(&b, s, n, mode), OC_OK);
+  return oc_buf_take(&b, NULL);
+}
+
+#define ESC_EQ(in, mode, want)                                                                \
+  do {                                                                                        \
+    char *got_ = esc((in), sizeof(in) - 1, (mode));                                           \
+    ck_assert_str_eq(got_, (want));                                                           \
+    free(got_);                                                                               \
+  } while(0)
+
+static cJSON *parse(const char *text)
+{
+  cJSON *j = cJSON_Parse(text);
+  ck_assert_msg(j != NULL, "test JSON does not parse: %s", text);
+  return j;
+}
+
+static char *junit(const cJSON *doc)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_REPORT);
+  ck_assert_int_eq(oc_report_junit_render(doc, &b), OC_OK);
+  return oc_buf_take(&b, NULL);
+}
+
+static char *html(const cJSON *doc)
+{
+  char *assets = oc_test_src("reports");
+  char err[512] = "";
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_REPORT);
+  int rc = oc_report_html_render(doc, assets, &b, err, sizeof(err));
+  ck_assert_msg(rc == OC_OK, "%s", err);
+  free(assets);
+  return oc_buf_take(&b, NULL);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+  size_t n = 0, len = strlen(needle);
+  for(const char *p = strstr(hay, needle); p; p = strstr(p + len, needle))
+    n++;
+  return n;
+}
+
+static cJSON *load_fixture(const char *name)
+{
+  char *rel = oc_asprintf("tests/data/results/%s", name);
+  char *path = oc_test_src(rel);
+  char err[1024] = "";
+  cJSON *doc = oc_results_load(path, err, sizeof(err));
+  ck_assert_msg(doc != NULL, "%s", err);
+  free(rel);
+  free(path);
+  return doc;
+}
+
+/* A small document: header, one target, results given as JSON text. */
+static cJSON *doc_with(const char *targets, const char *results)
+{
+  char *text = oc_asprintf("{\"oacheck\":{\"version\":\"0.1.0\",\"started\":\"2026-11-30T02:00:00Z\","
+                           "\"mode\":\"live\",\"suites\":[\"s1\",\"s2\"]},"
+                           "\"targets\":%s,\"summary\":{\"total\":0,\"pass\":0,\"fail\":0,"
+                           "\"error\":0,\"skip\":0},\"results\":%s}",
+                           targets, results);
+  cJSON *j = parse(text);
+  free(text);
+  return j;
+}
+
+#define TARGET_A "{\"name\":\"a\",\"kind\":\"live\",\"profile\":\"openai\",\"reachable\":true," \
+                 "\"url\":\"http://user:pw@127.0.0.1:8080/?key=k\",\"identity\":{\"model\":null,\"n_ctx\":512}}"
+#define TARGET_B "{\"name\":\"b\",\"kind\":\"replay\",\"profile\":\"llama-server\",\"reachable\":true}"
+#define NOFIND "\"findings\":[]"
+#define FIND(rule, sev, msg)                                                                   \
+  "{\"rule\":\"" rule "\",\"severity\":\"" sev "\",\"message\":\"" msg "\",\"where\":{\"text\":\"\"}," \
+  "\"path\":null,\"expected\":null,\"actual\":null}"
+
+/* ---- escaping --------------------------------------------------------- */
+
+START_TEST(xml_text_and_attr)
+{
+  ESC_EQ("a<b>&\"'", OC_ESC_XML_TEXT, "a&lt;b&gt;&amp;\"'");
+  ESC_EQ("a<b>&\"'", OC_ESC_XML_ATTR, "a&lt;b&gt;&amp;&quot;&apos;");
+  ESC_EQ("x\ty\nz", OC_ESC_XML_TEXT, "x\ty\nz");
+  ESC_EQ("x\ty\nz", OC_ESC_XML_ATTR, "x&#9;y&#10;z");
+  ESC_EQ("]]>", OC_ESC_XML_TEXT, "]]&gt;");
+}
+END_TEST
+
+START_TEST(html_text_and_attr)
+{
+  ESC_EQ("<script>alert(1)</script>", OC_ESC_HTML_TEXT, "&lt;script&gt;alert(1)&lt;/script&gt;");
+  ESC_EQ("\"><img src=x onerror=alert(1)>", OC_ESC_HTML_TEXT,
+         "\"&gt;&lt;img src=x onerror=alert(1)&gt;");
+  ESC_EQ("\"><img src=x onerror=alert(1)>", OC_ESC_HTML_ATTR,
+         "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;");
+  ESC_EQ("it's", OC_ESC_HTML_TEXT, "it's");
+  ESC_EQ("it's", OC_ESC_HTML_ATTR, "it&#39;s");
+  ESC_EQ("a&amp;b", OC_ESC_HTML_TEXT, "a&amp;amp;b");
+}
+END_TEST
+
+START_TEST(controls_become_visible)
+{
+  ESC_EQ("a\x01" "b\x1b[31m", OC_ESC_TEXT, "a\\u0001b\\u001B[31m");
+  ESC_EQ("cr\r", OC_ESC_XML_TEXT, "cr\\u000D");
+  ESC_EQ("del\x7f", OC_ESC_XML_ATTR, "del\\u007F");
+  ESC_EQ("c1\xc2\x85\xc2\x9b", OC_ESC_HTML_TEXT, "c1\\u0085\\u009B");
+  ESC_EQ("nc\xef\xbf\xbe\xef\xbf\xbf", OC_ESC_XML_TEXT, "nc\\uFFFE\\uFFFF");
+  /* tab and line feed are text */
+  ESC_EQ("\t\n", OC_ESC_TEXT, "\t\n");
+}
+END_TEST
+
+START_TEST(invalid_utf8_becomes_replacement)
+{
+#define FFFD "\xef\xbf\xbd"
+  ESC_EQ("\xff", OC_ESC_XML_TEXT, FFFD);
+  ESC_EQ("\xc3\x28", OC_ESC_XML_TEXT, FFFD "(");
+  ESC_EQ("\xc0\xaf", OC_ESC_XML_TEXT, FFFD FFFD);                   /* overlong */
+  ESC_EQ("\xed\xa0\x80", OC_ESC_XML_TEXT, FFFD FFFD FFFD);          /* surrogate */
+  ESC_EQ("\xf4\x90\x80\x80", OC_ESC_XML_TEXT, FFFD FFFD FFFD FFFD); /* > U+10FFFF */
+  ESC_EQ("x\xe2\x82", OC_ESC_HTML_TEXT, "x" FFFD FFFD);             /* cut short */
+  ESC_EQ("\xe2\x82\xac \xf0\x9f\x98\x80", OC_ESC_XML_ATTR, "\xe2\x82\xac \xf0\x9f\x98\x80");
+  ESC_EQ("<\xff>", OC_ESC_HTML_ATTR, "&lt;" FFFD "&gt;");
+#undef FFFD
+}
+END_TEST
+
+START_TEST(cut_on_utf8_boundary)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 100);
+  ck_assert_int_eq(oc_esc_addn_cut(&b, "\xc3\xa9\xc3\xa9\xc3\xa9", 3, OC_ESC_TEXT), OC_OK);
+  ck_assert_str_eq(oc_buf_str(&b), "\xc3\xa9\xe2\x80\xa6");
+  oc_buf_reset(&b);
+  ck_assert_int_eq(oc_esc_addn_cut(&b, "abc", 3, OC_ESC_TEXT), OC_OK);
+  ck_assert_str_eq(oc_buf_str(&b), "abc");
+  oc_buf_free(&b);
+}
+END_TEST
+
+START_TEST(secrets_scrubbed)
+{
+  char *s = oc_results_scrub_command("curl -H 'Authorization: Bearer sk-abc123' -H \"Authorization: bearer $OPENAI_API_KEY\" x");
+  ck_assert_str_eq(s, "curl -H 'Authorization: Bearer $OPENAI_API_KEY' -H \"Authorization: bearer $OPENAI_API_KEY\" x");
+  free(s);
+  s = oc_results_clean_url("https://user:pw@example.com:8443/v1/chat?api-key=k#f");
+  ck_assert_str_eq(s, "https://example.com:8443/v1/chat");
+  free(s);
+  s = oc_results_clean_url("http://127.0.0.1:8080");
+  ck_assert_str_eq(s, "http://127.0.0.1:8080");
+  free(s);
+  char t[32];
+  oc_ms_to_seconds(1500, t);
+  ck_assert_str_eq(t, "1.500");
+  oc_ms_to_seconds(-3, t);
+  ck_assert_str_eq(t, "0.000");
+  oc_ms_to_seconds(1e300, t);
+  ck_assert_str_eq(t, "0.000");
+}
+END_TEST
+
+/* ---- checking documents ------------------------------------------------ */
+
+START_TEST(check_names_file_and_pointer)
+{
+  char err[512];
+  cJSON *d = doc_with("[" TARGET_A "]",
+                      "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c\",\"status\":\"pass\"," NOFIND "},"
+                      "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"d\",\"status\":\"boom\"," NOFIND "}]");
+  ck_assert_int_eq(oc_results_check(d, "r.json", err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "r.json: at /results/1/status: expected one of pass, fail, error, skip"),
+                "%s", err);
+  cJSON_Delete(d);
+
+  d = doc_with("[" TARGET_A "]", "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c\",\"status\":\"pass\"}]");
+  ck_assert_int_eq(oc_results_check(d, "r.json", err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "at /results/0: required member \"findings\" is missing"), "%s", err);
+  cJSON_Delete(d);
+
+  d = doc_with("[" TARGET_A "]", "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c\",\"status\":\"fail\","
+                                 "\"findings\":[{\"rule\":\"X-Y\",\"severity\":\"error\",\"message\":\"m\","
+                                 "\"where\":{\"text\":\"\",\"chunk\":\"3\"},\"path\":null,\"expected\":null,\"actual\":null}]}]");
+  ck_assert_int_eq(oc_results_check(d, "r.json", err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "at /results/0/findings/0/where/chunk: expected integer or null, got string"),
+                "%s", err);
+  cJSON_Delete(d);
+
+  /* beyond the hand checks, the schema: a rule ID has a pattern */
+  d = doc_with("[" TARGET_A "]", "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c\",\"status\":\"fail\","
+                                 "\"findings\":[" FIND("not a rule", "error", "m") "]}]");
+  ck_assert_int_eq(oc_results_check(d, "r.json", err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "r.json: at /results/0/findings/0/rule: "), "%s", err);
+  cJSON_Delete(d);
+
+  cJSON *arr = parse("[1,2]");
+  ck_assert_int_eq(oc_results_check(arr, "x.json", err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "x.json: at / (the root): expected a results object, got array"), "%s", err);
+  cJSON_Delete(arr);
+}
+END_TEST
+
+START_TEST(fixtures_pass_the_check)
+{
+  static const char *const names[] = { "replay-llama.json", "shard-1.json", "shard-2.json",
+                                       "two-targets.json", "hostile.json" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(names); i++)
+    cJSON_Delete(load_fixture(names[i]));
+}
+END_TEST
+
+START_TEST(failing_rules_count_cases_once)
+{
+  cJSON *d = doc_with("[" TARGET_A "]",
+                      "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c1\",\"status\":\"fail\",\"findings\":["
+                      FIND("B-RULE", "error", "x") "," FIND("B-RULE", "error", "y") "," FIND("A-RULE", "error", "z") "]},"
+                      "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c2\",\"status\":\"fail\",\"findings\":["
+                      FIND("B-RULE", "error", "x") "," FIND("C-RULE", "warning", "w") "]}]");
+  cJSON *fr = oc_results_failing_rules(d);
+  char *s = oc_json_print(fr);
+  ck_assert_str_eq(s, "[{\"rule\":\"B-RULE\",\"cases\":2},{\"rule\":\"A-RULE\",\"cases\":1}]");
+  free(s);
+  cJSON_Delete(fr);
+  ck_assert_int_eq(oc_results_summarize(d), OC_OK);
+  const cJSON *sum = oc_json_obj(d, "summary");
+  ck_assert_int_eq((int)oc_json_num(sum, "fail", -1), 2);
+  ck_assert_int_eq((int)oc_json_num(sum, "warnings", -1), 1);
+  cJSON_Delete(d);
+}
+END_TEST
+
+/* ---- JUnit ------------------------------------------------------------ */
+
+START_TEST(junit_mapping)
+{
+  cJSON *d = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"fails\",\"status\":\"fail\",\"duration_ms\":1500,\"findings\":["
+    FIND("W-ONE", "warning", "just a warning") ","
+    "{\"rule\":\"A-ALLOWED\",\"severity\":\"error\",\"allowed\":true,\"message\":\"allowed\",\"where\":{\"text\":\"\"},\"path\":null,\"expected\":null,\"actual\":null},"
+    FIND("E-FIRST", "error", "the first that counts") "," FIND("E-SECOND", "error", "second") "]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"errs\",\"status\":\"error\",\"reason\":\"connection refused\"," NOFIND "},"
+    "{\"target\":\"a\",\"suite\":\"s2\",\"case\":\"skips\",\"status\":\"skip\",\"reason\":\"not recorded\"," NOFIND "},"
+    "{\"target\":\"a\",\"suite\":\"s2\",\"case\":\"passes\",\"status\":\"pass\",\"duration_ms\":2," NOFIND "}]");
+  char *x = junit(d);
+  ck_assert_msg(strstr(x, "<testsuites name=\"oacheck\" tests=\"4\" failures=\"1\" errors=\"1\""), "%s", x);
+  ck_assert_ptr_nonnull(strstr(x, "<testsuite name=\"a.s1\" package=\"a\" id=\"0\" tests=\"2\" failures=\"1\" errors=\"1\" skipped=\"0\" time=\"1.500\""));
+  ck_assert_ptr_nonnull(strstr(x, "<testsuite name=\"a.s2\" package=\"a\" id=\"1\" tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0.002\""));
+  ck_assert_ptr_nonnull(strstr(x, "<testcase name=\"fails\" classname=\"a.s1\" time=\"1.500\">"));
+  ck_assert_ptr_nonnull(strstr(x, "<failure message=\"E-FIRST: the first that counts\" type=\"E-FIRST\">"));
+  /* every finding in the body */
+  ck_assert_ptr_nonnull(strstr(x, "[warning] W-ONE: just a warning"));
+  ck_assert_ptr_nonnull(strstr(x, "[error, allowed] A-ALLOWED: allowed"));
+  ck_assert_ptr_nonnull(strstr(x, "[error] E-SECOND: second"));
+  ck_assert_ptr_nonnull(strstr(x, "<error message=\"connection refused\" type=\"error\">"));
+  ck_assert_ptr_nonnull(strstr(x, "<skipped message=\"not recorded\"/>"));
+  ck_assert_ptr_nonnull(strstr(x, "<testcase name=\"passes\" classname=\"a.s2\" time=\"0.002\">"));
+  /* identity, never credentials; a null model is left out */
+  ck_assert_ptr_nonnull(strstr(x, "<property name=\"n_ctx\" value=\"512\"/>"));
+  ck_assert_ptr_nonnull(strstr(x, "<property name=\"target.url\" value=\"http://127.0.0.1:8080/\"/>"));
+  ck_assert_ptr_null(strstr(x, "pw@"));
+  ck_assert_ptr_null(strstr(x, "key=k"));
+  ck_assert_ptr_null(strstr(x, "name=\"model\""));
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
+START_TEST(junit_survives_wrong_types)
+{
+  /* unchecked input: every member of the wrong type */
+  cJSON *d = parse("{\"oacheck\":7,\"targets\":{\"x\":1},\"results\":[3,\"s\",null,"
+                   "{\"status\":\"boom\",\"findings\":\"many\",\"duration_ms\":\"fast\","
+                   "\"response\":{\"events\":{\"n\":1}},\"timing\":[],\"reproduce\":{\"curl\":5}},"
+                   "{\"target\":1,\"suite\":[],\"case\":{},\"status\":\"fail\",\"findings\":[1,{\"severity\":\"error\"}]}]}");
+  char *x = junit(d);
+  ck_assert_ptr_nonnull(strstr(x, "classname=\"(no target).(no suite)\""));
+  ck_assert_ptr_nonnull(strstr(x, "<error message=\"the results file gives no valid status for this case\""));
+  ck_assert_ptr_nonnull(strstr(x, "</testsuites>\n"));
+  free(x);
+  char *h = html(d);
+  ck_assert_ptr_nonnull(strstr(h, "</html>"));
+  free(h);
+  cJSON_Delete(d);
+}
+END_TEST
+
+START_TEST(junit_unreachable_target_without_results)
+{
+  cJSON *d = doc_with("[" TARGET_A ",{\"name\":\"down\",\"kind\":\"live\",\"profile\":\"openai\","
+                      "\"reachable\":false,\"error\":\"connect to 127.0.0.1 port 9 failed\"}]",
+                      "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"c\",\"status\":\"pass\"," NOFIND "}]");
+  char *x = junit(d);
+  ck_assert_msg(strstr(x, "<testsuites name=\"oacheck\" tests=\"2\" failures=\"0\" errors=\"1\""), "%s", x);
+  ck_assert_ptr_nonnull(strstr(x, "<error type=\"error\" message=\"connect to 127.0.0.1 port 9 failed\"/>"));
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
+START_TEST(junit_hostile_fixture)
+{
+  cJSON *d = load_fixture("hostile.json");
+  char *x = junit(d);
+  ck_assert_ptr_null(strstr(x, "<script"));
+  ck_assert_ptr_null(strstr(x, "<img"));
+  ck_assert_ptr_null(strstr(x, "<![CDATA["));
+  ck_assert_ptr_null(strstr(x, "sk-hostile"));
+  ck_assert_ptr_null(strstr(x, "hunter2"));
+  ck_assert_ptr_null(strstr(x, "\x1b"));
+  ck_assert_ptr_nonnull(strstr(x, "]]&gt;&lt;![CDATA[&lt;script&gt;"));
+  ck_assert_ptr_nonnull(strstr(x, "esc\\u001B[31mred"));
+  /* nothing XML 1.0 cannot carry */
+  for(const unsigned char *p = (const unsigned char *)x; *p; p++)
+    ck_assert_msg(*p >= 0x20 || *p == '\n' || *p == '\t', "control byte 0x%02x at %zu", *p,
+                  (size_t)(p - (const unsigned char *)x));
+  size_t bad;
+  ck_assert(oc_utf8_valid((const unsigned char *)x, strlen(x), &bad));
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
+/* ---- HTML ------------------------------------------------------------- */
+
+START_TEST(html_hostile_fixture)
+{
+  cJSON *d = load_fixture("hostile.json");
+  char *h = html(d);
+  /* our own script element is the only one; no markup from the data */
+  ck_assert_uint_eq(count(h, "<script"), 1);
+  ck_assert_ptr_null(strstr(h, "<img"));
+  /* in an attribute (the chat template hash's title) quotes are escaped */
+  ck_assert_ptr_nonnull(strstr(h, "<code title=\"bell\\u0007 esc"));
+  ck_assert_ptr_nonnull(strstr(h, "&quot;&gt;&lt;img src=x onerror=&quot;document"));
+  ck_assert_ptr_nonnull(strstr(h, "&lt;script&gt;document.title="));
+  ck_assert_ptr_nonnull(strstr(h, "&quot;&gt;&lt;img src=x onerror="));
+  ck_assert_ptr_null(strstr(h, "sk-hostile"));
+  ck_assert_ptr_null(strstr(h, "hunter2"));
+  ck_assert_ptr_null(strstr(h, "sk-url"));
+  ck_assert_ptr_nonnull(strstr(h, "[redacted]"));
+  ck_assert_ptr_nonnull(strstr(h, "Content-Security-Policy"));
+  /* the invalid-UTF-8 body is decoded and shown with U+FFFD and hex */
+  ck_assert_ptr_nonnull(strstr(h, "Not valid UTF-8 (first bad byte at offset 0)"));
+  ck_assert_ptr_nonnull(strstr(h, "ff fe 3c 73"));
+  size_t bad;
+  ck_assert(oc_utf8_valid((const unsigned char *)h, strlen(h), &bad));
+  free(h);
+  cJSON_Delete(d);
+}
+END_TEST
+
+START_TEST(html_sections)
+{
+  cJSON *d = load_fixture("replay-llama.json");
+  char *h = html(d);
+  ck_assert_ptr_nonnull(strstr(h, "<span class=\"n\" id=\"count-total\">14</span>"));
+  ck_assert_ptr_nonnull(strstr(h, "<span class=\"n\" id=\"count-fail\">2</span>"));
+  ck_assert_ptr_nonnull(strstr(h, "<span class=\"n\" id=\"count-error\">1</span>"));
+  ck_assert_ptr_nonnull(strstr(h, "<span class=\"n\" id=\"count-skip\">3</span>"));
+  /* one target: no matrix */
+  ck_assert_ptr_null(strstr(h, "id=\"matrix\""));
+  /* failing cases open, timelines only where timing was recorded */
+  ck_assert_ptr_nonnull(strstr(h, "data-status=\"fail\" open>"));
+  ck_assert_uint_eq(count(h, "<svg class=\"timeline\""), 2);
+  ck_assert_ptr_nonnull(strstr(h, "timing not recorded"));
+  ck_assert_ptr_nonnull(strstr(h, "TTFT 22.9 ms"));
+  /* reproduce: given, or built with the key as a variable */
+  ck_assert_ptr_nonnull(strstr(h, "oacheck run plain --replay suites/recordings/llama-server --filter 'plain/chat-basic'"));
+  ck_assert_ptr_nonnull(strstr(h, "oacheck run 'plain' --replay 'suites/recordings/llama-server' --filter 'plain/chat-max-tokens-1'"));
+  ck_assert_ptr_nonnull(strstr(h, "curl -sS \"${OACHECK_URL:-http://127.0.0.1:8080}\"'/v1/chat/completions'"));
+  /* the raw SSE line around the failing chunk is highlighted */
+  ck_assert_ptr_nonnull(strstr(h, "<span class=\"ev flag\"><span class=\"n\">#34"));
+  free(h);
+  cJSON_Delete(d);
+
+  d = load_fixture("two-targets.json");
+  h = html(d);
+  ck_assert_ptr_nonnull(strstr(h, "id=\"matrix\""));
+  ck_assert_ptr_nonnull(strstr(h, "<th>vllm-0.11</th>"));
+  ck_assert_ptr_nonnull(strstr(h, "<th>ollama-laptop</th>"));
+  ck_assert_ptr_nonnull(strstr(h, "<span class=\"st st-error\">unreachable</span>"));
+  /* a live target without a recorded key: the curl names the variable */
+  ck_assert_ptr_nonnull(strstr(h, "Bearer $OPENAI_API_KEY"));
+  free(h);
+  cJSON_Delete(d);
+}
+END_TEST
+
+START_TEST(html_missing_asset_names_file)
+{
+  cJSON *d = doc_with("[]", "[]");
+  char err[512] = "";
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_REPORT);
+  ck_assert_int_ne(oc_report_html_render(d, "/nonexistent-oacheck-assets", &b, err, sizeof(err)), OC_OK);
+  ck_assert_msg(strstr(err, "/nonexistent-oacheck-assets/report.html.in"), "%s", err);
+  ck_assert_ptr_null(b.data);
+  cJSON_Delete(d);
+}
+END_TEST
+
+/* ---- merge ------------------------------------------------------------ */
+
+START_TEST(merge_orders_dedupes_recounts)
+{
+  cJSON *a = parse("{\"oacheck\":{\"version\":\"0.1.0\",\"started\":\"2026-11-30T02:00:05Z\",\"finished\":\"2026-11-30T02:00:09Z\","
+                   "\"mode\":\"live\",\"suites\":[\"s1\",\"s2\"],\"shard\":{\"index\":2,\"count\":2},\"command\":\"x 2\"},"
+                   "\"targets\":[" TARGET_A "],\"summary\":{\"total\":0,\"pass\":0,\"fail\":0,\"error\":0,\"skip\":0,\"duration_ms\":10},"
+                   "\"results\":[{\"target\":\"a\",\"suite\":\"s2\",\"case\":\"z\",\"index\":0,\"status\":\"pass\"," NOFIND "},"
+                   "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"b\",\"index\":1,\"status\":\"fail\",\"findings\":[" FIND("X-Y", "error", "m") "]}]}");
+  cJSON *b = parse("{\"oacheck\":{\"version\":\"0.1.0\",\"started\":\"2026-11-30T02:00:01Z\",\"finished\":\"2026-11-30T02:00:04Z\","
+                   "\"mode\":\"replay\",\"suites\":[\"s1\",\"s2\"],\"shard\":{\"index\":1,\"count\":2},\"merged_from\":2,\"command\":\"x 1\"},"
+                   "\"targets\":[" TARGET_A "," TARGET_B "],\"summary\":{\"total\":0,\"pass\":0,\"fail\":0,\"error\":0,\"skip\":0,\"duration_ms\":5.5},"
+                   "\"results\":[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"a\",\"index\":0,\"status\":\"pass\"," NOFIND "},"
+                   "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"b\",\"index\":1,\"status\":\"pass\"," NOFIND "},"
+                   "{\"target\":\"b\",\"suite\":\"s1\",\"case\":\"a\",\"status\":\"skip\",\"reason\":\"not recorded\"," NOFIND "},"
+                   "{\"target\":\"a\",\"suite\":\"new\",\"case\":\"q\",\"status\":\"pass\"," NOFIND "}]}");
+  const cJSON *docs[] = { a, b };
+  char err[256];
+  cJSON *m = oc_results_merge(docs, 2, err, sizeof(err));
+  ck_assert_msg(m != NULL, "%s", err);
+  const cJSON *h = oc_json_obj(m, "oacheck");
+  ck_assert_str_eq(oc_json_str(h, "started"), "2026-11-30T02:00:01Z");
+  ck_assert_str_eq(oc_json_str(h, "finished"), "2026-11-30T02:00:09Z");
+  ck_assert_str_eq(oc_json_str(h, "mode"), "mixed");
+  ck_assert_int_eq((int)oc_json_num(h, "merged_from", 0), 3);
+  ck_assert_ptr_null(oc_json_get(h, "shard"));
+  ck_assert_ptr_null(oc_json_get(h, "command"));
+  char *suites = oc_json_print(oc_json_get(h, "suites"));
+  ck_assert_str_eq(suites, "[\"s1\",\"s2\",\"new\"]");
+  free(suites);
+  ck_assert_int_eq(cJSON_GetArraySize(oc_json_arr(m, "targets")), 2);
+  /* target, suite (as listed), index, name; the later input wins a/s1/b */
+  const char *want[][3] = { { "a", "s1", "a" }, { "a", "s1", "b" }, { "a", "s2", "z" },
+                            { "a", "new", "q" }, { "b", "s1", "a" } };
+  const cJSON *rs = oc_json_arr(m, "results");
+  ck_assert_int_eq(cJSON_GetArraySize(rs), 5);
+  for(int i = 0; i < 5; i++) {
+    const cJSON *r = cJSON_GetArrayItem(rs, i);
+    ck_assert_str_eq(oc_json_str(r, "target"), want[i][0]);
+    ck_assert_str_eq(oc_json_str(r, "suite"), want[i][1]);
+    ck_assert_str_eq(oc_json_str(r, "case"), want[i][2]);
+  }
+  ck_assert_str_eq(oc_json_str(cJSON_GetArrayItem(rs, 1), "status"), "pass");
+  const cJSON *s = oc_json_obj(m, "summary");
+  ck_assert_int_eq((int)oc_json_num(s, "total", -1), 5);
+  ck_assert_int_eq((int)oc_json_num(s, "pass", -1), 4);
+  ck_assert_int_eq((int)oc_json_num(s, "fail", -1), 0);
+  ck_assert_int_eq((int)oc_json_num(s, "skip", -1), 1);
+  ck_assert(oc_json_num(s, "duration_ms", 0) == 15.5);
+  ck_assert_int_eq(oc_results_check(m, "merged", err, sizeof(err)), OC_OK);
+  cJSON_Delete(m);
+
+  /* one input keeps its shard and command */
+  const cJSON *one[] = { a };
+  m = oc_results_merge(one, 1, err, sizeof(err));
+  ck_assert_ptr_nonnull(oc_json_get(oc_json_obj(m, "oacheck"), "shard"));
+  ck_assert_str_eq(oc_json_str(oc_json_obj(m, "oacheck"), "command"), "x 2");
+  cJSON_Delete(m);
+  ck_assert_ptr_null(oc_results_merge(one, 0, err, sizeof(err)));
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+}
+END_TEST
+
+START_TEST(merge_shards_equals_unsharded)
+{
+  cJSON *s1 = load_fixture("shard-1.json"), *s2 = load_fixture("shard-2.json");
+  cJSON *all = load_fixture("replay-llama.json");
+  const cJSON *docs[] = { s2, s1 }; /* the order of the inputs does not matter */
+  char err[256];
+  cJSON *m = oc_results_merge(docs, 2, err, sizeof(err));
+  ck_assert_ptr_nonnull(m);
+  const cJSON *u1[] = { all };
+  cJSON *u = oc_results_merge(u1, 1, err, sizeof(err));
+  /* what legitimately differs: how many files, and the command lines */
+  cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(m, "oacheck"), "merged_from");
+  cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(u, "oacheck"), "merged_from");
+  cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(u, "oacheck"), "command");
+  char *a = oc_json_canonical(m), *b = oc_json_canonical(u);
+  ck_assert_str_eq(a, b);
+  /* and the merge is the fixture itself, summary included */
+  cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(all, "oacheck"), "command");
+  char *c = oc_json_canonical(all);
+  ck_assert_str_eq(a, c);
+  free(a);
+  free(b);
+  free(c);
+  cJSON_Delete(m);
+  cJSON_Delete(u);
+  cJSON_Delete(s1);
+  cJSON_Delete(s2);
+  cJSON_Delete(all);
+}
+END_TEST
+
+/* ---- diff ------------------------------------------------------------- */
+
+START_TEST(diff_self_is_empty)
+{
+  cJSON *d = load_fixture("replay-llama.json");
+  struct oc_buf h;
+  oc_buf_init(&h, OC_CAP_REPORT);
+  cJSON *m = NULL;
+  ck_assert_int_eq(oc_results_diff(d, d, &h, &m), 0);
+  ck_assert_ptr_nonnull(strstr(oc_buf_str(&h), "no changes\n"));
+  ck_assert_int_eq((int)oc_json_num(m, "new_failures", -1), 0);
+  ck_assert_int_eq(cJSON_GetArraySize(oc_json_arr(m, "findings_changed")), 0);
+  oc_buf_free(&h);
+  cJSON_Delete(m);
+  cJSON_Delete(d);
+}
+END_TEST
+
+START_TEST(diff_categories)
+{
+  cJSON *old = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"breaks\",\"status\":\"pass\"," NOFIND "},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"heals\",\"status\":\"fail\",\"findings\":[" FIND("X-ONE", "error", "bad") "]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"drifts\",\"status\":\"pass\",\"findings\":[" FIND("W-ONE", "warning", "old text") "]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"skipped\",\"status\":\"fail\",\"findings\":[]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"gone\",\"status\":\"pass\"," NOFIND "}]");
+  cJSON *nw = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"breaks\",\"status\":\"fail\",\"findings\":[" FIND("X-TWO", "error", "now \\u001b[31m broken") "]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"heals\",\"status\":\"pass\"," NOFIND "},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"drifts\",\"status\":\"pass\",\"findings\":[" FIND("W-ONE", "warning", "new text") "]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"skipped\",\"status\":\"skip\",\"reason\":\"not recorded\",\"findings\":[]},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"fresh-fail\",\"status\":\"error\",\"reason\":\"timeout\"," NOFIND "},"
+    "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"fresh\",\"status\":\"pass\"," NOFIND "}]");
+  struct oc_buf h;
+  oc_buf_init(&h, OC_CAP_REPORT);
+  cJSON *m = NULL;
+  ck_assert_int_eq(oc_results_diff(old, nw, &h, &m), 2);
+  const char *t = oc_buf_str(&h);
+  ck_assert_msg(strstr(t, "newly failing (2):\n  a.s1/breaks  pass -> fail\n      + [error] X-TWO: now \\u001B[31m broken\n"), "%s", t);
+  ck_assert_msg(strstr(t, "  a.s1/fresh-fail  (absent) -> error: timeout\n"), "%s", t);
+  ck_assert_msg(strstr(t, "newly passing (1):\n  a.s1/heals  fail -> pass\n      - [error] X-ONE: bad\n"), "%s", t);
+  ck_assert_msg(strstr(t, "status changed (1):\n  a.s1/skipped  fail -> skip: not recorded\n"), "%s", t);
+  ck_assert_msg(strstr(t, "findings changed (1):\n  a.s1/drifts  pass -> pass\n      ~ [warning] W-ONE: new text\n"), "%s", t);
+  ck_assert_msg(strstr(t, "new cases (1):\n  a.s1/fresh  (absent) -> pass\n"), "%s", t);
+  ck_assert_msg(strstr(t, "removed cases (1):\n  a.s1/gone  pass -> (absent)\n"), "%s", t);
+  ck_assert_ptr_null(strstr(t, "\x1b"));
+  ck_assert_int_eq((int)oc_json_num(m, "new_failures", -1), 2);
+  const cJSON *nf = cJSON_GetArrayItem(oc_json_arr(m, "newly_failing"), 0);
+  ck_assert_str_eq(oc_json_str(nf, "old_status"), "pass");
+  ck_assert_str_eq(oc_json_str(nf, "new_status"), "fail");
+  ck_assert_int_eq(cJSON_GetArraySize(oc_json_arr(oc_json_obj(nf, "findings"), "added")), 1);
+  const cJSON *fresh = cJSON_GetArrayItem(oc_json_arr(m, "newly_failing"), 1);
+  ck_assert(cJSON_IsNull(oc_json_get(fresh, "old_status")));
+  const cJSON *ch = cJSON_GetArrayItem(oc_json_arr(m, "findings_changed"), 0);
+  const cJSON *pair = cJSON_GetArrayItem(oc_json_arr(oc_json_obj(ch, "findings"), "changed"), 0);
+  ck_assert_str_eq(oc_json_str(oc_json_obj(pair, "old"), "message"), "old text");
+  ck_assert_str_eq(oc_json_str(oc_json_obj(pair, "new"), "message"), "new text");
+  oc_buf_free(&h);
+  cJSON_Delete(m);
+  cJSON_Delete(old);
+  cJSON_Delete(nw);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("report");
+  TCase *tc = tcase_create("escape");
+  tcase_add_test(tc, xml_text_and_attr);
+  tcase_add_test(tc, html_text_and_attr);
+  tcase_add_test(tc, controls_become_visible);
+  tcase_add_test(tc, invalid_utf8_becomes_replacement);
+  tcase_add_test(tc, cut_on_utf8_boundary);
+  tcase_add_test(tc, secrets_scrubbed);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("results");
+  tcase_add_test(tc, check_names_file_and_pointer);
+  tcase_add_test(tc, fixtures_pass_the_check);
+  tcase_add_test(tc, failing_rules_count_cases_once);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("junit");
+  tcase_add_test(tc, junit_mapping);
+  tcase_add_test(tc, junit_survives_wrong_types);
+  tcase_add_test(tc, junit_unreachable_target_without_results);
+  tcase_add_test(tc, junit_hostile_fixture);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("html");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, html_hostile_fixture);
+  tcase_add_test(tc, html_sections);
+  tcase_add_test(tc, html_missing_asset_names_file);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("merge-diff");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, merge_orders_dedupes_recounts);
+  tcase_add_test(tc, merge_shards_equals_unsharded);
+  tcase_add_test(tc, diff_self_is_empty);
+  tcase_add_test(tc, diff_categories);
+  suite_add_tcase(s, tc);
+  return oc_test_run(s);
+}
