@@ -45,3 +45,42 @@ shared_dir() {
   fi
   echo "$d"
 }
+
+# serve_start ARGS... : run `oacheck serve ARGS --port 0` in the background
+# and wait for its 'listening on' line; sets $SERVER_PID, $PORT and $URL.
+# The server is killed when the test exits.
+serve_start() {
+  "$OACHECK" serve "$@" --port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  SERVER_PID=$!
+  cleanup_hooks="kill $SERVER_PID 2>/dev/null || true; $cleanup_hooks"
+  i=0
+  while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited before listening"; }
+    i=$((i + 1))
+    [ $i -lt 600 ] || fail "oacheck serve did not print its listening line"
+    sleep 0.1
+  done
+  line=$(head -n 1 "$TMP/serve.out")
+  case "$line" in
+    "listening on http://127.0.0.1:"*) ;;
+    *) fail "first line is '$line', expected 'listening on http://127.0.0.1:PORT'" ;;
+  esac
+  PORT=${line##*:}
+  URL="http://127.0.0.1:$PORT"
+}
+
+# serve_stop : SIGTERM, and the server must exit 0 (a leak report under
+# ASan makes it non-zero)
+serve_stop() {
+  kill -TERM "$SERVER_PID"
+  set +e
+  wait "$SERVER_PID"
+  st=$?
+  set -e
+  [ "$st" = 0 ] || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
+}
+
+# verdicts FILE : the 'STATUS suite/case' lines of a non-terminal console run
+verdicts() {
+  sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) *[^ ]* \([^ ]*\).*/\1 \2/p' "$1" | sort
+}

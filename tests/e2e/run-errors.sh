@@ -1,0 +1,75 @@
+#!/bin/sh
+# run-errors.sh — `oacheck run` facing bad input and dead servers: a suite
+# with a syntax error, an unknown field or a wrong type is rejected with
+# file:line:column and exit 2 before any case runs; a port where nothing
+# listens gives exit 3 quickly with the URL named; with two targets of which
+# one is down, the other's cases run and the exit is 1.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+# a port nobody listens on: bind one, then let it go
+DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 9)
+
+cat > "$TMP/syntax.json" <<'EOS'
+{ "suite": "broken",
+  "description": "x",
+  "cases": [ { "name": "a", "description": "b",
+               "request": { "method": "GET", "path": "/v1/models" } },
+  ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/syntax.json"
+expect_grep "syntax.json:5:3: invalid JSON" "$TMP/err"
+expect_grep "no case was run" "$TMP/err"
+expect_no_grep '^(PASS|FAIL)' "$TMP/out"
+pass "a syntax error is named at file:line:column, exit 2"
+
+cat > "$TMP/unknown.json" <<'EOS'
+{ "suite": "unknown-field",
+  "description": "x",
+  "cases": [ { "name": "a", "description": "b",
+               "request": { "method": "GET", "path": "/v1/models" },
+               "expect": { "staus": 200 } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/unknown.json" "$TMP/syntax.json"
+expect_grep "unknown.json:5:[0-9]+: .*staus" "$TMP/err"
+expect_grep "syntax.json:5:3:" "$TMP/err"
+pass "an unknown field is named, and every broken suite is reported"
+
+cat > "$TMP/type.json" <<'EOS'
+{ "suite": "wrong-type",
+  "description": "x",
+  "cases": [ { "name": "a", "description": "b",
+               "request": { "method": "GET", "path": "/v1/models" },
+               "expect": { "status": "two hundred" } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/type.json"
+expect_grep "type.json:5:[0-9]+: at '/cases/0/expect/status'" "$TMP/err"
+pass "a wrong type is named with its JSON pointer"
+
+expect_status 2 "$OACHECK" run no-such-suite
+expect_grep "'no-such-suite' is neither a suite file nor a shipped suite" "$TMP/err"
+pass "an unknown suite name exits 2"
+
+start=$(date +%s)
+expect_status 3 "$OACHECK" run models --target "http://127.0.0.1:$DEAD" --connect-timeout 5
+end=$(date +%s)
+expect_grep "127.0.0.1:$DEAD" "$TMP/out"
+expect_grep "unreachable" "$TMP/out"
+[ $((end - start)) -lt 30 ] || fail "an unreachable target took $((end - start)) s"
+pass "a dead port exits 3 naming the URL"
+
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+expect_status 1 "$OACHECK" run models --target "up=$URL" --target "down=http://127.0.0.1:$DEAD"
+expect_grep '^PASS +up models/list' "$TMP/out"
+expect_grep '^ERROR +down models/list \(target unreachable' "$TMP/out"
+serve_stop
+pass "one of two targets down: the other runs, exit 1"
+
+expect_status 2 "$OACHECK" run --target "ftp://example"
+expect_grep "not an http:// or https:// URL" "$TMP/err"
+expect_status 2 "$OACHECK" run --shard 3/2
+expect_grep "Try 'oacheck run --help'" "$TMP/err"
+pass "usage errors exit 2"

@@ -1,0 +1,94 @@
+#!/bin/sh
+# run-replay.sh — the main job: `oacheck run` with no target replays the
+# shipped llama-server recordings through every shipped suite, and the
+# same suites run live against `oacheck serve` serving those recordings
+# reach exactly the same verdicts.  The verdicts below are what the real
+# server's recordings warrant (see suites/recordings/llama-server/README.md,
+# D1-D18), including the failures the real server really has.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+cat > "$TMP/expected" <<'EOV'
+PASS context-overflow/overflow
+PASS context-overflow/overflow-stream
+SKIP context-overflow/under-limit
+SKIP context-overflow/recovery
+FAIL errors/invalid-json
+PASS errors/missing-messages
+PASS errors/messages-not-array
+FAIL errors/unknown-role
+PASS errors/tool-schema-invalid
+PASS errors/tool-parameters-not-object
+PASS errors/n-over-limit
+SKIP errors/wrong-method
+PASS json-schema/json-schema
+PASS json-schema/json-schema-stream
+FAIL json-schema/json-object
+FAIL json-schema/json-object-stream
+PASS json-schema/json-object-short
+PASS llama-server/health
+PASS llama-server/props
+PASS llama-server/slots
+PASS llama-server/tokenize
+PASS llama-server/metrics
+PASS llama-server/models-alias
+PASS llama-server/completions-legacy
+PASS llama-server/completions-legacy-stream
+PASS llama-server/apply-template
+PASS llama-server/apply-template-multiturn
+PASS llama-server/apply-template-tool-call
+PASS llama-server/apply-template-unknown-role
+PASS models/list
+PASS plain/chat-basic
+PASS plain/max-tokens-1
+FAIL plain/unknown-model
+PASS plain/n-2
+PASS plain/logprobs
+PASS streaming/stream-basic
+PASS streaming/include-usage
+PASS streaming/n-2-stream
+PASS streaming/logprobs-stream
+SKIP streaming/max-tokens-1-stream
+FAIL tool-call/required
+FAIL tool-call/required-stream
+PASS tool-call/auto
+PASS tool-call/auto-stream
+SKIP tool-call/named
+SKIP tool-call/named-stream
+SKIP tool-call/parallel-stream
+SKIP tool-call/tool-result-turn
+EOV
+sort "$TMP/expected" > "$TMP/expected.sorted"
+
+check_verdicts() { # check_verdicts CONSOLE-OUTPUT WHAT
+  verdicts "$1" > "$TMP/got"
+  if ! cmp -s "$TMP/got" "$TMP/expected.sorted"; then
+    diff -u "$TMP/expected.sorted" "$TMP/got" >&2 || true
+    fail "$2: verdicts differ from what the recordings warrant"
+  fi
+}
+
+# 1. replay: no target, no network
+expect_status 1 "$OACHECK" run --json "$TMP/replay.json"
+expect_grep '^oacheck [0-9.]+: no target given: replaying the shipped llama-server recordings' "$TMP/out"
+expect_grep '^target llama-server: replay of .*, profile llama-server \(auto\), model tiny-random.gguf' "$TMP/out"
+expect_grep '^48 cases: 33 passed, 7 failed, 0 errors, 8 skipped' "$TMP/out"
+check_verdicts "$TMP/out" "replay"
+expect_grep '"mode":[[:space:]]*"replay"' "$TMP/replay.json"
+expect_grep '"note":[[:space:]]*"no target given: replaying' "$TMP/replay.json"
+pass "replay of the shipped recordings: 48 verdicts as the recordings warrant"
+
+# the findings name the rule, the chunk and the byte
+expect_grep 'STREAM-ERROR-EVENT error: the stream carries an in-band error at chunk 15' "$TMP/out"
+expect_grep 'ERROR-STATUS error: .*HTTP 500' "$TMP/out"
+pass "findings name rule, chunk and status"
+
+# 2. live against oacheck serve replaying the same recordings
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"
+check_verdicts "$TMP/out" "live against oacheck serve"
+expect_grep "^target llama: live server, profile llama-server \\(auto\\), model tiny-random.gguf" "$TMP/out"
+expect_grep '"mode":[[:space:]]*"live"' "$TMP/live.json"
+expect_grep '"recorded":[[:space:]]*true' "$TMP/live.json"
+serve_stop
+pass "live run against oacheck serve reaches the same verdicts"
