@@ -219,6 +219,7 @@ static int dispatch(struct oc_sse_parser *p, uint64_t end_off, uint64_t t_end)
     .t_first_ns = p->block_t_first,
     .t_last_ns = t_end,
     .data_lines = p->data_lines,
+    .data_first = p->data_first,
   };
   p->events++;
   if(p->cb.on_event)
@@ -270,7 +271,8 @@ static int field(struct oc_sse_parser *p, const char *name, size_t nlen, const c
       int rc = oc_buf_add(&p->data, v, vlen);
       if(!rc)
         rc = oc_buf_addc(&p->data, '\n');
-      p->data_lines++;
+      if(!p->data_lines++)
+        p->data_first = first + (uint64_t)(v - name);
       return rc;
     }
     break;

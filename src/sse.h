@@ -35,6 +35,9 @@ struct oc_sse_event {
   uint64_t t_first_ns;     /* arrival time of first_byte's piece */
   uint64_t t_last_ns;      /* arrival time of last_byte's piece */
   unsigned data_lines;     /* number of data fields in the block */
+  uint64_t data_first;     /* stream offset of the first data line's value (after
+                              "data:" and its optional space): when data_lines is
+                              1, data[k] came from stream byte data_first + k */
 };
 
 /* Things a well-formed stream does not do, or that clients trip on.  They
@@ -96,6 +99,7 @@ struct oc_sse_parser {
   int line_too_long;        /* the pending line passed the cap: skip to its end */
   int event_dropped;        /* this block lost data (a cap): dispatch nothing */
   unsigned data_lines;
+  uint64_t data_first;      /* see oc_sse_event.data_first */
   size_t events;
   uint64_t line_first;      /* offset of the first byte of the current line */
   uint64_t line_t_first;

@@ -20,7 +20,7 @@ struct got_event {
   char *type, *data, *id;
   size_t type_len, data_len;
   long retry;
-  uint64_t first, last, t_first, t_last;
+  uint64_t first, last, t_first, t_last, data_first;
   unsigned data_lines;
   size_t index;
 };
@@ -68,6 +68,7 @@ static void on_event(void *ud, const struct oc_sse_event *e)
   x->t_first = e->t_first_ns;
   x->t_last = e->t_last_ns;
   x->data_lines = e->data_lines;
+  x->data_first = e->data_first;
   x->index = e->index;
 }
 
@@ -160,7 +161,8 @@ static void assert_same(const struct got *a, const struct got *b, const char *wh
                       x->data_len == y->data_len &&
                       memcmp(x->data, y->data, x->data_len) == 0 && strcmp(x->id, y->id) == 0 &&
                       x->retry == y->retry && x->first == y->first && x->last == y->last &&
-                      x->data_lines == y->data_lines && y->index == i,
+                      x->data_lines == y->data_lines && x->data_first == y->data_first &&
+                      y->index == i,
                   "%s: event %zu differs", what, i);
   }
   ck_assert_msg(a->nis == b->nis, "%s: %zu issues, want %zu", what, b->nis, a->nis);
@@ -377,6 +379,8 @@ START_TEST(offsets_and_arrival_times)
   ck_assert_str_eq(g.ev[1].type, "x");
   ck_assert_str_eq(g.ev[1].data, "b\nc");
   ck_assert_uint_eq(g.ev[1].data_lines, 2);
+  ck_assert_uint_eq(g.ev[0].data_first, 11);
+  ck_assert_uint_eq(g.ev[1].data_first, 31);
   ck_assert_uint_eq(g.ev[1].index, 1);
   ck_assert_uint_eq(g.comments, 1);
   ck_assert_str_eq(g.last_comment, ": hi");
@@ -566,6 +570,12 @@ START_TEST(llama_server_recording)
   ck_assert_uint_eq(g.nis, 0);
   ck_assert_str_eq(g.ev[18].data, "[DONE]");
   ck_assert_uint_eq(g.ev[18].last, ex.body_len - 1);
+  for(size_t i = 0; i < 19; i++) {
+    /* data_first maps the data back onto the body, byte for byte */
+    ck_assert_uint_eq(g.ev[i].data_lines, 1);
+    ck_assert(memcmp(ex.body + g.ev[i].data_first, g.ev[i].data, g.ev[i].data_len) == 0);
+    ck_assert_uint_eq(g.ev[i].data_first, g.ev[i].first + 6);
+  }
   for(size_t i = 0; i < 18; i++) {
     ck_assert_str_eq(g.ev[i].type, "message");
     ck_assert(oc_startswith(g.ev[i].data, "{\"choices\":"));
