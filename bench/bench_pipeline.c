@@ -1,0 +1,112 @@
+/* bench_pipeline.c — the whole streaming path a live case takes, as fast
+ * as it goes: SSE framing, JSON decoding of every chunk, validation
+ * against the shipped chat.completion.chunk schema, the accumulator that
+ * rebuilds the message, every stream rule, and at the end the message
+ * rules — the same oc_response code `oacheck run` uses, fed the
+ * benchmark stream in 16 KiB pieces.  Also counts findings so a broken
+ * run cannot pass as a fast one.  Prints one key=value line for
+ * bench/section-30-pipeline.sh.  Built by `make bench` only. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "json.h"
+#include "request.h"
+#include "response.h"
+#include "rules.h"
+#include "util.h"
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+  long runs = 3, piece = 16384;
+  const char *path = NULL;
+  for(int i = 1; i < argc; i++) {
+    if(strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      if(oc_parse_long(argv[++i], 1, 1000, &runs))
+        return 2;
+    }
+    else if(strcmp(argv[i], "--piece") == 0 && i + 1 < argc) {
+      if(oc_parse_long(argv[++i], 1, 1 << 24, &piece))
+        return 2;
+    }
+    else if(!path && argv[i][0] != '-')
+      path = argv[i];
+    else {
+      fprintf(stderr, "usage: bench_pipeline [--runs N] [--piece BYTES] STREAM.sse\n");
+      return 2;
+    }
+  }
+  if(!path) {
+    fprintf(stderr, "usage: bench_pipeline [--runs N] [--piece BYTES] STREAM.sse\n");
+    return 2;
+  }
+  char err[600];
+  char *buf = NULL;
+  size_t len = 0;
+  if(oc_read_file(path, 1u << 30, &buf, &len, err, sizeof(err))) {
+    fprintf(stderr, "bench_pipeline: %s\n", err);
+    return 1;
+  }
+  struct oc_schemas sch;
+  if(oc_schemas_load(&sch, err, sizeof(err))) {
+    fprintf(stderr, "bench_pipeline: %s (set OACHECK_DATADIR to the source tree)\n", err);
+    return 1;
+  }
+  const char *body = "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+  cJSON *req = cJSON_Parse(body);
+  struct oc_request_info info;
+  oc_request_info_init(&info, "POST", "/v1/chat/completions", req);
+  struct oc_headers h;
+  oc_headers_init(&h);
+  oc_headers_add(&h, "Content-Type", "text/event-stream");
+  double best = 1e30;
+  long events = 0;
+  size_t findings = 0, content = 0;
+  for(long r = 0; r < runs; r++) {
+    struct oc_findings f;
+    oc_findings_init(&f);
+    struct oc_check check;
+    oc_check_init(&check, &f, oc_profile_find("llama-server"));
+    struct oc_response resp;
+    double t0 = now_s();
+    oc_response_init(&resp, &info, &check, &sch, 1, 1, 0);
+    oc_response_head(&resp, 200, &h, 1);
+    for(size_t at = 0; at < len; at += (size_t)piece) {
+      size_t n = len - at < (size_t)piece ? len - at : (size_t)piece;
+      oc_response_body(&resp, buf + at, n, 2);
+    }
+    oc_response_finish(&resp, 3, 1);
+    double dt = now_s() - t0;
+    if(dt < best)
+      best = dt;
+    events = resp.stream.events;
+    content = resp.stream.nchoices ? resp.stream.choices[0].content.len : 0;
+    findings = 0;
+    for(size_t i = 0; i < f.ncounts; i++)
+      findings += f.counts[i].total;
+    oc_response_free(&resp);
+    oc_findings_free(&f);
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("impl=oacheck mode=pipeline bytes=%zu events=%ld content_bytes=%zu findings=%zu runs=%ld "
+         "piece=%ld best_s=%.4f mb_s=%.1f events_s=%.0f rss_kb=%ld\n",
+         len, events, content, findings, runs, piece, best, (double)len / best / 1e6,
+         (double)events / best, ru.ru_maxrss);
+  oc_headers_free(&h);
+  cJSON_Delete(req);
+  oc_schemas_free(&sch);
+  free(buf);
+  return 0;
+}
