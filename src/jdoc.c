@@ -1169,7 +1169,7 @@ const struct oc_jv *oc_jv_pointer(const struct oc_jv *root, const char *pointer)
 
 cJSON *oc_jv_to_cjson(const struct oc_jv *v)
 {
-  cJSON *c = NULL;
+  cJSON *c = NULL, *k = NULL;
   if(!v)
     return NULL;
   switch(v->type) {
@@ -1179,33 +1179,26 @@ cJSON *oc_jv_to_cjson(const struct oc_jv *v)
   case OC_JNUMBER: return cJSON_CreateNumber(v->u.num);
   case OC_JSTRING: return cJSON_CreateString(v->u.str); /* cJSON stops at a NUL */
   case OC_JARRAY:
-    c = cJSON_CreateArray();
-    if(!c)
-      return NULL;
-    for(size_t i = 0; i < v->len; i++) {
-      cJSON *k = oc_jv_to_cjson(&v->u.items[i]);
-      if(!k || !cJSON_AddItemToArray(c, k)) {
-        cJSON_Delete(k);
-        goto fail;
-      }
-    }
-    return c;
-  case OC_JOBJECT:
-    c = cJSON_CreateObject();
-    if(!c)
-      return NULL;
-    for(size_t i = 0; i < v->len; i++) {
-      const struct oc_jmember *m = &v->u.members[i];
-      cJSON *k = oc_jv_to_cjson(&m->value);
-      if(!k || !cJSON_AddItemToObject(c, m->key, k)) {
-        cJSON_Delete(k);
-        goto fail;
-      }
-    }
-    return c;
+  case OC_JOBJECT: break;
   default: return NULL;
   }
-fail:
+  c = v->type == OC_JARRAY ? cJSON_CreateArray() : cJSON_CreateObject();
+  if(!c)
+    goto out;
+  for(size_t i = 0; i < v->len; i++) {
+    const struct oc_jv *item = v->type == OC_JARRAY ? &v->u.items[i] : &v->u.members[i].value;
+    k = oc_jv_to_cjson(item);
+    if(!k)
+      goto out;
+    /* on failure cJSON does not take k: it is deleted below */
+    if(v->type == OC_JARRAY ? !cJSON_AddItemToArray(c, k)
+                            : !cJSON_AddItemToObject(c, v->u.members[i].key, k))
+      goto out;
+    k = NULL;
+  }
+  return c;
+out:
+  cJSON_Delete(k);
   cJSON_Delete(c);
   return NULL;
 }
