@@ -3055,7 +3055,7 @@ static void report(struct vctx *c, const char *kw, const char *seg, const struct
   r->count++;
 }
 
-static unsigned jtype_bit(const struct oc_jv *v)
+static inline unsigned jtype_bit(const struct oc_jv *v)
 {
   switch(v->type) {
   case OC_JNULL: return T_NULL;
@@ -3232,21 +3232,23 @@ static const struct prop *find_prop(const struct op *o, const char *k, uint32_t 
       uint32_t i = o->u.props.table[h];
       if(!i)
         return NULL;
-      if(pr[i - 1].name.len == kl && memcmp(pr[i - 1].name.s, k, kl) == 0)
+      if(pr[i - 1].name.len == kl && (kl == 0 || (pr[i - 1].name.s[0] == k[0] && memcmp(pr[i - 1].name.s, k, kl) == 0)))
         return &pr[i - 1];
     }
   }
   for(size_t i = 0; i < o->u.props.nprops; i++)
-    if(pr[i].name.len == kl && memcmp(pr[i].name.s, k, kl) == 0)
+    if(pr[i].name.len == kl && (kl == 0 || (pr[i].name.s[0] == k[0] && memcmp(pr[i].name.s, k, kl) == 0)))
       return &pr[i];
   return NULL;
 }
 
-static int has_member(const struct oc_jv *obj, const struct jstr *name)
+static inline int has_member(const struct oc_jv *obj, const struct jstr *name)
 {
+  /* length and first byte rule out almost every member before memcmp */
+  char first = name->len ? name->s[0] : '\0';
   for(uint32_t i = 0; i < obj->len; i++) {
     const struct oc_jmember *m = &obj->u.members[i];
-    if(m->key_len == name->len && memcmp(m->key, name->s, name->len) == 0)
+    if(m->key_len == name->len && (name->len == 0 || (m->key[0] == first && memcmp(m->key, name->s, name->len) == 0)))
       return 1;
   }
   return 0;
@@ -3788,6 +3790,13 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
 
 static int eval(struct vctx *c, const struct node *n, const struct oc_jv *v, uint64_t *pb, uint64_t *ib)
 {
+  /* A node that is only a "$ref" (with annotations beside it) is its
+   * target, unless paths are being kept or the dynamic scope matters; the
+   * bound stops a cycle of such nodes, which then meets the depth limit. */
+  for(int hops = 0; hops < 16 && n->nops == 1 && n->ops[0].code == OP_REF && !n->uneval_props &&
+                    !n->uneval_items && !TRACK(c) && !c->s->uses_dynamic;
+      hops++)
+    n = n->ops[0].u.ref.s.n;
   if(n->kind == N_TRUE)
     return 1;
   if(n->kind == N_FALSE) {
