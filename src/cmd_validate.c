@@ -18,7 +18,7 @@
 
 /* The base URI the shipped schemas/ folder is registered under (their own
  * $id values are honoured too). */
-#define OC_SCHEMAS_BASE "https://oacheck.dev/schemas/"
+#define OC_SCHEMAS_BASE OC_SCHEMA_SHIPPED_BASE
 #define OC_VALIDATE_MAX_ERRORS 100
 
 static void print_help(void)
@@ -245,10 +245,8 @@ int oc_cmd_validate(int argc, char **argv)
   const char *schema_arg = argv[i++];
   /* The shipped schemas; a missing data directory only matters when a
    * reference needs them, and then it is reported as unresolved. */
-  char *shipped = oc_data_path("schemas");
-  if(shipped && oc_is_dir(shipped) && oc_schema_registry_add_dir(reg, shipped, OC_SCHEMAS_BASE, err, sizeof(err)))
+  if(oc_schema_registry_add_shipped(reg, err, sizeof(err)))
     oc_warn("shipped schemas not loaded: %s", err);
-  free(shipped);
   if(!oc_is_file(schema_arg) && looks_like_uri(schema_arg))
     s = oc_schema_compile_uri(reg, schema_arg, flags, err, sizeof(err));
   else {

@@ -791,6 +791,18 @@ int oc_schema_registry_add_dir(struct oc_schema_registry *r, const char *dir,
   return rc;
 }
 
+int oc_schema_registry_add_shipped(struct oc_schema_registry *r, char *err, size_t errlen)
+{
+  char *dir = oc_data_path("schemas");
+  if(!dir) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
+  int rc = oc_schema_registry_add_dir(r, dir, OC_SCHEMA_SHIPPED_BASE, err, errlen);
+  free(dir);
+  return rc;
+}
+
 /* The shipped meta-schemas, by URI (normalized, without "#"). */
 static const struct {
   const char *uri;

@@ -35,6 +35,12 @@ int oc_schema_registry_add_file(struct oc_schema_registry *r, const char *uri,
  * path relative to dir ("http://localhost:1234/" + "draft7/name.json"). */
 int oc_schema_registry_add_dir(struct oc_schema_registry *r, const char *dir,
                                const char *base_uri, char *err, size_t errlen);
+/* The base URI the shipped schemas/ folder is served at. */
+#define OC_SCHEMA_SHIPPED_BASE "https://oacheck.dev/schemas/"
+/* Register every shipped schema (DATADIR/schemas, see datadir.h) at
+ * OC_SCHEMA_SHIPPED_BASE + its path, e.g.
+ * "https://oacheck.dev/schemas/chat.completion.chunk.json". */
+int oc_schema_registry_add_shipped(struct oc_schema_registry *r, char *err, size_t errlen);
 /* Register the JSON text buf[0..len) under uri.  Unlike the cJSON entry
  * points this keeps strings that hold U+0000. */
 int oc_schema_registry_add_text(struct oc_schema_registry *r, const char *uri,

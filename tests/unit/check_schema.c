@@ -442,6 +442,15 @@ START_TEST(cjson_entry_points_and_registry)
   oc_schema_result_free(&res);
   cJSON_Delete(inst);
   oc_schema_free(s);
+  /* the shipped schemas, by their URIs */
+  ck_assert_msg(oc_schema_registry_add_shipped(r, err, sizeof(err)) == 0, "%s", err);
+  s = oc_schema_compile_uri(r, OC_SCHEMA_SHIPPED_BASE "chat.completion.chunk.json", 0, err, sizeof(err));
+  ck_assert_msg(s != NULL, "%s", err);
+  inst = cJSON_Parse("{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                     "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}");
+  ck_assert_int_eq(oc_schema_validate_cjson(s, inst, NULL), 1);
+  cJSON_Delete(inst);
+  oc_schema_free(s);
   s = oc_schema_compile_uri(r, "https://oacheck.test/missing.json", 0, err, sizeof(err));
   ck_assert_ptr_null(s);
   ck_assert_ptr_nonnull(strstr(err, "unresolved reference"));
