@@ -3200,17 +3200,37 @@ static int first_reason(struct vctx *c, const struct sub *s, const struct oc_jv 
   c->res = saved;
   c->quiet = saved_quiet;
   c->full = saved_full;
+  /* one reason is a part of a message: keep it short enough that several
+   * fit under OC_CAP_MESSAGE, cutting on a UTF-8 boundary */
+  struct oc_buf why;
+  oc_buf_init(&why, OC_CAP_MESSAGE);
   int rc = OC_OK;
   if(tmp.count) {
     const struct oc_schema_error *e = &tmp.errors[0];
     if(strlen(e->instance_path) > ipmark)
-      rc = oc_buf_printf(out, "at %s: ", e->instance_path);
+      rc = oc_buf_printf(&why, "at %.200s: ", e->instance_path);
     if(!rc)
-      rc = oc_buf_adds(out, e->message);
+      rc = oc_buf_adds(&why, e->message);
   }
   else
-    rc = oc_buf_adds(out, "(no reason recorded)");
+    rc = oc_buf_adds(&why, "(no reason recorded)");
   oc_schema_result_free(&tmp);
+  if(rc == OC_ETOOBIG) {
+    oc_buf_init(&why, OC_CAP_MESSAGE);
+    rc = oc_buf_adds(&why, "(reason too long)");
+  }
+  if(rc)
+    return rc;
+  size_t n = why.len, max = OC_CAP_MESSAGE / 8;
+  if(n > max) {
+    n = max;
+    while(n > 0 && ((unsigned char)why.data[n] & 0xC0) == 0x80)
+      n--;
+  }
+  rc = out->len + n + 8 > OC_CAP_MESSAGE ? oc_buf_adds(out, "…") : oc_buf_add(out, why.data, n);
+  if(!rc && n < why.len && out->len + 8 < OC_CAP_MESSAGE)
+    rc = oc_buf_adds(out, "…");
+  oc_buf_free(&why);
   return rc;
 }
 
@@ -3699,6 +3719,10 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
     REPORT_BUF(c, o, v, NULL, 0, -1, 0, {
       rc_ = oc_buf_printf(&mb_, "matches none of the alternatives of %s:", o->kw);
       for(size_t i = 0; !rc_ && i < o->u.list.n; i++) {
+        if(mb_.len > OC_CAP_MESSAGE - OC_CAP_MESSAGE / 4) {
+          rc_ = oc_buf_printf(&mb_, "; (%zu more)", o->u.list.n - i);
+          break;
+        }
         rc_ = oc_buf_printf(&mb_, "%s (%zu) ", i ? ";" : "", i);
         if(!rc_)
           rc_ = first_reason(c, &o->u.list.subs[i], v, &mb_);

@@ -276,6 +276,21 @@ START_TEST(combinators)
   ck_assert_str_eq(res.errors[1].instance_path, "/b");
   oc_schema_result_free(&res);
   oc_schema_free(s);
+  /* many long alternatives: the explanation is cut, never lost */
+  struct oc_buf b;
+  oc_buf_init(&b, 1 << 20);
+  oc_buf_adds(&b, "{\"anyOf\":[");
+  for(int i = 0; i < 60; i++)
+    oc_buf_printf(&b, "%s{\"required\":[\"a_rather_long_property_name_number_%d_that_is_missing\"]}", i ? "," : "", i);
+  oc_buf_adds(&b, "]}");
+  s = compile_text(oc_buf_str(&b), 0);
+  ck_assert_int_eq(check_text(s, "{}", &res), 0);
+  ck_assert_ptr_nonnull(strstr(res.errors[0].message, "matches none of the alternatives of anyOf: (0) missing"));
+  ck_assert_ptr_nonnull(strstr(res.errors[0].message, "more)"));
+  ck_assert_uint_le(strlen(res.errors[0].message), OC_CAP_MESSAGE);
+  oc_schema_result_free(&res);
+  oc_schema_free(s);
+  oc_buf_free(&b);
   ASSERT_ONE_ERROR("{\"properties\":{\"a\":false}}", "{\"a\":1}",
                    "/a|/properties/a|no value is allowed here (the schema is false), got integer");
 }
