@@ -383,16 +383,12 @@ int oc_cassette_encode(const struct oc_cassette *c, char **out, size_t *outlen, 
   int rc = check_consistent(c, err, errlen);
   if(rc)
     goto out;
-  rc = oc_cassette_request_key(c->method, c->path, c->req_body, c->req_body_len, key);
-  if(rc)
-    goto nomem;
   rc = OC_ENOMEM;
-  meta = meta_json(c, key);
-  if(!meta)
-    goto nomem;
-  line = oc_json_print(meta);
-  if(!line)
-    goto nomem;
+  if(oc_cassette_request_key(c->method, c->path, c->req_body, c->req_body_len, key) ||
+     !(meta = meta_json(c, key)) || !(line = oc_json_print(meta))) {
+    snprintf(err, errlen, "out of memory");
+    goto out;
+  }
   if(strlen(line) > OC_CAP_CASSETTE_META) {
     snprintf(err, errlen, "cassette '%s': metadata larger than the cap", c->name ? c->name : "");
     rc = OC_ETOOBIG;
@@ -407,11 +403,7 @@ int oc_cassette_encode(const struct oc_cassette *c, char **out, size_t *outlen, 
   }
   rc = oc_gzip(raw.data, raw.len, out, outlen);
   if(rc)
-    goto nomem;
-  goto out;
-nomem:
-  rc = OC_ENOMEM;
-  snprintf(err, errlen, "out of memory");
+    snprintf(err, errlen, "out of memory");
 out:
   cJSON_Delete(meta);
   free(line);

@@ -346,37 +346,43 @@ static int import_routed(struct import *im, const struct route *r)
   size_t rawlen = 0;
   struct oc_exchange ex;
   struct oc_cassette c;
-  int rc = OC_ENOMEM;
+  int rc = OC_ENOMEM, unreadable = 0;
   memset(&ex, 0, sizeof(ex));
   oc_headers_init(&ex.headers);
+  oc_cassette_init(&c);
+  err[0] = '\0';
   if(!resp || !req)
     goto out;
+  unreadable = 1;
   if((rc = oc_read_file(resp, OC_CAP_BODY, &raw, &rawlen, err, sizeof(err))))
-    goto fail;
+    goto out;
   if((rc = oc_exchange_parse_response(raw, rawlen, 0, &ex, inner, sizeof(inner)))) {
     snprintf(err, sizeof(err), "%s: %s", resp, inner);
-    goto fail;
+    goto out;
   }
   if(oc_is_file(req) &&
      (rc = oc_read_file(req, OC_CAP_BODY, &ex.request, &ex.request_len, err, sizeof(err))))
-    goto fail;
+    goto out;
+  unreadable = 0;
   rc = OC_ENOMEM;
   if(!(ex.name = oc_strdup(r->name)) || !(ex.method = oc_strdup(r->method)) ||
      !(ex.path = oc_strdup(r->path)))
     goto out;
   if((rc = oc_cassette_from_exchange(&ex, &c)))
     goto out;
-  if(!(c.note = oc_asprintf("method and path from the README (index.json gives none)")))
+  rc = OC_ENOMEM;
+  if(!(c.note = oc_strdup("method and path from the README (index.json gives none)")))
     goto out;
-  rc = import_take(im, &c);
-  goto out;
-fail:
-  fprintf(stderr, "oacheck record: %s\n", err);
-  im->failed++;
-  rc = OC_OK;
+  rc = import_take(im, &c); /* takes c, also when it fails */
 out:
-  if(rc == OC_ENOMEM)
+  if(unreadable && rc != OC_ENOMEM) {
+    fprintf(stderr, "oacheck record: %s\n", err);
+    im->failed++;
+    rc = OC_OK;
+  }
+  else if(rc == OC_ENOMEM)
     fprintf(stderr, "oacheck record: out of memory\n");
+  oc_cassette_free(&c);
   oc_exchange_free(&ex);
   free(raw);
   free(resp);

@@ -35,6 +35,7 @@ struct oc_server {
   pthread_mutex_t lock;
   pthread_cond_t wake;
   atomic_int stopping;
+  char start_error[256]; /* the HTTP library's reason when start fails */
 };
 
 /* ---- faults --------------------------------------------------------- */
@@ -768,12 +769,16 @@ out:
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
+  struct oc_server *srv = cls;
   char msg[OC_CAP_MESSAGE];
-  (void)cls;
   vsnprintf(msg, sizeof(msg), fmt, ap);
   size_t n = strlen(msg);
   while(n && msg[n - 1] == '\n')
     msg[--n] = '\0';
+  /* before the daemon runs, only this thread logs: keep the reason a
+   * start failed for the error message */
+  if(!srv->daemon)
+    oc_strlcpy(srv->start_error, msg, sizeof(srv->start_error));
   oc_debug("microhttpd: %s", msg);
 }
 
@@ -798,7 +803,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   atomic_init(&srv->stopping, 0);
   int rc = OC_ENOMEM;
   if(oc_faults_merge(&srv->faults, &opt->faults))
-    goto fail;
+    goto out;
   memset(&hints, 0, sizeof(hints));
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -809,7 +814,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   if(gai) {
     snprintf(err, errlen, "cannot resolve host '%s': %s", host, gai_strerror(gai));
     rc = OC_EUSAGE;
-    goto fail;
+    goto out;
   }
   unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                    MHD_USE_ERROR_LOG;
@@ -819,19 +824,19 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
     flags, (uint16_t)opt->port, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
     MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL, MHD_OPTION_CONNECTION_LIMIT,
     (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
+    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, srv, MHD_OPTION_END);
   if(!srv->daemon) {
     snprintf(err, errlen, "cannot listen on %s port %d: %s", host, opt->port,
-             errno ? strerror(errno) : "the HTTP library refused");
+             srv->start_error[0] ? srv->start_error : "the HTTP library refused");
     rc = OC_EIO;
-    goto fail;
+    goto out;
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
   srv->port = info ? info->port : opt->port;
-  freeaddrinfo(ai);
   *out = srv;
-  return OC_OK;
-fail:
+  srv = NULL;
+  rc = OC_OK;
+out:
   if(ai)
     freeaddrinfo(ai);
   oc_server_stop(srv);

@@ -10,18 +10,24 @@ REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
 TESTREC="$OACHECK_SRCDIR/tests/data/recordings/llama-server"
 
 # start_server ARGS... : run oacheck serve in the background, set $PORT, $SERVER_PID
+starts=0
 start_server() {
-  "$OACHECK" serve "$@" --port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  # a fresh file per start: the background shell opens (and truncates) its
+  # output only later, so reusing one could show the previous server's line
+  starts=$((starts + 1))
+  OUT="$TMP/serve.$starts.out"
+  ERR="$TMP/serve.$starts.err"
+  "$OACHECK" serve "$@" --port 0 >"$OUT" 2>"$ERR" &
   SERVER_PID=$!
   cleanup_hooks="kill $SERVER_PID 2>/dev/null || true; $cleanup_hooks"
   i=0
-  while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited before listening"; }
+  while ! grep -q '^listening on ' "$OUT" 2>/dev/null; do
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$ERR" >&2; fail "oacheck serve exited before listening"; }
     i=$((i + 1))
     [ $i -lt 600 ] || fail "oacheck serve did not print its listening line"
     sleep 0.1
   done
-  line=$(head -n 1 "$TMP/serve.out")
+  line=$(head -n 1 "$OUT")
   case "$line" in
     "listening on http://127.0.0.1:"*) ;;
     *) fail "first line is '$line', expected 'listening on http://127.0.0.1:PORT'" ;;
@@ -37,7 +43,7 @@ stop_server() {
   wait "$SERVER_PID"
   st=$?
   set -e
-  [ "$st" = 0 ] || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
+  [ "$st" = 0 ] || { cat "$ERR" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
 }
 
 # cassette_body FILE OUT : the recorded response body bytes of a cassette
@@ -240,7 +246,7 @@ start_server "$REC" --realtime
 post rt.got
 same_bytes "$TMP/rt.got" "$TMP/stream.want" "--realtime"
 stop_server
-expect_grep 'no recorded timing' "$TMP/serve.err"
+expect_grep 'no recorded timing' "$ERR"
 pass "--realtime serves untimed recordings unpaced, and says so"
 
 # A cassette written by hand as docs/cassette.md describes it, with timing:
@@ -258,7 +264,7 @@ curl -sS -N --raw -o "$TMP/timed.raw.got" "$URL/timed"
 [ "$(chunk_sizes "$TMP/timed.raw.got" | tr '\n' ' ')" = "10 20 14 0 " ] ||
   fail "timed cassette: chunks $(chunk_sizes "$TMP/timed.raw.got" | tr '\n' ' '), expected its pieces 10 20 14"
 stop_server
-expect_no_grep 'no recorded timing' "$TMP/serve.err"
+expect_no_grep 'no recorded timing' "$ERR"
 pass "a hand-written timed cassette is served paced, in its recorded pieces"
 
 # ---- usage ------------------------------------------------------------
