@@ -474,8 +474,9 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
     fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
   size_t reachable = 0;
   for(size_t i = 0; i < ntargets; i++) {
-    oc_target_identify(&targets[i], a.opts.connect_timeout_ms > 0 ? a.opts.connect_timeout_ms + 5000 : 15000,
-                       a.opts.insecure, a.opts.cacert);
+    struct oc_identify_options io = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
+                                      a.opts.cacert, record_dir };
+    oc_target_identify(&targets[i], &io);
     struct oc_target *t = &targets[i];
     reachable += t->reachable;
     const char *model = oc_json_str(t->identity, "model");

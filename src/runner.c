@@ -271,7 +271,16 @@ static int prepare(struct job *j)
      * the case needs (N_CTX without /props): unsupported */
     int model = strstr(err, "${MODEL}") != NULL;
     j->end = model ? OC_END_ERROR : OC_END_SKIP;
-    snprintf(j->reason, sizeof(j->reason), "%s%s", model ? "" : "unsupported: ", err);
+    if(strstr(err, "${CTX_WORDS_"))
+      snprintf(j->reason, sizeof(j->reason), "%s: %s",
+               t->live ? "unsupported: the target cannot count tokens (POST /apply-template and /tokenize)"
+                       : "not recorded: the token-count probes",
+               err);
+    else if(strstr(err, "${N_CTX"))
+      snprintf(j->reason, sizeof(j->reason), "unsupported: the context size is unknown (no /props; "
+               "give --ctx-size): %s", err);
+    else
+      snprintf(j->reason, sizeof(j->reason), "%s%s", model ? "" : "unsupported: ", err);
     if(model)
       oc_check_emit(&j->check, "MODELS-LIST", -1, -1, -1, NULL, "a model id", "none", NULL,
                     "the case needs ${MODEL} but the target lists no model (give --model)");

@@ -292,6 +292,17 @@ static const cJSON *var_lookup(const struct oc_vars *vars, const char *name, cJS
   return v;
 }
 
+/* "undefined variable ${X}", naming the count variable of ${words:X:…}. */
+static void undefined(const char *name, char *err, size_t errlen)
+{
+  if(oc_startswith(name, "words:")) {
+    const char *c = strchr(name + 6, ':');
+    snprintf(err, errlen, "undefined variable ${%.*s}", c ? (int)(c - name - 6) : 0, name + 6);
+  }
+  else
+    snprintf(err, errlen, "undefined variable ${%s}", name);
+}
+
 /* Interpolate ${…} references in s into out; whole == the string was a
  * single reference, whose value is then returned in *value. */
 static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf *out,
@@ -305,7 +316,7 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
     snprintf(name, sizeof(name), "%.*s", (int)(n - 3), s + 2);
     const cJSON *v = var_lookup(vars, name, owned);
     if(!v) {
-      snprintf(err, errlen, "undefined variable ${%s}", name);
+      undefined(name, err, errlen);
       return OC_ENOTFOUND;
     }
     *whole = v;
@@ -330,7 +341,7 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
     cJSON *own = NULL;
     const cJSON *v = var_lookup(vars, name, &own);
     if(!v) {
-      snprintf(err, errlen, "undefined variable ${%s}", name);
+      undefined(name, err, errlen);
       return OC_ENOTFOUND;
     }
     int rc;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "target.h"
 
+#include <math.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,21 +289,67 @@ int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
   return OC_OK;
 }
 
-/* One identification request, live or from the recordings. */
-static int fetch(struct oc_target *t, const char *path, long timeout_ms, int insecure,
-                 const char *cacert, int *status, struct oc_headers *hdrs, char **body,
-                 size_t *len, char *err, size_t errlen)
+/* Identification exchanges are part of a recording: replaying a run needs
+ * the same /v1/models, /props and token counts. */
+static void record_identification(struct oc_target *t, const char *dir, const char *method,
+                                  const char *path, const char *rbody, size_t rlen,
+                                  const struct oc_headers *sent, const struct oc_http_response *resp,
+                                  const char *body, size_t len)
 {
+  struct oc_cassette c;
+  oc_cassette_init(&c);
+  char name[200];
+  char key[65];
+  if(oc_cassette_request_key(method, path, rbody, rlen, key))
+    return;
+  /* the path and a key prefix keep names readable and distinct */
+  size_t k = 0;
+  for(const char *p = path; *p && k < 60; p++)
+    name[k++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ? *p : '-';
+  name[k] = '\0';
+  char *full = oc_asprintf("identify%s-%.8s", name, key);
+  c.name = full;
+  c.method = oc_strdup(method);
+  c.path = oc_strdup(path);
+  if(rbody) {
+    c.req_body = oc_strndup(rbody, rlen);
+    c.req_body_len = rlen;
+  }
+  for(size_t i = 0; i < sent->count; i++)
+    if(!oc_header_is_secret(sent->items[i].name))
+      oc_headers_add(&c.req_headers, sent->items[i].name, sent->items[i].value);
+  c.status = resp->status;
+  oc_headers_copy(&c.headers, &resp->headers);
+  c.source = oc_asprintf("identification of target '%s', recorded live", t->name);
+  char ts[32];
+  oc_now_rfc3339(ts);
+  c.recorded_at = oc_strdup(ts);
+  char err[600];
+  char *file = full ? oc_asprintf("%s/%s%s", dir, full, OC_CASSETTE_EXT) : NULL;
+  if(oc_cassette_update_key(&c) || oc_cassette_add_piece(&c, body, len, 0) || !file ||
+     oc_cassette_write(file, &c, err, sizeof(err)))
+    oc_error("cannot record the identification request %s %s", method, path);
+  free(file);
+  oc_cassette_free(&c);
+}
+
+/* One identification request, live or from the recordings; recorded as a
+ * cassette too when the run records. */
+static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                 const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                 char **body, size_t *len, char *err, size_t errlen)
+{
+  size_t rlen = rbody ? strlen(rbody) : 0;
   *body = NULL;
   *len = 0;
   *status = 0;
   if(!t->live) {
     char key[65];
-    if(oc_cassette_request_key("GET", path, NULL, 0, key))
+    if(oc_cassette_request_key(method, path, rbody, rlen, key))
       return OC_ENOMEM;
     const struct oc_cassette *c = oc_cassette_store_find_key(&t->store, key);
     if(!c) {
-      snprintf(err, errlen, "GET %s is not recorded", path);
+      snprintf(err, errlen, "%s %s is not recorded", method, path);
       return OC_ENOTFOUND;
     }
     *status = c->status;
@@ -317,13 +364,15 @@ static int fetch(struct oc_target *t, const char *path, long timeout_ms, int ins
   oc_headers_init(&h);
   struct oc_http_request req;
   oc_http_request_init(&req);
-  req.method = "GET";
+  req.method = method;
   req.url = url;
   req.headers = &h;
-  req.total_timeout_ms = timeout_ms;
-  req.connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000;
-  req.insecure = insecure;
-  req.cacert = cacert;
+  req.body = rbody;
+  req.body_len = rlen;
+  req.total_timeout_ms = o->timeout_ms;
+  req.connect_timeout_ms = o->timeout_ms < 10000 ? o->timeout_ms : 10000;
+  req.insecure = o->insecure;
+  req.cacert = o->cacert;
   req.max_retries = 1;
   struct oc_http_response resp;
   memset(&resp, 0, sizeof(resp));
@@ -336,6 +385,8 @@ static int fetch(struct oc_target *t, const char *path, long timeout_ms, int ins
     *body = resp.body;
     *len = resp.body_len;
     resp.body = NULL;
+    if(o->record_dir && *body)
+      record_identification(t, o->record_dir, method, path, rbody, rlen, &h, &resp, *body, *len);
   }
   oc_http_response_free(&resp);
   oc_headers_free(&h);
@@ -362,7 +413,109 @@ const char *oc_profile_guess(const cJSON *identity)
   return "openai";
 }
 
-int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const char *cacert)
+/* The prompt tokens of a one-message conversation of w filler words, as the
+ * server counts them: its own chat template (/apply-template), its own
+ * tokenizer (/tokenize).  -1 when the target cannot say. */
+static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+{
+  long n = -1;
+  int status;
+  char *body = NULL, *out = NULL, err[600];
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  struct oc_buf text;
+  oc_buf_init(&text, OC_CAP_FILE);
+  for(long i = 0; i < w; i++)
+    if((i && oc_buf_addc(&text, ' ')) || oc_buf_adds(&text, "hello"))
+      goto out;
+  cJSON *req = cJSON_CreateObject();
+  cJSON *msgs = req ? cJSON_AddArrayToObject(req, "messages") : NULL;
+  cJSON *m = cJSON_CreateObject();
+  if(msgs && m) {
+    cJSON_AddStringToObject(m, "role", "user");
+    cJSON_AddStringToObject(m, "content", oc_buf_str(&text));
+    cJSON_AddItemToArray(msgs, m);
+    m = NULL;
+    out = cJSON_PrintUnformatted(req);
+  }
+  cJSON_Delete(m);
+  cJSON_Delete(req);
+  if(!out || fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
+     status != 200)
+    goto out;
+  cJSON *doc = oc_json_parse(body, len, NULL);
+  const char *prompt = oc_json_str(doc, "prompt");
+  free(out);
+  out = NULL;
+  cJSON *tok = prompt ? cJSON_CreateObject() : NULL;
+  if(tok) {
+    cJSON_AddStringToObject(tok, "content", prompt);
+    cJSON_AddBoolToObject(tok, "add_special", 1);
+    cJSON_AddBoolToObject(tok, "parse_special", 1);
+    out = cJSON_PrintUnformatted(tok);
+    cJSON_Delete(tok);
+  }
+  cJSON_Delete(doc);
+  free(body);
+  body = NULL;
+  oc_headers_free(&h);
+  if(!out || fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err, sizeof(err)) ||
+     status != 200)
+    goto out;
+  doc = oc_json_parse(body, len, NULL);
+  const cJSON *tokens = oc_json_arr(doc, "tokens");
+  if(tokens)
+    n = cJSON_GetArraySize(tokens);
+  cJSON_Delete(doc);
+out:
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  oc_buf_free(&text);
+  return n;
+}
+
+/* Find the filler word counts for prompts of N_CTX-1, N_CTX and N_CTX+1
+ * tokens: the per-word cost from two counts, then a few corrections,
+ * since templates and tokenizers are not perfectly linear. */
+static void probe_context(struct oc_target *t, const struct oc_identify_options *o)
+{
+  const cJSON *nc = oc_json_get(t->vars, "N_CTX");
+  if(!oc_json_is_integer(nc))
+    return;
+  long n_ctx = (long)nc->valuedouble;
+  long c0 = count_tokens(t, o, 1);
+  long c1 = c0 >= 0 ? count_tokens(t, o, 65) : -1;
+  if(c0 < 0 || c1 <= c0)
+    return;
+  double per = (double)(c1 - c0) / 64.0;
+  static const struct {
+    const char *var;
+    long delta;
+  } goals[] = { { "CTX_WORDS_UNDER", -1 }, { "CTX_WORDS_AT", 0 }, { "CTX_WORDS_OVER", 1 } };
+  for(size_t g = 0; g < OC_ARRAY_LEN(goals); g++) {
+    long want = n_ctx + goals[g].delta;
+    long w = 1 + (long)((double)(want - c0) / per + 0.5);
+    long got = -1;
+    for(int tries = 0; tries < 6 && w >= 1; tries++) {
+      got = count_tokens(t, o, w);
+      if(got < 0 || got == want)
+        break;
+      long step = (long)((double)(want - got) / per);
+      w += step ? step : (want > got ? 1 : -1);
+    }
+    if(got != want) {
+      oc_info("target %s: cannot build a prompt of exactly %ld tokens; the context probes will be skipped",
+              t->name, want);
+      return;
+    }
+    cJSON_AddNumberToObject(t->vars, goals[g].var, (double)w);
+  }
+  cJSON_AddNumberToObject(t->identity, "prompt_tokens_per_word", round(per * 1000) / 1000);
+}
+
+int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
 {
   char err[600];
   int status;
@@ -377,8 +530,7 @@ int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
   t->reachable = 0;
-  int rc = fetch(t, "/v1/models", timeout_ms, insecure, cacert, &status, &h, &body, &len, err,
-                 sizeof(err));
+  int rc = fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
     goto oom;
   if(rc && t->live) {
@@ -418,7 +570,7 @@ int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const
   body = NULL;
   oc_headers_free(&h);
   /* llama-server's /props: build, context per slot, chat template */
-  rc = fetch(t, "/props", timeout_ms, insecure, cacert, &status, &h, &body, &len, err, sizeof(err));
+  rc = fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
     goto oom;
   doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
@@ -465,6 +617,8 @@ int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(oc_json_is_integer(nc))
     cJSON_AddNumberToObject(t->vars, "N_CTX_HALF", (double)((long)nc->valuedouble / 2));
+  if(t->reachable)
+    probe_context(t, o);
 done:
   if(!t->profile_name || strcmp(t->profile_name, "auto") == 0) {
     const char *guess = oc_profile_guess(t->identity);

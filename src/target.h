@@ -50,10 +50,21 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
  * "headers":{…},"allow":[…]}, …] or {"targets": [...]}.  Appends to *ts. */
 int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen);
 
+struct oc_identify_options {
+  long timeout_ms;          /* per identification request */
+  int insecure;
+  const char *cacert;
+  const char *record_dir;   /* live: also write each exchange as a cassette here */
+};
+
 /* Learn the target's identity and decide its profile when it is "auto".
  * Live: GET /v1/models, GET /props; replay: the same from the recordings.
- * Sets reachable/error; returns OC_OK even when unreachable. */
-int oc_target_identify(struct oc_target *t, long timeout_ms, int insecure, const char *cacert);
+ * Where the target can count tokens (POST /apply-template and /tokenize,
+ * as llama-server does), the context probe sets CTX_WORDS_UNDER,
+ * CTX_WORDS_AT and CTX_WORDS_OVER: how many filler words make a one-message
+ * prompt of N_CTX-1, N_CTX and N_CTX+1 tokens.  Sets reachable/error;
+ * returns OC_OK even when unreachable. */
+int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o);
 
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */
