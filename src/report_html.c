@@ -143,7 +143,8 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   char tmp[64];
   put(o, "<tr><td><b>");
   txt(o, name);
-  put(o, "</b></td><td>");
+  putf(o, "</b></td><td class=\"num\">%ld</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>"
+          "<td class=\"num\">%ld</td><td>", c.pass, c.fail, c.error, c.skip);
   txt(o, oc_json_str(t, "kind"));
   put(o, "</td><td><code>");
   if(oc_json_str(t, "url")) {
@@ -187,8 +188,7 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   put(o, "</td><td>");
   const cJSON *tr = oc_json_get(t, "timing_recorded");
   put(o, cJSON_IsBool(tr) ? (cJSON_IsTrue(tr) ? "recorded" : "not recorded") : "");
-  putf(o, "</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>"
-          "<td class=\"num\">%ld</td></tr>\n", c.pass, c.fail, c.error, c.skip);
+  put(o, "</td></tr>\n");
 }
 
 static void summary_section(struct out *o, const cJSON *doc)
@@ -212,11 +212,11 @@ static void summary_section(struct out *o, const cJSON *doc)
   }
   putf(o, "cases took %.1f ms in all.</p>\n", c.duration_ms);
 
-  put(o, "<h3>Targets</h3>\n<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th><th>kind</th>"
-         "<th>where</th><th>profile</th><th>model</th><th class=\"num\">n_ctx</th><th>build</th>"
-         "<th>server</th><th>chat template SHA-256</th><th>reachable</th><th>timing</th>"
+  put(o, "<h3>Targets</h3>\n<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
          "<th class=\"num\">pass</th><th class=\"num\">fail</th><th class=\"num\">error</th>"
-         "<th class=\"num\">skip</th></tr></thead>\n<tbody>\n");
+         "<th class=\"num\">skip</th><th>kind</th><th>where</th><th>profile</th><th>model</th>"
+         "<th class=\"num\">n_ctx</th><th>build</th><th>server</th><th>chat template SHA-256</th>"
+         "<th>reachable</th><th>timing</th></tr></thead>\n<tbody>\n");
   const cJSON *t;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
     if(cJSON_IsObject(t))

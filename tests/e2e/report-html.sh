@@ -1,0 +1,109 @@
+#!/bin/sh
+# report-html.sh — the HTML report in a real browser (headless Chromium,
+# from disk, offline): the page renders (a screenshot that is not blank,
+# the summary counts in the DOM), its own script runs under its
+# Content-Security-Policy, it reads with scripts off, and the hostile
+# fixture's <script> and onerror payloads stay text and never run.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+CHROMIUM=${CHROMIUM:-}
+[ -n "$CHROMIUM" ] || CHROMIUM=$(command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null || true)
+if [ -z "$CHROMIUM" ]; then
+  if [ "${CI:-}" = true ]; then echo "chromium missing under CI (.ci/run installs it)" >&2; exit 99; fi
+  skip "chromium not found (Debian package chromium)"
+fi
+PNGSTAT="${OACHECK_BUILDDIR:-.}/tests/e2e/report-pngstat"
+[ -x "$PNGSTAT" ] || fail "$PNGSTAT is not built (make check builds it)"
+DATA="$OACHECK_SRCDIR/tests/data/results"
+# a hang guard, not a timed assertion
+TIMEOUT=$(command -v timeout 2>/dev/null || true)
+
+# chromium MODE PAGE OUTBASE [EXTRA...] : MODE dom writes the DOM after
+# scripts to OUTBASE.dom, MODE png a screenshot to OUTBASE.png
+chromium() {
+  mode=$1; page=$2; out=$3; shift 3
+  profile=$(mktemp -d "$TMP/chromium.XXXXXX")
+  if [ "$mode" = dom ]; then what="--dump-dom"; else what="--screenshot=$out.png"; fi
+  set +e
+  ${TIMEOUT:+$TIMEOUT 120} "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+    --no-first-run --disable-background-networking --disable-component-update --disable-sync \
+    --disable-extensions --user-data-dir="$profile" --window-size=1280,1600 "$@" \
+    $what "file://$page" >"$out.$mode.out" 2>"$out.$mode.err"
+  st=$?
+  set -e
+  [ "$st" = 0 ] || { tail -n 20 "$out.$mode.err" >&2; fail "chromium exited $st on $page"; }
+  [ "$mode" != dom ] || mv "$out.dom.out" "$out.dom"
+}
+browse() {
+  chromium dom "$@"
+  chromium png "$@"
+}
+
+# colours PNG : how many distinct colours the screenshot holds
+colours() {
+  [ -s "$1" ] || fail "no screenshot written to $1"
+  set -- $("$PNGSTAT" "$1") || fail "cannot decode $1"
+  [ "${1:-0}" -ge 640 ] && [ "${2:-0}" -ge 400 ] || fail "screenshot is ${1:-?}x${2:-?}"
+  echo "${3:-0}"
+}
+
+for f in replay-llama two-targets hostile; do
+  expect_status 0 "$OACHECK" report render "$DATA/$f.json" --html "$TMP/$f.html"
+  expect_no_grep '<link |<script src|src="http|href="http|@import|url\(' "$TMP/$f.html"
+done
+pass "the reports are single files that reference nothing outside"
+
+browse "$TMP/replay-llama.html" "$TMP/replay"
+n=$(colours "$TMP/replay.png")
+[ "$n" -gt 64 ] || fail "screenshot has $n distinct colours: the page looks blank"
+pass "screenshot with $n colours"
+
+D="$TMP/replay.dom"
+expect_grep 'id="count-total">14<' "$D"
+expect_grep 'id="count-pass">8<' "$D"
+expect_grep 'id="count-fail">2<' "$D"
+expect_grep 'id="count-error">1<' "$D"
+expect_grep 'id="count-skip">3<' "$D"
+expect_grep '<code>TOOL-CHOICE-HONOURED</code>' "$D"
+expect_grep '<svg class="timeline"' "$D"
+expect_grep 'timing not recorded' "$D"
+# the report's own script ran (allowed by its CSP hash): controls shown
+expect_grep '<div id="controls" class="controls">' "$D"
+expect_grep '14 of 14 cases shown' "$D"
+pass "the page rendered: summary counts, findings, timeline; its script ran"
+
+browse "$TMP/two-targets.html" "$TMP/two"
+expect_grep 'id="matrix"' "$TMP/two.dom"
+expect_grep '<th>llama-b10587</th><th>vllm-0.11</th><th>ollama-laptop</th>' "$TMP/two.dom"
+pass "several targets: the case x target matrix"
+
+# scripts off: headless Chromium cannot capture with scripting disabled,
+# so the page's own policy is turned to script-src 'none' in a copy
+sed "s/script-src 'sha256-[^']*'/script-src 'none'/" "$TMP/replay-llama.html" >"$TMP/nojs.html"
+expect_grep "script-src 'none'" "$TMP/nojs.html"
+browse "$TMP/nojs.html" "$TMP/nojs"
+expect_grep 'id="count-fail">2<' "$TMP/nojs.dom"
+expect_grep '<div id="controls" class="controls" hidden="">' "$TMP/nojs.dom"
+expect_grep 'data-status="fail" open=""' "$TMP/nojs.dom"
+expect_no_grep '[0-9]+ of [0-9]+ cases shown' "$TMP/nojs.dom"
+n=$(colours "$TMP/nojs.png")
+[ "$n" -gt 64 ] || fail "with scripts off the screenshot has $n distinct colours"
+pass "readable with scripts off: the page renders, failures open, no dead controls"
+
+browse "$TMP/hostile.html" "$TMP/hostile"
+H="$TMP/hostile.dom"
+# a payload that ran would have set the title or an attribute on <html>
+expect_grep '<html lang="en">' "$H"
+expect_no_grep 'data-pwned="|PWNED</title>' "$H"
+expect_grep '<title>oacheck: 1 pass, 1 fail, 1 error, 1 skip</title>' "$H"
+expect_no_grep '<img' "$H"
+[ "$(grep -o '<script' "$H" | wc -l)" -eq 1 ] || fail "the DOM holds more than the report's own script"
+# and the payloads are there, as text
+expect_grep '&lt;script&gt;document\.title=.PWNED.;' "$H"
+expect_grep '"&gt;&lt;img src=x onerror="document\.documentElement' "$H"
+expect_grep ']]&gt;&lt;!\[CDATA\[' "$H"
+expect_no_grep 'sk-hostile|hunter2|sk-url' "$H"
+n=$(colours "$TMP/hostile.png")
+[ "$n" -gt 64 ] || fail "hostile screenshot has $n distinct colours"
+pass "hostile output stays text: no script ran, no element was injected"
