@@ -11,6 +11,7 @@
 
 #include "cassette.h"
 #include "cli.h"
+#include "datadir.h"
 #include "server.h"
 #include "util.h"
 
@@ -153,8 +154,11 @@ int oc_cmd_serve(int argc, char **argv)
       dirs[ndirs++] = a;
   }
   if(!ndirs) {
+    char *shipped = oc_data_path("suites/recordings/llama-server");
     rc = oc_cli_usage_error("serve", "which recordings?  Give at least one DIR "
-                                     "(e.g. suites/recordings/llama-server)");
+                                     "(the shipped llama-server ones: %s)",
+                            shipped ? shipped : "suites/recordings/llama-server");
+    free(shipped);
     goto out;
   }
   rc = OC_EXIT_FAIL;
