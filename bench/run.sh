@@ -27,6 +27,8 @@ cc_version=$(${CC:-cc} --version 2>/dev/null | head -n 1)
   echo
   echo "- Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- Machine: $(nproc) CPUs, ${cpu:-unknown CPU}; $(uname -sr)"
+  echo "- Load average when the run started: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" \
+    "(other work on the machine makes figures noisy; compare within one run)"
   echo "- Compiler: ${cc_version:-unknown}; bench programs built with -O2, no sanitizers"
   if [ -n "$NODE" ]; then
     echo "- Node: $("$NODE" --version)"
