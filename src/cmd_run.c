@@ -497,7 +497,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
     status = OC_EXIT_FAIL;
     goto out;
   }
-  cmdline = command_line(argc - 1, argv + 1);
+  cmdline = command_line(argc, argv);
   doc = oc_run_results(&run, cmdline, note, started);
   if(!doc || oc_results_summarize(doc)) {
     oc_error("out of memory building the results");
