@@ -20,6 +20,7 @@
 #include "schema.h"
 #include "suite.h"
 #include "target.h"
+#include "url.h"
 #include "util.h"
 
 static const char run_usage[] =
@@ -380,8 +381,21 @@ static char *command_line(int argc, char **argv)
   struct oc_buf b;
   oc_buf_init(&b, 64u << 10);
   oc_buf_adds(&b, "oacheck");
-  for(int i = 0; i < argc; i++)
-    oc_buf_printf(&b, " %s", argv[i]);
+  for(int i = 0; i < argc; i++) {
+    /* a URL may carry user:password@ or a key in its query: never keep them */
+    const char *u = strstr(argv[i], "://");
+    if(u) {
+      const char *start = argv[i];
+      const char *eq = strchr(argv[i], '=');
+      if(eq && eq < u)
+        start = eq + 1;
+      char red[1024];
+      oc_url_redact(start, red, sizeof(red));
+      oc_buf_printf(&b, " %.*s%s", (int)(start - argv[i]), argv[i], red);
+    }
+    else
+      oc_buf_printf(&b, " %s", argv[i]);
+  }
   return oc_buf_take(&b, NULL);
 }
 
