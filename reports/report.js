@@ -17,7 +17,7 @@
     document.body.classList.toggle('only-failures', on);
     for (var i = 0; i < cases.length; i++) {
       var st = cases[i].getAttribute('data-status');
-      var visible = !on || st === 'fail' || st === 'error';
+      var visible = !on || (st !== 'pass' && st !== 'skip');
       if (visible) n++;
     }
     shown.textContent = n + ' of ' + cases.length + ' cases shown';

@@ -28,6 +28,7 @@
 #define OC_HTML_TOP_RULES 10          /* rules in "failed most" */
 #define OC_HTML_HEX_MAX 512           /* bytes of a hex dump of a binary body */
 #define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
+#define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
 
 /* The output with a sticky error: once an adder fails (and the buffer has
  * freed itself), every later call does nothing, and the caller checks rc
@@ -308,6 +309,11 @@ static void matrix_section(struct out *o, const cJSON *doc)
       }
   if(used_cols < 2)
     goto out;
+  if(nrows * nt > OC_HTML_MATRIX_CELLS) {
+    putf(o, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<p class=\"muted\">%zu cases on "
+            "%zu targets are too many for a matrix; see the cases below.</p>\n</section>\n", nrows, nt);
+    goto out;
+  }
   grid = malloc(nrows * nt * sizeof(*grid));
   if(!grid)
     goto nomem;
