@@ -161,6 +161,7 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   cJSON_AddStringToObject(r, "target", o->target->name);
   cJSON_AddStringToObject(r, "suite", k->suite);
   cJSON_AddStringToObject(r, "case", k->name);
+  cJSON_AddNumberToObject(r, "index", (double)k->order);
   if(k->description)
     cJSON_AddStringToObject(r, "description", k->description);
   cJSON *tags = cJSON_AddArrayToObject(r, "tags");

@@ -134,6 +134,7 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     struct oc_case *c = &s.cases[k];
     const struct oc_jv *jc = oc_jv_at(jcases, k);
     c->suite = s.name;
+    c->order = k;
     c->variables = s.variables;
     c->json = cj;
     c->name = oc_json_str(cj, "name");

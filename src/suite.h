@@ -28,7 +28,7 @@ struct oc_case {
   size_t nallow;
   const char **tags;
   size_t ntags;
-  size_t order;             /* position in the run's plan order */
+  size_t order;             /* 0-based position in its suite file */
 };
 
 struct oc_suite {
