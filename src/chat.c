@@ -318,6 +318,16 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
         EMIT(s, "CLIENT-NODE-NAME", -1, n, data_byte(ev, name->offset), p2, t->name, name->u.str,
              "openai-node assigns the name of each fragment: it would end with '%s' instead of "
              "'%s%s'", name->u.str, t->name, name->u.str);
+        /* A name sent in pieces (Gemini: "edit_ex" + "isting_file") means
+         * their concatenation, which is also what openai-python rebuilds;
+         * the message rules judge that name, not its first piece. */
+        char *joined = oc_asprintf("%s%.*s", t->name, (int)name->len, name->u.str);
+        if(joined) {
+          free(t->name);
+          t->name = joined;
+        }
+        else
+          s->check->oom = 1;
       }
       else if(!(t->name = oc_strndup(name->u.str, name->len)))
         s->check->oom = 1;
@@ -497,8 +507,10 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   }
 }
 
+/* An in-band error: err is the "error" member of the chunk, or for an
+ * event typed "error" (typed) the whole chunk. */
 static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *ev, long n,
-                               const struct oc_jv *err)
+                               const struct oc_jv *err, int typed)
 {
   const char *msg = NULL;
   size_t mlen = 0;
@@ -511,6 +523,13 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
   if(!s->error_at) {
     s->error_at = n;
     oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0);
+    /* the one form every SDK turns into a readable APIError */
+    if(typed)
+      s->error_shape = "an 'event: error' instead of a data: {\"error\": {...}} chunk";
+    else if(err->type != OC_JOBJECT)
+      s->error_shape = "\"error\" is not an object";
+    else if(!msg)
+      s->error_shape = "the error object has no string \"message\"";
   }
   if(!s->payload_seen)
     EMIT(s, "STREAM-EARLY-ERROR", -1, n, data_byte(ev, err->offset), "/error",
@@ -522,12 +541,40 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
        (int)(mlen < 200 ? mlen : 200), msg ? msg : "An error occurred during streaming");
 }
 
+/* F09: once an id: field was seen, openai-python dispatches an empty
+ * event at the blank line that ends a comment-only block (a keep-alive)
+ * and fails on it with JSONDecodeError.  on_comment remembers a comment
+ * in a block without fields; whatever comes next tells whether it stayed
+ * alone in its block (the next block starts after it) or data joined it. */
+static void settle_comment(struct oc_stream *s, uint64_t next_block_first, long n)
+{
+  if(!s->comment_pending)
+    return;
+  uint64_t at = s->comment_pending - 1;
+  s->comment_pending = 0;
+  if(next_block_first > at)
+    EMIT(s, "CLIENT-PY-EMPTY-EVENT", -1, n, (int64_t)at, NULL, "no event", "empty event",
+         "the comment-only block at byte %llu, after an id: field, makes openai-python "
+         "yield an empty event and fail with JSONDecodeError", (unsigned long long)at);
+}
+
+static void on_comment(void *ud, const char *text, size_t len, uint64_t offset, uint64_t t_ns)
+{
+  struct oc_stream *s = ud;
+  (void)text;
+  (void)len;
+  (void)t_ns;
+  if(s->sse.last_id.len && !s->sse.block_fields && !s->comment_pending)
+    s->comment_pending = offset + 1;
+}
+
 static void on_event(void *ud, const struct oc_sse_event *ev)
 {
   struct oc_stream *s = ud;
   long n = (long)++s->events;
   uint64_t t = ev->t_last_ns;
   s->current_event_first = ev->first_byte;
+  settle_comment(s, ev->first_byte, n);
   log_event(&s->log, ev, n, t);
   if(!s->timing.t_first_event)
     s->timing.t_first_event = t ? t : 1;
@@ -568,11 +615,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   const struct oc_jv *root = s->doc.root;
   const struct oc_jv *err = oc_jv_get(root, "error");
   if(err && err->type != OC_JNULL && !(err->type == OC_JFALSE)) {
-    handle_error_event(s, ev, n, err);
+    handle_error_event(s, ev, n, err, 0);
     return;
   }
   if(ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) {
-    handle_error_event(s, ev, n, root);
+    handle_error_event(s, ev, n, root, 1);
     return;
   }
   if(s->chunk_schema) {
@@ -686,11 +733,14 @@ static void on_issue(void *ud, const struct oc_sse_issue *is)
     break;
   case OC_SSE_ISSUE_UNTERMINATED:
     s->truncated = 1;
+    if(s->check->partial)
+      break; /* the capture was cut there, not the stream */
     EMIT(s, "STREAM-TRUNCATED", -1, n, (int64_t)is->offset, NULL, "a blank line ending the event",
          "end of body", "the body ends inside an event (at byte %llu): the last event is lost",
          (unsigned long long)is->offset);
     break;
   case OC_SSE_ISSUE_NO_DISPATCH:
+    settle_comment(s, is->offset, n);
     /* A block without data dispatches nothing per WHATWG, but
      * openai-python dispatches one when an id was ever set (F09). */
     if(s->sse.last_id.len)
@@ -716,7 +766,7 @@ void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, stru
   s->reg = reg;
   s->nullable_required = oc_nullable_required_default;
   s->object_expected = req->api == OC_API_COMPLETIONS ? "text_completion" : "chat.completion.chunk";
-  struct oc_sse_callbacks cb = { on_event, on_issue, NULL };
+  struct oc_sse_callbacks cb = { on_event, on_issue, on_comment };
   oc_sse_init(&s->sse, &cb, s);
   oc_jdoc_init(&s->doc);
   oc_buf_init(&s->id, OC_CAP_IDENTITY);
@@ -749,7 +799,10 @@ static void node_finalize(struct oc_stream *s)
    * meets when the stream ends; report the first one, as it would. */
   if(s->error_at)
     return; /* it already threw APIError */
-  if(s->chunks == 0) {
+  /* A capture cut short says nothing about how the stream ended: only
+   * what a finished stream could not repair (role, a call's head) counts. */
+  int partial = s->check->partial;
+  if(s->chunks == 0 && !partial) {
     oc_check_emit(s->check, "CLIENT-NODE-FINALIZE", -1, -1, -1, NULL, "chunks", "none", NULL,
                   "openai-node would throw \"request ended without sending any chunks\"");
     return;
@@ -758,7 +811,7 @@ static void node_finalize(struct oc_stream *s)
     const struct oc_message *m = &s->choices[i];
     const char *what = NULL;
     char buf[160];
-    if(!m->finish_reason)
+    if(!m->finish_reason && !partial)
       snprintf(buf, sizeof(buf), "missing finish_reason for choice %d", m->index), what = buf;
     else if(!m->role && !m->role_null)
       snprintf(buf, sizeof(buf), "missing role for choice %d", m->index), what = buf;
@@ -766,7 +819,7 @@ static void node_finalize(struct oc_stream *s)
       for(size_t j = 0; j < m->ncalls && !what; j++) {
         const struct oc_tool_call *t = &m->calls[j];
         const char *field = !t->id ? "id" : !t->type ? "type" : !t->name ? "function.name"
-                          : !t->args_seen ? "function.arguments" : NULL;
+                          : !t->args_seen && !partial ? "function.arguments" : NULL;
         if(field) {
           snprintf(buf, sizeof(buf), "missing choices[%d].tool_calls[%zu].%s", m->index, j, field);
           what = buf;
@@ -785,35 +838,46 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
   if(s->finished)
     return;
   s->finished = 1;
+  /* a comment-only block that its blank line ended before the body did */
+  if(s->comment_pending && !s->sse.in_block)
+    settle_comment(s, UINT64_MAX, -1);
+  s->comment_pending = 0;
   oc_sse_finish(&s->sse, t_ns);
   s->timing.t_end = t_ns;
   struct oc_check *c = s->check;
-  if(!s->done_at)
+  int partial = c->partial;
+  if(!s->done_at && !partial)
     oc_check_emit(c, "STREAM-DONE", -1, -1, (int64_t)s->body_bytes, NULL, "data: [DONE]",
                   s->truncated ? "a cut event" : (s->events ? "end of body" : "an empty body"), NULL,
                   "the stream ends after %ld event%s without 'data: [DONE]'%s", s->events,
                   s->events == 1 ? "" : "s", s->error_at ? " (after an in-band error)" : "");
-  if(s->error_at) {
-    int done_after = s->done_at > s->error_at;
+  /* An in-band error that could not be avoided is acceptable in the one
+   * form every SDK reports (F12: vLLM's {"error": {...}} then [DONE]);
+   * STREAM-EARLY-ERROR and CLIENT-PY-ERROR say the rest. */
+  int done_missing = s->error_at && !partial && s->done_at <= s->error_at;
+  if(s->error_at && (done_missing || s->error_shape))
     oc_check_emit(c, "STREAM-ERROR-EVENT", -1, s->error_at, -1, "/error",
-                  "no in-band error; when unavoidable, {\"error\":{...}} then [DONE]",
-                  oc_buf_str(&s->error_message), NULL,
-                  "the stream carries an in-band error at chunk %ld: \"%s\"%s", s->error_at,
-                  oc_buf_str(&s->error_message),
-                  done_after ? "" : ", and no 'data: [DONE]' follows it");
-  }
-  for(size_t i = 0; i < s->nchoices; i++) {
+                  "{\"error\": {\"message\": ...}} followed by data: [DONE]",
+                  s->error_shape ? s->error_shape : "no [DONE] after it", NULL,
+                  "the stream carries an in-band error at chunk %ld (\"%s\")%s%s%s", s->error_at,
+                  oc_buf_str(&s->error_message), s->error_shape ? ": " : "",
+                  s->error_shape ? s->error_shape : "",
+                  done_missing ? (s->error_shape ? ", and no 'data: [DONE]' follows it"
+                                                 : " and no 'data: [DONE]' follows it") : "");
+  for(size_t i = 0; i < s->nchoices && !partial; i++) {
     struct oc_message *m = &s->choices[i];
     if(!m->finish_reason && !s->error_at)
       oc_check_emit(c, "STREAM-FINISH-ONCE", -1, -1, -1, NULL, "one finish_reason", "none", NULL,
                     "choice %d never gets a finish_reason", m->index);
   }
-  if(s->chunks > 0 && !s->payload_seen && !s->error_at)
+  /* Empty also when nothing but [DONE] came (a body without any event
+   * is reported by STREAM-DONE alone). */
+  if((s->chunks > 0 || s->done_at) && !s->payload_seen && !s->error_at && !partial)
     oc_check_emit(c, "STREAM-EMPTY", -1, -1, -1, NULL, "content, reasoning or a tool call",
                   "nothing", NULL, "the stream completes without any content, reasoning, "
                   "refusal or tool call");
   if(s->req->include_usage && s->req->api == OC_API_CHAT && !s->error_at) {
-    if(s->usage_chunks == 0)
+    if(s->usage_chunks == 0 && !partial)
       oc_check_emit(c, "USAGE-CHUNK", -1, -1, -1, "/usage", "a final usage chunk", "none", NULL,
                     "stream_options.include_usage was set but no chunk carries usage");
     else if(s->usage_chunks > 1)
@@ -848,7 +912,8 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
                     exp);
     }
   }
-  if(s->req->api == OC_API_CHAT && s->req->n > 1 && (int)s->nchoices != s->req->n && !s->error_at) {
+  if(s->req->api == OC_API_CHAT && s->req->n > 1 && (int)s->nchoices != s->req->n && !s->error_at &&
+     !partial) {
     char exp[16], act[16];
     snprintf(exp, sizeof(exp), "%d", s->req->n);
     snprintf(act, sizeof(act), "%zu", s->nchoices);

@@ -82,6 +82,10 @@ struct oc_stream {
   long after_done;
   long error_at;            /* first in-band error event, 0 when none */
   struct oc_buf error_message;
+  const char *error_shape;  /* what is wrong with that event's form (static text), NULL
+                               when it is the spec's {"error": {"message": …}} */
+  uint64_t comment_pending; /* 1 + offset of a comment line in a block without fields,
+                               after an id: field (F09); 0 when none */
   int payload_seen;         /* content, reasoning, refusal or a tool call */
   long usage_chunks;
   long usage_chunk_at;

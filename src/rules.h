@@ -55,6 +55,10 @@ struct oc_check {
   const struct oc_profile *profile;
   const char *const *allow;  /* rule IDs (or family prefixes "TOOL-*") downgraded to warnings */
   size_t nallow;
+  int partial;               /* the body is a capture cut short by whoever made it (a pasted
+                                excerpt): its end is not the stream's end, so the end-of-stream
+                                rules (STREAM-DONE, STREAM-FINISH-ONCE, STREAM-TRUNCATED, …)
+                                do not judge it; everything that arrived still is */
   int oom;                   /* an allocation failed while reporting */
 };
 

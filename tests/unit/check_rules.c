@@ -1,0 +1,683 @@
+/* check_rules.c — every rule of the catalogue (src/rules.c) against a
+ * hand-written response that breaks it and one that does not.  The
+ * breaking one must make the rule fire with its default severity and no
+ * rule outside a declared set of related ones (rules overlap on purpose:
+ * a tool-call fragment without index also breaks the chunk schema); the
+ * clean one must make no rule fire at all.  Rules that only fire from a
+ * suite case's expectations are driven through a real suite case
+ * (expect.c).  The table is checked against the catalogue: a rule added
+ * without a test here fails the build's tests.  Responses are written out
+ * in full so that a reader sees exactly what breaks each rule; none needs
+ * ../shared.  Mutations of real recordings are check_mutations.c's,
+ * verdicts on whole recordings check_recordings.c's. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rulesutil.h"
+
+/* ---- building blocks ------------------------------------------------------ */
+
+#define H_JSON "Content-Type: application/json"
+#define H_SSE "Content-Type: text/event-stream"
+
+#define TOOL_WEATHER                                                                              \
+  "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":"     \
+  "\"object\",\"properties\":{\"location\":{\"type\":\"string\"}},\"required\":[\"location\"]}}}"
+#define MSGS "\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]"
+#define REQ_CHAT "{" MSGS "}"
+#define REQ_STREAM "{" MSGS ",\"stream\":true}"
+#define REQ_USAGE "{" MSGS ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
+#define REQ_TOOLS(extra) "{" MSGS ",\"tools\":[" TOOL_WEATHER "]" extra "}"
+
+/* A chunk with the given identity, or the usual one. */
+#define CKX(id, created, model, rest)                                                             \
+  "data: {\"id\":\"" id "\",\"object\":\"chat.completion.chunk\",\"created\":" created            \
+  ",\"model\":\"" model "\"," rest "}\n\n"
+#define CK(choices) CKX("chatcmpl-1", "1700000000", "m", "\"choices\":[" choices "]")
+#define CH(delta, fr) CK("{\"index\":0,\"delta\":" delta ",\"finish_reason\":" fr "}")
+#define ROLE CH("{\"role\":\"assistant\",\"content\":\"\"}", "null")
+#define ROLE_NULL CH("{\"role\":\"assistant\",\"content\":null}", "null")
+#define TEXT(t) CH("{\"content\":\"" t "\"}", "null")
+#define STOP CH("{}", "\"stop\"")
+#define DONE "data: [DONE]\n\n"
+#define CLEAN ROLE TEXT("Hello") STOP DONE
+#define USAGE_CHUNK(p, c, t)                                                                      \
+  CK_USAGE("\"choices\":[],\"usage\":{\"prompt_tokens\":" p ",\"completion_tokens\":" c           \
+           ",\"total_tokens\":" t "}")
+#define CK_USAGE(rest) CKX("chatcmpl-1", "1700000000", "m", rest)
+
+/* Tool-call deltas: the head of call 0, argument fragments, the finish. */
+#define TC(frags) CH("{\"tool_calls\":[" frags "]}", "null")
+#define HEAD0 "{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}"
+#define ARGS0(a) "{\"index\":0,\"function\":{\"arguments\":\"" a "\"}}"
+#define ARGS_A "{\\\"location\\\":"
+#define ARGS_B "\\\"Paris\\\"}"
+#define TOOLS_DONE CH("{}", "\"tool_calls\"") DONE
+#define TOOL_CLEAN ROLE_NULL TC(HEAD0) TC(ARGS0(ARGS_A)) TC(ARGS0(ARGS_B)) TOOLS_DONE
+
+/* Non-streamed bodies. */
+#define COMPLETION_X(choices, usage)                                                              \
+  "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1700000000,\"model\":\"m\"," \
+  "\"choices\":[" choices "],\"usage\":" usage "}"
+#define USAGE_OK "{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}"
+#define CHOICE(msg, fr) "{\"index\":0,\"message\":" msg ",\"logprobs\":null,\"finish_reason\":" fr "}"
+#define MSG(content) "{\"role\":\"assistant\",\"content\":" content ",\"refusal\":null}"
+#define MSG_CALLS(content, calls)                                                                 \
+  "{\"role\":\"assistant\",\"content\":" content ",\"refusal\":null,\"tool_calls\":[" calls "]}"
+#define CALL(id, args)                                                                            \
+  "{\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","            \
+  "\"arguments\":" args "}}"
+#define CALL_ARGS "\"{\\\"location\\\":\\\"Paris\\\"}\""
+#define COMPLETION(content, fr) COMPLETION_X(CHOICE(MSG(content), fr), USAGE_OK)
+#define BODY_OK COMPLETION("\"Hello\"", "\"stop\"")
+#define TOOL_BODY_OK COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", CALL_ARGS)), "\"tool_calls\""), USAGE_OK)
+
+#define ERR_OK(type, code)                                                                        \
+  "{\"error\":{\"message\":\"bad request\",\"type\":\"" type "\",\"param\":null,\"code\":" code "}}"
+
+/* Exchanges. */
+#define X_STREAM(req, body) { "POST", "/v1/chat/completions", req, 200, H_SSE, body, 0, NULL, 0, 0 }
+#define X_JSON(req, status, body) { "POST", "/v1/chat/completions", req, status, H_JSON, body, 0, NULL, 0, 0 }
+#define X_GET(path, body) { "GET", path, NULL, 200, H_JSON, body, 0, NULL, 0, 0 }
+#define X_POST(path, req, body) { "POST", path, req, 200, H_JSON, body, 0, NULL, 0, 0 }
+
+/* An event over oacheck's per-line cap (4 MiB), then a clean stream. */
+static char *make_huge_event(size_t *len)
+{
+  static const char head[] = ROLE "data: {\"x\":\"";
+  static const char tail[] = "\"}\n\n" TEXT("Hello") STOP DONE;
+  size_t fill = (size_t)OC_CAP_SSE_LINE + 4096;
+  *len = sizeof(head) - 1 + fill + sizeof(tail) - 1;
+  char *b = malloc(*len + 1);
+  ck_assert_ptr_nonnull(b);
+  memcpy(b, head, sizeof(head) - 1);
+  memset(b + sizeof(head) - 1, 'a', fill);
+  memcpy(b + sizeof(head) - 1 + fill, tail, sizeof(tail));
+  return b;
+}
+
+/* ---- the table -------------------------------------------------------------- */
+
+struct rule_test {
+  const char *rule;
+  const char *what;        /* what the breaking response does */
+  const char *related;     /* rules that may fire beside it (space-separated) */
+  const char *expect;      /* a suite case's "expect": the rule fires from expectations */
+  struct rt_ex bad;
+  struct rt_ex good;
+  char *(*make_bad)(size_t *len); /* builds bad.body at run time (bad.body NULL) */
+};
+
+static const struct rule_test tests[] = {
+  /* ---- HTTP ---- */
+  { "HTTP-STATUS", "a valid request answered 500", NULL, "{}",
+    X_JSON(REQ_CHAT, 500, ERR_OK("server_error", "null")), X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "HTTP-CONTENT-TYPE", "a JSON completion labelled text/plain", NULL, NULL,
+    { "POST", "/v1/chat/completions", REQ_CHAT, 200, "Content-Type: text/plain", BODY_OK, 0, NULL, 0, 0 },
+    X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "HTTP-CORS-ORIGIN", "an empty Access-Control-Allow-Origin", NULL, NULL,
+    { "POST", "/v1/chat/completions", REQ_CHAT, 200, H_JSON "\nAccess-Control-Allow-Origin: ", BODY_OK, 0, NULL, 0, 0 },
+    { "POST", "/v1/chat/completions", REQ_CHAT, 200, H_JSON "\nAccess-Control-Allow-Origin: *", BODY_OK, 0, NULL, 0, 0 },
+    NULL },
+
+  /* ---- JSON ---- */
+  { "JSON-BODY", "a 200 chat body that is not JSON", NULL, NULL,
+    X_JSON(REQ_CHAT, 200, "Hello!"), X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "JSON-SCHEMA", "llama-server /health with a numeric status", NULL, NULL,
+    X_GET("/health", "{\"status\":1}"), X_GET("/health", "{\"status\":\"ok\"}"), NULL },
+
+  /* ---- SSE ---- */
+  { "SSE-UTF8", "a byte that is not UTF-8 in a content delta",
+    "STREAM-CHUNK-JSON CLIENT-NODE-JSON STREAM-REPLACEMENT-CHAR", NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hel\xff" "lo") STOP DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "SSE-UNKNOWN-FIELD", "an 'error:' field line (legacy llama.cpp)", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") STOP "error: {\"message\":\"late\"}\n\n" DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "SSE-EVENT-SIZE", "one data line over the 4 MiB line cap",
+    "STREAM-CHUNK-JSON CLIENT-NODE-JSON", NULL,
+    X_STREAM(REQ_STREAM, NULL), X_STREAM(REQ_STREAM, CLEAN), make_huge_event },
+
+  /* ---- streams ---- */
+  { "STREAM-CONTENT-TYPE", "stream:true answered with a JSON completion", NULL, NULL,
+    X_JSON(REQ_STREAM, 200, BODY_OK), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-DONE", "no data: [DONE] at the end", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") STOP), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-AFTER-DONE", "a chunk after [DONE]", NULL, NULL,
+    X_STREAM(REQ_STREAM, CLEAN TEXT("late")), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-CHUNK-JSON", "a data line that is not JSON", "CLIENT-NODE-JSON", NULL,
+    X_STREAM(REQ_STREAM, ROLE "data: {\"choices\":[\n\n" TEXT("Hello") STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-CHUNK-SCHEMA", "a chunk whose logprobs is a string", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE CK("{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"logprobs\":\"x\",\"finish_reason\":null}") STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-ROLE-FIRST", "the first delta has no role", "CLIENT-NODE-FINALIZE", NULL,
+    X_STREAM(REQ_STREAM, TEXT("Hello") STOP DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-ROLE-ONCE", "role repeated on a later delta", "CLIENT-PY-CONCAT", NULL,
+    X_STREAM(REQ_STREAM, ROLE CH("{\"role\":\"assistant\",\"content\":\"Hello\"}", "null") STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-ID-STABLE", "the id changes mid-stream", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE CKX("chatcmpl-2", "1700000000", "m", "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"finish_reason\":null}]") STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-MODEL-STABLE", "the model changes mid-stream", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE CKX("chatcmpl-1", "1700000000", "m2", "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"finish_reason\":null}]") STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-CREATED-STABLE", "created changes mid-stream", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE CKX("chatcmpl-1", "1700000001", "m", "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"finish_reason\":null}]") STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-FINISH-ONCE", "no finish_reason before [DONE]", "CLIENT-NODE-FINALIZE", NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-ERROR-EVENT", "an in-band error after content, and no [DONE] after it",
+    "STREAM-DONE CLIENT-PY-ERROR", NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n"),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-EARLY-ERROR", "a request error sent as the first event of a 200 stream",
+    "CLIENT-PY-ERROR", NULL,
+    X_STREAM(REQ_STREAM, "data: {\"error\":{\"message\":\"context too long\",\"type\":\"invalid_request_error\"}}\n\n" DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-TRUNCATED", "the body ends inside an event",
+    "STREAM-DONE STREAM-FINISH-ONCE CLIENT-NODE-FINALIZE", NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") "data: {\"id\":\"chatcmpl-1\",\"obj"),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-EMPTY", "a well-formed stream without any content", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE STOP DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-EMPTY-CHOICES", "a first chunk with choices: []", NULL, NULL,
+    X_STREAM(REQ_STREAM, CK("") ROLE TEXT("Hello") STOP DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "STREAM-REPLACEMENT-CHAR", "U+FFFD in the streamed text", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Caf\\ufffd") STOP DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+
+  /* ---- usage ---- */
+  { "USAGE-CHUNK", "include_usage asked, no usage chunk", NULL, NULL,
+    X_STREAM(REQ_USAGE, CLEAN),
+    X_STREAM(REQ_USAGE, ROLE TEXT("Hello") STOP USAGE_CHUNK("5", "2", "7") DONE), NULL },
+  { "USAGE-UNREQUESTED", "usage on the finish chunk without include_usage", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello")
+             CK_USAGE("\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
+                      "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}") DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "CHAT-USAGE", "total_tokens is not prompt + completion", NULL, NULL,
+    X_JSON(REQ_CHAT, 200, COMPLETION_X(CHOICE(MSG("\"Hello\""), "\"stop\""),
+                                       "{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":8}")),
+    X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+
+  /* ---- chat completions ---- */
+  { "CHAT-SCHEMA", "a completion without object", NULL, NULL,
+    X_JSON(REQ_CHAT, 200, "{\"id\":\"chatcmpl-1\",\"created\":1700000000,\"model\":\"m\",\"choices\":["
+                          CHOICE(MSG("\"Hello\""), "\"stop\"") "],\"usage\":" USAGE_OK "}"),
+    X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "CHAT-CONTENT-STRING", "a leaked <|im_end|> in content", NULL, NULL,
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"Hello<|im_end|>\"", "\"stop\"")), X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "CHAT-FINISH-REASON", "finish_reason \"eos\"", "CHAT-SCHEMA", NULL,
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"Hello\"", "\"eos\"")), X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "CHAT-CHOICES-COUNT", "n=2 answered with one choice", NULL, NULL,
+    X_JSON("{" MSGS ",\"n\":2}", 200, BODY_OK),
+    X_JSON("{" MSGS ",\"n\":2}", 200, COMPLETION_X(CHOICE(MSG("\"Hello\""), "\"stop\"") ","
+                                                    "{\"index\":1,\"message\":" MSG("\"Hi\"") ",\"logprobs\":null,\"finish_reason\":\"stop\"}",
+                                                    USAGE_OK)),
+    NULL },
+
+  /* ---- tool calls ---- */
+  { "TOOL-DELTA-INDEX", "argument fragments without index", "CLIENT-PY-INDEX STREAM-CHUNK-SCHEMA", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC("{\"function\":{\"arguments\":\"" ARGS_A "\"}}")
+             TC("{\"function\":{\"arguments\":\"" ARGS_B "\"}}") TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-DELTA-HEAD", "the first fragment has no id", "CLIENT-NODE-FINALIZE", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC("{\"index\":0,\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}")
+             TC(ARGS0(ARGS_A)) TC(ARGS0(ARGS_B)) TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-NAME-ONCE", "the name resent on every fragment", "CLIENT-PY-CONCAT", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC("{\"index\":0,\"function\":{\"name\":\"get_weather\",\"arguments\":\"" ARGS_A "\"}}")
+             TC("{\"index\":0,\"function\":{\"name\":\"get_weather\",\"arguments\":\"" ARGS_B "\"}}") TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-ID-INDEX", "a second call (new id) sent on index 0",
+    "TOOL-ARGS-JSON TOOL-NAME-ONCE CLIENT-PY-CONCAT", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC(ARGS0(ARGS_A)) TC(ARGS0(ARGS_B))
+             TC("{\"index\":0,\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"" ARGS_A ARGS_B "\"}}")
+             TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC(ARGS0(ARGS_A)) TC(ARGS0(ARGS_B))
+             TC("{\"index\":1,\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"" ARGS_A ARGS_B "\"}}")
+             TOOLS_DONE), NULL },
+  { "TOOL-ARGS-STRING", "arguments as a JSON object", "CHAT-SCHEMA", NULL,
+    X_JSON(REQ_TOOLS(""), 200, COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", "{\"location\":\"Paris\"}")), "\"tool_calls\""), USAGE_OK)),
+    X_JSON(REQ_TOOLS(""), 200, TOOL_BODY_OK), NULL },
+  { "TOOL-ARGS-JSON", "streamed arguments that never close", NULL, NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), ROLE_NULL TC(HEAD0) TC(ARGS0(ARGS_A)) TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-CALL-ID", "a tool call with an empty id", NULL, NULL,
+    X_JSON(REQ_TOOLS(""), 200, COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("", CALL_ARGS)), "\"tool_calls\""), USAGE_OK)),
+    X_JSON(REQ_TOOLS(""), 200, TOOL_BODY_OK), NULL },
+  { "TOOL-FINISH-REASON", "a tool call that ends with \"stop\" (tool_choice auto)", NULL, NULL,
+    X_STREAM(REQ_TOOLS(",\"tool_choice\":\"auto\",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC(ARGS0(ARGS_A)) TC(ARGS0(ARGS_B)) STOP DONE),
+    X_STREAM(REQ_TOOLS(",\"tool_choice\":\"auto\",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-CHOICE-HONOURED", "tool_choice required answered with text", NULL, NULL,
+    X_STREAM(REQ_TOOLS(",\"tool_choice\":\"required\",\"stream\":true"), CLEAN),
+    X_STREAM(REQ_TOOLS(",\"tool_choice\":\"required\",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-PARALLEL-FALSE", "two calls although parallel_tool_calls is false", NULL, NULL,
+    X_STREAM(REQ_TOOLS(",\"parallel_tool_calls\":false,\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC(ARGS0(ARGS_A)) TC(ARGS0(ARGS_B))
+             TC("{\"index\":1,\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"" ARGS_A ARGS_B "\"}}")
+             TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"parallel_tool_calls\":false,\"stream\":true"), TOOL_CLEAN), NULL },
+  { "TOOL-TEXT-LEAK", "a Hermes <tool_call> block in content", NULL, NULL,
+    X_JSON(REQ_TOOLS(""), 200, COMPLETION("\"<tool_call>\\n{\\\"name\\\": \\\"get_weather\\\", \\\"arguments\\\": {\\\"location\\\": \\\"Paris\\\"}}\\n</tool_call>\"", "\"stop\"")),
+    X_JSON(REQ_TOOLS(""), 200, TOOL_BODY_OK), NULL },
+  { "TOOL-CALLS-EMPTY", "tool_calls: [] beside text", NULL, NULL,
+    X_JSON(REQ_CHAT, 200, COMPLETION_X(CHOICE(MSG_CALLS("\"Hello\"", ""), "\"stop\""), USAGE_OK)),
+    X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "TOOL-CONTENT-NULL", "content \"\" beside tool calls", NULL, NULL,
+    X_JSON(REQ_TOOLS(""), 200, COMPLETION_X(CHOICE(MSG_CALLS("\"\"", CALL("call_1", CALL_ARGS)), "\"tool_calls\""), USAGE_OK)),
+    X_JSON(REQ_TOOLS(""), 200, TOOL_BODY_OK), NULL },
+
+  /* ---- structured output ---- */
+  { "SCHEMA-OUTPUT", "JSON that misses a required property", NULL, NULL,
+    X_JSON("{" MSGS ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"p\",\"schema\":{\"type\":\"object\",\"required\":[\"name\"]}}}}",
+           200, COMPLETION("\"{\\\"age\\\": 3}\"", "\"stop\"")),
+    X_JSON("{" MSGS ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"p\",\"schema\":{\"type\":\"object\",\"required\":[\"name\"]}}}}",
+           200, COMPLETION("\"{\\\"name\\\": \\\"Ann\\\"}\"", "\"stop\"")), NULL },
+  { "JSON-OBJECT-OUTPUT", "json_object answered with prose", NULL, NULL,
+    X_JSON("{" MSGS ",\"response_format\":{\"type\":\"json_object\"}}", 200, COMPLETION("\"Hello there\"", "\"stop\"")),
+    X_JSON("{" MSGS ",\"response_format\":{\"type\":\"json_object\"}}", 200, COMPLETION("\"{\\\"greeting\\\": \\\"Hello\\\"}\"", "\"stop\"")),
+    NULL },
+
+  /* ---- errors ---- */
+  { "ERROR-SHAPE", "an error body with a bare string", NULL, NULL,
+    X_JSON(REQ_CHAT, 400, "{\"error\":\"bad request\"}"),
+    X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "null")), NULL },
+  { "ERROR-STATUS", "an invalid request accepted with 200", NULL, "{\"error\": true}",
+    X_JSON(REQ_CHAT, 200, BODY_OK), X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "null")), NULL },
+
+  /* ---- context window ---- */
+  { "CTX-OVERFLOW-STATUS", "an overflowing prompt answered 200", NULL, "{\"context_overflow\": true}",
+    X_JSON(REQ_CHAT, 200, BODY_OK),
+    X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "\"context_length_exceeded\"")), NULL },
+  { "CTX-OVERFLOW-SHAPE", "an overflow error without context_length_exceeded", NULL,
+    "{\"context_overflow\": true}",
+    X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "null")),
+    X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "\"context_length_exceeded\"")), NULL },
+  { "CTX-UNDER-LIMIT", "a prompt under the window refused", NULL, "{\"under_limit\": true}",
+    X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "\"context_length_exceeded\"")),
+    X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "CTX-RECOVERY", "the trimmed conversation still refused", "HTTP-STATUS",
+    "{\"assert\": [{\"pointer\": \"/choices/0/message/content\", \"type\": \"string\", "
+    "\"rule\": \"CTX-RECOVERY\"}]}",
+    X_JSON(REQ_CHAT, 400, ERR_OK("invalid_request_error", "\"context_length_exceeded\"")),
+    X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+
+  /* ---- models ---- */
+  { "MODELS-LIST", "an empty model list", NULL, NULL,
+    X_GET("/v1/models", "{\"object\":\"list\",\"data\":[]}"),
+    X_GET("/v1/models", "{\"object\":\"list\",\"data\":[{\"id\":\"m\",\"object\":\"model\",\"created\":1700000000,\"owned_by\":\"me\"}]}"),
+    NULL },
+
+  /* ---- templates: assertions that name the rule, as suites/llama-server.json does ---- */
+  { "TEMPLATE-SYSTEM-KEPT", "a rendered prompt without the system message", NULL,
+    "{\"assert\": [{\"pointer\": \"/prompt\", \"contains\": \"You are terse.\", \"rule\": \"TEMPLATE-SYSTEM-KEPT\"}]}",
+    X_POST("/apply-template", "{\"messages\":[{\"role\":\"system\",\"content\":\"You are terse.\"}]}", "{\"prompt\":\"<|im_start|>assistant\\n\"}"),
+    X_POST("/apply-template", "{\"messages\":[{\"role\":\"system\",\"content\":\"You are terse.\"}]}",
+           "{\"prompt\":\"<|im_start|>system\\nYou are terse.<|im_end|>\\n<|im_start|>assistant\\n\"}"), NULL },
+  { "TEMPLATE-UNKNOWN-ROLE", "a message of role wizard dropped from the prompt", NULL,
+    "{\"assert\": [{\"pointer\": \"/prompt\", \"contains\": \"Say hello.\", \"rule\": \"TEMPLATE-UNKNOWN-ROLE\"}]}",
+    X_POST("/apply-template", "{\"messages\":[{\"role\":\"wizard\",\"content\":\"Say hello.\"}]}", "{\"prompt\":\"<|im_start|>assistant\\n\"}"),
+    X_POST("/apply-template", "{\"messages\":[{\"role\":\"wizard\",\"content\":\"Say hello.\"}]}",
+           "{\"prompt\":\"<|im_start|>wizard\\nSay hello.<|im_end|>\\n<|im_start|>assistant\\n\"}"), NULL },
+
+  /* ---- case expectations ---- */
+  { "CASE-ASSERT", "an answer that does not match the case's regex", NULL,
+    "{\"assert\": [{\"pointer\": \"/choices/0/message/content\", \"regex\": \"^Hello\"}]}",
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"Goodbye\"", "\"stop\"")), X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
+  { "CASE-TIMING", "500 ms against a 100 ms budget", NULL, "{\"total_ms\": 100}",
+    { "POST", "/v1/chat/completions", REQ_CHAT, 200, H_JSON, BODY_OK, 0, NULL, 0, 500 },
+    { "POST", "/v1/chat/completions", REQ_CHAT, 200, H_JSON, BODY_OK, 0, NULL, 0, 50 }, NULL },
+
+  /* ---- client emulation ---- */
+  { "CLIENT-PY-INDEX", "argument fragments without index", "TOOL-DELTA-INDEX STREAM-CHUNK-SCHEMA", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC("{\"function\":{\"arguments\":\"" ARGS_A ARGS_B "\"}}") TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "CLIENT-PY-CONCAT", "the id resent on a later fragment", "TOOL-NAME-ONCE", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC(HEAD0) TC("{\"index\":0,\"id\":\"call_1\",\"function\":{\"arguments\":\"" ARGS_A ARGS_B "\"}}") TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+  { "CLIENT-PY-DROPPED-CHUNK", "a content chunk with object chat.completion", "STREAM-CHUNK-SCHEMA", NULL,
+    X_STREAM(REQ_STREAM, ROLE "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1700000000,\"model\":\"m\","
+                         "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"finish_reason\":null}]}\n\n" STOP DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "CLIENT-PY-ERROR", "a mid-stream error event, followed by [DONE]", NULL, NULL,
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n" DONE),
+    X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "CLIENT-PY-EMPTY-EVENT", "a comment keep-alive after an id: field", NULL, NULL,
+    X_STREAM(REQ_STREAM, "id: 1\n" ROLE ": ping\n\n" TEXT("Hello") STOP DONE),
+    X_STREAM(REQ_STREAM, ": ping\n\n" ROLE ": ping\n\n" TEXT("Hello") STOP DONE), NULL },
+  { "CLIENT-NODE-JSON", "an empty data: line", "STREAM-CHUNK-JSON", NULL,
+    X_STREAM(REQ_STREAM, ROLE "data:\n\n" TEXT("Hello") STOP DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "CLIENT-NODE-FINALIZE", "a stream of nothing but [DONE]", "STREAM-EMPTY", NULL,
+    X_STREAM(REQ_STREAM, DONE), X_STREAM(REQ_STREAM, CLEAN), NULL },
+  { "CLIENT-NODE-NAME", "the name fragmented across deltas", "TOOL-DELTA-HEAD", NULL,
+    X_STREAM(REQ_TOOLS(",\"stream\":true"),
+             ROLE_NULL TC("{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_\",\"arguments\":\"\"}}")
+             TC("{\"index\":0,\"function\":{\"name\":\"weather\",\"arguments\":\"" ARGS_A ARGS_B "\"}}") TOOLS_DONE),
+    X_STREAM(REQ_TOOLS(",\"stream\":true"), TOOL_CLEAN), NULL },
+};
+
+/* Rules no response can make fire, and where they come from instead. */
+static const struct {
+  const char *rule;
+  const char *where;
+} only_from[] = {
+  { "HTTP-TRANSPORT", "runner.c: a transport outcome (refused, reset, timed out, a recording cut "
+                      "while recording); the response decoder never sees those" },
+};
+
+static const struct rule_test *test_for(const char *rule)
+{
+  for(size_t i = 0; i < OC_ARRAY_LEN(tests); i++)
+    if(strcmp(tests[i].rule, rule) == 0)
+      return &tests[i];
+  return NULL;
+}
+
+/* ---- running one ---------------------------------------------------------- */
+
+static void run(const struct rule_test *t, const struct rt_ex *x, struct oc_findings *f)
+{
+  if(t->expect) {
+    enum oc_expect_outcome o = rt_expect(t->expect, x, "openai", f);
+    ck_assert_int_eq(o, OC_EXPECT_CHECKED);
+  }
+  else
+    rt_analyze(x, "openai", 0, f);
+}
+
+START_TEST(rule_breaks_and_holds)
+{
+  const struct rule_test *t = &tests[_i];
+  const struct oc_rule *rule = oc_rule_find(t->rule);
+  ck_assert_msg(rule != NULL, "%s is not in the catalogue", t->rule);
+  for(const char *p = t->related ? t->related : ""; *p;) {
+    size_t n = strcspn(p, " ");
+    char *id = oc_strndup(p, n);
+    ck_assert_msg(oc_rule_find(id) != NULL, "%s: related rule %s is not in the catalogue", t->rule, id);
+    free(id);
+    p += n;
+    while(*p == ' ')
+      p++;
+  }
+
+  /* the breaking response */
+  struct rt_ex bad = t->bad;
+  char *made = NULL;
+  if(t->make_bad)
+    bad.body = made = t->make_bad(&bad.len);
+  struct oc_findings f;
+  run(t, &bad, &f);
+  char *fired = rt_fired(&f);
+  char *outside = rt_outside(fired, t->rule, t->related);
+  if(!oc_findings_total(&f, t->rule) || *outside)
+    rt_dump(t->rule, &f);
+  ck_assert_msg(oc_findings_total(&f, t->rule) > 0, "%s (%s): the rule did not fire; fired: %s",
+                t->rule, t->what, *fired ? fired : "nothing");
+  ck_assert_msg(!*outside, "%s (%s): rules outside the related set fired: %s", t->rule, t->what,
+                outside);
+  const struct oc_finding *first = oc_findings_first(&f, t->rule);
+  ck_assert_msg(first->severity == rule->severity, "%s fired as %s, its default is %s", t->rule,
+                oc_severity_name(first->severity), oc_severity_name(rule->severity));
+  ck_assert_msg(first->message && *first->message, "%s: a finding without a message", t->rule);
+  free(fired);
+  free(outside);
+  oc_findings_free(&f);
+  free(made);
+
+  /* the clean one */
+  run(t, &t->good, &f);
+  if(f.count)
+    rt_dump(t->rule, &f);
+  char *s = rt_summary(&f);
+  ck_assert_msg(f.count == 0, "%s: the clean response is not clean: %s", t->rule, s);
+  free(s);
+  oc_findings_free(&f);
+}
+END_TEST
+
+/* Every rule in the catalogue has a test here or says where it fires
+ * from instead; nothing here names a rule that does not exist. */
+START_TEST(every_rule_is_tested)
+{
+  size_t missing = 0;
+  for(const struct oc_rule *r = oc_rules; r->id; r++) {
+    int listed = 0;
+    for(size_t i = 0; i < OC_ARRAY_LEN(only_from); i++)
+      if(strcmp(only_from[i].rule, r->id) == 0)
+        listed = 1;
+    if(!test_for(r->id) && !listed) {
+      fprintf(stderr, "rule %s has no test in check_rules.c\n", r->id);
+      missing++;
+    }
+    ck_assert_msg(!(listed && test_for(r->id)), "%s is both tested and listed as unreachable",
+                  r->id);
+  }
+  ck_assert_msg(missing == 0, "%zu rule(s) of the catalogue have no test", missing);
+  for(size_t i = 0; i < OC_ARRAY_LEN(only_from); i++)
+    ck_assert_msg(oc_rule_find(only_from[i].rule) != NULL, "%s is not in the catalogue",
+                  only_from[i].rule);
+  for(size_t i = 0; i < OC_ARRAY_LEN(tests); i++)
+    for(size_t j = i + 1; j < OC_ARRAY_LEN(tests); j++)
+      ck_assert_msg(strcmp(tests[i].rule, tests[j].rule) != 0, "%s is tested twice", tests[i].rule);
+}
+END_TEST
+
+/* ---- rules reached through other paths ---------------------------------------- */
+
+/* The expectation-side twins of generic rules: the same rule IDs fire
+ * when a case asks for something narrower than the spec. */
+START_TEST(expectations_reuse_rules)
+{
+  static const struct {
+    const char *expect, *rule;
+    struct rt_ex x;
+  } v[] = {
+    { "{\"finish_reasons\": [\"stop\"]}", "CHAT-FINISH-REASON",
+      X_JSON(REQ_CHAT, 200, COMPLETION("\"Hello\"", "\"length\"")) },
+    { "{\"tool_call\": {\"name\": \"get_time\"}}", "TOOL-CHOICE-HONOURED",
+      X_JSON(REQ_TOOLS(""), 200, TOOL_BODY_OK) },
+    { "{\"tool_call\": {\"arguments_schema\": {\"required\": [\"unit\"]}}}", "TOOL-ARGS-JSON",
+      X_JSON(REQ_TOOLS(""), 200, TOOL_BODY_OK) },
+    { "{\"tool_call\": {}}", "CASE-ASSERT", X_JSON(REQ_TOOLS(""), 200, BODY_OK) },
+    { "{\"stream\": true}", "STREAM-CONTENT-TYPE", X_JSON(REQ_CHAT, 200, BODY_OK) },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct oc_findings f;
+    rt_expect(v[i].expect, &v[i].x, "openai", &f);
+    char *s = rt_summary(&f);
+    ck_assert_msg(oc_findings_total(&f, v[i].rule) == 1 && f.count == 1,
+                  "expect %s: wanted exactly %s, got: %s", v[i].expect, v[i].rule, s);
+    free(s);
+    oc_findings_free(&f);
+  }
+}
+END_TEST
+
+/* An answer the case declares as "unsupported" skips the case instead of
+ * failing it, and nothing is judged. */
+START_TEST(unsupported_answers_skip)
+{
+  struct rt_ex x = X_JSON(REQ_CHAT, 404, ERR_OK("not_found_error", "null"));
+  struct oc_findings f;
+  enum oc_expect_outcome o = rt_expect("{\"unsupported\": {\"status\": [404, 501]}}", &x, "openai", &f);
+  ck_assert_int_eq(o, OC_EXPECT_UNSUPPORTED);
+  ck_assert_int_eq(oc_findings_total(&f, "HTTP-STATUS"), 0);
+  oc_findings_free(&f);
+  struct rt_ex y = X_JSON(REQ_CHAT, 500, ERR_OK("server_error", "null"));
+  o = rt_expect("{\"unsupported\": {\"status\": [404, 501]}}", &y, "openai", &f);
+  ck_assert_int_eq(o, OC_EXPECT_CHECKED);
+  ck_assert_int_eq(oc_findings_total(&f, "HTTP-STATUS"), 1);
+  oc_findings_free(&f);
+}
+END_TEST
+
+/* A suite's allow list turns a rule's errors into allowed warnings. */
+START_TEST(allow_list_downgrades)
+{
+  struct rt_ex x = X_JSON(REQ_CHAT, 500, ERR_OK("server_error", "null"));
+  struct oc_findings f;
+  rt_expect("{}", &x, "openai", &f);
+  const struct oc_finding *h = oc_findings_first(&f, "HTTP-STATUS");
+  ck_assert_ptr_nonnull(h);
+  ck_assert_int_eq(h->severity, OC_SEV_ERROR);
+  ck_assert_int_eq(h->allowed, 0);
+  oc_findings_free(&f);
+
+  struct oc_check c;
+  rt_policy(&c, &f, "openai", 0);
+  const char *allow[] = { "STREAM-*" };
+  c.allow = allow;
+  c.nallow = 1;
+  oc_check_emit(&c, "STREAM-DONE", -1, -1, -1, NULL, NULL, NULL, NULL, "x");
+  oc_check_emit(&c, "TOOL-ARGS-JSON", -1, -1, -1, NULL, NULL, NULL, NULL, "y");
+  ck_assert_int_eq(f.items[0].severity, OC_SEV_WARNING);
+  ck_assert_int_eq(f.items[0].allowed, 1);
+  ck_assert_int_eq(f.items[1].severity, OC_SEV_ERROR);
+  ck_assert_int_eq(f.items[1].allowed, 0);
+  oc_findings_free(&f);
+}
+END_TEST
+
+/* Profiles: each override names a catalogue rule, never raises its
+ * severity and says why; "openai" overrides nothing. */
+START_TEST(profiles_only_downgrade)
+{
+  ck_assert_ptr_eq(oc_profile_default(), oc_profile_find("openai"));
+  for(const struct oc_profile *p = oc_profiles; p->name; p++) {
+    for(const struct oc_profile_override *o = p->overrides; o && o->rule; o++) {
+      const struct oc_rule *r = oc_rule_find(o->rule);
+      ck_assert_msg(r != NULL, "profile %s overrides unknown rule %s", p->name, o->rule);
+      ck_assert_msg(o->severity <= r->severity, "profile %s raises %s", p->name, o->rule);
+      ck_assert_msg(o->reason && *o->reason, "profile %s: override of %s without a reason",
+                    p->name, o->rule);
+    }
+    if(strcmp(p->name, "openai") == 0)
+      ck_assert_msg(!p->overrides || !p->overrides[0].rule, "the openai profile overrides rules");
+  }
+}
+END_TEST
+
+/* Comment lines (llama-server's ': ' keep-alive every 30 s, F08) are
+ * legal SSE: a stream full of them is as clean as one without, under
+ * every profile. */
+START_TEST(comment_keepalives_are_legal)
+{
+  struct rt_ex x = X_STREAM(REQ_STREAM, ":\n\n" ROLE ":\n\n: keep-alive\n\n" TEXT("Hello") ":\n" STOP
+                                        ":\n\n" DONE);
+  for(const struct oc_profile *p = oc_profiles; p->name; p++) {
+    struct oc_findings f;
+    rt_analyze(&x, p->name, 0, &f);
+    char *s = rt_summary(&f);
+    ck_assert_msg(f.count == 0, "profile %s flags comment lines: %s", p->name, s);
+    free(s);
+    oc_findings_free(&f);
+  }
+}
+END_TEST
+
+/* An in-band error is acceptable only as {"error": {...}} followed by
+ * [DONE]: without [DONE] after it (or with a bare string) it is an
+ * error, with it only the client emulation notes that SDKs raise. */
+START_TEST(inband_error_needs_done)
+{
+  static const struct {
+    const char *body;
+    const char *expected;
+  } v[] = {
+    { ROLE TEXT("Hi") "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n" DONE,
+      "CLIENT-PY-ERROR:info" },
+    { ROLE TEXT("Hi") "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n",
+      "CLIENT-PY-ERROR:info STREAM-DONE:error STREAM-ERROR-EVENT:error" },
+    { ROLE TEXT("Hi") "data: {\"error\":\"boom\"}\n\n" DONE,
+      "CLIENT-PY-ERROR:info STREAM-ERROR-EVENT:error" },
+    { ROLE TEXT("Hi") "event: error\ndata: {\"message\":\"boom\"}\n\n" DONE,
+      "CLIENT-PY-ERROR:info STREAM-ERROR-EVENT:error" },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct rt_ex x = X_STREAM(REQ_STREAM, v[i].body);
+    struct oc_findings f;
+    rt_analyze(&x, "openai", 0, &f);
+    char *got = rt_summary(&f), *want = rt_canonical(v[i].expected);
+    ck_assert_msg(strcmp(got, want) == 0, "case %zu: expected %s, got %s", i, want, got);
+    free(got);
+    free(want);
+    oc_findings_free(&f);
+  }
+}
+END_TEST
+
+/* A capture cut by whoever pasted it (partial): the end of the body is
+ * not the end of the stream, so nothing is concluded from it; what did
+ * arrive is still judged. */
+START_TEST(partial_capture_judges_what_arrived)
+{
+  static const struct {
+    const char *body;
+    const char *complete, *partial;
+  } v[] = {
+    { ROLE TEXT("Hello"), "STREAM-DONE:error STREAM-FINISH-ONCE:error CLIENT-NODE-FINALIZE:error", "" },
+    { ROLE TEXT("Hello") "data: {\"id\":\"chatcmpl-1\",\"obj",
+      "STREAM-TRUNCATED:error STREAM-DONE:error STREAM-FINISH-ONCE:error CLIENT-NODE-FINALIZE:error", "" },
+    { ROLE, "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-EMPTY:error CLIENT-NODE-FINALIZE:error", "" },
+    { ROLE TEXT("Hello") CH("{\"role\":\"assistant\"}", "null"),
+      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-ROLE-ONCE:warning CLIENT-PY-CONCAT:error CLIENT-NODE-FINALIZE:error",
+      "STREAM-ROLE-ONCE:warning CLIENT-PY-CONCAT:error" },
+    { ROLE_NULL TC("{\"index\":0,\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\"}}"),
+      "STREAM-DONE:error STREAM-FINISH-ONCE:error TOOL-DELTA-HEAD:error CLIENT-NODE-FINALIZE:error",
+      "TOOL-DELTA-HEAD:error CLIENT-NODE-FINALIZE:error" },
+    { ROLE TEXT("Hello") STOP, "STREAM-DONE:error", "" },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct rt_ex x = X_STREAM(REQ_TOOLS(",\"stream\":true"), v[i].body);
+    for(int partial = 0; partial <= 1; partial++) {
+      struct oc_findings f;
+      rt_analyze(&x, "openai", partial, &f);
+      char *got = rt_summary(&f), *want = rt_canonical(partial ? v[i].partial : v[i].complete);
+      ck_assert_msg(strcmp(got, want) == 0, "case %zu (%s): expected %s, got %s", i,
+                    partial ? "partial" : "complete", want, got);
+      free(got);
+      free(want);
+      oc_findings_free(&f);
+    }
+  }
+}
+END_TEST
+
+static Suite *rules_suite(void)
+{
+  Suite *s = suite_create("rules");
+  TCase *tc = tcase_create("catalogue");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, rule_breaks_and_holds, 0, (int)OC_ARRAY_LEN(tests));
+  tcase_add_test(tc, every_rule_is_tested);
+  tcase_add_test(tc, expectations_reuse_rules);
+  tcase_add_test(tc, unsupported_answers_skip);
+  tcase_add_test(tc, allow_list_downgrades);
+  tcase_add_test(tc, profiles_only_downgrade);
+  suite_add_tcase(s, tc);
+  TCase *st = tcase_create("streams");
+  tcase_add_test(st, comment_keepalives_are_legal);
+  tcase_add_test(st, inband_error_needs_done);
+  tcase_add_test(st, partial_capture_judges_what_arrived);
+  suite_add_tcase(s, st);
+  return s;
+}
+
+int main(void)
+{
+  rt_setup();
+  int rc = oc_test_run(rules_suite());
+  rt_teardown();
+  return rc;
+}
