@@ -39,4 +39,7 @@ int oc_cmd_report(int argc, char **argv);
 int oc_cmd_templates(int argc, char **argv);
 int oc_cmd_pin(int argc, char **argv);
 
+/* `run`, and `record` when record_dir is given (cmd_run.c). */
+int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir);
+
 #endif

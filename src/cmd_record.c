@@ -1,8 +1,8 @@
 /* cmd_record.c — `oacheck record`: shows a cassette for people (--show)
  * and imports directories of raw recorded exchanges into cassettes
- * (--import).  Live recording (running suites and writing a cassette per
- * case) is the runner's and is not built yet; each mode is a static
- * function of its own so it can be added beside them. */
+ * (--import), and records live traffic (--target …): the run itself is
+ * cmd_run.c's, told where to write a cassette per case.  Each mode is a
+ * static function of its own. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,10 +16,19 @@
 
 static void print_help(void)
 {
-  printf("Usage: oacheck record --show FILE...\n"
+  printf("Usage: oacheck record [SUITE]... --target [NAME=]URL... --out DIR [RUN OPTIONS]\n"
+         "       oacheck record --show FILE...\n"
          "       oacheck record --import RAWDIR --out DIR [--test-only-out DIR]\n"
          "                      [--server BUILD] [--route NAME=METHOD PATH]...\n"
-         "Show cassettes, or turn raw recorded exchanges into cassettes.\n"
+         "Record live traffic, show cassettes, or turn raw recorded exchanges into\n"
+         "cassettes.\n"
+         "\n"
+         "Live: the suites run against the targets exactly as 'oacheck run' does (same\n"
+         "options, same report), and every case's exchange, with the arrival time of\n"
+         "every piece, is also written to DIR/SUITE.CASE" OC_CASSETTE_EXT ", plus the\n"
+         "target identification requests.  'oacheck run --replay DIR' then reaches the\n"
+         "same verdicts with no network; 'oacheck serve DIR' serves them.  API keys and\n"
+         "other secret headers are never written.\n"
          "\n"
          "  --show FILE        print a cassette: its request, response head, provenance\n"
          "                     and body, piece by piece, with non-printable bytes escaped\n"
@@ -40,7 +49,7 @@ static void print_help(void)
          "  -h, --help         show this help\n"
          "\n"
          "Imported recordings say \"timing not recorded\": the raw files hold no arrival\n"
-         "times.  Live recording (oacheck record --target URL) is not built yet.\n"
+         "times.\n"
          "The format is described in docs/cassette.md.\n"
          "\n"
          "Exit status: 0 done, 1 a cassette or exchange could not be read or written,\n"
@@ -455,8 +464,59 @@ static int parse_route(const char *arg, struct route *r)
   return r->method && r->path ? OC_OK : OC_ENOMEM;
 }
 
+/* ---- live ------------------------------------------------------------ */
+
+/* `oacheck record [SUITE…] --target URL… --out DIR [run options]`: the
+ * run itself is cmd_run.c's, with every live case (and the identification
+ * requests) also written to DIR as a cassette that `run --replay DIR` or
+ * `serve DIR` plays back. */
+static int cmd_live(int argc, char **argv)
+{
+  const char *out = NULL;
+  char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+  int n = 0, rc;
+  if(!rest)
+    return OC_EXIT_FAIL;
+  for(int i = 0; i < argc; i++) {
+    if(strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+      out = argv[++i];
+    else if(oc_startswith(argv[i], "--out="))
+      out = argv[i] + 6;
+    else
+      rest[n++] = argv[i];
+  }
+  if(!out) {
+    free(rest);
+    return oc_cli_usage_error("record", "live recording needs --out DIR");
+  }
+  if(mkdir(out, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "oacheck record: cannot create '%s': %s\n", out, strerror(errno));
+    free(rest);
+    return OC_EXIT_USAGE;
+  }
+  rc = oc_run_main(n, rest, "record", out);
+  free(rest);
+  return rc;
+}
+
+static int is_live(int argc, char **argv)
+{
+  for(int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if(strcmp(a, "--show") == 0 || strcmp(a, "--import") == 0 || strcmp(a, "-h") == 0 ||
+       strcmp(a, "--help") == 0)
+      return 0;
+  }
+  for(int i = 1; i < argc; i++)
+    if(oc_startswith(argv[i], "--target") || oc_startswith(argv[i], "-t"))
+      return 1;
+  return 0;
+}
+
 int oc_cmd_record(int argc, char **argv)
 {
+  if(is_live(argc, argv))
+    return cmd_live(argc, argv);
   struct import im;
   memset(&im, 0, sizeof(im));
   int show = 0, rc = OC_EXIT_USAGE;
@@ -538,11 +598,8 @@ int oc_cmd_record(int argc, char **argv)
     }
     rc = cmd_import(&im);
   }
-  else {
-    fprintf(stderr, "oacheck record: live recording is not built yet; "
-                    "'oacheck record --show FILE' and '--import RAWDIR --out DIR' work\n");
-    rc = OC_EXIT_USAGE;
-  }
+  else
+    rc = oc_cli_usage_error("record", "give --target URL (live), --show FILE or --import RAWDIR");
 out:
   for(size_t i = 0; im.routes && i < im.nroutes; i++) {
     free(im.routes[i].method);

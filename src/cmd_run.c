@@ -412,9 +412,6 @@ static void list_plan(const struct oc_run *r)
          r->ntargets == 1 ? "" : "s");
 }
 
-/* Shared by `run` and `record`: record_dir non-NULL records live cases. */
-int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir);
-
 int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
 {
   struct run_args a;
