@@ -351,25 +351,30 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
     return;
   }
   /* A call cut off by max_tokens is truncated, not wrong: the last call
-   * of a "length" message gets a warning. */
+   * of a "length" message gets a warning when its arguments are the start
+   * of a JSON document (the parser ran out of input, D7).  Text that
+   * could never become JSON, or JSON that did end, is wrong all the same. */
   int truncated = oc_streq(m->finish_reason, "length") && i + 1 == m->ncalls;
-  int sev = truncated ? OC_SEV_WARNING : -1;
   const char *text = t->args.data ? t->args.data : "";
   struct oc_jdoc doc;
   struct oc_jerr jerr;
   oc_jdoc_init(&doc);
   int rc = oc_jdoc_parse(&doc, text, t->args.len, &jerr);
   if(rc) {
+    int cut = truncated && jerr.offset >= t->args.len;
     char actual[96];
     snprintf(actual, sizeof(actual), "%.60s%s", text, t->args.len > 60 ? "…" : "");
-    oc_check_emit(c, "TOOL-ARGS-JSON", sev, chunk, byte, path, "a JSON object", actual, NULL,
+    oc_check_emit(c, "TOOL-ARGS-JSON", cut ? OC_SEV_WARNING : -1, chunk, byte, path,
+                  "a JSON object", actual, NULL,
                   "tool call %zu ('%s'): arguments are not JSON (%s at byte %zu of the "
                   "arguments)%s", i, t->name ? t->name : "?", jerr.message ? jerr.message : "parse error",
-                  jerr.offset, truncated ? "; the answer was cut by finish_reason length" : "");
+                  jerr.offset, cut ? "; the answer was cut by finish_reason length" :
+                  truncated ? "; finish_reason is length, but the text is not the start of a "
+                              "JSON document" : "");
     goto out;
   }
   if(doc.root->type != OC_JOBJECT) {
-    oc_check_emit(c, "TOOL-ARGS-JSON", sev, chunk, byte, path, "a JSON object",
+    oc_check_emit(c, "TOOL-ARGS-JSON", -1, chunk, byte, path, "a JSON object",
                   oc_jv_type_name(doc.root), NULL, "tool call %zu ('%s'): arguments are JSON %s, not an object",
                   i, t->name ? t->name : "?", oc_jv_type_name(doc.root));
     goto out;
@@ -384,7 +389,7 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
       if(oc_schema_validate(s, doc.root, &res) == 0) {
         for(size_t k = 0; k < res.count && k < 5; k++) {
           const struct oc_schema_error *e = &res.errors[k];
-          oc_check_emit(c, "TOOL-ARGS-JSON", sev, chunk, byte, path, e->keyword,
+          oc_check_emit(c, "TOOL-ARGS-JSON", -1, chunk, byte, path, e->keyword,
                         e->message, NULL,
                         "tool call %zu ('%s'): arguments do not match the tool's parameters "
                         "schema at '%s': %s", i, t->name, e->instance_path, e->message);
@@ -477,9 +482,10 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
   if(req->format == OC_FORMAT_TEXT || m->ncalls || m->refusal.len)
     return;
   const char *rule = req->format == OC_FORMAT_JSON_SCHEMA ? "SCHEMA-OUTPUT" : "JSON-OBJECT-OUTPUT";
+  /* finish_reason length excuses JSON that max_tokens cut short (the
+   * parser ran out of input), not text that never was JSON (D3) nor JSON
+   * that ended and is wrong. */
   int truncated = oc_streq(m->finish_reason, "length");
-  int sev = truncated ? OC_SEV_WARNING : -1;
-  const char *cut = truncated ? " (the answer was cut by finish_reason length)" : "";
   char path[128];
   path_for(path, sizeof(path), m, "content");
   const char *text = m->content.data ? m->content.data : "";
@@ -487,17 +493,21 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
   struct oc_jerr jerr;
   oc_jdoc_init(&doc);
   if(oc_jdoc_parse(&doc, text, m->content.len, &jerr)) {
+    int cut = truncated && jerr.offset >= m->content.len;
     char actual[96];
     snprintf(actual, sizeof(actual), "%.60s%s", text, m->content.len > 60 ? "…" : "");
-    oc_check_emit(c, rule, sev, -1, m->content_byte, path, "JSON", actual, NULL,
-                  "response_format %s was asked but choice %d's content is not JSON (%s at "
+    oc_check_emit(c, rule, cut ? OC_SEV_WARNING : -1, -1, m->content_byte, path, "JSON", actual,
+                  NULL, "response_format %s was asked but choice %d's content is not JSON (%s at "
                   "byte %zu of the content)%s", req->format == OC_FORMAT_JSON_SCHEMA ? "json_schema" : "json_object",
-                  m->index, jerr.message ? jerr.message : "parse error", jerr.offset, cut);
+                  m->index, jerr.message ? jerr.message : "parse error", jerr.offset,
+                  cut ? " (the answer was cut by finish_reason length)" :
+                  truncated ? " (finish_reason is length, but the content is not the start of a "
+                              "JSON document: the format was not applied)" : "");
     goto out;
   }
   if(req->format == OC_FORMAT_JSON_OBJECT) {
     if(doc.root->type != OC_JOBJECT)
-      oc_check_emit(c, rule, sev, -1, m->content_byte, path, "a JSON object",
+      oc_check_emit(c, rule, -1, -1, m->content_byte, path, "a JSON object",
                     oc_jv_type_name(doc.root), NULL,
                     "response_format json_object was asked but choice %d's content is JSON %s",
                     m->index, oc_jv_type_name(doc.root));
@@ -512,10 +522,10 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
     oc_schema_result_init(&res);
     if(oc_schema_validate(s, doc.root, &res) == 0)
       for(size_t k = 0; k < res.count && k < 5; k++)
-        oc_check_emit(c, rule, sev, -1, m->content_byte, path, res.errors[k].keyword,
+        oc_check_emit(c, rule, -1, -1, m->content_byte, path, res.errors[k].keyword,
                       res.errors[k].message, NULL,
-                      "choice %d's content does not match the requested schema at '%s': %s%s",
-                      m->index, res.errors[k].instance_path, res.errors[k].message, cut);
+                      "choice %d's content does not match the requested schema at '%s': %s",
+                      m->index, res.errors[k].instance_path, res.errors[k].message);
     oc_schema_result_free(&res);
     oc_schema_free(s);
   }

@@ -334,6 +334,23 @@ static void finish_json(struct oc_response *r)
   }
   if(!ok)
     goto out;
+  /* An error body under a success status (LM Studio's unknown route, L1):
+   * clients see success and then miss every field.  Said once, with the
+   * error's own shape, instead of as a pile of missing completion fields. */
+  const struct oc_jv *err = oc_jv_get(root, "error");
+  if(r->req->api != OC_API_OTHER && err && err->type != OC_JNULL && err->type != OC_JFALSE) {
+    size_t mlen = 0;
+    const char *msg = err->type == OC_JSTRING ? err->u.str : oc_jv_str(err, "message", &mlen);
+    if(err->type == OC_JSTRING)
+      mlen = err->len;
+    char act[16];
+    snprintf(act, sizeof(act), "%d", r->status);
+    oc_check_emit(c, "ERROR-STATUS", -1, -1, err->offset, "/error", "a 4xx or 5xx status", act,
+                  NULL, "the HTTP %d body is an error (\"%.*s\"): clients take it for a success",
+                  r->status, (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+    check_error_body(r, root);
+    goto out;
+  }
   switch(r->req->api) {
   case OC_API_CHAT:
   case OC_API_COMPLETIONS:

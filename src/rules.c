@@ -275,13 +275,13 @@ const struct oc_rule oc_rules[] = {
   /* ---- structured output --------------------------------------------------------- */
   { "SCHEMA-OUTPUT", "SCHEMA", "semantics", E,
     "With response_format json_schema, content parses as JSON and validates against the "
-    "requested schema (a warning when the answer was cut by finish_reason length).",
+    "requested schema (a warning when finish_reason length cut the JSON short).",
     "Structured-output clients parse content straight into typed objects; prose or a schema "
     "violation fails there.",
     "OpenAI ResponseFormatJsonSchema; F32: ggml-org/llama.cpp#24097, ollama/ollama#10001" },
   { "JSON-OBJECT-OUTPUT", "JSON", "semantics", E,
-    "With response_format json_object, content parses as a JSON object (a warning when cut "
-    "by finish_reason length).",
+    "With response_format json_object, content parses as a JSON object (a warning when "
+    "finish_reason length cut the JSON short).",
     "JSON mode exists so that clients can json.loads the answer; plain text means the mode "
     "was ignored.",
     "OpenAI ResponseFormatJsonObject; F32: ggml-org/llama.cpp#24096; llama-server recordings (D3)" },
@@ -296,7 +296,8 @@ const struct oc_rule oc_rules[] = {
     "A malformed or impossible request gets a 4xx, not a 200 and not a 5xx.",
     "A 5xx makes SDKs retry a hopeless request; a 200 accepts input that was silently "
     "dropped or misread.",
-    "F04, F05: ggml-org/llama.cpp#19774, #10920; llama-server recordings (D1, D2)" },
+    "F04, F05: ggml-org/llama.cpp#19774, #10920; llama-server recordings (D1, D2); an error "
+    "body under HTTP 200: LM Studio recordings (L1)" },
 
   /* ---- context window ------------------------------------------------------------------- */
   { "CTX-OVERFLOW-STATUS", "CTX", "semantics", E,

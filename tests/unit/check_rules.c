@@ -654,6 +654,73 @@ START_TEST(partial_capture_judges_what_arrived)
 }
 END_TEST
 
+/* finish_reason "length" excuses JSON that was cut short, not JSON that
+ * never started: structured output and tool arguments get a warning only
+ * when the text is the beginning of a JSON document (D3: llama-server's
+ * json_object answered with prose and cut by max_tokens is an error). */
+START_TEST(length_excuses_only_cut_json)
+{
+#define RF_OBJ ",\"response_format\":{\"type\":\"json_object\"}"
+#define RF_SCHEMA ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"p\"," \
+  "\"schema\":{\"type\":\"object\",\"required\":[\"name\"]}}}"
+  static const struct {
+    const char *req, *body, *expected;
+  } v[] = {
+    { "{" MSGS RF_OBJ "}", COMPLETION("\"{\\\"greet\\\": \\\"Hel\"", "\"length\""), "JSON-OBJECT-OUTPUT:warning" },
+    { "{" MSGS RF_OBJ "}", COMPLETION("\"\"", "\"length\""), "JSON-OBJECT-OUTPUT:warning" },
+    { "{" MSGS RF_OBJ "}", COMPLETION("\" sost Maine cast\"", "\"length\""), "JSON-OBJECT-OUTPUT:error" },
+    { "{" MSGS RF_OBJ "}", COMPLETION("\"{\\\"a\\\": 1} and more\"", "\"length\""), "JSON-OBJECT-OUTPUT:error" },
+    { "{" MSGS RF_OBJ "}", COMPLETION("\"[1, 2]\"", "\"length\""), "JSON-OBJECT-OUTPUT:error" },
+    { "{" MSGS RF_SCHEMA "}", COMPLETION("\"{\\\"\"", "\"length\""), "SCHEMA-OUTPUT:warning" },
+    { "{" MSGS RF_SCHEMA "}", COMPLETION("\"Sure! {\"", "\"length\""), "SCHEMA-OUTPUT:error" },
+    { "{" MSGS RF_SCHEMA "}", COMPLETION("\"{\\\"age\\\": 3}\"", "\"length\""), "SCHEMA-OUTPUT:error" },
+    { REQ_TOOLS(""), COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", "\"{\\\"locati\"")), "\"length\""), USAGE_OK),
+      "TOOL-ARGS-JSON:warning" },
+    { REQ_TOOLS(""), COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", "\"location: Paris\"")), "\"length\""), USAGE_OK),
+      "TOOL-ARGS-JSON:error" },
+  };
+#undef RF_OBJ
+#undef RF_SCHEMA
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct rt_ex x = X_JSON(v[i].req, 200, v[i].body);
+    struct oc_findings f;
+    rt_analyze(&x, "openai", 0, &f);
+    char *got = rt_summary(&f), *want = rt_canonical(v[i].expected);
+    ck_assert_msg(strcmp(got, want) == 0, "case %zu: expected %s, got %s", i, want, got);
+    free(got);
+    free(want);
+    oc_findings_free(&f);
+  }
+}
+END_TEST
+
+/* A 2xx whose JSON body is an error (LM Studio's unknown route, L1)
+ * is an error reported with a success status: ERROR-STATUS, and the
+ * error body's own shape, not a pile of missing completion fields. */
+START_TEST(success_status_with_error_body)
+{
+  static const struct {
+    const char *body, *expected;
+  } v[] = {
+    { "{\"error\":\"Unexpected endpoint or method. (POST /chat/completions)\"}",
+      "ERROR-STATUS:error ERROR-SHAPE:error" },
+    { ERR_OK("invalid_request_error", "null"), "ERROR-STATUS:error" },
+    { "{\"error\":null,\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1700000000,"
+      "\"model\":\"m\",\"choices\":[" CHOICE(MSG("\"Hello\""), "\"stop\"") "],\"usage\":" USAGE_OK "}", "" },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct rt_ex x = X_JSON(REQ_CHAT, 200, v[i].body);
+    struct oc_findings f;
+    rt_analyze(&x, "openai", 0, &f);
+    char *got = rt_summary(&f), *want = rt_canonical(v[i].expected);
+    ck_assert_msg(strcmp(got, want) == 0, "case %zu: expected %s, got %s", i, want, got);
+    free(got);
+    free(want);
+    oc_findings_free(&f);
+  }
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
   Suite *s = suite_create("rules");
@@ -665,6 +732,8 @@ static Suite *rules_suite(void)
   tcase_add_test(tc, unsupported_answers_skip);
   tcase_add_test(tc, allow_list_downgrades);
   tcase_add_test(tc, profiles_only_downgrade);
+  tcase_add_test(tc, length_excuses_only_cut_json);
+  tcase_add_test(tc, success_status_with_error_body);
   suite_add_tcase(s, tc);
   TCase *st = tcase_create("streams");
   tcase_add_test(st, comment_keepalives_are_legal);
