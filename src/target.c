@@ -333,11 +333,9 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
   oc_cassette_free(&c);
 }
 
-/* One identification request, live or from the recordings; recorded as a
- * cassette too when the run records. */
-static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
-                 const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
-                 char **body, size_t *len, char *err, size_t errlen)
+int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                    const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                    char **body, size_t *len, char *err, size_t errlen)
 {
   size_t rlen = rbody ? strlen(rbody) : 0;
   *body = NULL;
@@ -441,7 +439,7 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   }
   cJSON_Delete(m);
   cJSON_Delete(req);
-  if(!out || fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
+  if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
      status != 200)
     goto out;
   cJSON *doc = oc_json_parse(body, len, NULL);
@@ -460,7 +458,7 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   free(body);
   body = NULL;
   oc_headers_free(&h);
-  if(!out || fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err, sizeof(err)) ||
+  if(!out || oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err, sizeof(err)) ||
      status != 200)
     goto out;
   doc = oc_json_parse(body, len, NULL);
@@ -530,7 +528,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
   t->reachable = 0;
-  int rc = fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
+  int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
     goto oom;
   if(rc && t->live) {
@@ -570,7 +568,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   body = NULL;
   oc_headers_free(&h);
   /* llama-server's /props: build, context per slot, chat template */
-  rc = fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
+  rc = oc_target_fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
     goto oom;
   doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;

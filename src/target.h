@@ -66,6 +66,18 @@ struct oc_identify_options {
  * returns OC_OK even when unreachable. */
 int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o);
 
+/* One small request to t, outside any case (identification, template
+ * rendering, pinning): live over HTTP, or looked up in the recordings by
+ * its request key; recorded as a cassette when o->record_dir is set.
+ * rbody (may be NULL) is a NUL-terminated JSON text.  *body is the whole
+ * response body (caller frees), hdrs gets the response headers.  Returns
+ * OC_OK when a response arrived (any status), OC_ENOTFOUND when a replay
+ * target has no recording of it, OC_EIO when the transport failed (err
+ * names the URL). */
+int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                    const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                    char **body, size_t *len, char *err, size_t errlen);
+
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */
 int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out);

@@ -97,8 +97,9 @@ expect_grep "broken.cassette.gz: not valid gzip data" "$TMP/err"
 expect_status 0 "$OACHECK" record --help
 expect_grep '^Usage: oacheck record' "$TMP/out"
 expect_status 2 "$OACHECK" record
-expect_grep 'live recording is not built yet' "$TMP/err"
+expect_grep "give --target URL \(live\), --show FILE or --import RAWDIR" "$TMP/err"
 expect_status 2 "$OACHECK" record --target http://127.0.0.1:1
+expect_grep 'live recording needs --out DIR' "$TMP/err"
 expect_status 2 "$OACHECK" record --show
 expect_status 2 "$OACHECK" record --import "$RAW"
 expect_grep 'needs --out' "$TMP/err"
