@@ -340,6 +340,50 @@ const struct oc_rule oc_rules[] = {
     "A dropped message means the model never saw it while the client believes it did.",
     "llama-server recordings (D2: role 'wizard' dropped)" },
 
+  { "TEMPLATE-SYSTEM-MOVED", "TEMPLATE", "semantics", W,
+    "The system prompt stays ahead of the conversation, not moved into a later turn.",
+    "A system prompt moved into the last user turn changes its weight and position; the model "
+    "behaves differently from what the client asked for.",
+    "llama-server recordings (Mistral Nemo template moves the system prompt to the last user turn)" },
+  { "TEMPLATE-TOOL-ID", "TEMPLATE", "semantics", E,
+    "The template renders a tool-call conversation with the ids clients send (OpenAI's "
+    "call_… form included).",
+    "The next request after a tool call carries the call's id; a template that refuses it "
+    "makes every tool round trip fail with a 400.",
+    "llama-server recordings (Mistral Nemo: \"Tool call IDs should be alphanumeric strings with "
+    "length 9\"); lmstudio-ai/lmstudio-bug-tracker#830" },
+  { "TEMPLATE-RENDER", "TEMPLATE", "semantics", E,
+    "A well-formed conversation renders, with every user message in the prompt.",
+    "A render failure is a request failure; a dropped user message is an answer to a question "
+    "the model never saw.",
+    "llama-server /apply-template" },
+  { "TEMPLATE-SERVER-DATE", "TEMPLATE", "semantics", I,
+    "The rendered prompt does not depend on the server's clock.",
+    "A template that stamps today's date renders the same conversation differently every day: "
+    "pinned evaluations drift and the prompt cache misses.",
+    "llama-server recordings (the Llama 3.1 template's 'Today Date:')" },
+
+  /* ---- pinned deployments --------------------------------------------------------------- */
+  { "PIN-MODEL", "PIN", "semantics", E,
+    "The target serves the model (id, list, file) that was pinned.",
+    "Automation validated against one model silently runs on another.",
+    "oacheck pin" },
+  { "PIN-TEMPLATE", "PIN", "semantics", E,
+    "The target's chat template is the one that was pinned (SHA-256).",
+    "A changed template changes every prompt the model sees, and with it tool calls and output "
+    "formats.",
+    "oacheck pin; llama-server /props chat_template" },
+  { "PIN-CONTEXT", "PIN", "semantics", E,
+    "The context per request and the number of slots are as pinned.",
+    "Clients size prompts and history to the window; a smaller one turns working requests "
+    "into overflows.",
+    "oacheck pin; llama-server /props (n_ctx per slot, total_slots)" },
+  { "PIN-BUILD", "PIN", "semantics", W,
+    "The server build is the one that was pinned.",
+    "A new build may change parsing, templates and defaults; worth knowing before the "
+    "failures say so.",
+    "oacheck pin; llama-server /props build_info" },
+
   /* ---- case expectations -------------------------------------------------------------- */
   { "CASE-ASSERT", "CASE", "case", E,
     "A value the case asserts (JSON pointer with equals, regex, type, contains or schema) "

@@ -1,0 +1,34 @@
+#!/bin/sh
+# pin.sh — `oacheck pin`: pin what the recorded llama-server serves, check
+# it unchanged (exit 0), then check pins that differ in model, template,
+# context and build: each drift is named by its rule, exit 1.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+R="$OACHECK_SRCDIR/suites/recordings/llama-server"
+
+expect_status 0 "$OACHECK" pin --replay "$R" --out "$TMP/pin.json"
+expect_grep '"n_ctx":[[:space:]]*512' "$TMP/pin.json"
+expect_grep '"build":[[:space:]]*"b10587-3f545becc"' "$TMP/pin.json"
+expect_grep '"chat_template_sha256":[[:space:]]*"[0-9a-f]{64}"' "$TMP/pin.json"
+pass "pin writes the identity"
+
+expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/pin.json"
+expect_grep '^PASS +llama-server pin/identity' "$TMP/out"
+pass "an unchanged deployment passes"
+
+sed -e 's/"n_ctx":[[:space:]]*512/"n_ctx": 4096/' \
+    -e 's/"model":[[:space:]]*"tiny-random.gguf"/"model": "other.gguf"/' \
+    -e 's/"build":[[:space:]]*"[^"]*"/"build": "b1-old"/' \
+    -e 's/"chat_template_sha256":[[:space:]]*"[0-9a-f]*"/"chat_template_sha256": "00"/' \
+    "$TMP/pin.json" > "$TMP/drift.json"
+expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/drift.json" --json "$TMP/r.json"
+expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 4096, now 512' "$TMP/out"
+expect_grep 'PIN-MODEL error: the model id changed' "$TMP/out"
+expect_grep 'PIN-TEMPLATE error: the chat template changed' "$TMP/out"
+expect_grep '"rule":[[:space:]]*"PIN-BUILD"' "$TMP/r.json"
+expect_grep 'the server build changed: pinned .{1,2}b1-old' "$TMP/r.json"
+pass "every drift is named by its rule"
+
+expect_status 2 "$OACHECK" pin --replay "$R"
+expect_status 2 "$OACHECK" pin --replay "$R" --check "$TMP/nope.json"
+pass "usage errors exit 2"
