@@ -374,6 +374,14 @@ static const struct {
 } only_from[] = {
   { "HTTP-TRANSPORT", "runner.c: a transport outcome (refused, reset, timed out, a recording cut "
                       "while recording); the response decoder never sees those" },
+  { "TEMPLATE-SYSTEM-MOVED", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-TOOL-ID", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-RENDER", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-SERVER-DATE", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "PIN-MODEL", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "PIN-TEMPLATE", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "PIN-CONTEXT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "PIN-BUILD", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
 };
 
 static const struct rule_test *test_for(const char *rule)
