@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "json.h"
 #include "report_console.h"
-#include "report_junit.h"
+#include "report.h"
 #include "results_json.h"
 #include "result.h"
 #include "rules.h"
@@ -189,16 +189,11 @@ int oc_cmd_pin(int argc, char **argv)
     goto out;
   }
   /* --check: one result per target */
-  doc = cJSON_CreateObject();
-  cJSON *meta = cJSON_AddObjectToObject(doc, "oacheck");
-  char now[32];
-  oc_now_rfc3339(now);
-  cJSON_AddStringToObject(meta, "version", PACKAGE_VERSION);
-  cJSON_AddStringToObject(meta, "started", now);
-  cJSON_AddStringToObject(meta, "mode", ts[0].live ? "live" : "replay");
-  cJSON *targets = cJSON_AddArrayToObject(doc, "targets");
-  cJSON_AddObjectToObject(doc, "summary");
-  cJSON *results = cJSON_AddArrayToObject(doc, "results");
+  doc = oc_results_doc_new(ts[0].live ? "live" : "replay", NULL, NULL, NULL);
+  if(!doc)
+    goto out;
+  cJSON *targets = oc_json_arr(doc, "targets");
+  cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
   oc_console_init(&con, stdout);
   for(size_t i = 0; i < nt; i++) {
@@ -247,17 +242,7 @@ int oc_cmd_pin(int argc, char **argv)
   if(oc_results_summarize(doc))
     goto out;
   oc_console_summary(&con, doc);
-  int bad = 0;
-  if(json) {
-    char *text = cJSON_Print(doc);
-    if(!text || oc_write_file(json, text, strlen(text), err, sizeof(err)))
-      bad = 1;
-    free(text);
-  }
-  if(junit && oc_report_junit_write(doc, junit, err, sizeof(err)))
-    bad = 1;
-  if(bad)
-    oc_error("cannot write a report: %s", err);
+  int bad = oc_reports_write(doc, json, junit, NULL);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   status = (counts.fail || counts.error || bad) ? OC_EXIT_FAIL : OC_EXIT_OK;

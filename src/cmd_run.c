@@ -12,8 +12,7 @@
 #include "datadir.h"
 #include "json.h"
 #include "report_console.h"
-#include "report_html.h"
-#include "report_junit.h"
+#include "report.h"
 #include "response.h"
 #include "results_json.h"
 #include "runner.h"
@@ -353,29 +352,6 @@ static void on_result(void *ud, const struct oc_plan_item *it, const cJSON *res,
   oc_console_result(ud, res, done, total);
 }
 
-static int write_reports(const struct run_args *a, const cJSON *doc)
-{
-  char err[700];
-  int bad = 0;
-  if(a->json) {
-    char *text = cJSON_Print(doc);
-    if(!text || oc_write_file(a->json, text, strlen(text), err, sizeof(err))) {
-      oc_error("%s", text ? err : "out of memory writing the JSON results");
-      bad = 1;
-    }
-    free(text);
-  }
-  if(a->junit && oc_report_junit_write(doc, a->junit, err, sizeof(err))) {
-    oc_error("%s", err);
-    bad = 1;
-  }
-  if(a->html && oc_report_html_write(doc, a->html, err, sizeof(err))) {
-    oc_error("%s", err);
-    bad = 1;
-  }
-  return bad;
-}
-
 static char *command_line(int argc, char **argv)
 {
   struct oc_buf b;
@@ -516,7 +492,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
     goto out;
   }
   oc_console_summary(&con, doc);
-  int bad_reports = write_reports(&a, doc);
+  int bad_reports = oc_reports_write(doc, a.json, a.junit, a.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   if(reachable == 0)

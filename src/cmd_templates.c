@@ -13,8 +13,7 @@
 #include "datadir.h"
 #include "json.h"
 #include "report_console.h"
-#include "report_html.h"
-#include "report_junit.h"
+#include "report.h"
 #include "results_json.h"
 #include "templates.h"
 #include "util.h"
@@ -246,46 +245,21 @@ int oc_cmd_templates(int argc, char **argv)
       printf("----- %s / %s -----\n%s\n-----\n", oc_json_str(r, "target"), oc_json_str(r, "case"), prompt);
   }
   print_matrix(results, ts, nt);
-  doc = cJSON_CreateObject();
-  cJSON *meta = doc ? cJSON_AddObjectToObject(doc, "oacheck") : NULL;
-  if(!meta)
-    goto out;
-  char now[32];
-  oc_now_rfc3339(now);
-  cJSON_AddStringToObject(meta, "version", PACKAGE_VERSION);
-  cJSON_AddStringToObject(meta, "started", now);
   int live = 0;
   for(size_t i = 0; i < nt; i++)
     live |= ts[i].live;
-  cJSON_AddStringToObject(meta, "mode", live ? "live" : "replay");
-  if(note)
-    cJSON_AddStringToObject(meta, "note", note);
-  cJSON *targets = cJSON_AddArrayToObject(doc, "targets");
-  for(size_t i = 0; targets && i < nt; i++)
+  doc = oc_results_doc_new(live ? "live" : "replay", NULL, note, NULL);
+  if(!doc)
+    goto out;
+  cJSON *targets = oc_json_arr(doc, "targets");
+  for(size_t i = 0; i < nt; i++)
     cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
-  cJSON_AddObjectToObject(doc, "summary");
-  cJSON_AddItemToObject(doc, "results", results);
+  cJSON_ReplaceItemInObjectCaseSensitive(doc, "results", results);
   results = NULL;
   if(oc_results_summarize(doc))
     goto out;
   oc_console_summary(&con, doc);
-  int bad = 0;
-  if(json) {
-    char *text = cJSON_Print(doc);
-    if(!text || oc_write_file(json, text, strlen(text), err, sizeof(err))) {
-      oc_error("%s", text ? err : "out of memory");
-      bad = 1;
-    }
-    free(text);
-  }
-  if(junit && oc_report_junit_write(doc, junit, err, sizeof(err))) {
-    oc_error("%s", err);
-    bad = 1;
-  }
-  if(html && oc_report_html_write(doc, html, err, sizeof(err))) {
-    oc_error("%s", err);
-    bad = 1;
-  }
+  int bad = oc_reports_write(doc, json, junit, html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   status = reachable == 0 ? OC_EXIT_UNREACHABLE

@@ -14,6 +14,7 @@
 #include "expect.h"
 #include "http.h"
 #include "json.h"
+#include "report.h"
 #include "result.h"
 #include "url.h"
 #include "util.h"
@@ -527,48 +528,36 @@ int oc_run_execute(struct oc_run *r)
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started)
 {
-  cJSON *doc = cJSON_CreateObject();
+  int live = 0, replay = 0;
+  for(size_t i = 0; i < r->ntargets; i++) {
+    if(r->targets[i].live)
+      live = 1;
+    else
+      replay = 1;
+  }
+  cJSON *doc = oc_results_doc_new(live && replay ? "mixed" : live ? "live" : "replay", started, note,
+                                  command);
   if(!doc)
     return NULL;
-  cJSON *meta = cJSON_AddObjectToObject(doc, "oacheck");
-  if(meta) {
-    cJSON_AddStringToObject(meta, "version", PACKAGE_VERSION);
-    cJSON_AddStringToObject(meta, "started", started);
-    char now[32];
-    oc_now_rfc3339(now);
-    cJSON_AddStringToObject(meta, "finished", now);
-    int live = 0, replay = 0;
-    for(size_t i = 0; i < r->ntargets; i++) {
-      if(r->targets[i].live)
-        live = 1;
-      else
-        replay = 1;
-    }
-    cJSON_AddStringToObject(meta, "mode", live && replay ? "mixed" : live ? "live" : "replay");
-    if(note)
-      cJSON_AddStringToObject(meta, "note", note);
-    if(command)
-      cJSON_AddStringToObject(meta, "command", command);
-    cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
-    for(size_t i = 0; suites && i < r->suites->count; i++)
-      cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
-    if(r->opts->shard_n > 1) {
-      cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
-      if(sh) {
-        cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
-        cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
-      }
+  cJSON *meta = oc_json_obj(doc, "oacheck");
+  cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
+  for(size_t i = 0; suites && i < r->suites->count; i++)
+    cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
+  if(r->opts->shard_n > 1) {
+    cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
+    if(sh) {
+      cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
+      cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
     }
   }
-  cJSON *targets = cJSON_AddArrayToObject(doc, "targets");
-  for(size_t i = 0; targets && i < r->ntargets; i++) {
+  cJSON *targets = oc_json_arr(doc, "targets");
+  for(size_t i = 0; i < r->ntargets; i++) {
     cJSON *t = oc_target_json(&r->targets[i]);
     if(t)
       cJSON_AddItemToArray(targets, t);
   }
-  cJSON_AddObjectToObject(doc, "summary");
-  cJSON *results = cJSON_AddArrayToObject(doc, "results");
-  for(size_t i = 0; results && i < r->nitems; i++)
+  cJSON *results = oc_json_arr(doc, "results");
+  for(size_t i = 0; i < r->nitems; i++)
     if(r->results[i])
       cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
   return doc;

@@ -47,20 +47,27 @@ shared_dir() {
 }
 
 # serve_start ARGS... : run `oacheck serve ARGS --port 0` in the background
-# and wait for its 'listening on' line; sets $SERVER_PID, $PORT and $URL.
-# The server is killed when the test exits.
+# and wait for its 'listening on' line; sets $SERVER_PID, $PORT, $URL and
+# $SERVE_OUT/$SERVE_ERR (its output).  The server is killed when the test
+# exits.  Each start gets fresh output files: the background shell opens
+# (and truncates) its output only later, so a reused file could still show
+# the previous server's line.
+serve_starts=0
 serve_start() {
-  "$OACHECK" serve "$@" --port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  serve_starts=$((serve_starts + 1))
+  SERVE_OUT="$TMP/serve.$serve_starts.out"
+  SERVE_ERR="$TMP/serve.$serve_starts.err"
+  "$OACHECK" serve "$@" --port 0 >"$SERVE_OUT" 2>"$SERVE_ERR" &
   SERVER_PID=$!
   cleanup_hooks="kill $SERVER_PID 2>/dev/null || true; $cleanup_hooks"
   i=0
-  while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited before listening"; }
+  while ! grep -q '^listening on ' "$SERVE_OUT" 2>/dev/null; do
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVE_ERR" >&2; fail "oacheck serve exited before listening"; }
     i=$((i + 1))
     [ $i -lt 600 ] || fail "oacheck serve did not print its listening line"
     sleep 0.1
   done
-  line=$(head -n 1 "$TMP/serve.out")
+  line=$(head -n 1 "$SERVE_OUT")
   case "$line" in
     "listening on http://127.0.0.1:"*) ;;
     *) fail "first line is '$line', expected 'listening on http://127.0.0.1:PORT'" ;;
@@ -77,7 +84,7 @@ serve_stop() {
   wait "$SERVER_PID"
   st=$?
   set -e
-  [ "$st" = 0 ] || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
+  [ "$st" = 0 ] || { cat "$SERVE_ERR" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
 }
 
 # verdicts FILE : the 'STATUS suite/case' lines of a non-terminal console run

@@ -25,7 +25,7 @@ set +e
 set -e
 serve_stop
 grep -q 'PASS  *srv plain/chat-basic' "$TMP/out" || fail "the live run did not run"
-for f in "$TMP/out" "$TMP/err" "$TMP/r.json" "$TMP/r.xml" "$TMP/r.html" "$TMP/rec.out" "$TMP/rec.err" "$TMP/serve.out" "$TMP/serve.err"; do
+for f in "$TMP/out" "$TMP/err" "$TMP/r.json" "$TMP/r.xml" "$TMP/r.html" "$TMP/rec.out" "$TMP/rec.err" "$SERVE_OUT" "$SERVE_ERR"; do
   if grep -q -e "$KEY" -e "$HDR" "$f"; then fail "a secret leaked into $(basename "$f")"; fi
 done
 for c in "$TMP"/rec/*.cassette.gz; do

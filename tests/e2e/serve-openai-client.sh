@@ -15,21 +15,10 @@ NODEDIR="$OACHECK_SRCDIR/tests/node"
   skip "the openai npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 
-"$OACHECK" serve "$OACHECK_SRCDIR/suites/recordings/llama-server" \
-  "$OACHECK_SRCDIR/tests/data/recordings/llama-server" --port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
-pid=$!
-cleanup_hooks="kill $pid 2>/dev/null || true; $cleanup_hooks"
-i=0
-until grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
-  kill -0 "$pid" 2>/dev/null || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited early"; }
-  i=$((i + 1))
-  [ $i -lt 600 ] || fail "oacheck serve did not start"
-  sleep 0.1
-done
-URL=$(sed -n '1s/^listening on //p' "$TMP/serve.out")
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" "$OACHECK_SRCDIR/tests/data/recordings/llama-server"
 
 "$NODE" "$OACHECK_SRCDIR/tests/e2e/openai-client.mjs" "$URL" "$NODEDIR" || {
-  echo "--- server log" >&2; cat "$TMP/serve.err" >&2; fail "the openai SDK did not get what was recorded"; }
+  echo "--- server log" >&2; cat "$SERVE_ERR" >&2; fail "the openai SDK did not get what was recorded"; }
 pass "openai-node streams text and a tool call from oacheck serve"
 
 curl -sS -N -o "$TMP/curl.got" -H 'X-Oacheck-Case: tools-required-steered-stream' \
@@ -38,10 +27,5 @@ expect_grep '"name":"get_weather"' "$TMP/curl.got"
 expect_grep '^data: \[DONE\]' "$TMP/curl.got"
 pass "curl -N gets the same stream"
 
-kill -TERM "$pid"
-set +e
-wait "$pid"
-st=$?
-set -e
-[ "$st" = 0 ] || { cat "$TMP/serve.err" >&2; fail "oacheck serve exited $st on SIGTERM"; }
+serve_stop
 pass "clean shutdown"

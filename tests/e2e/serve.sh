@@ -9,43 +9,6 @@ command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
 TESTREC="$OACHECK_SRCDIR/tests/data/recordings/llama-server"
 
-# start_server ARGS... : run oacheck serve in the background, set $PORT, $SERVER_PID
-starts=0
-start_server() {
-  # a fresh file per start: the background shell opens (and truncates) its
-  # output only later, so reusing one could show the previous server's line
-  starts=$((starts + 1))
-  OUT="$TMP/serve.$starts.out"
-  ERR="$TMP/serve.$starts.err"
-  "$OACHECK" serve "$@" --port 0 >"$OUT" 2>"$ERR" &
-  SERVER_PID=$!
-  cleanup_hooks="kill $SERVER_PID 2>/dev/null || true; $cleanup_hooks"
-  i=0
-  while ! grep -q '^listening on ' "$OUT" 2>/dev/null; do
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$ERR" >&2; fail "oacheck serve exited before listening"; }
-    i=$((i + 1))
-    [ $i -lt 600 ] || fail "oacheck serve did not print its listening line"
-    sleep 0.1
-  done
-  line=$(head -n 1 "$OUT")
-  case "$line" in
-    "listening on http://127.0.0.1:"*) ;;
-    *) fail "first line is '$line', expected 'listening on http://127.0.0.1:PORT'" ;;
-  esac
-  PORT=${line##*:}
-  URL="http://127.0.0.1:$PORT"
-}
-
-# stop_server : SIGTERM, then the exit status must be 0 (ASan leak reports make it non-zero)
-stop_server() {
-  kill -TERM "$SERVER_PID"
-  set +e
-  wait "$SERVER_PID"
-  st=$?
-  set -e
-  [ "$st" = 0 ] || { cat "$ERR" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
-}
-
 # cassette_body FILE OUT : the recorded response body bytes of a cassette
 cassette_body() {
   meta=$(gzip -dc "$1" | head -n 1)
@@ -86,7 +49,7 @@ cassette_body "$REC/chat-stream.wire.cassette.gz" "$TMP/wire.want"
 WANT_EVENTS=$(count_events "$TMP/stream.want")
 [ "$WANT_EVENTS" = 19 ] || fail "chat-stream recording has $WANT_EVENTS events, expected 19"
 
-start_server "$REC" "$TESTREC"
+serve_start "$REC" "$TESTREC"
 
 # post NAME-OF-OUTPUT [CURL ARGS...] : POST the chat-stream request body
 post() {
@@ -227,26 +190,26 @@ same_bytes "$TMP/fast.got" "$TMP/health.want" "health beside a stalled request"
 pass "a stalled connection does not block others"
 
 # SIGTERM with the stalled request still open: clean exit 0.
-stop_server
+serve_stop
 wait "$slow" 2>/dev/null || true
 pass "SIGTERM stops the server cleanly, stalled request and all (exit 0)"
 
 # ---- faults, globally -------------------------------------------------
-start_server "$REC" --fault drop-done --fault truncate=5
+serve_start "$REC" --fault drop-done --fault truncate=5
 post g.got
 [ "$(count_events "$TMP/g.got")" = 5 ] || fail "--fault truncate=5 sent $(count_events "$TMP/g.got") events"
 post g2.got -H 'X-Oacheck-Fault: truncate=100'
 [ "$(count_events "$TMP/g2.got")" = $((WANT_EVENTS - 1)) ] || fail "the header did not override --fault truncate"
 expect_no_grep '\[DONE\]' "$TMP/g2.got"
-stop_server
+serve_stop
 pass "--fault applies to every request; X-Oacheck-Fault overrides it"
 
 # --realtime on recordings without timing still serves them.
-start_server "$REC" --realtime
+serve_start "$REC" --realtime
 post rt.got
 same_bytes "$TMP/rt.got" "$TMP/stream.want" "--realtime"
-stop_server
-expect_grep 'no recorded timing' "$ERR"
+serve_stop
+expect_grep 'no recorded timing' "$SERVE_ERR"
 pass "--realtime serves untimed recordings unpaced, and says so"
 
 # A cassette written by hand as docs/cassette.md describes it, with timing:
@@ -257,14 +220,14 @@ printf '%s\n' '{"oacheck_cassette":1,"name":"timed","request":{"method":"GET","p
 printf "$body" >>"$TMP/timed.raw"
 printf "$body" >"$TMP/timed.want"
 gzip -n <"$TMP/timed.raw" >"$TMP/timed/timed.cassette.gz"
-start_server "$TMP/timed" --speed 2
+serve_start "$TMP/timed" --speed 2
 curl -sS -N -o "$TMP/timed.got" "$URL/timed"
 same_bytes "$TMP/timed.got" "$TMP/timed.want" "a timed cassette under --speed 2"
 curl -sS -N --raw -o "$TMP/timed.raw.got" "$URL/timed"
 [ "$(chunk_sizes "$TMP/timed.raw.got" | tr '\n' ' ')" = "10 20 14 0 " ] ||
   fail "timed cassette: chunks $(chunk_sizes "$TMP/timed.raw.got" | tr '\n' ' '), expected its pieces 10 20 14"
-stop_server
-expect_no_grep 'no recorded timing' "$ERR"
+serve_stop
+expect_no_grep 'no recorded timing' "$SERVE_ERR"
 pass "a hand-written timed cassette is served paced, in its recorded pieces"
 
 # ---- usage ------------------------------------------------------------

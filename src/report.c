@@ -1,0 +1,62 @@
+/* report.c — the results document's frame and the report files a command
+ * writes from it.  Every report is rendered from the finished document, so
+ * `oacheck report render` gives the same files later. */
+#include "config.h"
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_html.h"
+#include "report_junit.h"
+#include "util.h"
+
+cJSON *oc_results_doc_new(const char *mode, const char *started, const char *note,
+                          const char *command)
+{
+  cJSON *doc = cJSON_CreateObject();
+  cJSON *meta = doc ? cJSON_AddObjectToObject(doc, "oacheck") : NULL;
+  if(!meta) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
+  char now[32];
+  oc_now_rfc3339(now);
+  cJSON_AddStringToObject(meta, "version", PACKAGE_VERSION);
+  cJSON_AddStringToObject(meta, "started", started ? started : now);
+  cJSON_AddStringToObject(meta, "finished", now);
+  cJSON_AddStringToObject(meta, "mode", mode);
+  if(note)
+    cJSON_AddStringToObject(meta, "note", note);
+  if(command)
+    cJSON_AddStringToObject(meta, "command", command);
+  if(!cJSON_AddArrayToObject(doc, "targets") || !cJSON_AddObjectToObject(doc, "summary") ||
+     !cJSON_AddArrayToObject(doc, "results")) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
+  return doc;
+}
+
+int oc_reports_write(const cJSON *doc, const char *json, const char *junit, const char *html)
+{
+  char err[700];
+  int bad = 0;
+  if(json) {
+    char *text = cJSON_Print(doc);
+    if(!text || oc_write_file(json, text, strlen(text), err, sizeof(err))) {
+      oc_error("%s", text ? err : "out of memory writing the JSON results");
+      bad++;
+    }
+    free(text);
+  }
+  if(junit && oc_report_junit_write(doc, junit, err, sizeof(err))) {
+    oc_error("%s", err);
+    bad++;
+  }
+  if(html && oc_report_html_write(doc, html, err, sizeof(err))) {
+    oc_error("%s", err);
+    bad++;
+  }
+  return bad;
+}
