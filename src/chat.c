@@ -15,31 +15,12 @@
 #include <string.h>
 
 #include "json.h"
+#include "response.h"
 #include "schema.h"
 #include "util.h"
 
 #define OC_CAP_IDENTITY 4096u
 #define OC_CAP_GAPS (1u << 20) /* inter-token gaps kept for percentiles */
-
-const char *const oc_nullable_required_default[] = { "refusal", "logprobs", "param", "code",
-                                                     NULL };
-
-int oc_schema_error_severity(const struct oc_check *c, const char *keyword, const char *message,
-                             const char *const *nullable_required)
-{
-  if(!keyword || strcmp(keyword, "required") != 0 || !message || !nullable_required)
-    return -1;
-  for(const char *const *n = nullable_required; *n; n++) {
-    /* the validator names the missing property in quotes */
-    char quoted[64];
-    snprintf(quoted, sizeof(quoted), "\"%s\"", *n);
-    char squoted[64];
-    snprintf(squoted, sizeof(squoted), "'%s'", *n);
-    if(strstr(message, quoted) || strstr(message, squoted))
-      return (int)c->profile->nullable_required;
-  }
-  return -1;
-}
 
 /* ---- the event log ------------------------------------------------------ */
 
@@ -629,7 +610,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     if(oc_schema_validate(s->chunk_schema, root, &res) == 0) {
       for(size_t i = 0; i < res.count; i++) {
         const struct oc_schema_error *e = &res.errors[i];
-        int sev = oc_schema_error_severity(s->check, e->keyword, e->message, s->nullable_required);
+        int sev = oc_schemas_error_severity(s->schemas, s->check, s->chunk_rel, e);
         EMIT(s, "STREAM-CHUNK-SCHEMA", sev, n, data_byte(ev, (uint32_t)e->offset),
              e->instance_path, e->keyword, e->message, "chunk %ld: at '%s': %s", n,
              e->instance_path, e->message);
@@ -764,7 +745,6 @@ void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, stru
   s->check = check;
   s->chunk_schema = chunk_schema;
   s->reg = reg;
-  s->nullable_required = oc_nullable_required_default;
   s->object_expected = req->api == OC_API_COMPLETIONS ? "text_completion" : "chat.completion.chunk";
   struct oc_sse_callbacks cb = { on_event, on_issue, on_comment };
   oc_sse_init(&s->sse, &cb, s);

@@ -19,6 +19,7 @@
 
 struct oc_schema;
 struct oc_schema_registry;
+struct oc_schemas;
 
 /* One event kept for the reports. */
 struct oc_logged_event {
@@ -67,7 +68,8 @@ struct oc_stream {
   struct oc_check *check;
   const struct oc_schema *chunk_schema;  /* may be NULL: no STREAM-CHUNK-SCHEMA */
   struct oc_schema_registry *reg;        /* may be NULL */
-  const char *const *nullable_required;  /* property names whose absence is the profile's call */
+  const struct oc_schemas *schemas;      /* may be NULL: for the nullable-required lookup */
+  const char *chunk_rel;                 /* the chunk schema's document ("chat.completion.chunk.json") */
   const char *object_expected;           /* "chat.completion.chunk" / "text_completion" */
   struct oc_sse_parser sse;
   struct oc_jdoc doc;
@@ -123,13 +125,5 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated);
 /* Timing as the results schema's "timing" object. */
 cJSON *oc_stream_timing_json(const struct oc_stream *s);
 
-/* The default names of required-but-nullable fields (refusal, logprobs,
- * param, code): their absence gets the profile's nullable_required
- * severity instead of the schema rule's. */
-extern const char *const oc_nullable_required_default[];
-/* Severity policy for one schema error: returns the severity to use for
- * a "required" error naming a nullable-required property, else -1. */
-int oc_schema_error_severity(const struct oc_check *c, const char *keyword, const char *message,
-                             const char *const *nullable_required);
 
 #endif

@@ -40,6 +40,14 @@ static const struct schema_slot schema_slots[] = {
 };
 #undef SLOT
 
+/* The documents the nullable-required walk may pass through: every
+ * compiled one, and common.json that they refer to. */
+static const char *doc_rel(size_t i)
+{
+  return i < OC_ARRAY_LEN(schema_slots) ? schema_slots[i].rel
+       : i == OC_ARRAY_LEN(schema_slots) ? "common.json" : NULL;
+}
+
 int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
 {
   memset(s, 0, sizeof(*s));
@@ -47,6 +55,16 @@ int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
   char *dir = oc_data_path("schemas");
   if(!dir)
     goto out;
+  _Static_assert(OC_ARRAY_LEN(schema_slots) + 1 <= OC_ARRAY_LEN(s->docs), "docs[] too small");
+  for(size_t i = 0; doc_rel(i); i++) {
+    char *path = oc_path_join(dir, doc_rel(i));
+    s->docs[i] = path ? oc_json_parse_file(path, err, errlen) : NULL;
+    free(path);
+    if(!s->docs[i]) {
+      rc = path ? OC_EPARSE : OC_ENOMEM;
+      goto out;
+    }
+  }
   s->reg = oc_schema_registry_new();
   if(!s->reg)
     goto out;
@@ -80,7 +98,87 @@ void oc_schemas_free(struct oc_schemas *s)
   for(size_t i = 0; i < OC_ARRAY_LEN(schema_slots); i++)
     oc_schema_free(*(struct oc_schema **)((char *)s + schema_slots[i].offset));
   oc_schema_registry_free(s->reg);
+  for(size_t i = 0; i < OC_ARRAY_LEN(s->docs); i++)
+    cJSON_Delete(s->docs[i]);
   memset(s, 0, sizeof(*s));
+}
+
+static const cJSON *schema_doc(const struct oc_schemas *s, const char *rel)
+{
+  for(size_t i = 0; doc_rel(i); i++)
+    if(strcmp(doc_rel(i), rel) == 0)
+      return s->docs[i];
+  return NULL;
+}
+
+int oc_schemas_error_severity(const struct oc_schemas *s, const struct oc_check *c,
+                              const char *rel, const struct oc_schema_error *e)
+{
+  if(!s || !rel || !e->keyword || strcmp(e->keyword, "required") != 0 || !e->message ||
+     !e->schema_path)
+    return -1;
+  /* the property: the validator quotes it in the message */
+  const char *q = strchr(e->message, '"');
+  const char *qe = q ? strchr(q + 1, '"') : NULL;
+  if(!qe || qe - q - 1 >= 128)
+    return -1;
+  char prop[128];
+  memcpy(prop, q + 1, (size_t)(qe - q - 1));
+  prop[qe - q - 1] = '\0';
+  char dir[128]; /* folder of the current document, relative to schemas/ */
+  oc_strlcpy(dir, rel, sizeof(dir));
+  char *slash = strrchr(dir, '/');
+  *(slash ? slash + 1 : dir) = '\0';
+  const cJSON *root = schema_doc(s, rel), *node = root;
+  for(const char *p = e->schema_path; node && *p == '/';) {
+    size_t n = strcspn(p + 1, "/");
+    char tok[128];
+    if(n >= sizeof(tok))
+      return -1;
+    /* RFC 6901 unescaping: ~1 is '/', ~0 is '~' */
+    size_t k = 0;
+    for(size_t i = 0; i < n; i++) {
+      char ch = p[1 + i];
+      if(ch == '~' && i + 1 < n && (p[2 + i] == '0' || p[2 + i] == '1'))
+        ch = p[2 + i++] == '1' ? '/' : '~';
+      tok[k++] = ch;
+    }
+    tok[k] = '\0';
+    p += n + 1;
+    if(!*p && strcmp(tok, "required") == 0) {
+      const cJSON *ps = oc_json_obj(oc_json_obj(node, "properties"), prop);
+      return cJSON_IsTrue(oc_json_get(ps, "x-oacheck-nullable-required"))
+               ? (int)c->profile->nullable_required : -1;
+    }
+    if(strcmp(tok, "$ref") == 0) {
+      const char *ref = oc_json_str(node, "$ref");
+      if(!ref)
+        return -1;
+      const char *hash = strchr(ref, '#');
+      size_t rn = hash ? (size_t)(hash - ref) : strlen(ref);
+      if(rn) {
+        /* another shipped document, relative to this one's folder */
+        char target[256];
+        if(rn >= 3 && strncmp(ref, "../", 3) == 0)
+          snprintf(target, sizeof(target), "%.*s", (int)(rn - 3), ref + 3);
+        else
+          snprintf(target, sizeof(target), "%s%.*s", dir, (int)rn, ref);
+        root = schema_doc(s, target);
+        oc_strlcpy(dir, target, sizeof(dir));
+        slash = strrchr(dir, '/');
+        *(slash ? slash + 1 : dir) = '\0';
+      }
+      node = root && hash && hash[1] ? oc_json_pointer(root, hash + 1) : root;
+      continue;
+    }
+    if(cJSON_IsArray(node)) {
+      long i = 0;
+      node = oc_parse_long(tok, 0, 1L << 20, &i) == 0 ? cJSON_GetArrayItem(node, (int)i) : NULL;
+    }
+    else
+      node = oc_json_get(node, tok);
+  }
+  return -1;
 }
 
 /* ---- lifecycle ---------------------------------------------------------------- */
@@ -140,6 +238,9 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
   if(r->is_sse) {
     oc_stream_init(&r->stream, r->req, c, chunk_schema_for(r), r->schemas ? r->schemas->reg : NULL,
                    r->t_sent, r->timing_recorded, r->keep_events);
+    r->stream.schemas = r->schemas;
+    r->stream.chunk_rel = r->req->api == OC_API_COMPLETIONS ? "text_completion.chunk.json"
+                                                            : "chat.completion.chunk.json";
     r->stream_started = 1;
   }
   return OC_OK;
@@ -166,7 +267,7 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
 
 /* ---- non-streamed bodies ---------------------------------------------------------- */
 
-static void schema_findings(struct oc_response *r, const struct oc_schema *schema,
+static void schema_findings(struct oc_response *r, const struct oc_schema *schema, const char *rel,
                             const struct oc_jv *root, const char *rule, const char *what)
 {
   if(!schema)
@@ -177,8 +278,7 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
   if(oc_schema_validate(schema, root, &res) == 0)
     for(size_t i = 0; i < res.count; i++) {
       const struct oc_schema_error *e = &res.errors[i];
-      int sev = oc_schema_error_severity(r->check, e->keyword, e->message,
-                                         oc_nullable_required_default);
+      int sev = oc_schemas_error_severity(r->schemas, r->check, rel, e);
       oc_check_emit(r->check, rule, sev, -1, (int64_t)e->offset, e->instance_path, e->keyword,
                     e->message, NULL, "%s: at '%s': %s", what, e->instance_path, e->message);
     }
@@ -205,7 +305,8 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
                   err && err->type == OC_JSTRING ? " (a bare string: openai-node shows '(no body)')" : "");
     return;
   }
-  schema_findings(r, r->schemas ? r->schemas->error : NULL, root, "ERROR-SHAPE", "error body");
+  schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, "ERROR-SHAPE",
+                  "error body");
 }
 
 static void check_usage(struct oc_response *r, const struct oc_jv *root)
@@ -236,7 +337,7 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
   struct oc_check *c = r->check;
   int chat = r->req->api == OC_API_CHAT;
   schema_findings(r, r->schemas ? (chat ? r->schemas->chat : r->schemas->text_completion) : NULL,
-                  root, chat ? "CHAT-SCHEMA" : "JSON-SCHEMA",
+                  chat ? "chat.completion.json" : "text_completion.json", root, chat ? "CHAT-SCHEMA" : "JSON-SCHEMA",
                   chat ? "chat.completion" : "text_completion");
   if(chat)
     check_usage(r, root);
@@ -269,32 +370,35 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
 
 static void check_models(struct oc_response *r, const struct oc_jv *root)
 {
-  schema_findings(r, r->schemas ? r->schemas->models : NULL, root, "MODELS-LIST", "model list");
+  schema_findings(r, r->schemas ? r->schemas->models : NULL, "models.list.json", root, "MODELS-LIST",
+                  "model list");
   const struct oc_jv *data = oc_jv_get(root, "data");
   if(data && data->type == OC_JARRAY && data->len == 0)
     oc_check_emit(r->check, "MODELS-LIST", -1, -1, data->offset, "/data", "at least one model",
                   "[]", NULL, "the model list is empty");
 }
 
-static const struct oc_schema *other_schema(const struct oc_response *r)
+static const struct oc_schema *other_schema(const struct oc_response *r, const char **rel)
 {
   const char *p = r->req->path;
   if(!r->schemas || !p)
     return NULL;
   size_t n = strcspn(p, "?");
   struct {
-    const char *path;
+    const char *path, *rel;
     const struct oc_schema *schema;
   } map[] = {
-    { "/health", r->schemas->ls_health },
-    { "/props", r->schemas->ls_props },
-    { "/slots", r->schemas->ls_slots },
-    { "/tokenize", r->schemas->ls_tokenize },
-    { "/apply-template", r->schemas->ls_apply_template },
+    { "/health", "llama-server/health.json", r->schemas->ls_health },
+    { "/props", "llama-server/props.json", r->schemas->ls_props },
+    { "/slots", "llama-server/slots.json", r->schemas->ls_slots },
+    { "/tokenize", "llama-server/tokenize.json", r->schemas->ls_tokenize },
+    { "/apply-template", "llama-server/apply-template.json", r->schemas->ls_apply_template },
   };
   for(size_t i = 0; i < OC_ARRAY_LEN(map); i++)
-    if(strlen(map[i].path) == n && strncmp(p, map[i].path, n) == 0)
+    if(strlen(map[i].path) == n && strncmp(p, map[i].path, n) == 0) {
+      *rel = map[i].rel;
       return map[i].schema;
+    }
   return NULL;
 }
 
@@ -360,10 +464,15 @@ static void finish_json(struct oc_response *r)
     check_models(r, root);
     break;
   case OC_API_EMBEDDINGS:
-    schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, root, "JSON-SCHEMA", "embeddings");
+    schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, "embeddings.json", root,
+                    "JSON-SCHEMA", "embeddings");
     break;
   default:
-    schema_findings(r, other_schema(r), root, "JSON-SCHEMA", r->req->path);
+  {
+    const char *rel = NULL;
+    const struct oc_schema *sc = other_schema(r, &rel);
+    schema_findings(r, sc, rel, root, "JSON-SCHEMA", r->req->path);
+  }
     break;
   }
 out:

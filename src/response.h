@@ -19,6 +19,7 @@
 
 struct oc_schema;
 struct oc_schema_registry;
+struct oc_schema_error;
 
 /* The response schemas shipped in schemas/, compiled once per run and
  * shared (read-only) by every response. */
@@ -36,6 +37,9 @@ struct oc_schemas {
   struct oc_schema *ls_slots;
   struct oc_schema *ls_tokenize;
   struct oc_schema *ls_apply_template;
+  /* The same documents as JSON (and common.json), for the nullable-
+   * required lookup; indexed like the table in response.c. */
+  cJSON *docs[16];
 };
 
 #define OC_SCHEMA_BASE "https://oacheck.dev/schemas/"
@@ -45,6 +49,15 @@ struct oc_schemas {
  * the caller). */
 int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen);
 void oc_schemas_free(struct oc_schemas *s);
+
+/* The severity of one validation error against the shipped schema rel
+ * ("chat.completion.chunk.json"): the profile's nullable_required when the
+ * error is a "required" failure for a property annotated
+ * "x-oacheck-nullable-required" where that "required" sits (found by
+ * walking the error's keyword location through each $ref, as
+ * docs/schemas.md describes); -1 (the rule's own severity) otherwise. */
+int oc_schemas_error_severity(const struct oc_schemas *s, const struct oc_check *c,
+                              const char *rel, const struct oc_schema_error *e);
 
 #define OC_CAP_RESULT_BODY (256u << 10) /* body kept for reports */
 

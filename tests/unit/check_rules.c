@@ -729,6 +729,73 @@ START_TEST(success_status_with_error_body)
 }
 END_TEST
 
+/* A required property that may be null and is missing instead is the
+ * profile's call (nullable_required): the property is found by walking the
+ * schema from the failing "required" to its x-oacheck-nullable-required
+ * annotation (docs/schemas.md), not by its name, so that a missing
+ * finish_reason is lenient in a chunk (where it is nullable) and strict in
+ * a finished completion (where it is not). */
+START_TEST(nullable_required_follows_the_annotations)
+{
+  static const struct {
+    const char *profile, *req;
+    int stream;
+    const char *body, *expected;
+  } v[] = {
+    /* vLLM before PR #19662: content deltas without finish_reason */
+    { "vllm", REQ_STREAM, 1,
+      ROLE CK("{\"index\":0,\"delta\":{\"content\":\"Hello\"}}") STOP DONE, "STREAM-CHUNK-SCHEMA:warning" },
+    { "openai", REQ_STREAM, 1,
+      ROLE CK("{\"index\":0,\"delta\":{\"content\":\"Hello\"}}") STOP DONE, "STREAM-CHUNK-SCHEMA:error" },
+    /* a finished choice must say how it finished, under every profile */
+    { "llama-server", REQ_CHAT, 0,
+      COMPLETION_X("{\"index\":0,\"message\":" MSG("\"Hello\"") ",\"logprobs\":null}", USAGE_OK),
+      "CHAT-SCHEMA:error CHAT-FINISH-REASON:error" },
+    /* LM Studio's tool-call message without content (L3) */
+    { "llama-server", REQ_TOOLS(""), 0,
+      COMPLETION_X(CHOICE("{\"role\":\"assistant\",\"refusal\":null,\"tool_calls\":[" CALL("call_1", CALL_ARGS) "]}",
+                          "\"tool_calls\""), USAGE_OK), "CHAT-SCHEMA:warning" },
+    { "openai", REQ_TOOLS(""), 0,
+      COMPLETION_X(CHOICE("{\"role\":\"assistant\",\"refusal\":null,\"tool_calls\":[" CALL("call_1", CALL_ARGS) "]}",
+                          "\"tool_calls\""), USAGE_OK), "CHAT-SCHEMA:error" },
+    /* logprobs entries without bytes; message.refusal and error.param missing */
+    { "llama-server", REQ_CHAT, 0,
+      COMPLETION_X("{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\","
+                   "\"logprobs\":{\"content\":[{\"token\":\"Hi\",\"logprob\":-0.1,\"top_logprobs\":[]}],\"refusal\":null}}", USAGE_OK),
+      "CHAT-SCHEMA:warning*2" },
+    /* present with the wrong type is never the nullable case (vLLM's V1) */
+    { "vllm", REQ_CHAT, 0,
+      COMPLETION_X(CHOICE(MSG("\"Hello\""), "\"stop\""),
+                   "{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7,\"prompt_tokens_details\":null}"),
+      "CHAT-SCHEMA:error" },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct rt_ex x = { "POST", "/v1/chat/completions", v[i].req, 200, v[i].stream ? H_SSE : H_JSON,
+                       v[i].body, 0, NULL, 0, 0 };
+    struct oc_findings f;
+    rt_analyze(&x, v[i].profile, 0, &f);
+    char *got = rt_summary(&f), *want = rt_canonical(v[i].expected);
+    if(strcmp(got, want))
+      rt_dump("nullable", &f);
+    ck_assert_msg(strcmp(got, want) == 0, "case %zu (%s): expected %s, got %s", i, v[i].profile, want, got);
+    free(got);
+    free(want);
+    oc_findings_free(&f);
+  }
+  /* and the error envelope: llama-server's, param missing and code an integer */
+  struct rt_ex e = X_JSON(REQ_CHAT, 400, "{\"error\":{\"code\":400,\"message\":\"m\",\"type\":\"invalid_request_error\"}}");
+  struct oc_findings f;
+  rt_analyze(&e, "vllm", 0, &f);
+  ck_assert_uint_eq(f.count, 2); /* vllm downgrades ERROR-SHAPE as a whole: both warnings */
+  oc_findings_free(&f);
+  rt_analyze(&e, "openai", 0, &f);
+  char *got = rt_summary(&f);
+  ck_assert_str_eq(got, "ERROR-SHAPE:error*2");
+  free(got);
+  oc_findings_free(&f);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
   Suite *s = suite_create("rules");
@@ -742,6 +809,7 @@ static Suite *rules_suite(void)
   tcase_add_test(tc, profiles_only_downgrade);
   tcase_add_test(tc, length_excuses_only_cut_json);
   tcase_add_test(tc, success_status_with_error_body);
+  tcase_add_test(tc, nullable_required_follows_the_annotations);
   suite_add_tcase(s, tc);
   TCase *st = tcase_create("streams");
   tcase_add_test(st, comment_keepalives_are_legal);
