@@ -440,7 +440,9 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     }
   }
   const struct oc_jv *fr = oc_jv_get(ch, "finish_reason");
-  if(fr && fr->type == OC_JSTRING) {
+  /* "" is no finish (SGLang sends it on every delta, F16): the chunk
+   * schema reports it, and the real finish that follows is not a second */
+  if(fr && fr->type == OC_JSTRING && fr->len) {
     char p2[96];
     snprintf(p2, sizeof(p2), "/choices/%u/finish_reason", pos);
     if(m->finish_reason)

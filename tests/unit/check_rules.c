@@ -796,6 +796,23 @@ START_TEST(nullable_required_follows_the_annotations)
 }
 END_TEST
 
+/* F16: SGLang's finish_reason "" on every delta breaks the chunk schema
+ * (the enum or null) and nothing else: it is not a finish, so the real
+ * one at the end is not a second one and the content between is not
+ * content after a finish. */
+START_TEST(empty_finish_reason_is_no_finish)
+{
+  struct rt_ex x = X_STREAM(REQ_STREAM, ROLE CH("{\"content\":\"Hel\"}", "\"\"")
+                                        CH("{\"content\":\"lo\"}", "\"\"") STOP DONE);
+  struct oc_findings f;
+  rt_analyze(&x, "openai", 0, &f);
+  char *got = rt_summary(&f);
+  ck_assert_str_eq(got, "STREAM-CHUNK-SCHEMA:error*2");
+  free(got);
+  oc_findings_free(&f);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
   Suite *s = suite_create("rules");
@@ -815,6 +832,7 @@ static Suite *rules_suite(void)
   tcase_add_test(st, comment_keepalives_are_legal);
   tcase_add_test(st, inband_error_needs_done);
   tcase_add_test(st, partial_capture_judges_what_arrived);
+  tcase_add_test(st, empty_finish_reason_is_no_finish);
   suite_add_tcase(s, st);
   return s;
 }
