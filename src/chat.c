@@ -138,20 +138,12 @@ static void log_free(struct oc_event_log *log)
   } while(0)
 
 /* The stream offset of a value at jv_offset inside the data of ev: exact
- * for the usual one-line "data: {...}" event, else the event's start. */
+ * for a one-line data field (the parser says where its value starts, CRLF
+ * or not), else the event's start. */
 static int64_t data_byte(const struct oc_sse_event *ev, uint32_t jv_offset)
 {
-  if(ev->data_lines == 1) {
-    uint64_t total = ev->last_byte - ev->first_byte + 1;
-    static const unsigned line_ends[] = { 2, 4 };
-    for(size_t i = 0; i < OC_ARRAY_LEN(line_ends); i++) {
-      if(total < ev->data_len + line_ends[i])
-        continue;
-      uint64_t prefix = total - ev->data_len - line_ends[i];
-      if(prefix == 5 || prefix == 6)
-        return (int64_t)(ev->first_byte + prefix + jv_offset);
-    }
-  }
+  if(ev->data_lines == 1)
+    return (int64_t)(ev->data_first + jv_offset);
   return (int64_t)ev->first_byte;
 }
 
@@ -846,12 +838,25 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
                   s->error_shape ? s->error_shape : "",
                   done_missing ? (s->error_shape ? ", and no 'data: [DONE]' follows it"
                                                  : " and no 'data: [DONE]' follows it") : "");
+  int unfinished = -1;
   for(size_t i = 0; i < s->nchoices && !partial; i++) {
     struct oc_message *m = &s->choices[i];
-    if(!m->finish_reason && !s->error_at)
+    if(!m->finish_reason && !s->error_at) {
       oc_check_emit(c, "STREAM-FINISH-ONCE", -1, -1, -1, NULL, "one finish_reason", "none", NULL,
                     "choice %d never gets a finish_reason", m->index);
+      if(unfinished < 0)
+        unfinished = m->index;
+    }
   }
+  /* A stream that ends with neither [DONE] nor a finish_reason was cut,
+   * even when the cut fell between two events (F06: "always classify EOF
+   * without finish_reason as truncation"); the SDKs stop without an error
+   * and the rest of the answer is silently lost. */
+  if(unfinished >= 0 && !s->done_at && !s->truncated)
+    oc_check_emit(c, "STREAM-TRUNCATED", -1, -1, (int64_t)s->body_bytes, NULL,
+                  "finish_reason and [DONE]", "end of body", NULL,
+                  "the stream ends after %llu bytes with choice %d unfinished and no "
+                  "'data: [DONE]': it was cut", (unsigned long long)s->body_bytes, unfinished);
   /* Empty also when nothing but [DONE] came (a body without any event
    * is reported by STREAM-DONE alone). */
   if((s->chunks > 0 || s->done_at) && !s->payload_seen && !s->error_at && !partial)

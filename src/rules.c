@@ -138,10 +138,13 @@ const struct oc_rule oc_rules[] = {
     "F01: ggml-org/llama.cpp#14566 (fixed by PR #16486), sgl-project/sglang#12081, "
     "BerriAI/litellm#6629" },
   { "STREAM-TRUNCATED", "STREAM", "stream", E,
-    "The connection does not end in the middle of an event.",
-    "The last, unterminated event is discarded by every SSE parser: the client loses data "
+    "The stream is not cut: the connection does not end in the middle of an event, nor before "
+    "every choice finished without [DONE].",
+    "Every SSE parser discards an unterminated last event, and every SDK ends a stream that "
+    "stops before its finish_reason without an error: the client loses the rest of the answer "
     "without being told.",
-    "WHATWG HTML 9.2.6 (an incomplete event is discarded); F12" },
+    "WHATWG HTML 9.2.6 (an incomplete event is discarded); F06 (EOF without finish_reason is "
+    "truncation), F12" },
   { "STREAM-EMPTY", "STREAM", "stream", E,
     "A successful stream carries some content, reasoning, refusal or tool call.",
     "A well-formed but empty stream is how some servers report an overflowing prompt: the "

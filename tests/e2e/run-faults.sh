@@ -45,7 +45,7 @@ want clean-after PASS;    none clean-after STREAM-DONE STREAM-TRUNCATED HTTP-TRA
 want drip PASS;           none drip STREAM-DONE
 want split PASS;          none split STREAM-DONE STREAM-CHUNK-JSON
 want gzip PASS;           none gzip STREAM-DONE STREAM-CHUNK-JSON
-want truncate FAIL STREAM-DONE STREAM-FINISH-ONCE
+want truncate FAIL STREAM-TRUNCATED STREAM-DONE STREAM-FINISH-ONCE
 want reset ERROR HTTP-TRANSPORT STREAM-TRUNCATED
 want drop-done FAIL STREAM-DONE;  none drop-done STREAM-FINISH-ONCE
 want corrupt FAIL STREAM-CHUNK-JSON CLIENT-NODE-JSON

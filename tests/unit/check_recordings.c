@@ -238,10 +238,11 @@ static const struct verdict tgi[] = {
     WHOLE, "STREAM-DONE", NULL },
   /* T3/T4: 17 chunks each repeating role and id "0", name null after the
    * first (not a string), and no finish_reason at all (T4, not an artefact:
-   * the snapshot holds every chunk the client saw) */
+   * the snapshot holds every chunk the client saw); with neither a
+   * finish_reason nor [DONE] at the end, the stream also reads as cut */
   { "tools-named-choice-stream", NULL,
     "STREAM-CHUNK-SCHEMA:error*16 STREAM-ROLE-ONCE:warning*16 TOOL-NAME-ONCE:error*16 CLIENT-PY-CONCAT:error*32 "
-    "STREAM-FINISH-ONCE:error CLIENT-NODE-FINALIZE:error", WHOLE, "STREAM-DONE", NULL },
+    "STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error CLIENT-NODE-FINALIZE:error", WHOLE, "STREAM-DONE", NULL },
   /* T4: finish_reason stop after a tool call (tool_choice unset: auto) */
   { "tools-nonstream", NULL, "CHAT-SCHEMA:error TOOL-FINISH-REASON:error", WHOLE, NULL, NULL },
   /* T6: {"error": "<string>", "error_type": ...} */

@@ -634,15 +634,15 @@ START_TEST(partial_capture_judges_what_arrived)
     const char *body;
     const char *complete, *partial;
   } v[] = {
-    { ROLE TEXT("Hello"), "STREAM-DONE:error STREAM-FINISH-ONCE:error CLIENT-NODE-FINALIZE:error", "" },
+    { ROLE TEXT("Hello"), "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error CLIENT-NODE-FINALIZE:error", "" },
     { ROLE TEXT("Hello") "data: {\"id\":\"chatcmpl-1\",\"obj",
       "STREAM-TRUNCATED:error STREAM-DONE:error STREAM-FINISH-ONCE:error CLIENT-NODE-FINALIZE:error", "" },
-    { ROLE, "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-EMPTY:error CLIENT-NODE-FINALIZE:error", "" },
+    { ROLE, "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error STREAM-EMPTY:error CLIENT-NODE-FINALIZE:error", "" },
     { ROLE TEXT("Hello") CH("{\"role\":\"assistant\"}", "null"),
-      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-ROLE-ONCE:warning CLIENT-PY-CONCAT:error CLIENT-NODE-FINALIZE:error",
+      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error STREAM-ROLE-ONCE:warning CLIENT-PY-CONCAT:error CLIENT-NODE-FINALIZE:error",
       "STREAM-ROLE-ONCE:warning CLIENT-PY-CONCAT:error" },
     { ROLE_NULL TC("{\"index\":0,\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\"}}"),
-      "STREAM-DONE:error STREAM-FINISH-ONCE:error TOOL-DELTA-HEAD:error CLIENT-NODE-FINALIZE:error",
+      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error TOOL-DELTA-HEAD:error CLIENT-NODE-FINALIZE:error",
       "TOOL-DELTA-HEAD:error CLIENT-NODE-FINALIZE:error" },
     { ROLE TEXT("Hello") STOP, "STREAM-DONE:error", "" },
   };
