@@ -162,6 +162,8 @@ static struct oc_message *choice_slot(struct oc_stream *s, int index, int *creat
   for(size_t i = 0; i < s->nchoices; i++)
     if(s->choices[i].index == index)
       return &s->choices[i];
+  if(s->nchoices >= OC_MAX_CHOICES)
+    return NULL;
   if(s->nchoices == s->achoices) {
     size_t n = s->achoices ? s->achoices * 2 : 2;
     struct oc_message *d = realloc(s->choices, n * sizeof(*d));
@@ -202,7 +204,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   snprintf(path, sizeof(path), "/choices/%d/delta/tool_calls/%u", m->index, pos);
   const struct oc_jv *index = oc_jv_get(frag, "index");
   long idx;
-  if(!index || !oc_jv_is_integer(index) || index->u.num < 0) {
+  if(!index || !oc_jv_is_integer(index) || index->u.num < 0 || index->u.num > 1e6) {
     char p2[176];
     snprintf(p2, sizeof(p2), "%s/index", path);
     EMIT(s, "TOOL-DELTA-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
@@ -218,6 +220,13 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     idx = (long)index->u.num;
   struct oc_tool_call *t = oc_message_call(m, idx, 0);
   int first = t == NULL;
+  if(first && m->ncalls >= OC_MAX_TOOL_CALLS) {
+    if(!m->calls_dropped++)
+      EMIT(s, "CHAT-SIZE", -1, n, data_byte(ev, frag->offset), path, "at most 128 tool calls",
+           "more", "choice %d opens more than %d tool calls; the rest are not read", m->index,
+           OC_MAX_TOOL_CALLS);
+    return;
+  }
   if(first) {
     t = oc_message_call(m, idx, 1);
     if(!t) {
@@ -256,21 +265,26 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       s->check->oom = 1;
   }
   else {
-    if(id_str) {
-      if(t->id && (strlen(t->id) != id->len || memcmp(t->id, id->u.str, id->len) != 0) && id->len)
+    if(id_str && id->len) {
+      /* an id already known (and not empty) makes a second one either a
+       * resend (openai-python doubles it) or another call on this index */
+      int had = t->id && t->id[0];
+      int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
+      if(had && !same)
         EMIT(s, "TOOL-ID-INDEX", -1, n, data_byte(ev, id->offset), path, t->id, id->u.str,
              "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
              "'%s': distinct calls share an index", id->u.str, idx, t->id);
-      else if(id->len)
+      else if(same) {
         EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, id->offset), path, "id only on the first fragment",
              "id resent", "tool call %ld's id is resent on a later fragment", idx);
-      if(!t->id && id->len && !(t->id = oc_strndup(id->u.str, id->len)))
-        s->check->oom = 1;
-      if(t->id && id->len && oc_startswith(id->u.str, t->id)) {
-        /* openai-python would concatenate it */
         EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, id->offset), path, t->id,
              "the id twice", "openai-python's stream helper would rebuild tool call %ld's id "
              "as '%s%s'", idx, t->id, id->u.str);
+      }
+      if(!had) {
+        free(t->id);
+        if(!(t->id = oc_strndup(id->u.str, id->len)))
+          s->check->oom = 1;
       }
     }
     if(name_str && name->len) {
@@ -348,7 +362,11 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
   int created;
   struct oc_message *m = choice_slot(s, idx, &created);
   if(!m) {
-    s->check->oom = 1;
+    if(s->nchoices < OC_MAX_CHOICES)
+      s->check->oom = 1;
+    else if(!s->size_reported++)
+      EMIT(s, "CHAT-SIZE", -1, n, data_byte(ev, ch->offset), "/choices", "at most 128 choices",
+           "more", "the stream opens more than %d choices; the rest are not read", OC_MAX_CHOICES);
     return 0;
   }
   int content_event = 0;
@@ -421,7 +439,8 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     if(calls && calls->type == OC_JARRAY) {
       if(calls->len == 0)
         m->tool_calls_empty_array = 1;
-      for(uint32_t i = 0; i < calls->len; i++) {
+      uint32_t ncalls = calls->len < 2 * OC_MAX_TOOL_CALLS ? calls->len : 2 * OC_MAX_TOOL_CALLS;
+      for(uint32_t i = 0; i < ncalls; i++) {
         if(m->finish_reason)
           EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, calls->offset), path,
                "nothing after finish_reason", "a tool call fragment",
@@ -650,7 +669,9 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
       EMIT(s, "USAGE-CHUNK", -1, n, data_byte(ev, choices->offset), "/choices", "[]",
            "choices", "the usage chunk %ld also carries choices; the spec's usage chunk has "
            "an empty choices array", n);
-    for(uint32_t i = 0; i < choices->len; i++)
+    /* past the cap nothing more is read, so a giant array costs nothing */
+    uint32_t nch = choices->len < 2 * OC_MAX_CHOICES ? choices->len : 2 * OC_MAX_CHOICES;
+    for(uint32_t i = 0; i < nch; i++)
       content_event |= handle_choice(s, ev, n, &choices->u.items[i], i);
   }
   if(content_event) {
@@ -1008,9 +1029,12 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
       cJSON_AddNullToObject(ev, "t_ms");
     if(e->type.len)
       cJSON_AddStringToObject(ev, "type", oc_buf_str(&e->type));
-    /* data may hold bytes that are not UTF-8 or NUL: cJSON strings cannot
-     * carry NUL, so the log keeps what precedes one */
-    cJSON_AddStringToObject(ev, "data", oc_buf_str(&e->data));
+    /* data may hold bytes that are not UTF-8, or NUL: the results carry
+     * them as U+FFFD (the raw bytes are in the body excerpt) */
+    char *data = oc_utf8_sanitize(oc_buf_str(&e->data), e->data.len);
+    if(data)
+      cJSON_AddStringToObject(ev, "data", data);
+    free(data);
   }
   free(all);
   if(truncated)

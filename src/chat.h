@@ -95,6 +95,7 @@ struct oc_stream {
   cJSON *usage;             /* the last usage object seen */
   int truncated;            /* the body ended inside an event */
   int chunk_json_bad;       /* some payload was not JSON */
+  int size_reported;        /* CHAT-SIZE was reported (once per stream) */
   uint64_t body_bytes;
   struct oc_event_log log;
   struct oc_stream_timing timing;

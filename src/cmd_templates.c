@@ -114,7 +114,9 @@ static void print_matrix(const cJSON *results, const struct oc_target *ts, size_
         const cJSON *f = cJSON_GetArrayItem(oc_json_arr(x, "findings"), 0);
         const char *st = oc_json_str(x, "status");
         if(f) {
-          snprintf(buf, sizeof(buf), "%s %s", oc_streq(st, "fail") ? "FAIL" : "warn",
+          const char *sev = oc_json_str(f, "severity");
+          snprintf(buf, sizeof(buf), "%s %s",
+                   oc_streq(st, "fail") ? "FAIL" : oc_streq(sev, "info") ? "info" : "warn",
                    oc_json_str(f, "rule"));
           cell = buf;
         }
@@ -241,8 +243,15 @@ int oc_cmd_templates(int argc, char **argv)
   {
     oc_console_result(&con, r, ++k, total);
     const char *prompt = oc_json_str(r, "message");
-    if(show && prompt)
-      printf("----- %s / %s -----\n%s\n-----\n", oc_json_str(r, "target"), oc_json_str(r, "case"), prompt);
+    if(show && prompt) {
+      /* the prompt is the server's text: controls shown, never interpreted */
+      struct oc_buf b;
+      oc_buf_init(&b, OC_CAP_BODY);
+      if(!oc_esc_adds(&b, prompt, OC_ESC_TEXT))
+        printf("----- %s / %s -----\n%s\n-----\n", oc_json_str(r, "target"), oc_json_str(r, "case"),
+               oc_buf_str(&b));
+      oc_buf_free(&b);
+    }
   }
   print_matrix(results, ts, nt);
   int live = 0;

@@ -77,11 +77,13 @@ static struct oc_rule_count *count_for(struct oc_findings *f, const char *rule)
   return c;
 }
 
+/* Findings quote what servers sent, which may be anything: every string
+ * is made valid UTF-8 here, once, so that no report has to. */
 static char *dup_or_null(const char *s, int *fail)
 {
   if(!s)
     return NULL;
-  char *d = oc_strdup(s);
+  char *d = oc_utf8_sanitize(s, strlen(s));
   if(!d)
     *fail = 1;
   return d;

@@ -111,6 +111,19 @@ static int ends_with_ci(const char *s, const char *suffix)
   return n >= m && oc_strcaseeq(s + n - m, suffix);
 }
 
+static int contains_ci(const char *s, const char *part)
+{
+  size_t n = strlen(s), m = strlen(part);
+  for(size_t i = 0; i + m <= n; i++) {
+    size_t k = 0;
+    while(k < m && (s[i + k] | 0x20) == part[k])
+      k++;
+    if(k == m)
+      return 1;
+  }
+  return 0;
+}
+
 int oc_header_is_secret(const char *name)
 {
   static const char *const exact[] = { "authorization", "proxy-authorization", "cookie",
@@ -119,8 +132,20 @@ int oc_header_is_secret(const char *name)
   for(size_t i = 0; i < OC_ARRAY_LEN(exact); i++)
     if(oc_strcaseeq(name, exact[i]))
       return 1;
-  return ends_with_ci(name, "-key") || ends_with_ci(name, "-token") ||
-         ends_with_ci(name, "-secret");
+  if(ends_with_ci(name, "-key") || ends_with_ci(name, "-token") || ends_with_ci(name, "-secret"))
+    return 1;
+  /* gateways invent their own names (apikey, X-Auth, X-Goog-Api-Key,
+   * Ocp-Apim-Subscription-Key): anything that sounds like a credential
+   * is treated as one */
+  static const char *const parts[] = { "auth", "key", "token", "secret", "passw", "cookie",
+                                       "credential", "session", "signature" };
+  if(oc_startswith(name, "x-ratelimit") || oc_startswith(name, "X-RateLimit") ||
+     oc_startswith(name, "x-RateLimit"))
+    return 0; /* x-ratelimit-remaining-tokens counts, it authorises nothing */
+  for(size_t i = 0; i < OC_ARRAY_LEN(parts); i++)
+    if(contains_ci(name, parts[i]))
+      return 1;
+  return 0;
 }
 
 int oc_header_is_hop_by_hop(const char *name)

@@ -136,7 +136,12 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
   if(calls && calls->type == OC_JARRAY) {
     if(calls->len == 0)
       m->tool_calls_empty_array = 1;
-    for(uint32_t i = 0; i < calls->len; i++) {
+    uint32_t ncalls = calls->len;
+    if(ncalls > OC_MAX_TOOL_CALLS) {
+      m->calls_dropped = ncalls - OC_MAX_TOOL_CALLS;
+      ncalls = OC_MAX_TOOL_CALLS;
+    }
+    for(uint32_t i = 0; i < ncalls; i++) {
       const struct oc_jv *c = &calls->u.items[i];
       struct oc_tool_call *t = oc_message_call(m, (long)i, 1);
       if(!t)
@@ -165,20 +170,29 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
   return OC_OK;
 }
 
+/* Add server text as a JSON string: invalid UTF-8 and NUL become U+FFFD. */
+static void add_text(cJSON *o, const char *key, const char *p, size_t n)
+{
+  char *t = oc_utf8_sanitize(p ? p : "", p ? n : 0);
+  if(t)
+    cJSON_AddStringToObject(o, key, t);
+  free(t);
+}
+
 cJSON *oc_message_to_json(const struct oc_message *m)
 {
   cJSON *o = cJSON_CreateObject();
   if(!o)
     return NULL;
-  cJSON_AddStringToObject(o, "role", m->role ? m->role : "assistant");
+  add_text(o, "role", m->role ? m->role : "assistant", m->role ? strlen(m->role) : 9);
   if(m->content_null)
     cJSON_AddNullToObject(o, "content");
   else
-    cJSON_AddStringToObject(o, "content", oc_buf_str(&m->content));
+    add_text(o, "content", m->content.data, m->content.len);
   if(m->reasoning.len)
-    cJSON_AddStringToObject(o, "reasoning_content", oc_buf_str(&m->reasoning));
+    add_text(o, "reasoning_content", m->reasoning.data, m->reasoning.len);
   if(m->refusal_seen)
-    cJSON_AddStringToObject(o, "refusal", oc_buf_str(&m->refusal));
+    add_text(o, "refusal", m->refusal.data, m->refusal.len);
   if(m->ncalls) {
     cJSON *arr = cJSON_AddArrayToObject(o, "tool_calls");
     for(size_t i = 0; arr && i < m->ncalls; i++) {
@@ -188,20 +202,20 @@ cJSON *oc_message_to_json(const struct oc_message *m)
         break;
       cJSON_AddItemToArray(arr, c);
       if(t->id)
-        cJSON_AddStringToObject(c, "id", t->id);
+        add_text(c, "id", t->id, strlen(t->id));
       else
         cJSON_AddNullToObject(c, "id");
-      cJSON_AddStringToObject(c, "type", t->type ? t->type : "function");
+      add_text(c, "type", t->type ? t->type : "function", strlen(t->type ? t->type : "function"));
       cJSON *fn = cJSON_AddObjectToObject(c, "function");
       if(fn) {
         if(t->name)
-          cJSON_AddStringToObject(fn, "name", t->name);
-        cJSON_AddStringToObject(fn, "arguments", oc_buf_str(&t->args));
+          add_text(fn, "name", t->name, strlen(t->name));
+        add_text(fn, "arguments", t->args.data, t->args.len);
       }
     }
   }
   if(m->finish_reason)
-    cJSON_AddStringToObject(o, "finish_reason", m->finish_reason);
+    add_text(o, "finish_reason", m->finish_reason, strlen(m->finish_reason));
   else
     cJSON_AddNullToObject(o, "finish_reason");
   return o;
@@ -536,6 +550,13 @@ out:
 void oc_message_check(struct oc_check *c, const struct oc_request_info *req,
                       const struct oc_message *m, struct oc_schema_registry *reg)
 {
+  if(m->calls_dropped && !m->streamed) { /* a stream reported it as it happened */
+    char path[96];
+    path_for(path, sizeof(path), m, "tool_calls");
+    oc_check_emit(c, "CHAT-SIZE", -1, -1, -1, path, "at most 128 tool calls", "more", NULL,
+                  "choice %d carries %zu tool calls more than the %d oacheck reads", m->index,
+                  m->calls_dropped, OC_MAX_TOOL_CALLS);
+  }
   check_content_text(c, req, m);
   if(!m->streamed) {
     char fpath[128];

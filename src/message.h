@@ -17,6 +17,12 @@
 
 struct oc_schema_registry;
 
+/* A response with more choices, or a message with more tool calls, than
+ * any real client handles is hostile or runaway: the rest are not read
+ * (CHAT-SIZE says so), so neither time nor memory grows with them. */
+#define OC_MAX_CHOICES 128
+#define OC_MAX_TOOL_CALLS 128
+
 struct oc_tool_call {
   long index;             /* stream index, or position in the array */
   char *id;               /* NULL when never sent */
@@ -54,6 +60,7 @@ struct oc_message {
   int64_t finish_byte;
   int streamed;
   int overflow;           /* a content/reasoning cap was hit */
+  size_t calls_dropped;   /* tool calls beyond OC_MAX_TOOL_CALLS, not read */
 };
 
 /* Fill *m as empty; cannot fail. */

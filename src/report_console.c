@@ -43,6 +43,16 @@ static const char *reset(const struct oc_console *c)
   return c->color ? "\033[0m" : "";
 }
 
+/* Server and suite text on the terminal: escape sequences, other
+ * controls and invalid UTF-8 made visible, never interpreted. */
+static const char *safe(struct oc_buf *b, const char *s)
+{
+  oc_buf_reset(b);
+  if(!s || oc_esc_adds(b, s, OC_ESC_TEXT))
+    return s ? "?" : "";
+  return oc_buf_str(b);
+}
+
 static void clear_progress(struct oc_console *c)
 {
   if(c->progress_shown) {
@@ -72,9 +82,16 @@ static void print_finding(struct oc_console *c, const cJSON *f)
   else if(path && *path)
     snprintf(loc, sizeof(loc), " [%s]", path);
   const char *sev = oc_json_str(f, "severity");
-  fprintf(c->out, "      %s %s%s: %s%s\n", oc_json_str(f, "rule") ? oc_json_str(f, "rule") : "?",
-          sev ? sev : "", oc_json_bool(f, "allowed", 0) ? " (allowed)" : "",
-          oc_json_str(f, "message") ? oc_json_str(f, "message") : "", loc);
+  struct oc_buf b1, b2, b3;
+  oc_buf_init(&b1, 64u << 10);
+  oc_buf_init(&b2, 64u << 10);
+  oc_buf_init(&b3, 64u << 10);
+  fprintf(c->out, "      %s %s%s: %s%s\n", safe(&b1, oc_json_str(f, "rule")), sev ? sev : "",
+          oc_json_bool(f, "allowed", 0) ? " (allowed)" : "", safe(&b2, oc_json_str(f, "message")),
+          safe(&b3, loc));
+  oc_buf_free(&b1);
+  oc_buf_free(&b2);
+  oc_buf_free(&b3);
 }
 
 void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t total)
@@ -90,12 +107,21 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
   if(!c->tty || interesting || c->verbose) {
     const char *reason = oc_json_str(r, "reason");
     int nfind = cJSON_GetArraySize(oc_json_arr(r, "findings"));
-    fprintf(c->out, "%s%-5s%s %s %s/%s", paint(c, status), st, reset(c), target ? target : "?",
-            suite ? suite : "?", kase ? kase : "?");
+    struct oc_buf b1, b2, b3, b4;
+    oc_buf_init(&b1, 64u << 10);
+    oc_buf_init(&b2, 64u << 10);
+    oc_buf_init(&b3, 64u << 10);
+    oc_buf_init(&b4, 64u << 10);
+    fprintf(c->out, "%s%-5s%s %s %s/%s", paint(c, status), st, reset(c), safe(&b1, target),
+            safe(&b2, suite), safe(&b3, kase));
     if(reason)
-      fprintf(c->out, " (%s)", reason);
+      fprintf(c->out, " (%s)", safe(&b4, reason));
     else if(nfind)
       fprintf(c->out, " (%d finding%s)", nfind, nfind == 1 ? "" : "s");
+    oc_buf_free(&b1);
+    oc_buf_free(&b2);
+    oc_buf_free(&b3);
+    oc_buf_free(&b4);
     fputc('\n', c->out);
     const cJSON *f;
     int shown = 0;
@@ -109,7 +135,12 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
     }
   }
   if(c->tty && done < total) {
-    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, suite ? suite : "", kase ? kase : "");
+    struct oc_buf b1, b2;
+    oc_buf_init(&b1, 4096);
+    oc_buf_init(&b2, 4096);
+    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, safe(&b1, suite), safe(&b2, kase));
+    oc_buf_free(&b1);
+    oc_buf_free(&b2);
     c->progress_shown = 1;
   }
   fflush(c->out);
@@ -144,9 +175,15 @@ void oc_console_summary(struct oc_console *c, const cJSON *doc)
   const cJSON *t;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
   {
-    if(!oc_json_bool(t, "reachable", 1))
-      fprintf(c->out, "%starget %s unreachable%s: %s\n", paint(c, "error"), oc_json_str(t, "name"),
-              reset(c), oc_json_str(t, "error") ? oc_json_str(t, "error") : "");
+    if(!oc_json_bool(t, "reachable", 1)) {
+      struct oc_buf b1, b2;
+      oc_buf_init(&b1, 64u << 10);
+      oc_buf_init(&b2, 64u << 10);
+      fprintf(c->out, "%starget %s unreachable%s: %s\n", paint(c, "error"),
+              safe(&b1, oc_json_str(t, "name")), reset(c), safe(&b2, oc_json_str(t, "error")));
+      oc_buf_free(&b1);
+      oc_buf_free(&b2);
+    }
   }
   fflush(c->out);
 }

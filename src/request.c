@@ -56,7 +56,7 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   const cJSON *mt = oc_json_get(body, "max_completion_tokens");
   if(!oc_json_is_integer(mt))
     mt = oc_json_get(body, "max_tokens");
-  if(oc_json_is_integer(mt))
+  if(oc_json_is_integer(mt) && mt->valuedouble >= 0 && mt->valuedouble < 1e12)
     info->max_tokens = (long)mt->valuedouble;
   const cJSON *tools = oc_json_arr(body, "tools");
   if(tools && cJSON_GetArraySize(tools) > 0) {

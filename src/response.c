@@ -352,16 +352,24 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
                   "n=%d was requested but the response has %u choice%s", r->req->n, choices->len,
                   choices->len == 1 ? "" : "s");
   }
-  r->messages = calloc(choices->len ? choices->len : 1, sizeof(*r->messages));
+  uint32_t nch = choices->len;
+  if(nch > OC_MAX_CHOICES) {
+    oc_check_emit(c, "CHAT-SIZE", -1, -1, choices->offset, "/choices", "at most 128 choices",
+                  "more", NULL, "the response carries %u choices; oacheck reads the first %d",
+                  choices->len, OC_MAX_CHOICES);
+    nch = OC_MAX_CHOICES;
+  }
+  r->messages = calloc(nch ? nch : 1, sizeof(*r->messages));
   if(!r->messages) {
     c->oom = 1;
     return;
   }
-  for(uint32_t i = 0; i < choices->len; i++) {
+  for(uint32_t i = 0; i < nch; i++) {
     const struct oc_jv *ch = &choices->u.items[i];
     const struct oc_jv *idx = oc_jv_get(ch, "index");
     struct oc_message *m = &r->messages[r->nmessages++];
-    oc_message_init(m, oc_jv_is_integer(idx) ? (int)idx->u.num : (int)i, 0);
+    int valid = oc_jv_is_integer(idx) && idx->u.num >= 0 && idx->u.num <= 1e6;
+    oc_message_init(m, valid ? (int)idx->u.num : (int)i, 0);
     if(oc_message_from_choice(m, ch, r->req->api))
       c->oom = 1;
     oc_message_check(c, r->req, m, r->schemas ? r->schemas->reg : NULL);
@@ -531,11 +539,15 @@ cJSON *oc_headers_json(const struct oc_headers *h)
 {
   cJSON *arr = cJSON_CreateArray();
   for(size_t i = 0; arr && h && i < h->count; i++) {
-    const char *pair[2] = { h->items[i].name,
-                            oc_header_is_secret(h->items[i].name) ? "[redacted]" : h->items[i].value };
+    const char *value = oc_header_is_secret(h->items[i].name) ? "[redacted]" : h->items[i].value;
+    char *name = oc_utf8_sanitize(h->items[i].name, strlen(h->items[i].name));
+    char *v = oc_utf8_sanitize(value, strlen(value));
+    const char *pair[2] = { name ? name : "", v ? v : "" };
     cJSON *p = cJSON_CreateStringArray(pair, 2);
     if(p)
       cJSON_AddItemToArray(arr, p);
+    free(name);
+    free(v);
   }
   return arr;
 }
@@ -584,8 +596,13 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
     return NULL;
   cJSON_AddNumberToObject(o, "status", r->status);
   cJSON_AddItemToObject(o, "headers", oc_headers_json(&r->headers));
-  if(r->media[0])
-    cJSON_AddStringToObject(o, "content_type", oc_headers_get(&r->headers, "Content-Type"));
+  if(r->media[0]) {
+    const char *ct = oc_headers_get(&r->headers, "Content-Type");
+    char *t = oc_utf8_sanitize(ct, strlen(ct));
+    if(t)
+      cJSON_AddStringToObject(o, "content_type", t);
+    free(t);
+  }
   else
     cJSON_AddNullToObject(o, "content_type");
   cJSON *body = oc_body_json(oc_buf_str(&r->body), r->body.len, OC_CAP_RESULT_BODY);
@@ -611,10 +628,14 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
     if(t) {
       int rec = r->timing_recorded && r->t_sent && r->t_end >= r->t_sent;
       cJSON_AddBoolToObject(t, "recorded", rec);
-      if(rec) {
+      /* a server may answer before the request was sent in full: then
+       * there is no meaningful time to the first byte */
+      if(rec && r->t_head >= r->t_sent)
         cJSON_AddNumberToObject(t, "first_byte_ms", (double)(r->t_head - r->t_sent) / 1e6);
+      else if(rec)
+        cJSON_AddNullToObject(t, "first_byte_ms");
+      if(rec)
         cJSON_AddNumberToObject(t, "total_ms", (double)(r->t_end - r->t_sent) / 1e6);
-      }
     }
     *timing = t;
   }

@@ -196,6 +196,12 @@ const struct oc_rule oc_rules[] = {
     "list, when it gives one).",
     "Agents decide what to do next from finish_reason (call tools, continue, stop).",
     "OpenAI OpenAPI choices[].finish_reason" },
+  { "CHAT-SIZE", "CHAT", "semantics", E,
+    "A response stays within what any client handles: at most 128 choices, and 128 tool calls "
+    "per message (oacheck reads no further).",
+    "Clients allocate per choice and per call; a response beyond any sane count is a runaway "
+    "or hostile server, and reading it whole would let it exhaust the checker too.",
+    "oacheck's own limit (OC_MAX_CHOICES, OC_MAX_TOOL_CALLS)" },
   { "CHAT-CHOICES-COUNT", "CHAT", "semantics", E,
     "The response has n choices with indexes 0..n-1 when n was requested.",
     "Clients that ask for n candidates index them; fewer or duplicated indexes lose answers.",

@@ -462,11 +462,13 @@ static int submit_live(struct job *j, struct oc_http *http)
       j->rec.req_body = oc_strndup(j->req.body, j->req.body_len);
       j->rec.req_body_len = j->req.body_len;
     }
-    /* the secrets stay out: the cassette writer drops them too */
-    for(size_t i = 0; i < j->send_headers.count; i++)
-      if(!oc_header_is_secret(j->send_headers.items[i].name))
-        oc_headers_add(&j->rec.req_headers, j->send_headers.items[i].name,
-                       j->send_headers.items[i].value);
+    /* Only the case's own headers are recorded: the target's (a targets
+     * file's credentials, the API key) are the deployment's business,
+     * whatever their names; the cassette writer drops secrets as well. */
+    for(size_t i = 0; i < j->req.headers.count; i++)
+      if(!oc_header_is_secret(j->req.headers.items[i].name))
+        oc_headers_add(&j->rec.req_headers, j->req.headers.items[i].name,
+                       j->req.headers.items[i].value);
     char *src = oc_asprintf("recorded live from target '%s'", t->name);
     j->rec.source = src;
     oc_cassette_update_key(&j->rec);

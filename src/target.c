@@ -175,6 +175,7 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
   const char *url = oc_json_str(j, "url");
   const char *rec = oc_json_str(j, "recordings");
   int rc;
+  oc_target_init(t); /* the caller frees *t whatever happens */
   if(!name || (!url && !rec) || (url && rec)) {
     snprintf(err, errlen, "%s: targets[%d] needs a \"name\" and exactly one of \"url\" or \"recordings\"",
              path, idx);
@@ -315,9 +316,7 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
     c.req_body = oc_strndup(rbody, rlen);
     c.req_body_len = rlen;
   }
-  for(size_t i = 0; i < sent->count; i++)
-    if(!oc_header_is_secret(sent->items[i].name))
-      oc_headers_add(&c.req_headers, sent->items[i].name, sent->items[i].value);
+  (void)sent; /* identification sends only the target's own headers: none are recorded */
   c.status = resp->status;
   oc_headers_copy(&c.headers, &resp->headers);
   c.source = oc_asprintf("identification of target '%s', recorded live", t->name);
@@ -390,6 +389,15 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
   oc_headers_free(&h);
   free(url);
   return rc;
+}
+
+/* Server-provided text into the identity, as valid UTF-8. */
+static void add_ident(cJSON *o, const char *key, const char *v)
+{
+  char *t = oc_utf8_sanitize(v, strlen(v));
+  if(t)
+    cJSON_AddStringToObject(o, key, t);
+  free(t);
 }
 
 static void set_error(struct oc_target *t, const char *msg)
@@ -538,7 +546,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   t->reachable = 1;
   const char *server = oc_headers_get(&h, "Server");
   if(server)
-    cJSON_AddStringToObject(t->identity, "server", server);
+    add_ident(t->identity, "server", server);
   cJSON *models = cJSON_AddArrayToObject(t->identity, "models");
   cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
   const cJSON *m;
@@ -547,7 +555,10 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   {
     const char *id = oc_json_str(m, "id");
     if(id && models) {
-      cJSON_AddItemToArray(models, cJSON_CreateString(id));
+      char *clean = oc_utf8_sanitize(id, strlen(id));
+      if(clean)
+        cJSON_AddItemToArray(models, cJSON_CreateString(clean));
+      free(clean);
       if(!first) {
         first = id;
         owner = oc_json_str(m, "owned_by");
@@ -555,10 +566,10 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     }
   }
   if(owner)
-    cJSON_AddStringToObject(t->identity, "owned_by", owner);
+    add_ident(t->identity, "owned_by", owner);
   const char *model = t->model ? t->model : first;
   if(model) {
-    cJSON_AddStringToObject(t->identity, "model", model);
+    add_ident(t->identity, "model", model);
     cJSON_AddStringToObject(t->vars, "MODEL", model);
   }
   else
@@ -575,21 +586,27 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   if(doc) {
     const char *build = oc_json_str(doc, "build_info");
     if(build)
-      cJSON_AddStringToObject(t->identity, "build", build);
+      add_ident(t->identity, "build", build);
     const cJSON *dgs = oc_json_obj(doc, "default_generation_settings");
     const cJSON *nctx = oc_json_get(dgs, "n_ctx");
     if(!oc_json_is_integer(nctx))
       nctx = oc_json_get(doc, "n_ctx");
+    /* a hostile /props may say anything: only a plausible window counts */
+    if(oc_json_is_integer(nctx) && (nctx->valuedouble < 1 || nctx->valuedouble > (double)(1 << 30))) {
+      oc_warn("target %s: /props says n_ctx %g, which is not a usable context size; ignored",
+              t->name, nctx->valuedouble);
+      nctx = NULL;
+    }
     if(oc_json_is_integer(nctx)) {
       cJSON_AddNumberToObject(t->identity, "n_ctx", nctx->valuedouble);
       cJSON_AddNumberToObject(t->vars, "N_CTX", nctx->valuedouble);
     }
     const cJSON *slots = oc_json_get(doc, "total_slots");
-    if(oc_json_is_integer(slots))
+    if(oc_json_is_integer(slots) && slots->valuedouble >= 0 && slots->valuedouble < 1e9)
       cJSON_AddNumberToObject(t->identity, "total_slots", slots->valuedouble);
     const char *mp = oc_json_str(doc, "model_path");
     if(mp)
-      cJSON_AddStringToObject(t->identity, "model_path", mp);
+      add_ident(t->identity, "model_path", mp);
     const char *tmpl = oc_json_str(doc, "chat_template");
     if(tmpl) {
       unsigned char md[EVP_MAX_MD_SIZE];
@@ -603,7 +620,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     if(!server) {
       const char *s2 = oc_headers_get(&h, "Server");
       if(s2)
-        cJSON_AddStringToObject(t->identity, "server", s2);
+        add_ident(t->identity, "server", s2);
     }
   }
   cJSON_Delete(doc);

@@ -284,6 +284,32 @@ fail:
   return 0;
 }
 
+char *oc_utf8_sanitize(const char *p, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)p;
+  if(oc_utf8_valid(u, n, NULL) && !memchr(p, '\0', n))
+    return oc_strndup(p, n);
+  struct oc_buf b;
+  oc_buf_init(&b, n * 3 + 1);
+  size_t i = 0;
+  while(i < n) {
+    unsigned char c = u[i];
+    size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
+               : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    if(c == 0 || len == 0 || len > n - i || !oc_utf8_valid(u + i, len, NULL)) {
+      /* one U+FFFD per byte that does not start a valid character */
+      if(oc_buf_adds(&b, "\xEF\xBF\xBD"))
+        return NULL;
+      i++;
+      continue;
+    }
+    if(oc_buf_add(&b, p + i, len))
+      return NULL;
+    i += len;
+  }
+  return oc_buf_take(&b, NULL);
+}
+
 size_t oc_utf8_codepoints(const char *s, size_t n)
 {
   size_t count = 0;

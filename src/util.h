@@ -80,6 +80,10 @@ void oc_hex(const unsigned char *p, size_t n, char *out);
 /* Does [p, p+n) hold valid UTF-8?  On failure *bad is the offset of the
  * first byte of the invalid sequence. */
 int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad);
+/* A NUL-terminated copy of [p, p+n) that is valid UTF-8: every invalid
+ * sequence becomes U+FFFD and NUL bytes become U+FFFD too (JSON text and
+ * cJSON strings cannot carry them).  Caller frees; NULL on ENOMEM. */
+char *oc_utf8_sanitize(const char *p, size_t n);
 /* Length of a valid UTF-8 string in code points. */
 size_t oc_utf8_codepoints(const char *s, size_t n);
 

@@ -8,9 +8,10 @@ set -eu
 
 KEY="sk-oacheck-test-SECRET-5f1c9a"
 HDR="hdr-oacheck-test-SECRET-77e2"
+GW="gw-oacheck-test-SECRET-31d0"   # a gateway credential under a name of its own
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 cat > "$TMP/targets.json" <<EOT
-{ "targets": [ { "name": "srv", "url": "$URL", "headers": { "X-Api-Key": "$HDR" } } ] }
+{ "targets": [ { "name": "srv", "url": "$URL", "headers": { "X-Api-Key": "$HDR", "apikey": "$GW", "X-Auth": "$GW" } } ] }
 EOT
 OPENAI_API_KEY=$KEY; export OPENAI_API_KEY
 set +e
@@ -26,11 +27,11 @@ set -e
 serve_stop
 grep -q 'PASS  *srv plain/chat-basic' "$TMP/out" || fail "the live run did not run"
 for f in "$TMP/out" "$TMP/err" "$TMP/r.json" "$TMP/r.xml" "$TMP/r.html" "$TMP/rec.out" "$TMP/rec.err" "$SERVE_OUT" "$SERVE_ERR"; do
-  if grep -q -e "$KEY" -e "$HDR" "$f"; then fail "a secret leaked into $(basename "$f")"; fi
+  if grep -q -e "$KEY" -e "$HDR" -e "$GW" "$f"; then fail "a secret leaked into $(basename "$f")"; fi
 done
+ls "$TMP"/rec/*.cassette.gz >/dev/null 2>&1 || fail "record wrote no cassette"
 for c in "$TMP"/rec/*.cassette.gz; do
-  [ -f "$c" ] || continue
-  if gzip -dc "$c" | grep -q -e "$KEY" -e "$HDR"; then fail "a secret leaked into cassette $(basename "$c")"; fi
+  if gzip -dc "$c" | grep -q -e "$KEY" -e "$HDR" -e "$GW"; then fail "a secret leaked into cassette $(basename "$c")"; fi
 done
 # the reports show that a key was sent, as a variable reference or redacted
 grep -q 'Bearer \$OPENAI_API_KEY' "$TMP/r.json" || fail "the curl command does not reference \$OPENAI_API_KEY"

@@ -73,6 +73,11 @@
 #define CALL_ARGS "\"{\\\"location\\\":\\\"Paris\\\"}\""
 #define COMPLETION(content, fr) COMPLETION_X(CHOICE(MSG(content), fr), USAGE_OK)
 #define BODY_OK COMPLETION("\"Hello\"", "\"stop\"")
+/* 129 well-formed choices: one more than oacheck reads */
+#define CHOICE_OK CHOICE(MSG("\"Hi\""), "\"stop\"")
+#define CHOICES_8 CHOICE_OK "," CHOICE_OK "," CHOICE_OK "," CHOICE_OK "," CHOICE_OK "," CHOICE_OK "," CHOICE_OK "," CHOICE_OK
+#define CHOICES_64 CHOICES_8 "," CHOICES_8 "," CHOICES_8 "," CHOICES_8 "," CHOICES_8 "," CHOICES_8 "," CHOICES_8 "," CHOICES_8
+#define CHOICES_129 CHOICES_64 "," CHOICES_64 "," CHOICE_OK
 #define TOOL_BODY_OK COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", CALL_ARGS)), "\"tool_calls\""), USAGE_OK)
 
 #define ERR_OK(type, code)                                                                        \
@@ -286,6 +291,9 @@ static const struct rule_test tests[] = {
     X_JSON("{" MSGS ",\"response_format\":{\"type\":\"json_object\"}}", 200, COMPLETION("\"Hello there\"", "\"stop\"")),
     X_JSON("{" MSGS ",\"response_format\":{\"type\":\"json_object\"}}", 200, COMPLETION("\"{\\\"greeting\\\": \\\"Hello\\\"}\"", "\"stop\"")),
     NULL },
+
+  { "CHAT-SIZE", "129 choices in one body (oacheck reads 128)", NULL, NULL,
+    X_JSON(REQ_CHAT, 200, COMPLETION_X(CHOICES_129, USAGE_OK)), X_JSON(REQ_CHAT, 200, BODY_OK), NULL },
 
   /* ---- errors ---- */
   { "ERROR-SHAPE", "an error body with a bare string", NULL, NULL,

@@ -92,6 +92,19 @@ START_TEST(utf8_validation)
 }
 END_TEST
 
+START_TEST(utf8_sanitize)
+{
+  char *s = oc_utf8_sanitize("ok \xc3\xa9", 5);
+  ck_assert_str_eq(s, "ok \xc3\xa9");
+  free(s);
+  /* a stray byte, a cut character and a NUL each become U+FFFD */
+  s = oc_utf8_sanitize("a\xff" "b\xe2\x99" "c\0d", 8);
+  ck_assert_str_eq(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd" "d");
+  ck_assert(oc_utf8_valid((const unsigned char *)s, strlen(s), NULL));
+  free(s);
+}
+END_TEST
+
 START_TEST(strings)
 {
   ck_assert(oc_strcaseeq("Content-Type", "content-type"));
@@ -145,6 +158,7 @@ int main(void)
   tcase_add_test(tc, buf_printf_long);
   tcase_add_test(tc, parse_long_strict);
   tcase_add_test(tc, utf8_validation);
+  tcase_add_test(tc, utf8_sanitize);
   tcase_add_test(tc, strings);
   tcase_add_test(tc, read_file_names_the_file);
   tcase_add_test(tc, clock_is_monotonic);
