@@ -37,6 +37,8 @@ static const char run_usage[] =
   "      --model NAME         ${MODEL} (default: the first id of /v1/models)\n"
   "      --profile P          openai, llama-server, vllm, ollama or auto (default)\n"
   "      --ctx-size N         the context a request may use (default: from /props)\n"
+  "                           --profile applies to every target; --model and --ctx-size\n"
+  "                           to those whose targets-file entry does not set them\n"
   "Selection:\n"
   "      --filter GLOB        run cases whose 'suite/case', case or suite matches\n"
   "      --tag T              run cases with this tag\n"
@@ -415,12 +417,19 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   a.opts.ntags = a.tags.n;
   a.opts.allow = a.allow.items;
   a.opts.nallow = a.allow.n;
-  for(size_t i = 0; i < a.allow.n; i++)
-    if(!oc_rule_find(a.allow.items[i]) && !oc_endswith(a.allow.items[i], "-*")) {
-      status = oc_cli_usage_error(cmd, "--allow: unknown rule '%s' ('oacheck rules' lists them)",
-                                  a.allow.items[i]);
+  for(size_t i = 0; i < a.allow.n; i++) {
+    const char *al = a.allow.items[i];
+    int known = oc_rule_find(al) != NULL;
+    size_t al_len = strlen(al);
+    if(!known && oc_endswith(al, "-*"))
+      for(const struct oc_rule *r = oc_rules; r->id && !known; r++)
+        known = strncmp(r->id, al, al_len - 1) == 0;
+    if(!known) {
+      status = oc_cli_usage_error(cmd, "--allow: unknown rule or family '%s' ('oacheck rules' "
+                                  "lists them)", al);
       goto out;
     }
+  }
   if(oc_schemas_load(&sch, err, sizeof(err))) {
     oc_error("cannot load the shipped schemas: %s", err);
     status = OC_EXIT_USAGE;

@@ -236,6 +236,9 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
       struct oc_schema_registry *reg = oc_schema_registry_new();
       char err[256];
       struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
+      if(!s)
+        oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, path, "a schema that compiles", err, NULL,
+                      "the case's arguments_schema does not compile: %s", err);
       if(parsed && s) {
         struct oc_schema_result res;
         oc_schema_result_init(&res);
@@ -330,6 +333,9 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     struct oc_schema_registry *reg = oc_schema_registry_new();
     char err[256];
     struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
+    if(!s)
+      oc_check_emit(c, rule, -1, -1, -1, ptr, "a schema that compiles", err, NULL,
+                    "%s: the assertion's schema does not compile: %s", label, err);
     if(s) {
       struct oc_schema_result res;
       oc_schema_result_init(&res);

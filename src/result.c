@@ -105,15 +105,21 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   }
   cJSON_AddStringToObject(r, "curl", oc_buf_str(&b));
   oc_buf_reset(&b);
+  /* a shipped suite by name; any other by the file it came from */
+  char *shipped = oc_suite_resolve(o->kase->suite);
+  const char *suite = shipped && o->kase->file && strcmp(shipped, o->kase->file) == 0
+                        ? o->kase->suite
+                        : (o->kase->file ? o->kase->file : o->kase->suite);
   if(o->target->live) {
     char red[512];
     oc_url_redact(o->target->url, red, sizeof(red));
-    oc_buf_printf(&b, "oacheck run %s --target %s=%s --filter '%s/%s'", o->kase->suite,
+    oc_buf_printf(&b, "oacheck run %s --target %s=%s --filter '%s/%s'", suite,
                   o->target->name, red, o->kase->suite, o->kase->name);
   }
   else
-    oc_buf_printf(&b, "oacheck run %s --replay %s --filter '%s/%s'", o->kase->suite,
+    oc_buf_printf(&b, "oacheck run %s --replay %s --filter '%s/%s'", suite,
                   o->target->recordings, o->kase->suite, o->kase->name);
+  free(shipped);
   if(o->target->profile && strcmp(o->target->profile_source, "auto") != 0)
     oc_buf_printf(&b, " --profile %s", o->target->profile->name);
   cJSON_AddStringToObject(r, "oacheck", oc_buf_str(&b));

@@ -419,6 +419,13 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
     finish_job(j, 1, o->t_done);
     return;
   }
+  /* the case's time starts with its transfer, not when it was queued */
+  if(o->t_start)
+    j->t_start = o->t_start;
+  /* oacheck's own budget ran out: what arrived is judged, the end is not
+   * the server's (a healthy endless stream is not a cut one) */
+  if(o->error == OC_HTTP_TIMEOUT_TOTAL || o->error == OC_HTTP_ABORTED)
+    j->check.partial = 1;
   if(j->resp_started) {
     j->resp.t_sent = o->t_sent;
     if(j->resp.stream_started)

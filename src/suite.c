@@ -13,8 +13,115 @@
 #include "datadir.h"
 #include "jdoc.h"
 #include "json.h"
+#include "rules.h"
 #include "schema.h"
 #include "util.h"
+
+static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t len,
+                   size_t offset, const char *msg);
+
+static int is_var_name(const char *s, size_t n)
+{
+  if(n == 0 || !(s[0] >= 'A' && s[0] <= 'Z'))
+    return 0;
+  for(size_t i = 1; i < n; i++)
+    if(!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+      return 0;
+  return 1;
+}
+
+/* What is wrong with the ${…} references of s, or NULL.  A malformed
+ * reference is a suite error (exit 2), unlike an undefined variable,
+ * which depends on the target. */
+static const char *reference_problem(const char *s, size_t len)
+{
+  const char *end = s + len;
+  for(const char *p = s; p < end;) {
+    const char *d = memchr(p, '$', (size_t)(end - p));
+    if(!d || d + 1 >= end)
+      break;
+    if(d[1] != '{') {
+      p = d + 1;
+      continue;
+    }
+    const char *name = d + 2;
+    const char *e = memchr(name, '}', (size_t)(end - name));
+    if(!e)
+      return "'${' without its closing '}'";
+    size_t n = (size_t)(e - name);
+    if(n == 0)
+      return "an empty variable reference '${}'";
+    if(memchr(name, '$', n))
+      return "a variable reference inside another one";
+    if(n >= 6 && memcmp(name, "words:", 6) == 0) {
+      const char *c = memchr(name + 6, ':', n - 6);
+      if(!c || c == name + 6 || c + 1 == e)
+        return "${words:...} wants ${words:COUNT:WORD}";
+      size_t cn = (size_t)(c - name - 6);
+      int digits = 1;
+      for(size_t i = 0; i < cn; i++)
+        digits &= name[6 + i] >= '0' && name[6 + i] <= '9';
+      if(!digits && !is_var_name(name + 6, cn))
+        return "the COUNT of ${words:COUNT:WORD} is neither a number nor a variable name";
+    }
+    else if(n >= 4 && memcmp(name, "env:", 4) == 0) {
+      if(n == 4)
+        return "${env:} names no environment variable";
+    }
+    else if(!is_var_name(name, n))
+      return "a variable name is upper case letters, digits and '_' (e.g. ${MODEL})";
+    p = e + 1;
+  }
+  return NULL;
+}
+
+/* Check every string under v (the request of a case) for malformed
+ * references, reporting each at its line and column. */
+static int check_references(const struct oc_jv *v, const char *path, const char *buf, size_t len,
+                            struct oc_buf *err, int depth)
+{
+  int bad = 0;
+  if(!v || depth > 100)
+    return 0;
+  if(v->type == OC_JSTRING) {
+    const char *why = reference_problem(v->u.str, v->len);
+    if(why) {
+      err_at(err, path, buf, len, v->offset, why);
+      bad = 1;
+    }
+  }
+  else if(v->type == OC_JARRAY)
+    for(uint32_t i = 0; i < v->len; i++)
+      bad |= check_references(&v->u.items[i], path, buf, len, err, depth + 1);
+  else if(v->type == OC_JOBJECT)
+    for(uint32_t i = 0; i < v->len; i++)
+      bad |= check_references(&v->u.members[i].value, path, buf, len, err, depth + 1);
+  return bad;
+}
+
+/* Allow lists name catalogue rules or FAMILY-* prefixes that exist. */
+static int check_allow(const struct oc_jv *list, const char *path, const char *buf, size_t len,
+                       struct oc_buf *err)
+{
+  int bad = 0;
+  for(uint32_t i = 0; list && list->type == OC_JARRAY && i < list->len; i++) {
+    const struct oc_jv *a = &list->u.items[i];
+    if(a->type != OC_JSTRING)
+      continue;
+    int known = oc_rule_find(a->u.str) != NULL;
+    if(!known && a->len > 2 && a->u.str[a->len - 1] == '*')
+      for(const struct oc_rule *r = oc_rules; r->id && !known; r++)
+        known = strncmp(r->id, a->u.str, a->len - 1) == 0;
+    if(!known) {
+      char msg[200];
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
+               "('oacheck rules' lists them)", a->u.str);
+      err_at(err, path, buf, len, a->offset, msg);
+      bad = 1;
+    }
+  }
+  return bad;
+}
 
 static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t len,
                    size_t offset, const char *msg)
@@ -97,6 +204,20 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     }
     oc_schema_result_free(&res);
   }
+  /* What the schema cannot say: references that cannot be parsed, allow
+   * lists naming rules that do not exist. */
+  {
+    int bad = check_allow(oc_jv_get(doc.root, "allow"), path, buf, len, err);
+    const struct oc_jv *cs = oc_jv_get(doc.root, "cases");
+    for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
+      bad |= check_references(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, 0);
+      bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
+    }
+    if(bad) {
+      rc = OC_EPARSE;
+      goto out;
+    }
+  }
   /* Even unvalidated, refuse shapes the loader cannot use. */
   s.doc = oc_jv_to_cjson(doc.root);
   s.file = oc_strdup(path);
@@ -134,6 +255,7 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     struct oc_case *c = &s.cases[k];
     const struct oc_jv *jc = oc_jv_at(jcases, k);
     c->suite = s.name;
+    c->file = s.file;
     c->order = k;
     c->variables = s.variables;
     c->json = cj;
@@ -247,65 +369,75 @@ int oc_suite_shipped(char ***paths, size_t *n)
 /* ${words:N:WORD}: N copies of WORD separated by single spaces, for long
  * prompts (context-overflow cases) that a suite should not spell out.  N is
  * a number or the name of a numeric variable. */
-static cJSON *words(const struct oc_vars *vars, const char *spec)
+static cJSON *words(const struct oc_vars *vars, const char *spec, char *err, size_t errlen)
 {
   const char *colon = strchr(spec, ':');
-  if(!colon || !colon[1])
+  if(!colon || !colon[1]) {
+    snprintf(err, errlen, "${words:%s} wants ${words:COUNT:WORD}", spec);
     return NULL;
-  char count[64];
-  snprintf(count, sizeof(count), "%.*s", (int)(colon - spec), spec);
+  }
+  char *count = oc_strndup(spec, (size_t)(colon - spec));
   long n;
+  if(!count)
+    return NULL;
   if(oc_parse_long(count, 0, 1000000, &n)) {
     const cJSON *v = oc_json_get(vars->target, count);
     if(!v)
       v = oc_json_get(vars->suite, count);
-    if(!oc_json_is_integer(v) || v->valuedouble < 0 || v->valuedouble > 1000000)
+    if(!v) {
+      snprintf(err, errlen, "undefined variable ${%s}", count);
+      free(count);
       return NULL;
+    }
+    if(!oc_json_is_integer(v) || v->valuedouble < 0 || v->valuedouble > 1000000) {
+      snprintf(err, errlen, "${words:%s:…}: %s is not a count from 0 to 1,000,000", count, count);
+      free(count);
+      return NULL;
+    }
     n = (long)v->valuedouble;
   }
+  free(count);
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_FILE);
   for(long i = 0; i < n; i++)
-    if((i && oc_buf_addc(&b, ' ')) || oc_buf_adds(&b, colon + 1))
+    if((i && oc_buf_addc(&b, ' ')) || oc_buf_adds(&b, colon + 1)) {
+      snprintf(err, errlen, "${words:%s} is larger than the 64 MiB a request may be", spec);
       return NULL;
+    }
   cJSON *r = cJSON_CreateString(oc_buf_str(&b));
   oc_buf_free(&b);
   return r;
 }
 
-static const cJSON *var_lookup(const struct oc_vars *vars, const char *name, cJSON **owned)
+/* The value of ${name}; NULL with err set when there is none. */
+static const cJSON *var_lookup(const struct oc_vars *vars, const char *name, cJSON **owned,
+                               char *err, size_t errlen)
 {
   *owned = NULL;
   if(oc_startswith(name, "words:")) {
-    *owned = words(vars, name + 6);
+    *owned = words(vars, name + 6, err, errlen);
     return *owned;
   }
   if(oc_startswith(name, "env:")) {
     const char *v = vars->allow_env ? getenv(name + 4) : NULL;
-    if(!v)
+    if(!v) {
+      snprintf(err, errlen, "undefined variable ${%s} (not in the environment)", name);
       return NULL;
+    }
     *owned = cJSON_CreateString(v);
     return *owned;
   }
   const cJSON *v = oc_json_get(vars->target, name);
   if(!v)
     v = oc_json_get(vars->suite, name);
+  if(!v)
+    snprintf(err, errlen, "undefined variable ${%s}", name);
   return v;
 }
 
-/* "undefined variable ${X}", naming the count variable of ${words:X:…}. */
-static void undefined(const char *name, char *err, size_t errlen)
-{
-  if(oc_startswith(name, "words:")) {
-    const char *c = strchr(name + 6, ':');
-    snprintf(err, errlen, "undefined variable ${%.*s}", c ? (int)(c - name - 6) : 0, name + 6);
-  }
-  else
-    snprintf(err, errlen, "undefined variable ${%s}", name);
-}
-
 /* Interpolate ${…} references in s into out; whole == the string was a
- * single reference, whose value is then returned in *value. */
+ * single reference, whose value is then returned in *value.  The syntax was
+ * checked when the suite was loaded (oc_suite_check_references). */
 static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf *out,
                        const cJSON **whole, cJSON **owned, char *err, size_t errlen)
 {
@@ -313,13 +445,11 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
   *owned = NULL;
   size_t n = strlen(s);
   if(n > 3 && s[0] == '$' && s[1] == '{' && s[n - 1] == '}' && !memchr(s + 2, '}', n - 3)) {
-    char name[128];
-    snprintf(name, sizeof(name), "%.*s", (int)(n - 3), s + 2);
-    const cJSON *v = var_lookup(vars, name, owned);
-    if(!v) {
-      undefined(name, err, errlen);
+    char *name = oc_strndup(s + 2, n - 3);
+    const cJSON *v = name ? var_lookup(vars, name, owned, err, errlen) : NULL;
+    free(name);
+    if(!v)
       return OC_ENOTFOUND;
-    }
     *whole = v;
     return OC_OK;
   }
@@ -334,17 +464,15 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
       return OC_ENOMEM;
     const char *e = strchr(d + 2, '}');
     if(!e) {
-      snprintf(err, errlen, "unterminated variable reference in '%s'", s);
+      snprintf(err, errlen, "unterminated variable reference in '%.80s'", s);
       return OC_EPARSE;
     }
-    char name[128];
-    snprintf(name, sizeof(name), "%.*s", (int)(e - d - 2), d + 2);
+    char *name = oc_strndup(d + 2, (size_t)(e - d - 2));
     cJSON *own = NULL;
-    const cJSON *v = var_lookup(vars, name, &own);
-    if(!v) {
-      undefined(name, err, errlen);
+    const cJSON *v = name ? var_lookup(vars, name, &own, err, errlen) : NULL;
+    free(name);
+    if(!v)
       return OC_ENOTFOUND;
-    }
     int rc;
     if(cJSON_IsString(v))
       rc = oc_buf_adds(out, v->valuestring);

@@ -17,6 +17,7 @@ struct oc_schema;
 
 struct oc_case {
   const char *suite;        /* borrowed from the suite */
+  const char *file;         /* the suite's file, borrowed */
   const char *name;         /* borrowed from the document */
   const char *description;
   const cJSON *json;        /* the case object */

@@ -175,6 +175,11 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
     result_status = "error";
     reason = err;
   }
+  else if(status == 404 || status == 405 || status == 501) {
+    /* vLLM, OpenAI, Ollama: no template endpoint at all */
+    result_status = "skip";
+    reason = "unsupported: the target has no POST /apply-template";
+  }
   else {
     const char *emsg = oc_json_str(oc_json_get(parsed, "error"), "message");
     oc_templates_check(&c, request, status, oc_json_str(parsed, "prompt"), emsg);
@@ -249,6 +254,21 @@ cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON 
     size_t k = 0;
     cJSON_ArrayForEach(fx, list)
     {
+      /* an unreachable target is not asked again for every fixture */
+      if(!targets[i].reachable && targets[i].live) {
+        cJSON *r = cJSON_CreateObject();
+        if(r) {
+          cJSON_AddStringToObject(r, "target", targets[i].name);
+          cJSON_AddStringToObject(r, "suite", "templates");
+          cJSON_AddStringToObject(r, "case", oc_json_str(fx, "name") ? oc_json_str(fx, "name") : "?");
+          cJSON_AddNumberToObject(r, "index", (double)k++);
+          cJSON_AddStringToObject(r, "status", "error");
+          cJSON_AddStringToObject(r, "reason", targets[i].error ? targets[i].error : "unreachable");
+          cJSON_AddArrayToObject(r, "findings");
+          cJSON_AddItemToArray(all, r);
+        }
+        continue;
+      }
       cJSON *r = render_one(&targets[i], fx, k++, o);
       if(r)
         cJSON_AddItemToArray(all, r);

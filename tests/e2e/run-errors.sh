@@ -73,3 +73,24 @@ expect_grep "not an http:// or https:// URL" "$TMP/err"
 expect_status 2 "$OACHECK" run --shard 3/2
 expect_grep "Try 'oacheck run --help'" "$TMP/err"
 pass "usage errors exit 2"
+
+cat > "$TMP/refs.json" <<'EOS'
+{ "suite": "bad-refs",
+  "description": "x",
+  "cases": [ { "name": "a", "description": "b",
+               "request": { "method": "GET", "path": "/v1/models${" } },
+             { "name": "c", "description": "d", "allow": ["NO-SUCH-RULE"],
+               "request": { "method": "POST", "path": "/v1/chat/completions",
+                            "body": { "model": "${${MODEL}}", "messages": "${words:x:y}" } } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/refs.json"
+expect_grep "refs.json:4:[0-9]+: '\\$\\{' without its closing '\\}'" "$TMP/err"
+expect_grep "refs.json:5:[0-9]+: allow: 'NO-SUCH-RULE' is not a rule" "$TMP/err"
+expect_grep "refs.json:7:[0-9]+: a variable reference inside another one" "$TMP/err"
+expect_grep "refs.json:7:[0-9]+: the COUNT of \\$\\{words:COUNT:WORD\\} is neither" "$TMP/err"
+pass "malformed references and unknown allowed rules are suite errors with their position"
+
+expect_status 2 "$OACHECK" run models --allow 'NOPE-*'
+expect_grep "unknown rule or family 'NOPE-\\*'" "$TMP/err"
+pass "--allow checks families too"

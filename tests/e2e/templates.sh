@@ -51,3 +51,11 @@ expect_status 0 "$OACHECK" templates --show --replay "$OACHECK_SRCDIR/suites/rec
 expect_grep '^----- Qwen-Qwen2.5-7B-Instruct / multiturn -----' "$TMP/out"
 expect_grep '<\|im_start\|>system' "$TMP/out"
 pass "--show prints the rendered prompts"
+
+# a server without /apply-template (OpenAI's recordings): unsupported, not failed
+serve_start "$OACHECK_SRCDIR/tests/data/recordings/openai"
+expect_status 0 "$OACHECK" templates --target "openai=$URL"
+expect_grep '^SKIP +openai templates/three-turns \(unsupported: the target has no POST /apply-template\)' "$TMP/out"
+expect_no_grep '^FAIL' "$TMP/out"
+serve_stop
+pass "a target without /apply-template is skipped as unsupported"
