@@ -200,13 +200,14 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
                                 const struct oc_sse_event *ev, long n, const struct oc_jv *frag,
                                 uint32_t pos)
 {
-  char path[160];
-  snprintf(path, sizeof(path), "/choices/%d/delta/tool_calls/%u", m->index, pos);
+  char path[160] = "";
+#define TPATH()                                                                                  \
+  (path[0] ? path : (snprintf(path, sizeof(path), "/choices/%d/delta/tool_calls/%u", m->index, pos), path))
   const struct oc_jv *index = oc_jv_get(frag, "index");
   long idx;
   if(!index || !oc_jv_is_integer(index) || index->u.num < 0 || index->u.num > 1e6) {
     char p2[176];
-    snprintf(p2, sizeof(p2), "%s/index", path);
+    snprintf(p2, sizeof(p2), "%s/index", TPATH());
     EMIT(s, "TOOL-DELTA-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
          oc_jv_type_name(index), "tool-call fragment without an integer index");
     EMIT(s, "CLIENT-PY-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
@@ -222,7 +223,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   int first = t == NULL;
   if(first && m->ncalls >= OC_MAX_TOOL_CALLS) {
     if(!m->calls_dropped++)
-      EMIT(s, "CHAT-SIZE", -1, n, data_byte(ev, frag->offset), path, "at most 128 tool calls",
+      EMIT(s, "CHAT-SIZE", -1, n, data_byte(ev, frag->offset), TPATH(), "at most 128 tool calls",
            "more", "choice %d opens more than %d tool calls; the rest are not read", m->index,
            OC_MAX_TOOL_CALLS);
     return;
@@ -254,7 +255,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     else if(!name_str || name->len == 0)
       missing = "function.name";
     if(missing)
-      EMIT(s, "TOOL-DELTA-HEAD", -1, n, data_byte(ev, frag->offset), path,
+      EMIT(s, "TOOL-DELTA-HEAD", -1, n, data_byte(ev, frag->offset), TPATH(),
            "id, type \"function\" and name on the first fragment", missing,
            "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, missing);
     if(id_str && !(t->id = oc_strndup(id->u.str, id->len)))
@@ -271,13 +272,13 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       int had = t->id && t->id[0];
       int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
       if(had && !same)
-        EMIT(s, "TOOL-ID-INDEX", -1, n, data_byte(ev, id->offset), path, t->id, id->u.str,
+        EMIT(s, "TOOL-ID-INDEX", -1, n, data_byte(ev, id->offset), TPATH(), t->id, id->u.str,
              "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
              "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
-        EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, id->offset), path, "id only on the first fragment",
+        EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, id->offset), TPATH(), "id only on the first fragment",
              "id resent", "tool call %ld's id is resent on a later fragment", idx);
-        EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, id->offset), path, t->id,
+        EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, id->offset), TPATH(), t->id,
              "the id twice", "openai-python's stream helper would rebuild tool call %ld's id "
              "as '%s%s'", idx, t->id, id->u.str);
       }
@@ -289,7 +290,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     }
     if(name_str && name->len) {
       char p2[176];
-      snprintf(p2, sizeof(p2), "%s/function/name", path);
+      snprintf(p2, sizeof(p2), "%s/function/name", TPATH());
       if(t->name && strlen(t->name) == name->len && memcmp(t->name, name->u.str, name->len) == 0) {
         EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, name->offset), p2,
              "the name only on the first fragment", "name resent",
@@ -338,6 +339,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       }
     }
   }
+#undef TPATH
 }
 
 static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_jv *v,
@@ -372,14 +374,16 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
   int content_event = 0;
   const char *delta_key = s->req->api == OC_API_COMPLETIONS ? NULL : "delta";
   const struct oc_jv *delta = delta_key ? oc_jv_get(ch, delta_key) : ch;
-  char path[96];
-  snprintf(path, sizeof(path), "/choices/%u/delta", pos);
+  /* the pointer is only formatted when a finding needs it: this runs for
+   * every chunk */
+  char path[96] = "";
+#define DPATH() (path[0] ? path : (snprintf(path, sizeof(path), "/choices/%u/delta", pos), path))
   if(s->req->api != OC_API_COMPLETIONS) {
     const struct oc_jv *role = oc_jv_get(delta, "role");
     if(created) {
       if(!role || role->type != OC_JSTRING || strcmp(role->u.str, "assistant") != 0)
         EMIT(s, "STREAM-ROLE-FIRST", -1, n, data_byte(ev, delta ? delta->offset : ch->offset),
-             path, "role \"assistant\"",
+             DPATH(), "role \"assistant\"",
              role ? (role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)) : "absent",
              "the first delta of choice %d has no role \"assistant\"", idx);
       if(role && role->type == OC_JSTRING && !(m->role = oc_strndup(role->u.str, role->len)))
@@ -387,7 +391,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     }
     else if(role) {
       char p2[112];
-      snprintf(p2, sizeof(p2), "%s/role", path);
+      snprintf(p2, sizeof(p2), "%s/role", DPATH());
       if(role->type == OC_JNULL)
         EMIT(s, "STREAM-ROLE-ONCE", -1, n, data_byte(ev, role->offset), p2, "absent", "null",
              "a later delta of choice %d carries role null", idx);
@@ -411,7 +415,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     m->content_null = 0;
     if(content->len) {
       if(m->finish_reason)
-        EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, content->offset), path, "nothing after finish_reason",
+        EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, content->offset), DPATH(), "nothing after finish_reason",
              "content", "choice %d receives content after its finish_reason \"%s\" (chunk %ld)",
              idx, m->finish_reason, m->finish_chunk);
       content_event = 1;
@@ -442,7 +446,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
       uint32_t ncalls = calls->len < 2 * OC_MAX_TOOL_CALLS ? calls->len : 2 * OC_MAX_TOOL_CALLS;
       for(uint32_t i = 0; i < ncalls; i++) {
         if(m->finish_reason)
-          EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, calls->offset), path,
+          EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, calls->offset), DPATH(),
                "nothing after finish_reason", "a tool call fragment",
                "choice %d receives a tool call after its finish_reason", idx);
         check_tool_fragment(s, m, ev, n, &calls->u.items[i], i);
@@ -467,6 +471,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     }
   }
   return content_event;
+#undef DPATH
 }
 
 static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, long n,
@@ -562,6 +567,77 @@ static void on_comment(void *ud, const char *text, size_t len, uint64_t offset, 
     s->comment_pending = offset + 1;
 }
 
+/* ---- the chunk-shape memo ------------------------------------------------------ */
+
+/* The shipped chunk schemas constrain these fields by type alone (no
+ * enum, pattern or length; check_chat.c keeps that true), so two chunks
+ * that differ only in their string values validate alike.  Every other
+ * value (finish_reason, role, object, index, created, …) is part of the
+ * shape, so a chunk that breaks a constraint never matches a valid one. */
+static int free_text_key(const char *k, uint32_t n)
+{
+  switch(n) {
+  case 2: return memcmp(k, "id", 2) == 0;
+  case 4: return memcmp(k, "text", 4) == 0;
+  case 5: return memcmp(k, "model", 5) == 0;
+  case 7: return memcmp(k, "content", 7) == 0 || memcmp(k, "refusal", 7) == 0;
+  case 9: return memcmp(k, "reasoning", 9) == 0 || memcmp(k, "arguments", 9) == 0;
+  case 17: return memcmp(k, "reasoning_content", 17) == 0;
+  case 18: return memcmp(k, "system_fingerprint", 18) == 0;
+  }
+  return 0;
+}
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+  const unsigned char *b = p;
+  for(size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * UINT64_C(0x100000001b3); /* FNV-1a */
+  return h;
+}
+
+static uint64_t shape_of(const struct oc_jv *v, uint64_t h, int elide, int depth)
+{
+  h = mix(h, &v->type, 1);
+  if(depth > 64)
+    return mix(h, &v->end, sizeof(v->end)); /* deep: never shared by accident */
+  switch(v->type) {
+  case OC_JSTRING:
+    if(!elide)
+      h = mix(h, v->u.str, v->len);
+    return mix(h, "\xff", 1);
+  case OC_JNUMBER:
+    return mix(h, &v->u.num, sizeof(v->u.num));
+  case OC_JARRAY:
+    h = mix(h, &v->len, sizeof(v->len));
+    for(uint32_t i = 0; i < v->len; i++)
+      h = shape_of(&v->u.items[i], h, 0, depth + 1);
+    return h;
+  case OC_JOBJECT:
+    h = mix(h, &v->len, sizeof(v->len));
+    for(uint32_t i = 0; i < v->len; i++) {
+      const struct oc_jmember *m = &v->u.members[i];
+      h = mix(h, m->key, m->key_len + 1);
+      h = shape_of(&m->value, h, free_text_key(m->key, m->key_len), depth + 1);
+    }
+    return h;
+  default:
+    return h;
+  }
+}
+
+/* Has a chunk of this shape validated already?  *shape gets the hash. */
+static int shape_known(struct oc_stream *s, const struct oc_jv *root, uint64_t *shape)
+{
+  *shape = shape_of(root, UINT64_C(0xcbf29ce484222325), 0, 0);
+  size_t n = s->nvalid_shapes < OC_ARRAY_LEN(s->valid_shapes) ? s->nvalid_shapes
+                                                              : OC_ARRAY_LEN(s->valid_shapes);
+  for(size_t i = 0; i < n; i++)
+    if(s->valid_shapes[i] == *shape)
+      return 1;
+  return 0;
+}
+
 static void on_event(void *ud, const struct oc_sse_event *ev)
 {
   struct oc_stream *s = ud;
@@ -616,11 +692,16 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     handle_error_event(s, ev, n, root, 1);
     return;
   }
-  if(s->chunk_schema) {
+  uint64_t shape = 0;
+  if(s->chunk_schema && !shape_known(s, root, &shape)) {
     struct oc_schema_result res;
     oc_schema_result_init(&res);
     res.max = 8;
-    if(oc_schema_validate(s->chunk_schema, root, &res) == 0) {
+    s->schema_validations++;
+    int valid = oc_schema_validate(s->chunk_schema, root, &res);
+    if(valid == 1)
+      s->valid_shapes[s->nvalid_shapes++ % OC_ARRAY_LEN(s->valid_shapes)] = shape;
+    if(valid == 0) {
       for(size_t i = 0; i < res.count; i++) {
         const struct oc_schema_error *e = &res.errors[i];
         int sev = oc_schemas_error_severity(s->schemas, s->check, s->chunk_rel, e);

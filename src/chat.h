@@ -96,6 +96,11 @@ struct oc_stream {
   int truncated;            /* the body ended inside an event */
   int chunk_json_bad;       /* some payload was not JSON */
   int size_reported;        /* CHAT-SIZE was reported (once per stream) */
+  /* Chunks whose skeleton (everything but the text of free-text fields)
+   * already validated: a stream repeats one shape thousands of times. */
+  uint64_t valid_shapes[8];
+  size_t nvalid_shapes;
+  long schema_validations;  /* chunks actually run through the schema */
   uint64_t body_bytes;
   struct oc_event_log log;
   struct oc_stream_timing timing;
