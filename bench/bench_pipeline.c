@@ -4,7 +4,10 @@
  * rebuilds the message, every stream rule, and at the end the message
  * rules — the same oc_response code `oacheck run` uses, fed the
  * benchmark stream in 16 KiB pieces.  Also counts findings so a broken
- * run cannot pass as a fast one.  Prints one key=value line for
+ * run cannot pass as a fast one.  With --gigabyte, a role chunk and then
+ * 4 MiB of generated content chunks replayed until 1 GiB has passed (one
+ * stream): peak RSS then shows that the whole pipeline's memory does not
+ * grow with the stream.  Prints one key=value line for
  * bench/section-30-pipeline.sh.  Built by `make bench` only. */
 #include "config.h"
 
@@ -18,6 +21,7 @@
 #include "request.h"
 #include "response.h"
 #include "rules.h"
+#include "stream_gen.h"
 #include "util.h"
 
 static double now_s(void)
@@ -31,6 +35,7 @@ int main(int argc, char **argv)
 {
   long runs = 3, piece = 16384;
   const char *path = NULL;
+  int gigabyte = 0;
   for(int i = 1; i < argc; i++) {
     if(strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       if(oc_parse_long(argv[++i], 1, 1000, &runs))
@@ -40,6 +45,8 @@ int main(int argc, char **argv)
       if(oc_parse_long(argv[++i], 1, 1 << 24, &piece))
         return 2;
     }
+    else if(strcmp(argv[i], "--gigabyte") == 0)
+      gigabyte = 1;
     else if(!path && argv[i][0] != '-')
       path = argv[i];
     else {
@@ -47,14 +54,31 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  if(!path) {
-    fprintf(stderr, "usage: bench_pipeline [--runs N] [--piece BYTES] STREAM.sse\n");
+  if(!path && !gigabyte) {
+    fprintf(stderr, "usage: bench_pipeline [--runs N] [--piece BYTES] STREAM.sse | --gigabyte\n");
     return 2;
   }
   char err[600];
-  char *buf = NULL;
-  size_t len = 0;
-  if(oc_read_file(path, 1u << 30, &buf, &len, err, sizeof(err))) {
+  char *buf = NULL, head[GEN_EVENT_MAX];
+  size_t len = 0, headlen = 0, repeat = 1;
+  if(gigabyte) {
+    size_t cap = 4u << 20;
+    buf = malloc(cap);
+    if(!buf)
+      return 1;
+    char ev[GEN_EVENT_MAX];
+    headlen = gen_event(0, UINT64_MAX, head); /* the role chunk, once */
+    for(uint64_t i = 1;; i++) {
+      size_t n = gen_event(i, UINT64_MAX, ev);
+      if(len + n > cap)
+        break;
+      memcpy(buf + len, ev, n);
+      len += n;
+    }
+    repeat = (size_t)((UINT64_C(1) << 30) / len);
+    runs = 1;
+  }
+  else if(oc_read_file(path, 1u << 30, &buf, &len, err, sizeof(err))) {
     fprintf(stderr, "bench_pipeline: %s\n", err);
     return 1;
   }
@@ -82,10 +106,13 @@ int main(int argc, char **argv)
     double t0 = now_s();
     oc_response_init(&resp, &info, &check, &sch, 1, 1, 0);
     oc_response_head(&resp, 200, &h, 1);
-    for(size_t at = 0; at < len; at += (size_t)piece) {
-      size_t n = len - at < (size_t)piece ? len - at : (size_t)piece;
-      oc_response_body(&resp, buf + at, n, 2);
-    }
+    if(headlen)
+      oc_response_body(&resp, head, headlen, 2);
+    for(size_t rep = 0; rep < repeat; rep++)
+      for(size_t at = 0; at < len; at += (size_t)piece) {
+        size_t n = len - at < (size_t)piece ? len - at : (size_t)piece;
+        oc_response_body(&resp, buf + at, n, 2);
+      }
     oc_response_finish(&resp, 3, 1);
     double dt = now_s() - t0;
     if(dt < best)
@@ -100,10 +127,11 @@ int main(int argc, char **argv)
   }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("impl=oacheck mode=pipeline bytes=%zu events=%ld content_bytes=%zu findings=%zu runs=%ld "
+  size_t total = headlen + len * repeat;
+  printf("impl=oacheck mode=%s bytes=%zu events=%ld content_bytes=%zu findings=%zu runs=%ld "
          "piece=%ld best_s=%.4f mb_s=%.1f events_s=%.0f rss_kb=%ld\n",
-         len, events, content, findings, runs, piece, best, (double)len / best / 1e6,
-         (double)events / best, ru.ru_maxrss);
+         gigabyte ? "pipeline-gigabyte" : "pipeline", total, events, content, findings, runs, piece,
+         best, (double)total / best / 1e6, (double)events / best, ru.ru_maxrss);
   oc_headers_free(&h);
   cJSON_Delete(req);
   oc_schemas_free(&sch);

@@ -13,6 +13,7 @@ runs=$BENCH_RUNS
 [ -f "$stream" ] || "$b/gen_stream" "$stream" 2>/dev/null
 
 ours=$(OACHECK_DATADIR="$BENCH_SRCDIR" "$b/bench_pipeline" --runs "$runs" "$stream")
+giga=$(OACHECK_DATADIR="$BENCH_SRCDIR" "$b/bench_pipeline" --gigabyte)
 peer=""
 if have_peer && [ -d "$BENCH_SRCDIR/tests/node/node_modules/ajv" ]; then
   peer=$("$NODE" "$BENCH_SRCDIR/bench/peer_pipeline.mjs" --runs "$runs" --schemas "$BENCH_SRCDIR/schemas" "$stream")
@@ -34,16 +35,23 @@ echo "| oacheck / Node | $(ratio "$(kv mb_s "$ours")" "$(kv mb_s "$peer")")× | 
 echo
 echo "Findings on this clean stream: $(kv findings "$ours") (the generator's chunks carry no \`logprobs\`, so none are expected)."
 echo
+echo "Memory does not grow with the stream: \`bench_pipeline --gigabyte\` runs one stream of" \
+  "$(kv bytes "$giga") bytes ($(human "$(kv events "$giga")") chunks, generated on the fly, never held whole)" \
+  "through the same path at $(kv mb_s "$giga") MB/s; peak RSS of the whole process:" \
+  "**$(awk -v k="$(kv rss_kb "$giga")" 'BEGIN { printf "%.1f", k / 1024 }') MiB**." \
+  "The rebuilt content stops at its 16 MiB cap (reported as such), the ITL samples at 1M."
+echo
 echo "Commands (from the build directory):"
 echo
 echo '```'
 echo "OACHECK_DATADIR=\$srcdir bench/bench_pipeline --runs $runs bench/stream.sse"
+echo "OACHECK_DATADIR=\$srcdir bench/bench_pipeline --gigabyte"
 echo "node \$srcdir/bench/peer_pipeline.mjs --runs $runs --schemas \$srcdir/schemas bench/stream.sse"
 echo '```'
 echo
 echo "Raw lines:"
 echo
 echo '```'
-printf '%s\n%s\n' "$ours" "$peer" | sed '/^$/d'
+printf '%s\n%s\n%s\n' "$ours" "$peer" "$giga" | sed '/^$/d'
 echo '```'
 echo

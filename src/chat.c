@@ -347,9 +347,15 @@ static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_j
 {
   if(!v || v->type != OC_JSTRING || v->len == 0)
     return;
-  if(!m->overflow && oc_buf_add(b, v->u.str, v->len)) {
-    m->overflow = 1;
-    oc_buf_init(b, OC_CAP_CONTENT);
+  /* past the cap the text is cut, not lost: the first OC_CAP_CONTENT
+   * bytes stay for the rules and the report */
+  if(!m->overflow) {
+    size_t room = b->max - b->len;
+    size_t take = v->len < room ? v->len : room;
+    if(take && oc_buf_add(b, v->u.str, take))
+      oc_buf_init(b, OC_CAP_CONTENT); /* only when memory ran out */
+    if(take < v->len)
+      m->overflow = 1;
   }
   s->payload_seen = 1;
 }
