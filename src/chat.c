@@ -946,6 +946,11 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
                   s->error_shape ? s->error_shape : "",
                   done_missing ? (s->error_shape ? ", and no 'data: [DONE]' follows it"
                                                  : " and no 'data: [DONE]' follows it") : "");
+  for(size_t i = 0; i < s->nchoices; i++)
+    if(s->choices[i].overflow)
+      oc_check_emit(c, "CHAT-SIZE", -1, -1, -1, NULL, "at most 16 MiB of text", "more", NULL,
+                    "the rebuilt text of choice %d passed oacheck's 16 MiB cap; only the first "
+                    "16 MiB were kept", s->choices[i].index);
   int unfinished = -1;
   for(size_t i = 0; i < s->nchoices && !partial; i++) {
     struct oc_message *m = &s->choices[i];

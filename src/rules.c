@@ -197,11 +197,11 @@ const struct oc_rule oc_rules[] = {
     "Agents decide what to do next from finish_reason (call tools, continue, stop).",
     "OpenAI OpenAPI choices[].finish_reason" },
   { "CHAT-SIZE", "CHAT", "semantics", E,
-    "A response stays within what any client handles: at most 128 choices, and 128 tool calls "
-    "per message (oacheck reads no further).",
+    "A response stays within what any client handles: at most 128 choices, 128 tool calls "
+    "per message and 16 MiB of text per message (oacheck reads or keeps no more).",
     "Clients allocate per choice and per call; a response beyond any sane count is a runaway "
     "or hostile server, and reading it whole would let it exhaust the checker too.",
-    "oacheck's own limit (OC_MAX_CHOICES, OC_MAX_TOOL_CALLS)" },
+    "oacheck's own limits (OC_MAX_CHOICES, OC_MAX_TOOL_CALLS, OC_CAP_CONTENT)" },
   { "CHAT-CHOICES-COUNT", "CHAT", "semantics", E,
     "The response has n choices with indexes 0..n-1 when n was requested.",
     "Clients that ask for n candidates index them; fewer or duplicated indexes lose answers.",
