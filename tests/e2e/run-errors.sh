@@ -94,3 +94,13 @@ pass "malformed references and unknown allowed rules are suite errors with their
 expect_status 2 "$OACHECK" run models --allow 'NOPE-*'
 expect_grep "unknown rule or family 'NOPE-\\*'" "$TMP/err"
 pass "--allow checks families too"
+
+# 429 with Retry-After: retried a bounded number of times, each retry reported
+serve_start "$OACHECK_SRCDIR/tests/data/crafted/rate-limited"
+expect_status 1 "$OACHECK" run models --target "busy=$URL" --retries 2 --json "$TMP/r429.json"
+serve_stop
+expect_grep 'HTTP 429, retrying in 0 ms \(attempt 2\)' "$TMP/err"
+expect_grep 'HTTP-STATUS error: expected HTTP 200, got 429: Rate limit reached' "$TMP/out"
+n=$(grep -c '"attempt":' "$TMP/r429.json")
+[ "$n" = 2 ] || fail "expected 2 reported retries in the results, got $n"
+pass "429 is retried as often as --retries says, and each retry is reported"
