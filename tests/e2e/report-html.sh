@@ -25,13 +25,19 @@ chromium() {
   mode=$1; page=$2; out=$3; shift 3
   profile=$(mktemp -d "$TMP/chromium.XXXXXX")
   if [ "$mode" = dom ]; then what="--dump-dom"; else what="--screenshot=$out.png"; fi
-  set +e
-  ${TIMEOUT:+$TIMEOUT 120} "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
-    --no-first-run --disable-background-networking --disable-component-update --disable-sync \
-    --disable-extensions --user-data-dir="$profile" --window-size=1280,1600 "$@" \
-    $what "file://$page" >"$out.$mode.out" 2>"$out.$mode.err"
-  st=$?
-  set -e
+  # a headless browser on a loaded machine now and then dies at start-up:
+  # one more try tells that apart from a page that breaks it
+  for attempt in 1 2; do
+    set +e
+    ${TIMEOUT:+$TIMEOUT 120} "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+      --no-first-run --disable-background-networking --disable-component-update --disable-sync \
+      --disable-extensions --user-data-dir="$profile" --window-size=1280,1600 "$@" \
+      $what "file://$page" >"$out.$mode.out" 2>"$out.$mode.err"
+    st=$?
+    set -e
+    if [ "$st" = 0 ] && { [ "$mode" = dom ] || [ -s "$out.png" ]; }; then break; fi
+    echo "chromium attempt $attempt on $page: exit $st" >&2
+  done
   [ "$st" = 0 ] || { tail -n 20 "$out.$mode.err" >&2; fail "chromium exited $st on $page"; }
   [ "$mode" != dom ] || mv "$out.dom.out" "$out.dom"
 }
