@@ -180,22 +180,6 @@ static struct oc_message *choice_slot(struct oc_stream *s, int index, int *creat
 
 /* ---- one chunk ----------------------------------------------------------------- */
 
-struct tool_name_state {
-  unsigned names;   /* how many fragments carried a name */
-  int all_equal;    /* and they were all the same string */
-  unsigned ids;
-};
-
-/* Per-call bookkeeping for the client emulation lives beside the calls:
- * name and id repetition counts are derived from these fields. */
-struct call_extra {
-  long index;
-  int choice;
-  unsigned names, ids;
-  int names_equal, ids_equal;
-  char *node_name; /* what openai-node would end with (last name seen) */
-};
-
 static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
                                 const struct oc_sse_event *ev, long n, const struct oc_jv *frag,
                                 uint32_t pos)
@@ -649,7 +633,6 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   struct oc_stream *s = ud;
   long n = (long)++s->events;
   uint64_t t = ev->t_last_ns;
-  s->current_event_first = ev->first_byte;
   settle_comment(s, ev->first_byte, n);
   log_event(&s->log, ev, n, t);
   if(!s->timing.t_first_event)

@@ -105,7 +105,6 @@ struct oc_stream {
   struct oc_event_log log;
   struct oc_stream_timing timing;
   int finished;
-  uint64_t current_event_first; /* body offset of the event being handled */
 };
 
 /* Prepare *s for one response body.  Everything passed is borrowed and

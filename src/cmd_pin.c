@@ -112,11 +112,9 @@ int oc_cmd_pin(int argc, char **argv)
     case 't':
       rc = oc_target_from_spec(&t, optarg, err, sizeof(err));
       break;
-    case 'R': {
-      const char *base = strrchr(optarg, '/');
-      rc = oc_target_from_recordings(&t, base && base[1] ? base + 1 : optarg, optarg, err, sizeof(err));
+    case 'R':
+      rc = oc_target_from_recordings(&t, NULL, optarg, err, sizeof(err));
       break;
-    }
     case 'T':
       if(oc_targets_load(optarg, &ts, &nt, err, sizeof(err))) {
         oc_error("%s", err);

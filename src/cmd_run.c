@@ -219,7 +219,7 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
                        struct oc_schema **suite_schema)
 {
   char err[600];
-  char *uri = oc_asprintf("%ssuite.schema.json", OC_SCHEMA_BASE);
+  char *uri = oc_asprintf("%ssuite.schema.json", OC_SCHEMA_SHIPPED_BASE);
   *suite_schema = uri ? oc_schema_compile_uri(sch->reg, uri, 0, err, sizeof(err)) : NULL;
   free(uri);
   if(!*suite_schema) {
@@ -273,18 +273,6 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   return bad ? OC_EXIT_USAGE : -1;
 }
 
-static const char *dir_basename(const char *dir, char *out, size_t n)
-{
-  size_t len = strlen(dir);
-  while(len > 1 && dir[len - 1] == '/')
-    len--;
-  size_t start = len;
-  while(start > 0 && dir[start - 1] != '/')
-    start--;
-  snprintf(out, n, "%.*s", (int)(len - start), dir + start);
-  return out;
-}
-
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
@@ -302,9 +290,7 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
     if(!d)
       return OC_EXIT_USAGE;
     *ts = d;
-    char name[256];
-    if(oc_target_from_recordings(&d[*nt], dir_basename(a->replays.items[i], name, sizeof(name)),
-                                 a->replays.items[i], err, sizeof(err))) {
+    if(oc_target_from_recordings(&d[*nt], NULL, a->replays.items[i], err, sizeof(err))) {
       oc_error("%s", err);
       return OC_EXIT_USAGE;
     }

@@ -172,18 +172,14 @@ int oc_cmd_templates(int argc, char **argv)
         goto out;
       }
       break;
-    case 'R': {
-      char name[256];
-      const char *base = strrchr(optarg, '/');
-      snprintf(name, sizeof(name), "%s", base && base[1] ? base + 1 : optarg);
-      if(oc_target_from_recordings(&t, name, optarg, err, sizeof(err))) {
+    case 'R':
+      if(oc_target_from_recordings(&t, NULL, optarg, err, sizeof(err))) {
         oc_error("%s", err);
         goto out;
       }
       if(add_target(&ts, &nt, &t))
         goto out;
       break;
-    }
     case 'F': fixtures_path = optarg; break;
     case 's': show = 1; break;
     case 'J': json = optarg; break;

@@ -68,12 +68,12 @@ int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
   s->reg = oc_schema_registry_new();
   if(!s->reg)
     goto out;
-  rc = oc_schema_registry_add_dir(s->reg, dir, OC_SCHEMA_BASE, err, errlen);
+  rc = oc_schema_registry_add_shipped(s->reg, err, errlen);
   if(rc)
     goto out;
   for(size_t i = 0; i < OC_ARRAY_LEN(schema_slots); i++) {
     char uri[256];
-    snprintf(uri, sizeof(uri), "%s%s", OC_SCHEMA_BASE, schema_slots[i].rel);
+    snprintf(uri, sizeof(uri), "%s%s", OC_SCHEMA_SHIPPED_BASE, schema_slots[i].rel);
     char inner[512];
     struct oc_schema *c = oc_schema_compile_uri(s->reg, uri, 0, inner, sizeof(inner));
     if(!c) {

@@ -42,7 +42,6 @@ struct oc_schemas {
   cJSON *docs[16];
 };
 
-#define OC_SCHEMA_BASE "https://oacheck.dev/schemas/"
 
 /* Load and compile the shipped schemas from the data directory.  A
  * missing or broken schema is an error naming the file (exit status 2 for

@@ -206,12 +206,10 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   else
     cJSON_Delete(sup);
   cJSON_AddItemToObject(r, "request", request_json(o));
-  if(o->response && o->response->status) {
-    cJSON *resp = oc_response_json(o->response, NULL, NULL);
-    if(resp) {
-      cJSON_AddStringToObject(resp, "source", o->source ? o->source : "live");
-      cJSON_AddItemToObject(r, "response", resp);
-    }
+  if(o->response) {
+    cJSON_AddStringToObject(o->response, "source", o->source ? o->source : "live");
+    cJSON_AddItemToObject(r, "response", o->response);
+    o->response = NULL;
   }
   else
     cJSON_AddNullToObject(r, "response");

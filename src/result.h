@@ -26,7 +26,8 @@ struct oc_case_outcome {
   enum oc_case_end end;
   const char *reason;               /* skip/error reason, may be NULL */
   const struct oc_built_request *request; /* may be NULL when it could not be built */
-  const struct oc_response *response;     /* NULL when no response head arrived */
+  cJSON *response;                  /* oc_response_json's object, taken over; NULL when no
+                                     * response head arrived */
   const struct oc_findings *findings;
   const cJSON *message;             /* rebuilt from a stream, may be NULL */
   const cJSON *timing;              /* may be NULL */
@@ -37,7 +38,7 @@ struct oc_case_outcome {
 
 /* "pass", "fail", "error", "skip". */
 const char *oc_case_status(const struct oc_case_outcome *o);
-/* The result object; caller deletes.  retries is taken over. */
+/* The result object; caller deletes.  retries and response are taken over. */
 cJSON *oc_result_json(struct oc_case_outcome *o);
 /* A finding as the results schema's "finding". */
 cJSON *oc_finding_json(const struct oc_finding *f);

@@ -189,11 +189,12 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
 static void finish_job(struct job *j, int complete, uint64_t t_end)
 {
   struct oc_run *r = j->run;
-  cJSON *message = NULL, *timing = NULL;
+  cJSON *message = NULL, *timing = NULL, *response = NULL;
   if(j->resp_started && j->resp.status) {
-    oc_response_finish(&j->resp, t_end, complete); /* once: later calls do nothing */
-    cJSON *dummy = oc_response_json(&j->resp, &message, &timing);
-    cJSON_Delete(dummy);
+    oc_response_finish(&j->resp, t_end, complete);
+    /* built once: the expectations read message and timing, the result
+     * takes all three */
+    response = oc_response_json(&j->resp, &message, &timing);
     char why[600];
     if(j->end == OC_END_RAN &&
        oc_expect_apply(j->item->kase, &j->resp, message, timing, &j->check, why, sizeof(why)) ==
@@ -212,7 +213,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.end = j->end;
   o.reason = j->reason[0] ? j->reason : NULL;
   o.request = j->req_built ? &j->req : NULL;
-  o.response = j->resp_started ? &j->resp : NULL;
+  o.response = response;
   o.findings = &j->findings;
   o.message = message;
   o.timing = timing;
@@ -222,6 +223,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.source = j->source;
   cJSON *res = oc_result_json(&o);
   cJSON_Delete(o.retries);
+  cJSON_Delete(o.response);
   cJSON_Delete(message);
   cJSON_Delete(timing);
   if(j->recording && r->opts->record_dir && j->end != OC_END_SKIP && j->rec.status) {
@@ -334,15 +336,12 @@ static void run_replay(struct job *j)
     oc_response_body(&j->resp, c->body + at, c->body_len - at,
                      timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0);
   uint64_t t_end = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
-  if(!c->complete)
+  if(!c->complete) {
+    /* what arrived is still decoded, by finish_job, as a cut body */
     oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, (int64_t)c->body_len, NULL,
                   "a complete exchange", "cut", NULL,
                   "the recorded exchange ended early (the connection was cut while recording)");
-  if(!c->complete)
     j->end = OC_END_ERROR;
-  if(j->end == OC_END_ERROR) {
-    /* still decode what arrived */
-    oc_response_finish(&j->resp, t_end, 0);
     oc_strlcpy(j->reason, "the recorded exchange is incomplete", sizeof(j->reason));
   }
   finish_job(j, c->complete, t_end);
@@ -444,11 +443,8 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
     snprintf(j->reason, sizeof(j->reason), "%s: %s", oc_http_error_name(o->error), o->message);
     oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, (int64_t)o->bytes, NULL,
                   "a complete exchange", oc_http_error_name(o->error), NULL, "%s", o->message);
-    if(j->resp_started && j->resp.status) {
-      /* decode what arrived: a cut stream is still examined */
-      oc_response_finish(&j->resp, o->t_done, 0);
-    }
   }
+  /* what arrived is decoded either way: a cut stream is still examined */
   finish_job(j, complete, o->t_done);
 }
 

@@ -131,7 +131,17 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
   }
   t->live = 0;
   t->recordings = oc_strdup(dir);
-  t->name = oc_strdup(name);
+  if(name)
+    t->name = oc_strdup(name);
+  else {
+    size_t len = strlen(dir);
+    while(len > 1 && dir[len - 1] == '/')
+      len--;
+    size_t start = len;
+    while(start > 0 && dir[start - 1] != '/')
+      start--;
+    t->name = oc_strndup(dir + start, len - start);
+  }
   t->profile_name = oc_strdup("auto");
   if(!t->recordings || !t->name || !t->profile_name) {
     oc_target_free(t);
@@ -294,7 +304,7 @@ int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
  * the same /v1/models, /props and token counts. */
 static void record_identification(struct oc_target *t, const char *dir, const char *method,
                                   const char *path, const char *rbody, size_t rlen,
-                                  const struct oc_headers *sent, const struct oc_http_response *resp,
+                                  const struct oc_http_response *resp,
                                   const char *body, size_t len)
 {
   struct oc_cassette c;
@@ -316,7 +326,7 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
     c.req_body = oc_strndup(rbody, rlen);
     c.req_body_len = rlen;
   }
-  (void)sent; /* identification sends only the target's own headers: none are recorded */
+  /* identification sends only the target's own headers: none are recorded */
   c.status = resp->status;
   oc_headers_copy(&c.headers, &resp->headers);
   c.source = oc_asprintf("identification of target '%s', recorded live", t->name);
@@ -383,7 +393,7 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
     *len = resp.body_len;
     resp.body = NULL;
     if(o->record_dir && *body)
-      record_identification(t, o->record_dir, method, path, rbody, rlen, &h, &resp, *body, *len);
+      record_identification(t, o->record_dir, method, path, rbody, rlen, &resp, *body, *len);
   }
   oc_http_response_free(&resp);
   oc_headers_free(&h);

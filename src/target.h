@@ -43,7 +43,8 @@ void oc_target_free(struct oc_target *t);
 /* "URL", "NAME=URL" or "env" (OPENAI_BASE_URL) into a live target.  A
  * trailing "/v1" is taken off the URL.  err says what is wrong. */
 int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t errlen);
-/* A replay target over DIR (cassettes or raw exchanges). */
+/* A replay target over DIR (cassettes or raw exchanges), named name, or
+ * after the directory's last component when name is NULL. */
 int oc_target_from_recordings(struct oc_target *t, const char *name, const char *dir, char *err,
                               size_t errlen);
 /* A targets file: [{"name","url"|"recordings","profile","model","key_env",

@@ -41,7 +41,7 @@ static inline void rt_setup(void)
     fprintf(stderr, "cannot load the shipped schemas: %s\n", err);
     exit(99);
   }
-  rt_suite_schema = oc_schema_compile_uri(rt_schemas.reg, OC_SCHEMA_BASE "suite.schema.json", 0,
+  rt_suite_schema = oc_schema_compile_uri(rt_schemas.reg, OC_SCHEMA_SHIPPED_BASE "suite.schema.json", 0,
                                           err, sizeof(err));
   if(!rt_suite_schema) {
     fprintf(stderr, "cannot compile the suite schema: %s\n", err);
