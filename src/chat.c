@@ -130,11 +130,11 @@ static void log_free(struct oc_event_log *log)
 
 /* Every stream finding goes through here so that the events around it are
  * kept for the report. */
-#define EMIT(s, id, sev, chunk, byte, path, exp, act, ...)                                  \
+#define EMIT(s, rule, at, ...)                                                             \
   do {                                                                                     \
-    log_mark(&(s)->log, (chunk));                                                          \
-    oc_check_emit((s)->check, (id), (sev), (chunk), (byte), (path), (exp), (act), NULL,    \
-                  __VA_ARGS__);                                                            \
+    const struct oc_at *at_ = (at);                                                        \
+    log_mark(&(s)->log, at_->chunk);                                                       \
+    oc_emit((s)->check, (rule), at_, __VA_ARGS__);                                         \
   } while(0)
 
 /* The stream offset of a value at jv_offset inside the data of ev: exact
@@ -192,12 +192,15 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   if(!index || !oc_jv_is_integer(index) || index->u.num < 0 || index->u.num > 1e6) {
     char p2[176];
     snprintf(p2, sizeof(p2), "%s/index", TPATH());
-    EMIT(s, "TOOL-DELTA-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
-         oc_jv_type_name(index), "tool-call fragment without an integer index");
-    EMIT(s, "CLIENT-PY-INDEX", -1, n, data_byte(ev, frag->offset), p2, "integer",
-         oc_jv_type_name(index),
-         "openai-python's stream helper would raise \"Expected list delta entry to have an "
-         "`index` key\" here");
+    EMIT(s, OC_R_TOOL_DELTA_INDEX,
+         OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = p2, .expected = "integer",
+               .actual = oc_jv_type_name(index)),
+            "tool-call fragment without an integer index");
+    EMIT(s, OC_R_CLIENT_PY_INDEX,
+         OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = p2, .expected = "integer",
+               .actual = oc_jv_type_name(index)),
+            "openai-python's stream helper would raise \"Expected list delta entry to have an "
+            "`index` key\" here");
     /* accumulate as a client that guesses would: by position */
     idx = (long)pos;
   }
@@ -207,9 +210,11 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   int first = t == NULL;
   if(first && m->ncalls >= OC_MAX_TOOL_CALLS) {
     if(!m->calls_dropped++)
-      EMIT(s, "CHAT-SIZE", -1, n, data_byte(ev, frag->offset), TPATH(), "at most 128 tool calls",
-           "more", "choice %d opens more than %d tool calls; the rest are not read", m->index,
-           OC_MAX_TOOL_CALLS);
+      EMIT(s, OC_R_CHAT_SIZE,
+           OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = TPATH(),
+                 .expected = "at most 128 tool calls", .actual = "more"),
+              "choice %d opens more than %d tool calls; the rest are not read", m->index,
+              OC_MAX_TOOL_CALLS);
     return;
   }
   if(first) {
@@ -239,9 +244,11 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     else if(!name_str || name->len == 0)
       missing = "function.name";
     if(missing)
-      EMIT(s, "TOOL-DELTA-HEAD", -1, n, data_byte(ev, frag->offset), TPATH(),
-           "id, type \"function\" and name on the first fragment", missing,
-           "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, missing);
+      EMIT(s, OC_R_TOOL_DELTA_HEAD,
+           OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = TPATH(),
+                 .expected = "id, type \"function\" and name on the first fragment",
+                 .actual = missing),
+              "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, missing);
     if(id_str && !(t->id = oc_strndup(id->u.str, id->len)))
       s->check->oom = 1;
     if(type && type->type == OC_JSTRING && !(t->type = oc_strndup(type->u.str, type->len)))
@@ -256,15 +263,21 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       int had = t->id && t->id[0];
       int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
       if(had && !same)
-        EMIT(s, "TOOL-ID-INDEX", -1, n, data_byte(ev, id->offset), TPATH(), t->id, id->u.str,
-             "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
-             "'%s': distinct calls share an index", id->u.str, idx, t->id);
+        EMIT(s, OC_R_TOOL_ID_INDEX,
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+                   .expected = t->id, .actual = id->u.str),
+                "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
+                "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
-        EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, id->offset), TPATH(), "id only on the first fragment",
-             "id resent", "tool call %ld's id is resent on a later fragment", idx);
-        EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, id->offset), TPATH(), t->id,
-             "the id twice", "openai-python's stream helper would rebuild tool call %ld's id "
-             "as '%s%s'", idx, t->id, id->u.str);
+        EMIT(s, OC_R_TOOL_NAME_ONCE,
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+                   .expected = "id only on the first fragment", .actual = "id resent"),
+                "tool call %ld's id is resent on a later fragment", idx);
+        EMIT(s, OC_R_CLIENT_PY_CONCAT,
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+                   .expected = t->id, .actual = "the id twice"),
+                "openai-python's stream helper would rebuild tool call %ld's id "
+                "as '%s%s'", idx, t->id, id->u.str);
       }
       if(!had) {
         free(t->id);
@@ -276,20 +289,27 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       char p2[176];
       snprintf(p2, sizeof(p2), "%s/function/name", TPATH());
       if(t->name && strlen(t->name) == name->len && memcmp(t->name, name->u.str, name->len) == 0) {
-        EMIT(s, "TOOL-NAME-ONCE", -1, n, data_byte(ev, name->offset), p2,
-             "the name only on the first fragment", "name resent",
-             "tool call %ld's name '%s' is resent on a later fragment", idx, t->name);
-        EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, name->offset), p2, t->name,
-             "the name twice", "openai-python's stream helper would rebuild the name as '%s%s'",
-             t->name, t->name);
+        EMIT(s, OC_R_TOOL_NAME_ONCE,
+             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2,
+                   .expected = "the name only on the first fragment", .actual = "name resent"),
+                "tool call %ld's name '%s' is resent on a later fragment", idx, t->name);
+        EMIT(s, OC_R_CLIENT_PY_CONCAT,
+             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2, .expected = t->name,
+                   .actual = "the name twice"),
+                "openai-python's stream helper would rebuild the name as '%s%s'",
+                t->name, t->name);
       }
       else if(t->name) {
-        EMIT(s, "TOOL-DELTA-HEAD", -1, n, data_byte(ev, name->offset), p2, t->name, name->u.str,
-             "tool call %ld's name changes from '%s' to '%s' on a later fragment", idx, t->name,
-             name->u.str);
-        EMIT(s, "CLIENT-NODE-NAME", -1, n, data_byte(ev, name->offset), p2, t->name, name->u.str,
-             "openai-node assigns the name of each fragment: it would end with '%s' instead of "
-             "'%s%s'", name->u.str, t->name, name->u.str);
+        EMIT(s, OC_R_TOOL_DELTA_HEAD,
+             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2, .expected = t->name,
+                   .actual = name->u.str),
+                "tool call %ld's name changes from '%s' to '%s' on a later fragment", idx, t->name,
+                name->u.str);
+        EMIT(s, OC_R_CLIENT_NODE_NAME,
+             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2, .expected = t->name,
+                   .actual = name->u.str),
+                "openai-node assigns the name of each fragment: it would end with '%s' instead of "
+                "'%s%s'", name->u.str, t->name, name->u.str);
         /* A name sent in pieces (Gemini: "edit_ex" + "isting_file") means
          * their concatenation, which is also what openai-python rebuilds;
          * the message rules judge that name, not its first piece. */
@@ -357,8 +377,10 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     if(s->nchoices < OC_MAX_CHOICES)
       s->check->oom = 1;
     else if(!s->size_reported++)
-      EMIT(s, "CHAT-SIZE", -1, n, data_byte(ev, ch->offset), "/choices", "at most 128 choices",
-           "more", "the stream opens more than %d choices; the rest are not read", OC_MAX_CHOICES);
+      EMIT(s, OC_R_CHAT_SIZE,
+           OC_AT(.chunk = n, .byte = data_byte(ev, ch->offset), .path = "/choices",
+                 .expected = "at most 128 choices", .actual = "more"),
+              "the stream opens more than %d choices; the rest are not read", OC_MAX_CHOICES);
     return 0;
   }
   int content_event = 0;
@@ -372,10 +394,11 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     const struct oc_jv *role = oc_jv_get(delta, "role");
     if(created) {
       if(!role || role->type != OC_JSTRING || strcmp(role->u.str, "assistant") != 0)
-        EMIT(s, "STREAM-ROLE-FIRST", -1, n, data_byte(ev, delta ? delta->offset : ch->offset),
-             DPATH(), "role \"assistant\"",
-             role ? (role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)) : "absent",
-             "the first delta of choice %d has no role \"assistant\"", idx);
+        EMIT(s, OC_R_STREAM_ROLE_FIRST,
+             OC_AT(.chunk = n, .byte = data_byte(ev, delta ? delta->offset : ch->offset),
+                   .path = DPATH(), .expected = "role \"assistant\"",
+                   .actual = role ? (role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)) : "absent"),
+                "the first delta of choice %d has no role \"assistant\"", idx);
       if(role && role->type == OC_JSTRING && !(m->role = oc_strndup(role->u.str, role->len)))
         s->check->oom = 1;
     }
@@ -383,16 +406,22 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
       char p2[112];
       snprintf(p2, sizeof(p2), "%s/role", DPATH());
       if(role->type == OC_JNULL)
-        EMIT(s, "STREAM-ROLE-ONCE", -1, n, data_byte(ev, role->offset), p2, "absent", "null",
-             "a later delta of choice %d carries role null", idx);
+        EMIT(s, OC_R_STREAM_ROLE_ONCE,
+             OC_AT(.chunk = n, .byte = data_byte(ev, role->offset), .path = p2,
+                   .expected = "absent", .actual = "null"),
+                "a later delta of choice %d carries role null", idx);
       else {
-        EMIT(s, "STREAM-ROLE-ONCE", -1, n, data_byte(ev, role->offset), p2, "absent",
-             role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role),
-             "role is sent again on a later delta of choice %d", idx);
+        EMIT(s, OC_R_STREAM_ROLE_ONCE,
+             OC_AT(.chunk = n, .byte = data_byte(ev, role->offset), .path = p2,
+                   .expected = "absent",
+                   .actual = role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)),
+                "role is sent again on a later delta of choice %d", idx);
         if(role->type == OC_JSTRING && m->role)
-          EMIT(s, "CLIENT-PY-CONCAT", -1, n, data_byte(ev, role->offset), p2, m->role,
-               "the role twice", "openai-python's stream helper would rebuild the role as '%s%.*s'",
-               m->role, (int)role->len, role->u.str);
+          EMIT(s, OC_R_CLIENT_PY_CONCAT,
+               OC_AT(.chunk = n, .byte = data_byte(ev, role->offset), .path = p2,
+                     .expected = m->role, .actual = "the role twice"),
+                  "openai-python's stream helper would rebuild the role as '%s%.*s'",
+                  m->role, (int)role->len, role->u.str);
       }
     }
     if(role && role->type == OC_JNULL && created)
@@ -405,9 +434,11 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     m->content_null = 0;
     if(content->len) {
       if(m->finish_reason)
-        EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, content->offset), DPATH(), "nothing after finish_reason",
-             "content", "choice %d receives content after its finish_reason \"%s\" (chunk %ld)",
-             idx, m->finish_reason, m->finish_chunk);
+        EMIT(s, OC_R_STREAM_FINISH_ONCE,
+             OC_AT(.chunk = n, .byte = data_byte(ev, content->offset), .path = DPATH(),
+                   .expected = "nothing after finish_reason", .actual = "content"),
+                "choice %d receives content after its finish_reason \"%s\" (chunk %ld)",
+                idx, m->finish_reason, m->finish_chunk);
       content_event = 1;
     }
     append_text(s, &m->content, content, m);
@@ -436,9 +467,10 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
       uint32_t ncalls = calls->len < 2 * OC_MAX_TOOL_CALLS ? calls->len : 2 * OC_MAX_TOOL_CALLS;
       for(uint32_t i = 0; i < ncalls; i++) {
         if(m->finish_reason)
-          EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, calls->offset), DPATH(),
-               "nothing after finish_reason", "a tool call fragment",
-               "choice %d receives a tool call after its finish_reason", idx);
+          EMIT(s, OC_R_STREAM_FINISH_ONCE,
+               OC_AT(.chunk = n, .byte = data_byte(ev, calls->offset), .path = DPATH(),
+                     .expected = "nothing after finish_reason", .actual = "a tool call fragment"),
+                  "choice %d receives a tool call after its finish_reason", idx);
         check_tool_fragment(s, m, ev, n, &calls->u.items[i], i);
         content_event = 1;
       }
@@ -451,9 +483,11 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     char p2[96];
     snprintf(p2, sizeof(p2), "/choices/%u/finish_reason", pos);
     if(m->finish_reason)
-      EMIT(s, "STREAM-FINISH-ONCE", -1, n, data_byte(ev, fr->offset), p2, "one finish_reason",
-           fr->u.str, "choice %d gets a second finish_reason \"%s\" (the first, \"%s\", came in "
-           "chunk %ld)", idx, fr->u.str, m->finish_reason, m->finish_chunk);
+      EMIT(s, OC_R_STREAM_FINISH_ONCE,
+           OC_AT(.chunk = n, .byte = data_byte(ev, fr->offset), .path = p2,
+                 .expected = "one finish_reason", .actual = fr->u.str),
+              "choice %d gets a second finish_reason \"%s\" (the first, \"%s\", came in "
+              "chunk %ld)", idx, fr->u.str, m->finish_reason, m->finish_chunk);
     else {
       if(!(m->finish_reason = oc_strndup(fr->u.str, fr->len)))
         s->check->oom = 1;
@@ -480,19 +514,25 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
     return;
   }
   if(id && id->type == OC_JSTRING && (id->len != s->id.len || memcmp(id->u.str, oc_buf_str(&s->id), id->len)))
-    EMIT(s, "STREAM-ID-STABLE", -1, n, data_byte(ev, id->offset), "/id", oc_buf_str(&s->id),
-         id->u.str, "the chunk id changes from '%s' to '%s'", oc_buf_str(&s->id), id->u.str);
+    EMIT(s, OC_R_STREAM_ID_STABLE,
+         OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/id",
+               .expected = oc_buf_str(&s->id), .actual = id->u.str),
+            "the chunk id changes from '%s' to '%s'", oc_buf_str(&s->id), id->u.str);
   if(model && model->type == OC_JSTRING &&
      (model->len != s->model.len || memcmp(model->u.str, oc_buf_str(&s->model), model->len)))
-    EMIT(s, "STREAM-MODEL-STABLE", -1, n, data_byte(ev, model->offset), "/model",
-         oc_buf_str(&s->model), model->u.str, "the chunk model changes from '%s' to '%s'",
-         oc_buf_str(&s->model), model->u.str);
+    EMIT(s, OC_R_STREAM_MODEL_STABLE,
+         OC_AT(.chunk = n, .byte = data_byte(ev, model->offset), .path = "/model",
+               .expected = oc_buf_str(&s->model), .actual = model->u.str),
+            "the chunk model changes from '%s' to '%s'",
+            oc_buf_str(&s->model), model->u.str);
   if(created && created->type == OC_JNUMBER && !isnan(s->created) && created->u.num != s->created) {
     char a[32], b[32];
     snprintf(a, sizeof(a), "%.0f", s->created);
     snprintf(b, sizeof(b), "%.0f", created->u.num);
-    EMIT(s, "STREAM-CREATED-STABLE", -1, n, data_byte(ev, created->offset), "/created", a, b,
-         "the chunk created timestamp changes from %s to %s", a, b);
+    EMIT(s, OC_R_STREAM_CREATED_STABLE,
+         OC_AT(.chunk = n, .byte = data_byte(ev, created->offset), .path = "/created",
+               .expected = a, .actual = b),
+            "the chunk created timestamp changes from %s to %s", a, b);
   }
 }
 
@@ -521,13 +561,16 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
       s->error_shape = "the error object has no string \"message\"";
   }
   if(!s->payload_seen)
-    EMIT(s, "STREAM-EARLY-ERROR", -1, n, data_byte(ev, err->offset), "/error",
-         "an HTTP 4xx/5xx JSON error before the stream", "an error event at HTTP 200",
-         "the stream's first payload is an error (\"%.*s\"): it should have been an HTTP "
-         "error response", (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
-  EMIT(s, "CLIENT-PY-ERROR", -1, n, data_byte(ev, err->offset), "/error", NULL, NULL,
-       "openai-python (and openai-node, openai-go) would raise APIError here: \"%.*s\"",
-       (int)(mlen < 200 ? mlen : 200), msg ? msg : "An error occurred during streaming");
+    EMIT(s, OC_R_STREAM_EARLY_ERROR,
+         OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
+               .expected = "an HTTP 4xx/5xx JSON error before the stream",
+               .actual = "an error event at HTTP 200"),
+            "the stream's first payload is an error (\"%.*s\"): it should have been an HTTP "
+            "error response", (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+  EMIT(s, OC_R_CLIENT_PY_ERROR,
+       OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error"),
+          "openai-python (and openai-node, openai-go) would raise APIError here: \"%.*s\"",
+          (int)(mlen < 200 ? mlen : 200), msg ? msg : "An error occurred during streaming");
 }
 
 /* F09: once an id: field was seen, openai-python dispatches an empty
@@ -542,9 +585,10 @@ static void settle_comment(struct oc_stream *s, uint64_t next_block_first, long 
   uint64_t at = s->comment_pending - 1;
   s->comment_pending = 0;
   if(next_block_first > at)
-    EMIT(s, "CLIENT-PY-EMPTY-EVENT", -1, n, (int64_t)at, NULL, "no event", "empty event",
-         "the comment-only block at byte %llu, after an id: field, makes openai-python "
-         "yield an empty event and fail with JSONDecodeError", (unsigned long long)at);
+    EMIT(s, OC_R_CLIENT_PY_EMPTY_EVENT,
+         OC_AT(.chunk = n, .byte = (int64_t)at, .expected = "no event", .actual = "empty event"),
+            "the comment-only block at byte %llu, after an id: field, makes openai-python "
+            "yield an empty event and fail with JSONDecodeError", (unsigned long long)at);
 }
 
 static void on_comment(void *ud, const char *text, size_t len, uint64_t offset, uint64_t t_ns)
@@ -641,8 +685,10 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   if(s->done_at) {
     s->after_done++;
     if(s->after_done == 1)
-      EMIT(s, "STREAM-AFTER-DONE", -1, n, (int64_t)ev->first_byte, NULL, "end of stream",
-           "another event", "an event arrives after 'data: [DONE]' (chunk %ld)", s->done_at);
+      EMIT(s, OC_R_STREAM_AFTER_DONE,
+           OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = "end of stream",
+                 .actual = "another event"),
+              "an event arrives after 'data: [DONE]' (chunk %ld)", s->done_at);
     return;
   }
   if(ev->data_len == 6 && memcmp(ev->data, "[DONE]", 6) == 0) {
@@ -660,14 +706,17 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
       return;
     }
     log_mark(&s->log, n);
-    oc_check_emit(s->check, "STREAM-CHUNK-JSON", -1, n,
-                  rc ? data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte, NULL,
-                  "a JSON object or [DONE]", ev->data_len ? ex : "empty data", ex,
-                  ev->data_len == 0 ? "chunk %ld has empty data" :
-                  rc ? "chunk %ld's data is not JSON (%s)" : "chunk %ld's data is JSON but not an object",
-                  n, rc ? (jerr.message ? jerr.message : "parse error") : "");
-    EMIT(s, "CLIENT-NODE-JSON", -1, n, (int64_t)ev->first_byte, NULL, "JSON", ex,
-         "openai-node would throw \"Could not parse message into JSON\" at chunk %ld", n);
+    oc_emit(s->check, OC_R_STREAM_CHUNK_JSON,
+            OC_AT(.chunk = n,
+                  .byte = rc ? data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
+                  .expected = "a JSON object or [DONE]", .actual = ev->data_len ? ex : "empty data",
+                  .excerpt = ex),
+            ev->data_len == 0 ? "chunk %ld has empty data" :
+            rc ? "chunk %ld's data is not JSON (%s)" : "chunk %ld's data is JSON but not an object",
+            n, rc ? (jerr.message ? jerr.message : "parse error") : "");
+    EMIT(s, OC_R_CLIENT_NODE_JSON,
+         OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = "JSON", .actual = ex),
+            "openai-node would throw \"Could not parse message into JSON\" at chunk %ld", n);
     return;
   }
   s->chunks++;
@@ -694,9 +743,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
       for(size_t i = 0; i < res.count; i++) {
         const struct oc_schema_error *e = &res.errors[i];
         int sev = oc_schemas_error_severity(s->schemas, s->check, s->chunk_rel, e);
-        EMIT(s, "STREAM-CHUNK-SCHEMA", sev, n, data_byte(ev, (uint32_t)e->offset),
-             e->instance_path, e->keyword, e->message, "chunk %ld: at '%s': %s", n,
-             e->instance_path, e->message);
+        EMIT(s, OC_R_STREAM_CHUNK_SCHEMA,
+             OC_AT(.chunk = n, .byte = data_byte(ev, (uint32_t)e->offset), .path = e->instance_path,
+                   .expected = e->keyword, .actual = e->message, .severity = sev),
+                "chunk %ld: at '%s': %s", n,
+                e->instance_path, e->message);
       }
     }
     oc_schema_result_free(&res);
@@ -705,10 +756,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   const char *object = oc_jv_str(root, "object", &olen);
   if(s->object_expected && (!object || strcmp(object, s->object_expected) != 0) &&
      s->req->api == OC_API_CHAT)
-    EMIT(s, "CLIENT-PY-DROPPED-CHUNK", -1, n, data_byte(ev, root->offset), "/object",
-         s->object_expected, object ? object : "absent",
-         "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
-         object ? "'" : "", object ? object : "absent", object ? "'" : "");
+    EMIT(s, OC_R_CLIENT_PY_DROPPED_CHUNK,
+         OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/object",
+               .expected = s->object_expected, .actual = object ? object : "absent"),
+            "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
+            object ? "'" : "", object ? object : "absent", object ? "'" : "");
   check_identity(s, ev, n, root);
   const struct oc_jv *usage = oc_jv_get(root, "usage");
   int usage_chunk = usage && usage->type != OC_JNULL;
@@ -724,21 +776,27 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     if(!finished_all)
       s->usage_before_finish = n;
     if(!s->req->include_usage && s->usage_chunks == 1)
-      EMIT(s, "USAGE-UNREQUESTED", -1, n, data_byte(ev, usage->offset), "/usage", "no usage",
-           "usage", "chunk %ld carries usage although stream_options.include_usage was not set",
-           n);
+      EMIT(s, OC_R_USAGE_UNREQUESTED,
+           OC_AT(.chunk = n, .byte = data_byte(ev, usage->offset), .path = "/usage",
+                 .expected = "no usage", .actual = "usage"),
+              "chunk %ld carries usage although stream_options.include_usage was not set",
+              n);
   }
   const struct oc_jv *choices = oc_jv_get(root, "choices");
   int content_event = 0;
   if(choices && choices->type == OC_JARRAY) {
     if(choices->len == 0 && !(usage_chunk && s->req->include_usage))
-      EMIT(s, "STREAM-EMPTY-CHOICES", -1, n, data_byte(ev, choices->offset), "/choices",
-           "at least one choice", "[]", "chunk %ld has an empty choices array%s", n,
-           usage_chunk ? " (a usage chunk nobody asked for)" : "");
+      EMIT(s, OC_R_STREAM_EMPTY_CHOICES,
+           OC_AT(.chunk = n, .byte = data_byte(ev, choices->offset), .path = "/choices",
+                 .expected = "at least one choice", .actual = "[]"),
+              "chunk %ld has an empty choices array%s", n,
+              usage_chunk ? " (a usage chunk nobody asked for)" : "");
     else if(choices->len > 0 && usage_chunk && s->req->include_usage)
-      EMIT(s, "USAGE-CHUNK", -1, n, data_byte(ev, choices->offset), "/choices", "[]",
-           "choices", "the usage chunk %ld also carries choices; the spec's usage chunk has "
-           "an empty choices array", n);
+      EMIT(s, OC_R_USAGE_CHUNK,
+           OC_AT(.chunk = n, .byte = data_byte(ev, choices->offset), .path = "/choices",
+                 .expected = "[]", .actual = "choices"),
+              "the usage chunk %ld also carries choices; the spec's usage chunk has "
+              "an empty choices array", n);
     /* past the cap nothing more is read, so a giant array costs nothing */
     uint32_t nch = choices->len < 2 * OC_MAX_CHOICES ? choices->len : 2 * OC_MAX_CHOICES;
     for(uint32_t i = 0; i < nch; i++)
@@ -778,41 +836,51 @@ static void on_issue(void *ud, const struct oc_sse_issue *is)
   long n = s->events + 1; /* the event being read */
   switch(is->kind) {
   case OC_SSE_ISSUE_INVALID_UTF8:
-    EMIT(s, "SSE-UTF8", -1, n, (int64_t)is->offset, NULL, "UTF-8", "invalid byte sequence",
-         "byte %llu of the stream (in chunk %ld) is not valid UTF-8", (unsigned long long)is->offset,
-         n);
+    EMIT(s, OC_R_SSE_UTF8,
+         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "UTF-8",
+               .actual = "invalid byte sequence"),
+            "byte %llu of the stream (in chunk %ld) is not valid UTF-8", (unsigned long long)is->offset,
+            n);
     break;
   case OC_SSE_ISSUE_UNKNOWN_FIELD: {
     char field[64];
     snprintf(field, sizeof(field), "%.*s", (int)(is->detail_len < 40 ? is->detail_len : 40),
              is->detail ? is->detail : "");
-    EMIT(s, "SSE-UNKNOWN-FIELD", -1, n, (int64_t)is->offset, NULL, "data, event, id or retry",
-         field, "the stream uses the field '%s', which every client ignores", field);
+    EMIT(s, OC_R_SSE_UNKNOWN_FIELD,
+         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "data, event, id or retry",
+               .actual = field),
+            "the stream uses the field '%s', which every client ignores", field);
     break;
   }
   case OC_SSE_ISSUE_LINE_TOO_LONG:
   case OC_SSE_ISSUE_EVENT_TOO_BIG:
-    EMIT(s, "SSE-EVENT-SIZE", -1, n, (int64_t)is->offset, NULL, "a bounded event", "over the cap",
-         "%s at byte %llu exceeds oacheck's cap and was dropped",
-         is->kind == OC_SSE_ISSUE_LINE_TOO_LONG ? "a line" : "an event",
-         (unsigned long long)is->offset);
+    EMIT(s, OC_R_SSE_EVENT_SIZE,
+         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "a bounded event",
+               .actual = "over the cap"),
+            "%s at byte %llu exceeds oacheck's cap and was dropped",
+            is->kind == OC_SSE_ISSUE_LINE_TOO_LONG ? "a line" : "an event",
+            (unsigned long long)is->offset);
     break;
   case OC_SSE_ISSUE_UNTERMINATED:
     s->truncated = 1;
     if(s->check->partial)
       break; /* the capture was cut there, not the stream */
-    EMIT(s, "STREAM-TRUNCATED", -1, n, (int64_t)is->offset, NULL, "a blank line ending the event",
-         "end of body", "the body ends inside an event (at byte %llu): the last event is lost",
-         (unsigned long long)is->offset);
+    EMIT(s, OC_R_STREAM_TRUNCATED,
+         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "a blank line ending the event",
+               .actual = "end of body"),
+            "the body ends inside an event (at byte %llu): the last event is lost",
+            (unsigned long long)is->offset);
     break;
   case OC_SSE_ISSUE_NO_DISPATCH:
     settle_comment(s, is->offset, n);
     /* A block without data dispatches nothing per WHATWG, but
      * openai-python dispatches one when an id was ever set (F09). */
     if(s->sse.last_id.len)
-      EMIT(s, "CLIENT-PY-EMPTY-EVENT", -1, n, (int64_t)is->offset, NULL, "no event", "empty event",
-           "a block without data at byte %llu, after an id: field, makes openai-python "
-           "yield an empty event and fail with JSONDecodeError", (unsigned long long)is->offset);
+      EMIT(s, OC_R_CLIENT_PY_EMPTY_EVENT,
+           OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "no event",
+                 .actual = "empty event"),
+              "a block without data at byte %llu, after an id: field, makes openai-python "
+              "yield an empty event and fail with JSONDecodeError", (unsigned long long)is->offset);
     break;
   default:
     break;
@@ -868,8 +936,8 @@ static void node_finalize(struct oc_stream *s)
    * what a finished stream could not repair (role, a call's head) counts. */
   int partial = s->check->partial;
   if(s->chunks == 0 && !partial) {
-    oc_check_emit(s->check, "CLIENT-NODE-FINALIZE", -1, -1, -1, NULL, "chunks", "none", NULL,
-                  "openai-node would throw \"request ended without sending any chunks\"");
+    oc_emit(s->check, OC_R_CLIENT_NODE_FINALIZE, OC_AT(.expected = "chunks", .actual = "none"),
+            "openai-node would throw \"request ended without sending any chunks\"");
     return;
   }
   for(size_t i = 0; i < s->nchoices; i++) {
@@ -891,8 +959,8 @@ static void node_finalize(struct oc_stream *s)
         }
       }
     if(what) {
-      oc_check_emit(s->check, "CLIENT-NODE-FINALIZE", -1, -1, -1, NULL, NULL, what, NULL,
-                    "openai-node's finaliser would throw \"%s\"", what);
+      oc_emit(s->check, OC_R_CLIENT_NODE_FINALIZE, OC_AT(.actual = what),
+              "openai-node's finaliser would throw \"%s\"", what);
       return;
     }
   }
@@ -912,34 +980,36 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
   struct oc_check *c = s->check;
   int partial = c->partial;
   if(!s->done_at && !partial)
-    oc_check_emit(c, "STREAM-DONE", -1, -1, (int64_t)s->body_bytes, NULL, "data: [DONE]",
-                  s->truncated ? "a cut event" : (s->events ? "end of body" : "an empty body"), NULL,
-                  "the stream ends after %ld event%s without 'data: [DONE]'%s", s->events,
-                  s->events == 1 ? "" : "s", s->error_at ? " (after an in-band error)" : "");
+    oc_emit(c, OC_R_STREAM_DONE,
+            OC_AT(.byte = (int64_t)s->body_bytes, .expected = "data: [DONE]",
+                  .actual = s->truncated ? "a cut event" : (s->events ? "end of body" : "an empty body")),
+            "the stream ends after %ld event%s without 'data: [DONE]'%s", s->events,
+            s->events == 1 ? "" : "s", s->error_at ? " (after an in-band error)" : "");
   /* An in-band error that could not be avoided is acceptable in the one
    * form every SDK reports (F12: vLLM's {"error": {...}} then [DONE]);
    * STREAM-EARLY-ERROR and CLIENT-PY-ERROR say the rest. */
   int done_missing = s->error_at && !partial && s->done_at <= s->error_at;
   if(s->error_at && (done_missing || s->error_shape))
-    oc_check_emit(c, "STREAM-ERROR-EVENT", -1, s->error_at, -1, "/error",
-                  "{\"error\": {\"message\": ...}} followed by data: [DONE]",
-                  s->error_shape ? s->error_shape : "no [DONE] after it", NULL,
-                  "the stream carries an in-band error at chunk %ld (\"%s\")%s%s%s", s->error_at,
-                  oc_buf_str(&s->error_message), s->error_shape ? ": " : "",
-                  s->error_shape ? s->error_shape : "",
-                  done_missing ? (s->error_shape ? ", and no 'data: [DONE]' follows it"
-                                                 : " and no 'data: [DONE]' follows it") : "");
+    oc_emit(c, OC_R_STREAM_ERROR_EVENT,
+            OC_AT(.chunk = s->error_at, .path = "/error",
+                  .expected = "{\"error\": {\"message\": ...}} followed by data: [DONE]",
+                  .actual = s->error_shape ? s->error_shape : "no [DONE] after it"),
+            "the stream carries an in-band error at chunk %ld (\"%s\")%s%s%s", s->error_at,
+            oc_buf_str(&s->error_message), s->error_shape ? ": " : "",
+            s->error_shape ? s->error_shape : "",
+            done_missing ? (s->error_shape ? ", and no 'data: [DONE]' follows it"
+            : " and no 'data: [DONE]' follows it") : "");
   for(size_t i = 0; i < s->nchoices; i++)
     if(s->choices[i].overflow)
-      oc_check_emit(c, "CHAT-SIZE", -1, -1, -1, NULL, "at most 16 MiB of text", "more", NULL,
-                    "the rebuilt text of choice %d passed oacheck's 16 MiB cap; only the first "
-                    "16 MiB were kept", s->choices[i].index);
+      oc_emit(c, OC_R_CHAT_SIZE, OC_AT(.expected = "at most 16 MiB of text", .actual = "more"),
+              "the rebuilt text of choice %d passed oacheck's 16 MiB cap; only the first "
+              "16 MiB were kept", s->choices[i].index);
   int unfinished = -1;
   for(size_t i = 0; i < s->nchoices && !partial; i++) {
     struct oc_message *m = &s->choices[i];
     if(!m->finish_reason && !s->error_at) {
-      oc_check_emit(c, "STREAM-FINISH-ONCE", -1, -1, -1, NULL, "one finish_reason", "none", NULL,
-                    "choice %d never gets a finish_reason", m->index);
+      oc_emit(c, OC_R_STREAM_FINISH_ONCE, OC_AT(.expected = "one finish_reason", .actual = "none"),
+              "choice %d never gets a finish_reason", m->index);
       if(unfinished < 0)
         unfinished = m->index;
     }
@@ -949,50 +1019,61 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
    * without finish_reason as truncation"); the SDKs stop without an error
    * and the rest of the answer is silently lost. */
   if(unfinished >= 0 && !s->done_at && !s->truncated)
-    oc_check_emit(c, "STREAM-TRUNCATED", -1, -1, (int64_t)s->body_bytes, NULL,
-                  "finish_reason and [DONE]", "end of body", NULL,
-                  "the stream ends after %llu bytes with choice %d unfinished and no "
-                  "'data: [DONE]': it was cut", (unsigned long long)s->body_bytes, unfinished);
+    oc_emit(c, OC_R_STREAM_TRUNCATED,
+            OC_AT(.byte = (int64_t)s->body_bytes, .expected = "finish_reason and [DONE]",
+                  .actual = "end of body"),
+            "the stream ends after %llu bytes with choice %d unfinished and no "
+            "'data: [DONE]': it was cut", (unsigned long long)s->body_bytes, unfinished);
   /* Empty also when nothing but [DONE] came (a body without any event
    * is reported by STREAM-DONE alone). */
   if((s->chunks > 0 || s->done_at) && !s->payload_seen && !s->error_at && !partial)
-    oc_check_emit(c, "STREAM-EMPTY", -1, -1, -1, NULL, "content, reasoning or a tool call",
-                  "nothing", NULL, "the stream completes without any content, reasoning, "
-                  "refusal or tool call");
+    oc_emit(c, OC_R_STREAM_EMPTY,
+            OC_AT(.expected = "content, reasoning or a tool call", .actual = "nothing"),
+            "the stream completes without any content, reasoning, "
+            "refusal or tool call");
   if(s->req->include_usage && s->req->api == OC_API_CHAT && !s->error_at) {
     if(s->usage_chunks == 0 && !partial)
-      oc_check_emit(c, "USAGE-CHUNK", -1, -1, -1, "/usage", "a final usage chunk", "none", NULL,
-                    "stream_options.include_usage was set but no chunk carries usage");
+      oc_emit(c, OC_R_USAGE_CHUNK,
+              OC_AT(.path = "/usage", .expected = "a final usage chunk", .actual = "none"),
+              "stream_options.include_usage was set but no chunk carries usage");
     else if(s->usage_chunks > 1)
-      oc_check_emit(c, "USAGE-CHUNK", -1, s->usage_chunk_at, -1, "/usage", "one usage chunk",
-                    "several", NULL, "%ld chunks carry usage; exactly one should",
-                    s->usage_chunks);
+      oc_emit(c, OC_R_USAGE_CHUNK,
+              OC_AT(.chunk = s->usage_chunk_at, .path = "/usage", .expected = "one usage chunk",
+                    .actual = "several"),
+              "%ld chunks carry usage; exactly one should",
+              s->usage_chunks);
     else if(s->usage_before_finish)
-      oc_check_emit(c, "USAGE-CHUNK", -1, s->usage_before_finish, -1, "/usage",
-                    "after the last finish_reason", "before it", NULL,
-                    "the usage chunk %ld arrives before every choice has finished",
-                    s->usage_before_finish);
+      oc_emit(c, OC_R_USAGE_CHUNK,
+              OC_AT(.chunk = s->usage_before_finish, .path = "/usage",
+                    .expected = "after the last finish_reason", .actual = "before it"),
+              "the usage chunk %ld arrives before every choice has finished",
+              s->usage_before_finish);
     else if(s->done_at && s->usage_chunk_at != s->done_at - 1)
-      oc_check_emit(c, "USAGE-CHUNK", -1, s->usage_chunk_at, -1, "/usage",
-                    "the last chunk before [DONE]", "an earlier chunk", NULL,
-                    "the usage chunk %ld is not the last chunk before [DONE] (chunk %ld)",
-                    s->usage_chunk_at, s->done_at);
+      oc_emit(c, OC_R_USAGE_CHUNK,
+              OC_AT(.chunk = s->usage_chunk_at, .path = "/usage",
+                    .expected = "the last chunk before [DONE]", .actual = "an earlier chunk"),
+              "the usage chunk %ld is not the last chunk before [DONE] (chunk %ld)",
+              s->usage_chunk_at, s->done_at);
   }
   if(s->usage && s->req->api == OC_API_CHAT) {
     const cJSON *p = oc_json_get(s->usage, "prompt_tokens");
     const cJSON *cm = oc_json_get(s->usage, "completion_tokens");
     const cJSON *tt = oc_json_get(s->usage, "total_tokens");
     if(!oc_json_is_integer(p) || !oc_json_is_integer(cm) || !oc_json_is_integer(tt))
-      oc_check_emit(c, "CHAT-USAGE", -1, s->usage_chunk_at, -1, "/usage",
-                    "integer prompt_tokens, completion_tokens, total_tokens", "missing or not integers",
-                    NULL, "the usage in chunk %ld lacks integer token counts", s->usage_chunk_at);
+      oc_emit(c, OC_R_CHAT_USAGE,
+              OC_AT(.chunk = s->usage_chunk_at, .path = "/usage",
+                    .expected = "integer prompt_tokens, completion_tokens, total_tokens",
+                    .actual = "missing or not integers"),
+              "the usage in chunk %ld lacks integer token counts", s->usage_chunk_at);
     else if(p->valuedouble + cm->valuedouble != tt->valuedouble) {
       char exp[64], act[64];
       snprintf(exp, sizeof(exp), "%.0f", p->valuedouble + cm->valuedouble);
       snprintf(act, sizeof(act), "%.0f", tt->valuedouble);
-      oc_check_emit(c, "CHAT-USAGE", -1, s->usage_chunk_at, -1, "/usage/total_tokens", exp, act,
-                    NULL, "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act,
-                    exp);
+      oc_emit(c, OC_R_CHAT_USAGE,
+              OC_AT(.chunk = s->usage_chunk_at, .path = "/usage/total_tokens", .expected = exp,
+                    .actual = act),
+              "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act,
+              exp);
     }
   }
   if(s->req->api == OC_API_CHAT && s->req->n > 1 && (int)s->nchoices != s->req->n && !s->error_at &&
@@ -1000,9 +1081,9 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
     char exp[16], act[16];
     snprintf(exp, sizeof(exp), "%d", s->req->n);
     snprintf(act, sizeof(act), "%zu", s->nchoices);
-    oc_check_emit(c, "CHAT-CHOICES-COUNT", -1, -1, -1, "/choices", exp, act, NULL,
-                  "n=%d was requested but the stream carries %zu choice%s", s->req->n,
-                  s->nchoices, s->nchoices == 1 ? "" : "s");
+    oc_emit(c, OC_R_CHAT_CHOICES_COUNT, OC_AT(.path = "/choices", .expected = exp, .actual = act),
+            "n=%d was requested but the stream carries %zu choice%s", s->req->n,
+            s->nchoices, s->nchoices == 1 ? "" : "s");
   }
   /* The message rules judge finished answers only: a cut or failed stream
    * is already reported, and judging half an answer would only add noise. */

@@ -35,16 +35,16 @@ static const char pin_usage[] =
 /* Which identity fields a pin holds, and the rule a change breaks. */
 static const struct {
   const char *field;
-  const char *rule;
+  enum oc_rule_id rule;
   const char *what;
 } pinned[] = {
-  { "model", "PIN-MODEL", "the model id" },
-  { "models", "PIN-MODEL", "the model list" },
-  { "model_path", "PIN-MODEL", "the model file" },
-  { "chat_template_sha256", "PIN-TEMPLATE", "the chat template" },
-  { "n_ctx", "PIN-CONTEXT", "the context per request" },
-  { "total_slots", "PIN-CONTEXT", "the number of slots" },
-  { "build", "PIN-BUILD", "the server build" },
+  { "model", OC_R_PIN_MODEL, "the model id" },
+  { "models", OC_R_PIN_MODEL, "the model list" },
+  { "model_path", OC_R_PIN_MODEL, "the model file" },
+  { "chat_template_sha256", OC_R_PIN_TEMPLATE, "the chat template" },
+  { "n_ctx", OC_R_PIN_CONTEXT, "the context per request" },
+  { "total_slots", OC_R_PIN_CONTEXT, "the number of slots" },
+  { "build", OC_R_PIN_BUILD, "the server build" },
 };
 
 static cJSON *pin_entry(const struct oc_target *t)
@@ -75,8 +75,9 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
     char *w = oc_json_brief(want, 100), *g = oc_json_brief(got, 100);
     char path[64];
     snprintf(path, sizeof(path), "/%s", pinned[i].field);
-    oc_check_emit(c, pinned[i].rule, -1, -1, -1, path, w, g, NULL, "%s changed: pinned %s, now %s",
-                  pinned[i].what, w ? w : "?", g ? g : "?");
+    oc_emit(c, pinned[i].rule, OC_AT(.path = path, .expected = w, .actual = g),
+            "%s changed: pinned %s, now %s",
+            pinned[i].what, w ? w : "?", g ? g : "?");
     free(w);
     free(g);
   }

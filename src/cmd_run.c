@@ -379,6 +379,8 @@ static void list_plan(const struct oc_run *r)
 int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
 {
   struct run_args a;
+  struct oc_ruleset allow;
+  oc_ruleset_init(&allow);
   memset(&a, 0, sizeof(a));
   oc_run_options_init(&a.opts);
   int status = parse_args(argc, argv, &a, cmd);
@@ -401,16 +403,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   a.opts.nfilters = a.filters.n;
   a.opts.tags = a.tags.items;
   a.opts.ntags = a.tags.n;
-  a.opts.allow = a.allow.items;
-  a.opts.nallow = a.allow.n;
+  a.opts.allow = &allow;
   for(size_t i = 0; i < a.allow.n; i++) {
     const char *al = a.allow.items[i];
-    int known = oc_rule_find(al) != NULL;
-    size_t al_len = strlen(al);
-    if(!known && oc_endswith(al, "-*"))
-      for(const struct oc_rule *r = oc_rules; r->id && !known; r++)
-        known = strncmp(r->id, al, al_len - 1) == 0;
-    if(!known) {
+    if(oc_ruleset_add_pattern(&allow, al)) {
       status = oc_cli_usage_error(cmd, "--allow: unknown rule or family '%s' ('oacheck rules' "
                                   "lists them)", al);
       goto out;

@@ -90,25 +90,29 @@ static void check_overflow_shape(const struct oc_response *r, struct oc_check *c
   const cJSON *code = oc_json_get(err, "code");
   const char *profile = c->profile->name;
   if(!cJSON_IsObject(err)) {
-    oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error", "an error object", "none", NULL,
-                  "the overflow answer carries no error object to recognise it by");
+    oc_emit(c, OC_R_CTX_OVERFLOW_SHAPE,
+            OC_AT(.path = "/error", .expected = "an error object", .actual = "none"),
+            "the overflow answer carries no error object to recognise it by");
     return;
   }
   if(strcmp(profile, "llama-server") == 0) {
     const cJSON *np = oc_json_get(err, "n_prompt_tokens"), *nc = oc_json_get(err, "n_ctx");
     if(!oc_streq(type, "exceed_context_size_error") || !oc_json_is_integer(np) || !oc_json_is_integer(nc))
-      oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error",
-                    "type exceed_context_size_error with integer n_prompt_tokens and n_ctx",
-                    type ? type : "no type", NULL,
-                    "the overflow error does not carry llama-server's signature (type '%s')",
-                    type ? type : "absent");
+      oc_emit(c, OC_R_CTX_OVERFLOW_SHAPE,
+              OC_AT(.path = "/error",
+                    .expected = "type exceed_context_size_error with integer n_prompt_tokens and n_ctx",
+                    .actual = type ? type : "no type"),
+              "the overflow error does not carry llama-server's signature (type '%s')",
+              type ? type : "absent");
     return;
   }
   if(strcmp(profile, "vllm") == 0) {
     if(!msg || !strstr(msg, "maximum context length"))
-      oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error/message",
-                    "a message with \"maximum context length\"", msg ? msg : "none", NULL,
-                    "the overflow error does not carry vLLM's message");
+      oc_emit(c, OC_R_CTX_OVERFLOW_SHAPE,
+              OC_AT(.path = "/error/message",
+                    .expected = "a message with \"maximum context length\"",
+                    .actual = msg ? msg : "none"),
+              "the overflow error does not carry vLLM's message");
     return;
   }
   /* openai (and anything else): the spec's own signature */
@@ -117,10 +121,12 @@ static void check_overflow_shape(const struct oc_response *r, struct oc_check *c
     char actual[160];
     snprintf(actual, sizeof(actual), "type %s, code %s", type ? type : "absent",
              cJSON_IsString(code) ? code->valuestring : (code ? oc_json_type_name(code) : "absent"));
-    oc_check_emit(c, "CTX-OVERFLOW-SHAPE", -1, -1, -1, "/error",
-                  "type invalid_request_error, code context_length_exceeded", actual, NULL,
-                  "the overflow error is not OpenAI's (%s): clients that match on "
-                  "context_length_exceeded will not recognise it", actual);
+    oc_emit(c, OC_R_CTX_OVERFLOW_SHAPE,
+            OC_AT(.path = "/error",
+                  .expected = "type invalid_request_error, code context_length_exceeded",
+                  .actual = actual),
+            "the overflow error is not OpenAI's (%s): clients that match on "
+            "context_length_exceeded will not recognise it", actual);
   }
 }
 
@@ -131,33 +137,34 @@ static void check_status(const struct oc_case *k, const cJSON *expect, const str
   snprintf(act, sizeof(act), "%d", r->status);
   if(oc_json_bool(expect, "error", 0)) {
     if(r->status < 400 || r->status >= 500)
-      oc_check_emit(c, "ERROR-STATUS", -1, -1, -1, NULL, "4xx", act, NULL,
-                    "case '%s' sends an invalid request but the answer is HTTP %d%s", k->name,
-                    r->status, r->status >= 500 ? " (clients retry a 5xx)" : " (the input was accepted)");
+      oc_emit(c, OC_R_ERROR_STATUS, OC_AT(.expected = "4xx", .actual = act),
+              "case '%s' sends an invalid request but the answer is HTTP %d%s", k->name,
+              r->status, r->status >= 500 ? " (clients retry a 5xx)" : " (the input was accepted)");
     return;
   }
   if(oc_json_bool(expect, "context_overflow", 0)) {
     if(r->status < 400 || r->status >= 500)
-      oc_check_emit(c, "CTX-OVERFLOW-STATUS", -1, -1, -1, NULL, "4xx before any stream byte", act,
-                    NULL, "a prompt over the context window gets HTTP %d%s", r->status,
-                    r->is_sse ? " and an event stream" : "");
+      oc_emit(c, OC_R_CTX_OVERFLOW_STATUS,
+              OC_AT(.expected = "4xx before any stream byte", .actual = act),
+              "a prompt over the context window gets HTTP %d%s", r->status,
+              r->is_sse ? " and an event stream" : "");
     else
       check_overflow_shape(r, c);
     return;
   }
   if(oc_json_bool(expect, "under_limit", 0)) {
     if(r->status < 200 || r->status >= 300)
-      oc_check_emit(c, "CTX-UNDER-LIMIT", -1, -1, -1, NULL, "2xx", act, NULL,
-                    "a prompt that fits the context window gets HTTP %d", r->status);
+      oc_emit(c, OC_R_CTX_UNDER_LIMIT, OC_AT(.expected = "2xx", .actual = act),
+              "a prompt that fits the context window gets HTTP %d", r->status);
     return;
   }
   const cJSON *spec = oc_json_get(expect, "status");
   if(!oc_expect_status_matches(spec, r->status)) {
     char *exp = status_text(spec);
     const char *msg = error_message(r);
-    oc_check_emit(c, "HTTP-STATUS", -1, -1, -1, NULL, exp ? exp : "200", act, NULL,
-                  "expected HTTP %s, got %d%s%.200s", exp ? exp : "200", r->status,
-                  msg ? ": " : "", msg ? msg : "");
+    oc_emit(c, OC_R_HTTP_STATUS, OC_AT(.expected = exp ? exp : "200", .actual = act),
+            "expected HTTP %s, got %d%s%.200s", exp ? exp : "200", r->status,
+            msg ? ": " : "", msg ? msg : "");
     free(exp);
   }
 }
@@ -189,9 +196,10 @@ static void check_finish(const cJSON *expect, const struct oc_response *r, const
       char *exp = cJSON_PrintUnformatted(allowed);
       char path[64];
       snprintf(path, sizeof(path), "/choices/%d/finish_reason", i);
-      oc_check_emit(c, "CHAT-FINISH-REASON", -1, -1, -1, path, exp, fr ? fr : "null", NULL,
-                    "choice %d ends with finish_reason %s, the case allows %s", i, fr ? fr : "null",
-                    exp ? exp : "others");
+      oc_emit(c, OC_R_CHAT_FINISH_REASON,
+              OC_AT(.path = path, .expected = exp, .actual = fr ? fr : "null"),
+              "choice %d ends with finish_reason %s, the case allows %s", i, fr ? fr : "null",
+              exp ? exp : "others");
       free(exp);
     }
     i++;
@@ -214,8 +222,9 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
     if(max < 1e9)
       snprintf(exp, sizeof(exp), "%.0f..%.0f tool calls", min, max);
     snprintf(act, sizeof(act), "%d", n);
-    oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, "/choices/0/message/tool_calls", exp, act, NULL,
-                  "choice 0 has %d tool call%s, the case wants %s", n, n == 1 ? "" : "s", exp);
+    oc_emit(c, OC_R_CASE_ASSERT,
+            OC_AT(.path = "/choices/0/message/tool_calls", .expected = exp, .actual = act),
+            "choice 0 has %d tool call%s, the case wants %s", n, n == 1 ? "" : "s", exp);
   }
   const char *name = oc_json_str(tc, "name");
   const cJSON *call;
@@ -227,8 +236,9 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
     char path[96];
     snprintf(path, sizeof(path), "/choices/0/message/tool_calls/%d/function", i);
     if(name && !oc_streq(name, got))
-      oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, -1, -1, path, name, got ? got : "none", NULL,
-                    "tool call %d calls '%s', the case wants '%s'", i, got ? got : "?", name);
+      oc_emit(c, OC_R_TOOL_CHOICE_HONOURED,
+              OC_AT(.path = path, .expected = name, .actual = got ? got : "none"),
+              "tool call %d calls '%s', the case wants '%s'", i, got ? got : "?", name);
     const cJSON *schema = oc_json_get(tc, "arguments_schema");
     const char *args = oc_json_str(fn, "arguments");
     if(schema && args && c->out) {
@@ -237,17 +247,19 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
       char err[256];
       struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
       if(!s)
-        oc_check_emit(c, "CASE-ASSERT", -1, -1, -1, path, "a schema that compiles", err, NULL,
-                      "the case's arguments_schema does not compile: %s", err);
+        oc_emit(c, OC_R_CASE_ASSERT,
+                OC_AT(.path = path, .expected = "a schema that compiles", .actual = err),
+                "the case's arguments_schema does not compile: %s", err);
       if(parsed && s) {
         struct oc_schema_result res;
         oc_schema_result_init(&res);
         if(oc_schema_validate_cjson(s, parsed, &res) == 0)
           for(size_t k = 0; k < res.count && k < 5; k++)
-            oc_check_emit(c, "TOOL-ARGS-JSON", -1, -1, -1, path, res.errors[k].keyword,
-                          res.errors[k].message, NULL,
-                          "tool call %d's arguments do not match the case's schema at '%s': %s", i,
-                          res.errors[k].instance_path, res.errors[k].message);
+            oc_emit(c, OC_R_TOOL_ARGS_JSON,
+                    OC_AT(.path = path, .expected = res.errors[k].keyword,
+                          .actual = res.errors[k].message),
+                    "tool call %d's arguments do not match the case's schema at '%s': %s", i,
+                    res.errors[k].instance_path, res.errors[k].message);
         oc_schema_result_free(&res);
       }
       oc_schema_free(s);
@@ -268,33 +280,36 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
                     : (message ? message : r->parsed);
   const cJSON *v = root ? oc_json_pointer(root, ptr ? ptr : "") : NULL;
   const char *what = oc_json_str(a, "description");
-  const char *rule = oc_json_str(a, "rule");
-  if(!rule || !oc_rule_find(rule))
-    rule = "CASE-ASSERT";
+  /* the suite loader refused names that are not in the catalogue */
+  const struct oc_rule *named = oc_rule_find(oc_json_str(a, "rule"));
+  enum oc_rule_id rule = named ? named->rid : OC_R_CASE_ASSERT;
   char label[160];
   snprintf(label, sizeof(label), "assertion %zu%s%s%s", idx + 1, what ? " (" : "", what ? what : "",
            what ? ")" : "");
   const cJSON *exists = oc_json_get(a, "exists");
   if(cJSON_IsBool(exists)) {
     if(cJSON_IsTrue(exists) != (v != NULL))
-      oc_check_emit(c, rule, -1, -1, -1, ptr, cJSON_IsTrue(exists) ? "present" : "absent",
-                    v ? "present" : "absent", NULL, "%s: '%s' is %s", label, ptr,
-                    v ? "present" : "absent");
+      oc_emit(c, rule,
+              OC_AT(.path = ptr, .expected = cJSON_IsTrue(exists) ? "present" : "absent",
+                    .actual = v ? "present" : "absent"),
+              "%s: '%s' is %s", label, ptr,
+              v ? "present" : "absent");
     if(!v)
       return;
   }
   if(!v) {
     if(oc_json_get(a, "equals") || oc_json_get(a, "type") || oc_json_get(a, "regex") ||
        oc_json_get(a, "contains") || oc_json_get(a, "schema"))
-      oc_check_emit(c, rule, -1, -1, -1, ptr, "a value", "absent", NULL,
-                    "%s: nothing at '%s'", label, ptr);
+      oc_emit(c, rule, OC_AT(.path = ptr, .expected = "a value", .actual = "absent"),
+              "%s: nothing at '%s'", label, ptr);
     return;
   }
   const cJSON *eq = oc_json_get(a, "equals");
   if(eq && !oc_json_equal(eq, v)) {
     char *e = oc_json_brief(eq, 80), *g = oc_json_brief(v, 80);
-    oc_check_emit(c, rule, -1, -1, -1, ptr, e, g, NULL, "%s: '%s' is %s, expected %s",
-                  label, ptr, g ? g : "?", e ? e : "?");
+    oc_emit(c, rule, OC_AT(.path = ptr, .expected = e, .actual = g),
+            "%s: '%s' is %s, expected %s",
+            label, ptr, g ? g : "?", e ? e : "?");
     free(e);
     free(g);
   }
@@ -303,8 +318,9 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     const char *t = oc_json_type_name(v);
     int ok = strcmp(type, t) == 0 || (strcmp(type, "number") == 0 && strcmp(t, "integer") == 0);
     if(!ok)
-      oc_check_emit(c, rule, -1, -1, -1, ptr, type, t, NULL, "%s: '%s' is %s, expected %s",
-                    label, ptr, t, type);
+      oc_emit(c, rule, OC_AT(.path = ptr, .expected = type, .actual = t),
+              "%s: '%s' is %s, expected %s",
+              label, ptr, t, type);
   }
   const char *text = cJSON_IsString(v) ? v->valuestring : NULL;
   const char *re = oc_json_str(a, "regex");
@@ -314,36 +330,41 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     int m = rx && text ? oc_regex_match(rx, text, strlen(text), NULL) : 0;
     if(m != 1) {
       char *g = oc_json_brief(v, 80);
-      oc_check_emit(c, rule, -1, -1, -1, ptr, re, g, NULL, "%s: '%s' does not match /%s/%s",
-                    label, ptr, re, rx ? "" : " (the pattern does not compile)");
+      oc_emit(c, rule, OC_AT(.path = ptr, .expected = re, .actual = g),
+              "%s: '%s' does not match /%s/%s",
+              label, ptr, re, rx ? "" : " (the pattern does not compile)");
       free(g);
     }
     oc_regex_free(rx);
   }
   const char *contains = oc_json_str(a, "contains");
   if(contains && (!text || !strstr(text, contains)))
-    oc_check_emit(c, rule, -1, -1, -1, ptr, contains, text ? "text without it" : oc_json_type_name(v),
-                  NULL, "%s: '%s' does not contain \"%s\"", label, ptr, contains);
+    oc_emit(c, rule,
+            OC_AT(.path = ptr, .expected = contains,
+                  .actual = text ? "text without it" : oc_json_type_name(v)),
+            "%s: '%s' does not contain \"%s\"", label, ptr, contains);
   const char *nc = oc_json_str(a, "not_contains");
   if(nc && text && strstr(text, nc))
-    oc_check_emit(c, rule, -1, -1, -1, ptr, "text without it", nc, NULL,
-                  "%s: '%s' contains \"%s\"", label, ptr, nc);
+    oc_emit(c, rule, OC_AT(.path = ptr, .expected = "text without it", .actual = nc),
+            "%s: '%s' contains \"%s\"", label, ptr, nc);
   const cJSON *schema = oc_json_get(a, "schema");
   if(schema) {
     struct oc_schema_registry *reg = oc_schema_registry_new();
     char err[256];
     struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
     if(!s)
-      oc_check_emit(c, rule, -1, -1, -1, ptr, "a schema that compiles", err, NULL,
-                    "%s: the assertion's schema does not compile: %s", label, err);
+      oc_emit(c, rule, OC_AT(.path = ptr, .expected = "a schema that compiles", .actual = err),
+              "%s: the assertion's schema does not compile: %s", label, err);
     if(s) {
       struct oc_schema_result res;
       oc_schema_result_init(&res);
       if(oc_schema_validate_cjson(s, v, &res) == 0)
         for(size_t k = 0; k < res.count && k < 5; k++)
-          oc_check_emit(c, rule, -1, -1, -1, ptr, res.errors[k].keyword,
-                        res.errors[k].message, NULL, "%s: '%s%s' does not match the schema: %s",
-                        label, ptr, res.errors[k].instance_path, res.errors[k].message);
+          oc_emit(c, rule,
+                  OC_AT(.path = ptr, .expected = res.errors[k].keyword,
+                        .actual = res.errors[k].message),
+                  "%s: '%s%s' does not match the schema: %s",
+                  label, ptr, res.errors[k].instance_path, res.errors[k].message);
       oc_schema_result_free(&res);
     }
     oc_schema_free(s);
@@ -368,8 +389,9 @@ static void check_timing(const cJSON *expect, const cJSON *timing, struct oc_che
       char exp[32], act[32];
       snprintf(exp, sizeof(exp), "<= %.0f ms", b->valuedouble);
       snprintf(act, sizeof(act), "%.1f ms", m->valuedouble);
-      oc_check_emit(c, "CASE-TIMING", -1, -1, -1, NULL, exp, act, NULL, "%s %.1f ms exceeds the "
-                    "budget of %.0f ms", budgets[i].what, m->valuedouble, b->valuedouble);
+      oc_emit(c, OC_R_CASE_TIMING, OC_AT(.expected = exp, .actual = act),
+              "%s %.1f ms exceeds the "
+              "budget of %.0f ms", budgets[i].what, m->valuedouble, b->valuedouble);
     }
   }
 }
@@ -384,11 +406,12 @@ enum oc_expect_outcome oc_expect_apply(const struct oc_case *k, const struct oc_
   check_status(k, expect, r, c);
   const cJSON *want_stream = oc_json_get(expect, "stream");
   if(cJSON_IsBool(want_stream) && cJSON_IsTrue(want_stream) != r->is_sse && r->status < 300)
-    oc_check_emit(c, "STREAM-CONTENT-TYPE", -1, -1, -1, NULL,
-                  cJSON_IsTrue(want_stream) ? "text/event-stream" : "not a stream",
-                  r->media[0] ? r->media : "untyped", NULL, "the case expects %s but got %s",
-                  cJSON_IsTrue(want_stream) ? "an event stream" : "a plain body",
-                  r->media[0] ? r->media : "no Content-Type");
+    oc_emit(c, OC_R_STREAM_CONTENT_TYPE,
+            OC_AT(.expected = cJSON_IsTrue(want_stream) ? "text/event-stream" : "not a stream",
+                  .actual = r->media[0] ? r->media : "untyped"),
+            "the case expects %s but got %s",
+            cJSON_IsTrue(want_stream) ? "an event stream" : "a plain body",
+            r->media[0] ? r->media : "no Content-Type");
   check_finish(expect, r, message, c);
   check_tool_call(expect, r, message, c);
   size_t i = 0;

@@ -57,19 +57,15 @@ void oc_findings_free(struct oc_findings *f)
   f->per_rule_max = per;
 }
 
-static struct oc_rule_count *count_for(struct oc_findings *f, const char *rule)
+static struct oc_rule_count *count_for(struct oc_findings *f, enum oc_rule_id rule)
 {
   for(size_t i = 0; i < f->ncounts; i++)
-    if(f->counts[i].rule == rule || strcmp(f->counts[i].rule, rule) == 0)
+    if(f->counts[i].rule == rule)
       return &f->counts[i];
-  if(f->ncounts == f->acounts) {
-    size_t n = f->acounts ? f->acounts * 2 : 8;
-    struct oc_rule_count *d = realloc(f->counts, n * sizeof(*d));
-    if(!d)
-      return NULL;
-    f->counts = d;
-    f->acounts = n;
-  }
+  struct oc_rule_count *d = oc_array_grow(f->counts, &f->acounts, f->ncounts + 1, sizeof(*d));
+  if(!d)
+    return NULL;
+  f->counts = d;
   struct oc_rule_count *c = &f->counts[f->ncounts++];
   c->rule = rule;
   c->total = 0;
@@ -89,36 +85,26 @@ static char *dup_or_null(const char *s, int *fail)
   return d;
 }
 
-int oc_findings_add(struct oc_findings *f, const char *rule, enum oc_severity sev, int allowed,
-                    long chunk, int64_t byte, const char *path, const char *message,
-                    const char *expected, const char *actual, const char *excerpt)
+int oc_findings_add(struct oc_findings *f, const struct oc_finding *src)
 {
-  struct oc_rule_count *c = count_for(f, rule);
+  struct oc_rule_count *c = count_for(f, src->rule);
   if(!c)
     return OC_ENOMEM;
   c->total++;
   if(f->per_rule_max && c->kept >= f->per_rule_max)
     return OC_OK;
-  if(f->count == f->alloc) {
-    size_t n = f->alloc ? f->alloc * 2 : 8;
-    struct oc_finding *d = realloc(f->items, n * sizeof(*d));
-    if(!d)
-      return OC_ENOMEM;
-    f->items = d;
-    f->alloc = n;
-  }
+  struct oc_finding *d = oc_array_grow(f->items, &f->alloc, f->count + 1, sizeof(*d));
+  if(!d)
+    return OC_ENOMEM;
+  f->items = d;
   struct oc_finding *x = &f->items[f->count];
   int fail = 0;
-  x->rule = rule;
-  x->severity = sev;
-  x->allowed = allowed;
-  x->chunk = chunk;
-  x->byte = byte;
-  x->path = dup_or_null(path, &fail);
-  x->message = dup_or_null(message ? message : "", &fail);
-  x->expected = dup_or_null(expected, &fail);
-  x->actual = dup_or_null(actual, &fail);
-  x->excerpt = dup_or_null(excerpt, &fail);
+  *x = *src;
+  x->path = dup_or_null(src->path, &fail);
+  x->message = dup_or_null(src->message ? src->message : "", &fail);
+  x->expected = dup_or_null(src->expected, &fail);
+  x->actual = dup_or_null(src->actual, &fail);
+  x->excerpt = dup_or_null(src->excerpt, &fail);
   if(fail) {
     finding_clear(x);
     return OC_ENOMEM;
@@ -137,18 +123,18 @@ int oc_findings_worst(const struct oc_findings *f)
   return worst;
 }
 
-size_t oc_findings_total(const struct oc_findings *f, const char *rule)
+size_t oc_findings_total(const struct oc_findings *f, enum oc_rule_id rule)
 {
   for(size_t i = 0; i < f->ncounts; i++)
-    if(strcmp(f->counts[i].rule, rule) == 0)
+    if(f->counts[i].rule == rule)
       return f->counts[i].total;
   return 0;
 }
 
-const struct oc_finding *oc_findings_first(const struct oc_findings *f, const char *rule)
+const struct oc_finding *oc_findings_first(const struct oc_findings *f, enum oc_rule_id rule)
 {
   for(size_t i = 0; i < f->count; i++)
-    if(strcmp(f->items[i].rule, rule) == 0)
+    if(f->items[i].rule == rule)
       return &f->items[i];
   return NULL;
 }
@@ -157,8 +143,7 @@ int oc_findings_take(struct oc_findings *dst, struct oc_findings *src)
 {
   for(size_t i = 0; i < src->count; i++) {
     struct oc_finding *x = &src->items[i];
-    int rc = oc_findings_add(dst, x->rule, x->severity, x->allowed, x->chunk, x->byte, x->path,
-                             x->message, x->expected, x->actual, x->excerpt);
+    int rc = oc_findings_add(dst, x);
     if(rc)
       return rc;
   }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rule_id.h"
+
 enum oc_severity {
   OC_SEV_INFO = 0,
   OC_SEV_WARNING,
@@ -20,7 +22,7 @@ const char *oc_severity_name(enum oc_severity s);
 int oc_severity_parse(const char *s);
 
 struct oc_finding {
-  const char *rule;            /* stable rule ID, static storage (rules.c) */
+  enum oc_rule_id rule;        /* oc_rule_name() gives its public ID */
   enum oc_severity severity;   /* after profile and allow list */
   int allowed;                 /* an allow list downgraded it */
   long chunk;                  /* 1-based SSE event number, -1 when not in a stream */
@@ -36,7 +38,7 @@ struct oc_finding {
  * findings (a rule broken by every one of 400,000 chunks must not take
  * 400,000 entries); the rest are only counted, and reports say so. */
 struct oc_rule_count {
-  const char *rule;
+  enum oc_rule_id rule;
   size_t total;                /* how many times it fired */
   size_t kept;
 };
@@ -56,17 +58,16 @@ struct oc_findings {
 /* Fill *f as empty; cannot fail. */
 void oc_findings_init(struct oc_findings *f);
 void oc_findings_free(struct oc_findings *f);
-/* Add a finding; the strings are copied (any may be NULL).  Returns
- * OC_OK, or OC_ENOMEM.  Over the per-rule cap it only counts. */
-int oc_findings_add(struct oc_findings *f, const char *rule, enum oc_severity sev, int allowed,
-                    long chunk, int64_t byte, const char *path, const char *message,
-                    const char *expected, const char *actual, const char *excerpt);
+/* Add a copy of *x (its strings are copied; any may be NULL).  Returns
+ * OC_OK, or OC_ENOMEM.  Over the per-rule cap it only counts.  Checks
+ * report through oc_emit (rules.h), which applies the profile first. */
+int oc_findings_add(struct oc_findings *f, const struct oc_finding *x);
 /* Highest severity among findings that are not allowed; -1 when none. */
 int oc_findings_worst(const struct oc_findings *f);
 /* How many times a rule fired (counting those over the cap). */
-size_t oc_findings_total(const struct oc_findings *f, const char *rule);
+size_t oc_findings_total(const struct oc_findings *f, enum oc_rule_id rule);
 /* The first finding of a rule, or NULL. */
-const struct oc_finding *oc_findings_first(const struct oc_findings *f, const char *rule);
+const struct oc_finding *oc_findings_first(const struct oc_findings *f, enum oc_rule_id rule);
 /* Move every finding of src to the end of dst (src is left empty). */
 int oc_findings_take(struct oc_findings *dst, struct oc_findings *src);
 /* "chunk 17, byte 4211" / "byte 12" / "" into out. */

@@ -316,19 +316,24 @@ static void check_content_text(struct oc_check *c, const struct oc_request_info 
   const char *tok = oc_message_find_template_token(m->content.data ? m->content.data : "",
                                                    m->content.len);
   if(tok)
-    oc_check_emit(c, "CHAT-CONTENT-STRING", -1, -1, m->content_byte, path, "text without template tokens",
-                  tok, NULL, "content of choice %d contains the template token '%s'", m->index, tok);
+    oc_emit(c, OC_R_CHAT_CONTENT_STRING,
+            OC_AT(.byte = m->content_byte, .path = path, .expected = "text without template tokens",
+                  .actual = tok),
+            "content of choice %d contains the template token '%s'", m->index, tok);
   if(req->tools && req->tool_choice != OC_TOOL_CHOICE_NONE && m->content.len) {
     char what[256];
     if(oc_message_find_tool_markup(req, m->content.data, m->content.len, what, sizeof(what)))
-      oc_check_emit(c, "TOOL-TEXT-LEAK", -1, -1, m->content_byte, path, "tool calls in tool_calls",
-                    what, NULL, "tools were offered but choice %d's content holds tool-call markup: %s",
-                    m->index, what);
+      oc_emit(c, OC_R_TOOL_TEXT_LEAK,
+              OC_AT(.byte = m->content_byte, .path = path, .expected = "tool calls in tool_calls",
+                    .actual = what),
+              "tools were offered but choice %d's content holds tool-call markup: %s",
+              m->index, what);
   }
   if(m->streamed && memfind(m->content.data ? m->content.data : "", m->content.len, "\xEF\xBF\xBD"))
-    oc_check_emit(c, "STREAM-REPLACEMENT-CHAR", -1, -1, -1, path, "no U+FFFD", "U+FFFD", NULL,
-                  "the rebuilt content of choice %d holds U+FFFD, the trace of a character "
-                  "split and decoded in halves", m->index);
+    oc_emit(c, OC_R_STREAM_REPLACEMENT_CHAR,
+            OC_AT(.path = path, .expected = "no U+FFFD", .actual = "U+FFFD"),
+            "the rebuilt content of choice %d holds U+FFFD, the trace of a character "
+            "split and decoded in halves", m->index);
 }
 
 static int is_known_finish(const char *f)
@@ -351,17 +356,20 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
   long chunk = where_chunk(m, t->first_chunk);
   int64_t byte = m->streamed ? t->first_byte : t->args_byte;
   if(t->args_not_string) {
-    oc_check_emit(c, "TOOL-ARGS-STRING", -1, chunk, byte, path, "string",
-                  t->args_actual_type ? t->args_actual_type : "not a string", NULL,
-                  "tool call %zu ('%s'): arguments is %s %s, not a string holding JSON", i,
-                  t->name ? t->name : "?",
-                  t->args_actual_type && t->args_actual_type[0] == 'o' ? "an" : "a",
-                  t->args_actual_type ? t->args_actual_type : "non-string");
+    oc_emit(c, OC_R_TOOL_ARGS_STRING,
+            OC_AT(.chunk = chunk, .byte = byte, .path = path, .expected = "string",
+                  .actual = t->args_actual_type ? t->args_actual_type : "not a string"),
+            "tool call %zu ('%s'): arguments is %s %s, not a string holding JSON", i,
+            t->name ? t->name : "?",
+            t->args_actual_type && t->args_actual_type[0] == 'o' ? "an" : "a",
+            t->args_actual_type ? t->args_actual_type : "non-string");
     return;
   }
   if(t->args_overflow) {
-    oc_check_emit(c, "TOOL-ARGS-JSON", -1, chunk, byte, path, "arguments under 4 MiB",
-                  "larger", NULL, "tool call %zu's arguments exceed oacheck's cap", i);
+    oc_emit(c, OC_R_TOOL_ARGS_JSON,
+            OC_AT(.chunk = chunk, .byte = byte, .path = path, .expected = "arguments under 4 MiB",
+                  .actual = "larger"),
+            "tool call %zu's arguments exceed oacheck's cap", i);
     return;
   }
   /* A call cut off by max_tokens is truncated, not wrong: the last call
@@ -378,19 +386,22 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
     int cut = truncated && jerr.offset >= t->args.len;
     char actual[96];
     snprintf(actual, sizeof(actual), "%.60s%s", text, t->args.len > 60 ? "…" : "");
-    oc_check_emit(c, "TOOL-ARGS-JSON", cut ? OC_SEV_WARNING : -1, chunk, byte, path,
-                  "a JSON object", actual, NULL,
-                  "tool call %zu ('%s'): arguments are not JSON (%s at byte %zu of the "
-                  "arguments)%s", i, t->name ? t->name : "?", jerr.message ? jerr.message : "parse error",
-                  jerr.offset, cut ? "; the answer was cut by finish_reason length" :
-                  truncated ? "; finish_reason is length, but the text is not the start of a "
-                              "JSON document" : "");
+    oc_emit(c, OC_R_TOOL_ARGS_JSON,
+            OC_AT(.chunk = chunk, .byte = byte, .path = path, .expected = "a JSON object",
+                  .actual = actual, .severity = cut ? OC_SEV_WARNING : -1),
+            "tool call %zu ('%s'): arguments are not JSON (%s at byte %zu of the "
+            "arguments)%s", i, t->name ? t->name : "?", jerr.message ? jerr.message : "parse error",
+            jerr.offset, cut ? "; the answer was cut by finish_reason length" :
+            truncated ? "; finish_reason is length, but the text is not the start of a "
+            "JSON document" : "");
     goto out;
   }
   if(doc.root->type != OC_JOBJECT) {
-    oc_check_emit(c, "TOOL-ARGS-JSON", -1, chunk, byte, path, "a JSON object",
-                  oc_jv_type_name(doc.root), NULL, "tool call %zu ('%s'): arguments are JSON %s, not an object",
-                  i, t->name ? t->name : "?", oc_jv_type_name(doc.root));
+    oc_emit(c, OC_R_TOOL_ARGS_JSON,
+            OC_AT(.chunk = chunk, .byte = byte, .path = path, .expected = "a JSON object",
+                  .actual = oc_jv_type_name(doc.root)),
+            "tool call %zu ('%s'): arguments are JSON %s, not an object",
+            i, t->name ? t->name : "?", oc_jv_type_name(doc.root));
     goto out;
   }
   const cJSON *params = oc_request_tool_parameters(req, t->name);
@@ -403,10 +414,11 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
       if(oc_schema_validate(s, doc.root, &res) == 0) {
         for(size_t k = 0; k < res.count && k < 5; k++) {
           const struct oc_schema_error *e = &res.errors[k];
-          oc_check_emit(c, "TOOL-ARGS-JSON", -1, chunk, byte, path, e->keyword,
-                        e->message, NULL,
-                        "tool call %zu ('%s'): arguments do not match the tool's parameters "
-                        "schema at '%s': %s", i, t->name, e->instance_path, e->message);
+          oc_emit(c, OC_R_TOOL_ARGS_JSON,
+                  OC_AT(.chunk = chunk, .byte = byte, .path = path, .expected = e->keyword,
+                        .actual = e->message),
+                  "tool call %zu ('%s'): arguments do not match the tool's parameters "
+                  "schema at '%s': %s", i, t->name, e->instance_path, e->message);
         }
       }
       oc_schema_result_free(&res);
@@ -423,30 +435,34 @@ static void check_tools(struct oc_check *c, const struct oc_request_info *req,
   char path[128];
   path_for(path, sizeof(path), m, "tool_calls");
   if(m->tool_calls_empty_array && m->ncalls == 0)
-    oc_check_emit(c, "TOOL-CALLS-EMPTY", -1, -1, -1, path, "absent", "[]", NULL,
-                  "choice %d carries an empty tool_calls array", m->index);
+    oc_emit(c, OC_R_TOOL_CALLS_EMPTY, OC_AT(.path = path, .expected = "absent", .actual = "[]"),
+            "choice %d carries an empty tool_calls array", m->index);
   if(!req->tools)
     return;
   int forced = req->tool_choice == OC_TOOL_CHOICE_REQUIRED || req->tool_choice == OC_TOOL_CHOICE_NAMED;
   if(forced && m->ncalls == 0)
-    oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, -1, m->content_byte, path,
-                  req->tool_choice == OC_TOOL_CHOICE_NAMED ? req->named_tool : "a tool call",
-                  m->content.len ? "text only" : "no tool call", NULL,
-                  "tool_choice was %s but choice %d has no tool call (finish_reason %s)",
-                  req->tool_choice == OC_TOOL_CHOICE_NAMED ? "a named function" : "\"required\"",
-                  m->index, m->finish_reason ? m->finish_reason : "null");
+    oc_emit(c, OC_R_TOOL_CHOICE_HONOURED,
+            OC_AT(.byte = m->content_byte, .path = path,
+                  .expected = req->tool_choice == OC_TOOL_CHOICE_NAMED ? req->named_tool : "a tool call",
+                  .actual = m->content.len ? "text only" : "no tool call"),
+            "tool_choice was %s but choice %d has no tool call (finish_reason %s)",
+            req->tool_choice == OC_TOOL_CHOICE_NAMED ? "a named function" : "\"required\"",
+            m->index, m->finish_reason ? m->finish_reason : "null");
   if(req->tool_choice == OC_TOOL_CHOICE_NAMED)
     for(size_t i = 0; i < m->ncalls; i++)
       if(m->calls[i].name && !oc_streq(m->calls[i].name, req->named_tool))
-        oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, where_chunk(m, m->calls[i].first_chunk),
-                      m->calls[i].first_byte, path, req->named_tool, m->calls[i].name, NULL,
-                      "tool_choice named '%s' but tool call %zu calls '%s'", req->named_tool, i,
-                      m->calls[i].name);
+        oc_emit(c, OC_R_TOOL_CHOICE_HONOURED,
+                OC_AT(.chunk = where_chunk(m, m->calls[i].first_chunk),
+                      .byte = m->calls[i].first_byte, .path = path, .expected = req->named_tool,
+                      .actual = m->calls[i].name),
+                "tool_choice named '%s' but tool call %zu calls '%s'", req->named_tool, i,
+                m->calls[i].name);
   if(req->parallel_tool_calls == 0 && m->ncalls > 1)
-    oc_check_emit(c, "TOOL-PARALLEL-FALSE", -1, where_chunk(m, m->calls[1].first_chunk),
-                  m->calls[1].first_byte, path, "at most 1 tool call", NULL, NULL,
-                  "parallel_tool_calls was false but choice %d has %zu tool calls", m->index,
-                  m->ncalls);
+    oc_emit(c, OC_R_TOOL_PARALLEL_FALSE,
+            OC_AT(.chunk = where_chunk(m, m->calls[1].first_chunk), .byte = m->calls[1].first_byte,
+                  .path = path, .expected = "at most 1 tool call"),
+            "parallel_tool_calls was false but choice %d has %zu tool calls", m->index,
+            m->ncalls);
   if(m->ncalls == 0)
     return;
   for(size_t i = 0; i < m->ncalls; i++) {
@@ -455,18 +471,20 @@ static void check_tools(struct oc_check *c, const struct oc_request_info *req,
       char p[160];
       snprintf(p, sizeof(p), "/choices/%d/message/tool_calls/%zu/%s", m->index, i,
                (!t->id || !t->id[0]) ? "id" : "type");
-      oc_check_emit(c, "TOOL-CALL-ID", -1, -1, t->first_byte, p,
-                    (!t->id || !t->id[0]) ? "a non-empty id" : "\"function\"",
-                    (!t->id || !t->id[0]) ? (t->id ? "\"\"" : "absent") : (t->type ? t->type : "absent"),
-                    NULL, "tool call %zu has %s", i,
-                    (!t->id || !t->id[0]) ? "no usable id to answer with" : "no type \"function\"");
+      oc_emit(c, OC_R_TOOL_CALL_ID,
+              OC_AT(.byte = t->first_byte, .path = p,
+                    .expected = (!t->id || !t->id[0]) ? "a non-empty id" : "\"function\"",
+                    .actual = (!t->id || !t->id[0]) ? (t->id ? "\"\"" : "absent") : (t->type ? t->type : "absent")),
+              "tool call %zu has %s", i,
+              (!t->id || !t->id[0]) ? "no usable id to answer with" : "no type \"function\"");
     }
     if(req->tools && t->name && !oc_request_has_tool(req, t->name)) {
       char p[160];
       snprintf(p, sizeof(p), "%s/%zu/function/name", path, m->streamed ? (size_t)t->index : i);
-      oc_check_emit(c, "TOOL-CHOICE-HONOURED", -1, where_chunk(m, t->first_chunk), t->first_byte,
-                    p, "an offered tool", t->name, NULL,
-                    "tool call %zu calls '%s', which the request did not offer", i, t->name);
+      oc_emit(c, OC_R_TOOL_CHOICE_HONOURED,
+              OC_AT(.chunk = where_chunk(m, t->first_chunk), .byte = t->first_byte, .path = p,
+                    .expected = "an offered tool", .actual = t->name),
+              "tool call %zu calls '%s', which the request did not offer", i, t->name);
     }
     check_args(c, req, m, t, i, reg);
   }
@@ -476,18 +494,20 @@ static void check_tools(struct oc_check *c, const struct oc_request_info *req,
   snprintf(fpath, sizeof(fpath), "/choices/%d/finish_reason", m->index);
   if(strcmp(m->finish_reason, "tool_calls") != 0 && strcmp(m->finish_reason, "length") != 0) {
     int named = req->tool_choice == OC_TOOL_CHOICE_NAMED;
-    oc_check_emit(c, "TOOL-FINISH-REASON", named ? OC_SEV_WARNING : -1,
-                  where_chunk(m, m->finish_chunk), m->finish_byte, fpath, "tool_calls",
-                  m->finish_reason, NULL,
-                  "choice %d has %zu tool call%s but finish_reason \"%s\"%s", m->index, m->ncalls,
-                  m->ncalls == 1 ? "" : "s", m->finish_reason,
-                  named ? " (OpenAI itself answers \"stop\" for a named tool_choice)" : "");
+    oc_emit(c, OC_R_TOOL_FINISH_REASON,
+            OC_AT(.chunk = where_chunk(m, m->finish_chunk), .byte = m->finish_byte, .path = fpath,
+                  .expected = "tool_calls", .actual = m->finish_reason,
+                  .severity = named ? OC_SEV_WARNING : -1),
+            "choice %d has %zu tool call%s but finish_reason \"%s\"%s", m->index, m->ncalls,
+            m->ncalls == 1 ? "" : "s", m->finish_reason,
+            named ? " (OpenAI itself answers \"stop\" for a named tool_choice)" : "");
   }
   char cpath[128];
   path_for(cpath, sizeof(cpath), m, "content");
   if(!m->content_null && m->content.len == 0 && !m->streamed)
-    oc_check_emit(c, "TOOL-CONTENT-NULL", -1, -1, m->content_byte, cpath, "null", "\"\"", NULL,
-                  "choice %d has tool calls and content \"\" where OpenAI sends null", m->index);
+    oc_emit(c, OC_R_TOOL_CONTENT_NULL,
+            OC_AT(.byte = m->content_byte, .path = cpath, .expected = "null", .actual = "\"\""),
+            "choice %d has tool calls and content \"\" where OpenAI sends null", m->index);
 }
 
 static void check_output_format(struct oc_check *c, const struct oc_request_info *req,
@@ -495,7 +515,7 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
 {
   if(req->format == OC_FORMAT_TEXT || m->ncalls || m->refusal.len)
     return;
-  const char *rule = req->format == OC_FORMAT_JSON_SCHEMA ? "SCHEMA-OUTPUT" : "JSON-OBJECT-OUTPUT";
+  enum oc_rule_id rule = req->format == OC_FORMAT_JSON_SCHEMA ? OC_R_SCHEMA_OUTPUT : OC_R_JSON_OBJECT_OUTPUT;
   /* finish_reason length excuses JSON that max_tokens cut short (the
    * parser ran out of input), not text that never was JSON (D3) nor JSON
    * that ended and is wrong. */
@@ -510,21 +530,24 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
     int cut = truncated && jerr.offset >= m->content.len;
     char actual[96];
     snprintf(actual, sizeof(actual), "%.60s%s", text, m->content.len > 60 ? "…" : "");
-    oc_check_emit(c, rule, cut ? OC_SEV_WARNING : -1, -1, m->content_byte, path, "JSON", actual,
-                  NULL, "response_format %s was asked but choice %d's content is not JSON (%s at "
-                  "byte %zu of the content)%s", req->format == OC_FORMAT_JSON_SCHEMA ? "json_schema" : "json_object",
-                  m->index, jerr.message ? jerr.message : "parse error", jerr.offset,
-                  cut ? " (the answer was cut by finish_reason length)" :
-                  truncated ? " (finish_reason is length, but the content is not the start of a "
-                              "JSON document: the format was not applied)" : "");
+    oc_emit(c, rule,
+            OC_AT(.byte = m->content_byte, .path = path, .expected = "JSON", .actual = actual,
+                  .severity = cut ? OC_SEV_WARNING : -1),
+            "response_format %s was asked but choice %d's content is not JSON (%s at "
+            "byte %zu of the content)%s", req->format == OC_FORMAT_JSON_SCHEMA ? "json_schema" : "json_object",
+            m->index, jerr.message ? jerr.message : "parse error", jerr.offset,
+            cut ? " (the answer was cut by finish_reason length)" :
+            truncated ? " (finish_reason is length, but the content is not the start of a "
+            "JSON document: the format was not applied)" : "");
     goto out;
   }
   if(req->format == OC_FORMAT_JSON_OBJECT) {
     if(doc.root->type != OC_JOBJECT)
-      oc_check_emit(c, rule, -1, -1, m->content_byte, path, "a JSON object",
-                    oc_jv_type_name(doc.root), NULL,
-                    "response_format json_object was asked but choice %d's content is JSON %s",
-                    m->index, oc_jv_type_name(doc.root));
+      oc_emit(c, rule,
+              OC_AT(.byte = m->content_byte, .path = path, .expected = "a JSON object",
+                    .actual = oc_jv_type_name(doc.root)),
+              "response_format json_object was asked but choice %d's content is JSON %s",
+              m->index, oc_jv_type_name(doc.root));
     goto out;
   }
   if(req->format_schema && reg) {
@@ -536,10 +559,11 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
     oc_schema_result_init(&res);
     if(oc_schema_validate(s, doc.root, &res) == 0)
       for(size_t k = 0; k < res.count && k < 5; k++)
-        oc_check_emit(c, rule, -1, -1, m->content_byte, path, res.errors[k].keyword,
-                      res.errors[k].message, NULL,
-                      "choice %d's content does not match the requested schema at '%s': %s",
-                      m->index, res.errors[k].instance_path, res.errors[k].message);
+        oc_emit(c, rule,
+                OC_AT(.byte = m->content_byte, .path = path, .expected = res.errors[k].keyword,
+                      .actual = res.errors[k].message),
+                "choice %d's content does not match the requested schema at '%s': %s",
+                m->index, res.errors[k].instance_path, res.errors[k].message);
     oc_schema_result_free(&res);
     oc_schema_free(s);
   }
@@ -553,23 +577,28 @@ void oc_message_check(struct oc_check *c, const struct oc_request_info *req,
   if(m->calls_dropped && !m->streamed) { /* a stream reported it as it happened */
     char path[96];
     path_for(path, sizeof(path), m, "tool_calls");
-    oc_check_emit(c, "CHAT-SIZE", -1, -1, -1, path, "at most 128 tool calls", "more", NULL,
-                  "choice %d carries %zu tool calls more than the %d oacheck reads", m->index,
-                  m->calls_dropped, OC_MAX_TOOL_CALLS);
+    oc_emit(c, OC_R_CHAT_SIZE,
+            OC_AT(.path = path, .expected = "at most 128 tool calls", .actual = "more"),
+            "choice %d carries %zu tool calls more than the %d oacheck reads", m->index,
+            m->calls_dropped, OC_MAX_TOOL_CALLS);
   }
   check_content_text(c, req, m);
   if(!m->streamed) {
     char fpath[128];
     snprintf(fpath, sizeof(fpath), "/choices/%d/finish_reason", m->index);
     if(!m->finish_reason)
-      oc_check_emit(c, "CHAT-FINISH-REASON", -1, -1, m->finish_byte, fpath,
-                    "stop, length, tool_calls or content_filter", "null or absent", NULL,
-                    "choice %d has no finish_reason", m->index);
+      oc_emit(c, OC_R_CHAT_FINISH_REASON,
+              OC_AT(.byte = m->finish_byte, .path = fpath,
+                    .expected = "stop, length, tool_calls or content_filter",
+                    .actual = "null or absent"),
+              "choice %d has no finish_reason", m->index);
     else if(!is_known_finish(m->finish_reason))
-      oc_check_emit(c, "CHAT-FINISH-REASON", -1, -1, m->finish_byte, fpath,
-                    "stop, length, tool_calls or content_filter", m->finish_reason, NULL,
-                    "choice %d has finish_reason \"%s\", which no client knows", m->index,
-                    m->finish_reason);
+      oc_emit(c, OC_R_CHAT_FINISH_REASON,
+              OC_AT(.byte = m->finish_byte, .path = fpath,
+                    .expected = "stop, length, tool_calls or content_filter",
+                    .actual = m->finish_reason),
+              "choice %d has finish_reason \"%s\", which no client knows", m->index,
+              m->finish_reason);
   }
   check_tools(c, req, m, reg);
   check_output_format(c, req, m, reg);

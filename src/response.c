@@ -222,19 +222,21 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
   struct oc_check *c = r->check;
   const char *acao = oc_headers_get(&r->headers, "Access-Control-Allow-Origin");
   if(acao && !*acao)
-    oc_check_emit(c, "HTTP-CORS-ORIGIN", -1, -1, -1, NULL, "'*' or an origin", "empty", NULL,
-                  "the response carries an empty Access-Control-Allow-Origin header");
+    oc_emit(c, OC_R_HTTP_CORS_ORIGIN, OC_AT(.expected = "'*' or an origin", .actual = "empty"),
+            "the response carries an empty Access-Control-Allow-Origin header");
   int ok = status >= 200 && status < 300;
   int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS;
   if(ok && chatlike && r->req->stream && !r->is_sse)
-    oc_check_emit(c, "STREAM-CONTENT-TYPE", -1, -1, -1, NULL, "text/event-stream",
-                  r->media[0] ? r->media : "no Content-Type", NULL,
-                  "stream:true was asked but the response is %s", r->media[0] ? r->media : "untyped");
+    oc_emit(c, OC_R_STREAM_CONTENT_TYPE,
+            OC_AT(.expected = "text/event-stream",
+                  .actual = r->media[0] ? r->media : "no Content-Type"),
+            "stream:true was asked but the response is %s", r->media[0] ? r->media : "untyped");
   else if(ok && r->req->api != OC_API_OTHER && !r->req->stream && strcmp(r->media, "application/json") != 0)
-    oc_check_emit(c, "HTTP-CONTENT-TYPE", -1, -1, -1, NULL, "application/json",
-                  r->media[0] ? r->media : "no Content-Type", NULL,
-                  "a non-streamed response is %s, not application/json",
-                  r->media[0] ? r->media : "untyped");
+    oc_emit(c, OC_R_HTTP_CONTENT_TYPE,
+            OC_AT(.expected = "application/json",
+                  .actual = r->media[0] ? r->media : "no Content-Type"),
+            "a non-streamed response is %s, not application/json",
+            r->media[0] ? r->media : "untyped");
   if(r->is_sse) {
     oc_stream_init(&r->stream, r->req, c, chunk_schema_for(r), r->schemas ? r->schemas->reg : NULL,
                    r->t_sent, r->timing_recorded, r->keep_events);
@@ -268,7 +270,7 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
 /* ---- non-streamed bodies ---------------------------------------------------------- */
 
 static void schema_findings(struct oc_response *r, const struct oc_schema *schema, const char *rel,
-                            const struct oc_jv *root, const char *rule, const char *what)
+                            const struct oc_jv *root, enum oc_rule_id rule, const char *what)
 {
   if(!schema)
     return;
@@ -279,8 +281,10 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
     for(size_t i = 0; i < res.count; i++) {
       const struct oc_schema_error *e = &res.errors[i];
       int sev = oc_schemas_error_severity(r->schemas, r->check, rel, e);
-      oc_check_emit(r->check, rule, sev, -1, (int64_t)e->offset, e->instance_path, e->keyword,
-                    e->message, NULL, "%s: at '%s': %s", what, e->instance_path, e->message);
+      oc_emit(r->check, rule,
+              OC_AT(.byte = (int64_t)e->offset, .path = e->instance_path, .expected = e->keyword,
+                    .actual = e->message, .severity = sev),
+              "%s: at '%s': %s", what, e->instance_path, e->message);
     }
   oc_schema_result_free(&res);
 }
@@ -292,20 +296,22 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
     char ex[96];
     size_t n = r->body.len < 60 ? r->body.len : 60;
     snprintf(ex, sizeof(ex), "%.*s%s", (int)n, oc_buf_str(&r->body), r->body.len > 60 ? "…" : "");
-    oc_check_emit(c, "ERROR-SHAPE", -1, -1, 0, NULL, "{\"error\": {message, type, param, code}}",
-                  r->body.len ? ex : "an empty body", NULL,
-                  "the HTTP %d body is not JSON (%s)", r->status, r->media[0] ? r->media : "untyped");
+    oc_emit(c, OC_R_ERROR_SHAPE,
+            OC_AT(.byte = 0, .expected = "{\"error\": {message, type, param, code}}",
+                  .actual = r->body.len ? ex : "an empty body"),
+            "the HTTP %d body is not JSON (%s)", r->status, r->media[0] ? r->media : "untyped");
     return;
   }
   const struct oc_jv *err = oc_jv_get(root, "error");
   if(!err || err->type != OC_JOBJECT) {
-    oc_check_emit(c, "ERROR-SHAPE", -1, -1, root->offset, "/error", "an object",
-                  err ? oc_jv_type_name(err) : "absent", NULL,
-                  "the HTTP %d body has no \"error\" object%s", r->status,
-                  err && err->type == OC_JSTRING ? " (a bare string: openai-node shows '(no body)')" : "");
+    oc_emit(c, OC_R_ERROR_SHAPE,
+            OC_AT(.byte = root->offset, .path = "/error", .expected = "an object",
+                  .actual = err ? oc_jv_type_name(err) : "absent"),
+            "the HTTP %d body has no \"error\" object%s", r->status,
+            err && err->type == OC_JSTRING ? " (a bare string: openai-node shows '(no body)')" : "");
     return;
   }
-  schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, "ERROR-SHAPE",
+  schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, OC_R_ERROR_SHAPE,
                   "error body");
 }
 
@@ -314,8 +320,10 @@ static void check_usage(struct oc_response *r, const struct oc_jv *root)
   const struct oc_jv *u = oc_jv_get(root, "usage");
   struct oc_check *c = r->check;
   if(!u || u->type != OC_JOBJECT) {
-    oc_check_emit(c, "CHAT-USAGE", -1, -1, root->offset, "/usage", "a usage object",
-                  oc_jv_type_name(u), NULL, "the completion has no usage object");
+    oc_emit(c, OC_R_CHAT_USAGE,
+            OC_AT(.byte = root->offset, .path = "/usage", .expected = "a usage object",
+                  .actual = oc_jv_type_name(u)),
+            "the completion has no usage object");
     return;
   }
   const struct oc_jv *p = oc_jv_get(u, "prompt_tokens");
@@ -327,8 +335,9 @@ static void check_usage(struct oc_response *r, const struct oc_jv *root)
     char exp[32], act[32];
     snprintf(exp, sizeof(exp), "%.0f", p->u.num + cm->u.num);
     snprintf(act, sizeof(act), "%.0f", t->u.num);
-    oc_check_emit(c, "CHAT-USAGE", -1, -1, t->offset, "/usage/total_tokens", exp, act, NULL,
-                  "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act, exp);
+    oc_emit(c, OC_R_CHAT_USAGE,
+            OC_AT(.byte = t->offset, .path = "/usage/total_tokens", .expected = exp, .actual = act),
+            "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act, exp);
   }
 }
 
@@ -337,7 +346,7 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
   struct oc_check *c = r->check;
   int chat = r->req->api == OC_API_CHAT;
   schema_findings(r, r->schemas ? (chat ? r->schemas->chat : r->schemas->text_completion) : NULL,
-                  chat ? "chat.completion.json" : "text_completion.json", root, chat ? "CHAT-SCHEMA" : "JSON-SCHEMA",
+                  chat ? "chat.completion.json" : "text_completion.json", root, chat ? OC_R_CHAT_SCHEMA : OC_R_JSON_SCHEMA,
                   chat ? "chat.completion" : "text_completion");
   if(chat)
     check_usage(r, root);
@@ -348,15 +357,18 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
     char exp[16], act[16];
     snprintf(exp, sizeof(exp), "%d", r->req->n);
     snprintf(act, sizeof(act), "%u", choices->len);
-    oc_check_emit(c, "CHAT-CHOICES-COUNT", -1, -1, choices->offset, "/choices", exp, act, NULL,
-                  "n=%d was requested but the response has %u choice%s", r->req->n, choices->len,
-                  choices->len == 1 ? "" : "s");
+    oc_emit(c, OC_R_CHAT_CHOICES_COUNT,
+            OC_AT(.byte = choices->offset, .path = "/choices", .expected = exp, .actual = act),
+            "n=%d was requested but the response has %u choice%s", r->req->n, choices->len,
+            choices->len == 1 ? "" : "s");
   }
   uint32_t nch = choices->len;
   if(nch > OC_MAX_CHOICES) {
-    oc_check_emit(c, "CHAT-SIZE", -1, -1, choices->offset, "/choices", "at most 128 choices",
-                  "more", NULL, "the response carries %u choices; oacheck reads the first %d",
-                  choices->len, OC_MAX_CHOICES);
+    oc_emit(c, OC_R_CHAT_SIZE,
+            OC_AT(.byte = choices->offset, .path = "/choices", .expected = "at most 128 choices",
+                  .actual = "more"),
+            "the response carries %u choices; oacheck reads the first %d",
+            choices->len, OC_MAX_CHOICES);
     nch = OC_MAX_CHOICES;
   }
   r->messages = calloc(nch ? nch : 1, sizeof(*r->messages));
@@ -378,12 +390,14 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
 
 static void check_models(struct oc_response *r, const struct oc_jv *root)
 {
-  schema_findings(r, r->schemas ? r->schemas->models : NULL, "models.list.json", root, "MODELS-LIST",
+  schema_findings(r, r->schemas ? r->schemas->models : NULL, "models.list.json", root, OC_R_MODELS_LIST,
                   "model list");
   const struct oc_jv *data = oc_jv_get(root, "data");
   if(data && data->type == OC_JARRAY && data->len == 0)
-    oc_check_emit(r->check, "MODELS-LIST", -1, -1, data->offset, "/data", "at least one model",
-                  "[]", NULL, "the model list is empty");
+    oc_emit(r->check, OC_R_MODELS_LIST,
+            OC_AT(.byte = data->offset, .path = "/data", .expected = "at least one model",
+                  .actual = "[]"),
+            "the model list is empty");
 }
 
 static const struct oc_schema *other_schema(const struct oc_response *r, const char **rel)
@@ -417,8 +431,8 @@ static void finish_json(struct oc_response *r)
   int want_json = r->req->api != OC_API_OTHER || strcmp(r->media, "application/json") == 0 ||
                   (!ok && r->status >= 400);
   if(r->body_overflow) {
-    oc_check_emit(c, "JSON-BODY", -1, -1, -1, NULL, "a body under 64 MiB", "larger", NULL,
-                  "the response body exceeds oacheck's cap and was not examined");
+    oc_emit(c, OC_R_JSON_BODY, OC_AT(.expected = "a body under 64 MiB", .actual = "larger"),
+            "the response body exceeds oacheck's cap and was not examined");
     return;
   }
   if(!want_json)
@@ -438,10 +452,11 @@ static void finish_json(struct oc_response *r)
     char ex[96];
     size_t at = jerr.offset < r->body.len ? jerr.offset : r->body.len;
     snprintf(ex, sizeof(ex), "%.40s", oc_buf_str(&r->body) + at);
-    oc_check_emit(c, "JSON-BODY", -1, -1, (int64_t)jerr.offset, NULL, "JSON",
-                  r->body.len ? ex : "an empty body", NULL,
-                  "the response body is not JSON: %s at byte %zu",
-                  jerr.message ? jerr.message : "parse error", jerr.offset);
+    oc_emit(c, OC_R_JSON_BODY,
+            OC_AT(.byte = (int64_t)jerr.offset, .expected = "JSON",
+                  .actual = r->body.len ? ex : "an empty body"),
+            "the response body is not JSON: %s at byte %zu",
+            jerr.message ? jerr.message : "parse error", jerr.offset);
     goto out;
   }
   if(!ok)
@@ -457,9 +472,11 @@ static void finish_json(struct oc_response *r)
       mlen = err->len;
     char act[16];
     snprintf(act, sizeof(act), "%d", r->status);
-    oc_check_emit(c, "ERROR-STATUS", -1, -1, err->offset, "/error", "a 4xx or 5xx status", act,
-                  NULL, "the HTTP %d body is an error (\"%.*s\"): clients take it for a success",
-                  r->status, (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+    oc_emit(c, OC_R_ERROR_STATUS,
+            OC_AT(.byte = err->offset, .path = "/error", .expected = "a 4xx or 5xx status",
+                  .actual = act),
+            "the HTTP %d body is an error (\"%.*s\"): clients take it for a success",
+            r->status, (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
     check_error_body(r, root);
     goto out;
   }
@@ -473,13 +490,13 @@ static void finish_json(struct oc_response *r)
     break;
   case OC_API_EMBEDDINGS:
     schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, "embeddings.json", root,
-                    "JSON-SCHEMA", "embeddings");
+                    OC_R_JSON_SCHEMA, "embeddings");
     break;
   default:
   {
     const char *rel = NULL;
     const struct oc_schema *sc = other_schema(r, &rel);
-    schema_findings(r, sc, rel, root, "JSON-SCHEMA", r->req->path);
+    schema_findings(r, sc, rel, root, OC_R_JSON_SCHEMA, r->req->path);
   }
     break;
   }
@@ -501,20 +518,22 @@ void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
        * stream, even when the cut fell between two events. */
       if(!complete && !r->stream.truncated) {
         r->stream.truncated = 1;
-        oc_check_emit(r->check, "STREAM-TRUNCATED", -1, -1, (int64_t)r->body_bytes, NULL,
-                      "a complete body", "the connection ended early", NULL,
-                      "the connection ended after %llu body bytes, before the response was "
-                      "complete", (unsigned long long)r->body_bytes);
+        oc_emit(r->check, OC_R_STREAM_TRUNCATED,
+                OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
+                      .actual = "the connection ended early"),
+                "the connection ended after %llu body bytes, before the response was "
+                "complete", (unsigned long long)r->body_bytes);
       }
       oc_stream_finish(&r->stream, t_ns);
     }
     return;
   }
   if(!complete) {
-    oc_check_emit(r->check, "JSON-BODY", -1, -1, (int64_t)r->body_bytes, NULL, "a complete body",
-                  "the connection ended early", NULL,
-                  "the connection ended after %llu body bytes, before the body was complete",
-                  (unsigned long long)r->body_bytes);
+    oc_emit(r->check, OC_R_JSON_BODY,
+            OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
+                  .actual = "the connection ended early"),
+            "the connection ended after %llu body bytes, before the body was complete",
+            (unsigned long long)r->body_bytes);
     return;
   }
   finish_json(r);

@@ -34,7 +34,7 @@ cJSON *oc_finding_json(const struct oc_finding *f)
   cJSON *o = cJSON_CreateObject();
   if(!o)
     return NULL;
-  cJSON_AddStringToObject(o, "rule", f->rule);
+  cJSON_AddStringToObject(o, "rule", oc_rule_name(f->rule));
   cJSON_AddStringToObject(o, "severity", oc_severity_name(f->severity));
   cJSON_AddBoolToObject(o, "allowed", f->allowed);
   cJSON_AddStringToObject(o, "message", f->message ? f->message : "");
@@ -194,7 +194,7 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
         cJSON *s = cJSON_CreateObject();
         if(!s)
           continue;
-        cJSON_AddStringToObject(s, "rule", c->rule);
+        cJSON_AddStringToObject(s, "rule", oc_rule_name(c->rule));
         cJSON_AddNumberToObject(s, "total", (double)c->total);
         cJSON_AddNumberToObject(s, "kept", (double)c->kept);
         cJSON_AddItemToArray(sup, s);

@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 #include "finding.h"
+#include "rule_id.h"
 
 struct oc_rule {
+  enum oc_rule_id rid;     /* OC_R_TOOL_DELTA_INDEX: its index in oc_rules */
   const char *id;          /* "TOOL-DELTA-INDEX" */
   const char *family;      /* "TOOL" */
   const char *layer;       /* http, sse, chunk, stream, tools, semantics, client, case */
@@ -19,18 +21,42 @@ struct oc_rule {
   const char *statement;   /* one line: what a conforming server does */
   const char *why;         /* what breaks in a client when it does not */
   const char *source;      /* spec section or public issues */
+  const char *fix;         /* what a server operator can do, or NULL */
 };
 
-/* The catalogue, in documentation order; terminated by a NULL id. */
-extern const struct oc_rule oc_rules[];
+/* The catalogue (rules.def), in documentation order, indexed by
+ * enum oc_rule_id: oc_rules[OC_R_STREAM_DONE].id is "STREAM-DONE". */
+extern const struct oc_rule oc_rules[OC_R__COUNT];
 size_t oc_rules_count(void);
+/* The public ID of a rule ("STREAM-DONE"); static storage. */
+const char *oc_rule_name(enum oc_rule_id rule);
+/* A rule by its public ID, for names that come from outside the code
+ * (suite files, --allow, results documents): NULL when there is none.
+ * Resolve names once, where they are read, and report an unknown one
+ * there with its file and line. */
 const struct oc_rule *oc_rule_find(const char *id);
+
+/* A set of rules, such as an allow list.  Cannot fail to grow: one bit
+ * per row of rules.def. */
+struct oc_ruleset {
+  uint64_t bits[(OC_R__COUNT + 63) / 64];
+};
+
+void oc_ruleset_init(struct oc_ruleset *s);
+void oc_ruleset_set(struct oc_ruleset *s, enum oc_rule_id rule);
+int oc_ruleset_has(const struct oc_ruleset *s, enum oc_rule_id rule);
+/* Add every rule that pattern names: an ID ("TOOL-NAME-ONCE") or a family
+ * prefix ending in '*' ("TOOL-*").  OC_ENOTFOUND when it names none. */
+int oc_ruleset_add_pattern(struct oc_ruleset *s, const char *pattern);
+/* s |= other */
+void oc_ruleset_merge(struct oc_ruleset *s, const struct oc_ruleset *other);
+int oc_ruleset_empty(const struct oc_ruleset *s);
 
 /* A profile adjusts severities for one kind of server.  "openai" is the
  * spec, strictly; server profiles know that server's accepted deviations
  * and downgrade them to warnings (they are still reported). */
 struct oc_profile_override {
-  const char *rule;
+  enum oc_rule_id rule;
   enum oc_severity severity;
   const char *reason;      /* shown in findings: why this server gets a pass */
 };
@@ -41,7 +67,8 @@ struct oc_profile {
   /* severity of a required field that may be null but is missing
    * (message.refusal, choices[].logprobs, error.param, error.code) */
   enum oc_severity nullable_required;
-  const struct oc_profile_override *overrides; /* NULL-rule terminated */
+  const struct oc_profile_override *overrides;
+  size_t noverrides;
 };
 
 extern const struct oc_profile oc_profiles[];     /* NULL-name terminated */
@@ -53,8 +80,7 @@ const struct oc_profile *oc_profile_default(void); /* "openai" */
 struct oc_check {
   struct oc_findings *out;
   const struct oc_profile *profile;
-  const char *const *allow;  /* rule IDs (or family prefixes "TOOL-*") downgraded to warnings */
-  size_t nallow;
+  const struct oc_ruleset *allow; /* rules downgraded to warnings, or NULL */
   int partial;               /* the body is a capture cut short by whoever made it (a pasted
                                 excerpt): its end is not the stream's end, so the end-of-stream
                                 rules (STREAM-DONE, STREAM-FINISH-ONCE, STREAM-TRUNCATED, …)
@@ -64,19 +90,41 @@ struct oc_check {
 
 void oc_check_init(struct oc_check *c, struct oc_findings *out, const struct oc_profile *profile);
 
-/* Report a finding of rule id.  sev < 0 takes the rule's default severity
- * (then the profile's override); a check passes an explicit severity only
- * where the rule itself depends on the situation (e.g. TOOL-FINISH-REASON
- * under a named tool_choice).  chunk < 0 and byte < 0 mean "not known".
- * The message is formatted; expected/actual/path/excerpt may be NULL. */
-void oc_check_emit(struct oc_check *c, const char *id, int sev, long chunk, int64_t byte,
-                   const char *path, const char *expected, const char *actual,
-                   const char *excerpt, const char *fmt, ...)
-    __attribute__((format(printf, 10, 11)));
+/* Where a finding happened and what was seen.  Every member is optional;
+ * write it with OC_AT, whose defaults mean "not known", and name only what
+ * you know:
+ *
+ *   oc_emit(c, OC_R_STREAM_DONE,
+ *           OC_AT(.byte = body_bytes, .expected = "data: [DONE]", .actual = "end of body"),
+ *           "the stream ended after %zu events without [DONE]", n);
+ */
+struct oc_at {
+  long chunk;              /* 1-based SSE event; -1 not in a stream */
+  int64_t byte;            /* offset in the response body; -1 unknown */
+  const char *path;        /* JSON pointer inside the chunk or body */
+  const char *expected;
+  const char *actual;
+  const char *excerpt;     /* the raw SSE line or body bytes around it */
+  int severity;            /* -1: the rule's default after the profile.  Set
+                              only where the rule's severity depends on the
+                              situation (TOOL-FINISH-REASON under a named
+                              tool_choice) */
+};
+#define OC_AT(...) \
+  (&(const struct oc_at){ .chunk = -1, .byte = -1, .severity = -1, __VA_ARGS__ })
 
-/* The severity rule id would get under this check's profile (without an
- * explicit override), before the allow list. */
-enum oc_severity oc_check_severity(const struct oc_check *c, const char *id);
-int oc_check_allowed(const struct oc_check *c, const char *id);
+/* Report a finding of rule under c's profile and allow list; the message
+ * is formatted (one sentence, no trailing full stop).  Strings are copied.
+ * An allocation failure sets c->oom and loses only this finding. */
+void oc_emit(struct oc_check *c, enum oc_rule_id rule, const struct oc_at *at,
+             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The severity rule gets under this check's profile (without an explicit
+ * severity), before the allow list. */
+enum oc_severity oc_check_severity(const struct oc_check *c, enum oc_rule_id rule);
+int oc_check_allowed(const struct oc_check *c, enum oc_rule_id rule);
+/* The profile's override of rule, or NULL. */
+const struct oc_profile_override *oc_profile_override(const struct oc_profile *p,
+                                                      enum oc_rule_id rule);
 
 #endif

@@ -119,8 +119,7 @@ struct job {
   struct oc_request_info info;
   struct oc_findings findings;
   struct oc_check check;
-  const char **allow;
-  size_t nallow;
+  struct oc_ruleset allow;   /* the case's, the target's and --allow */
   struct oc_response resp;
   int resp_started;
   enum oc_case_end end;
@@ -141,26 +140,12 @@ static void job_free(struct job *j)
     oc_response_free(&j->resp);
   oc_findings_free(&j->findings);
   oc_built_request_free(&j->req);
-  free(j->allow);
   cJSON_Delete(j->retries);
   if(j->recording)
     oc_cassette_free(&j->rec);
   oc_headers_free(&j->send_headers);
   free(j->url);
   free(j);
-}
-
-static int add_allow(struct job *j, const char *const *list, size_t n)
-{
-  if(!n)
-    return OC_OK;
-  const char **d = realloc(j->allow, (j->nallow + n) * sizeof(*d));
-  if(!d)
-    return OC_ENOMEM;
-  memcpy(d + j->nallow, list, n * sizeof(*d));
-  j->allow = d;
-  j->nallow += n;
-  return OC_OK;
 }
 
 static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
@@ -175,14 +160,10 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   oc_headers_init(&j->send_headers);
   const struct oc_target *t = it->target;
   oc_check_init(&j->check, &j->findings, t->profile);
-  if(add_allow(j, it->kase->allow, it->kase->nallow) ||
-     add_allow(j, (const char *const *)t->allow, t->nallow) ||
-     add_allow(j, r->opts->allow, r->opts->nallow)) {
-    job_free(j);
-    return NULL;
-  }
-  j->check.allow = j->allow;
-  j->check.nallow = j->nallow;
+  j->allow = it->kase->allow;
+  oc_ruleset_merge(&j->allow, &t->allow);
+  oc_ruleset_merge(&j->allow, r->opts->allow);
+  j->check.allow = &j->allow;
   return j;
 }
 
@@ -262,8 +243,9 @@ static int prepare(struct job *j)
   if(!t->reachable) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "target unreachable: %s", t->error ? t->error : "");
-    oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, -1, NULL, "a reachable server", "unreachable",
-                  NULL, "the target could not be reached: %s", t->error ? t->error : "");
+    oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
+            OC_AT(.expected = "a reachable server", .actual = "unreachable"),
+            "the target could not be reached: %s", t->error ? t->error : "");
     return 0;
   }
   struct oc_vars vars = { t->vars, k->variables, 1 };
@@ -285,8 +267,8 @@ static int prepare(struct job *j)
     else
       snprintf(j->reason, sizeof(j->reason), "%s%s", model ? "" : "unsupported: ", err);
     if(model)
-      oc_check_emit(&j->check, "MODELS-LIST", -1, -1, -1, NULL, "a model id", "none", NULL,
-                    "the case needs ${MODEL} but the target lists no model (give --model)");
+      oc_emit(&j->check, OC_R_MODELS_LIST, OC_AT(.expected = "a model id", .actual = "none"),
+              "the case needs ${MODEL} but the target lists no model (give --model)");
     return 0;
   }
   j->req_built = 1;
@@ -338,9 +320,9 @@ static void run_replay(struct job *j)
   uint64_t t_end = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
   if(!c->complete) {
     /* what arrived is still decoded, by finish_job, as a cut body */
-    oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, (int64_t)c->body_len, NULL,
-                  "a complete exchange", "cut", NULL,
-                  "the recorded exchange ended early (the connection was cut while recording)");
+    oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
+            OC_AT(.byte = (int64_t)c->body_len, .expected = "a complete exchange", .actual = "cut"),
+            "the recorded exchange ended early (the connection was cut while recording)");
     j->end = OC_END_ERROR;
     oc_strlcpy(j->reason, "the recorded exchange is incomplete", sizeof(j->reason));
   }
@@ -441,8 +423,10 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
   if(!complete) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "%s: %s", oc_http_error_name(o->error), o->message);
-    oc_check_emit(&j->check, "HTTP-TRANSPORT", -1, -1, (int64_t)o->bytes, NULL,
-                  "a complete exchange", oc_http_error_name(o->error), NULL, "%s", o->message);
+    oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
+            OC_AT(.byte = (int64_t)o->bytes, .expected = "a complete exchange",
+                  .actual = oc_http_error_name(o->error)),
+            "%s", o->message);
   }
   /* what arrived is decoded either way: a cut stream is still examined */
   finish_job(j, complete, o->t_done);

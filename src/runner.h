@@ -27,8 +27,7 @@ struct oc_run_options {
   const char *const *tags;
   size_t ntags;
   int shard_k, shard_n;     /* 1-based shard of N; 0/0 = all */
-  const char *const *allow; /* --allow */
-  size_t nallow;
+  const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
 };

@@ -99,26 +99,43 @@ static int check_references(const struct oc_jv *v, const char *path, const char 
   return bad;
 }
 
-/* Allow lists name catalogue rules or FAMILY-* prefixes that exist. */
+/* Allow lists name catalogue rules or FAMILY-* prefixes that exist, and
+ * an assertion's "rule" a catalogue rule: names are resolved here, once,
+ * so a mistyped one is a load error at its line rather than a finding
+ * under a name nobody knows. */
 static int check_allow(const struct oc_jv *list, const char *path, const char *buf, size_t len,
                        struct oc_buf *err)
 {
   int bad = 0;
   for(uint32_t i = 0; list && list->type == OC_JARRAY && i < list->len; i++) {
     const struct oc_jv *a = &list->u.items[i];
-    if(a->type != OC_JSTRING)
+    struct oc_ruleset probe;
+    oc_ruleset_init(&probe);
+    if(a->type != OC_JSTRING || !oc_ruleset_add_pattern(&probe, a->u.str))
       continue;
-    int known = oc_rule_find(a->u.str) != NULL;
-    if(!known && a->len > 2 && a->u.str[a->len - 1] == '*')
-      for(const struct oc_rule *r = oc_rules; r->id && !known; r++)
-        known = strncmp(r->id, a->u.str, a->len - 1) == 0;
-    if(!known) {
-      char msg[200];
-      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
-               "('oacheck rules' lists them)", a->u.str);
-      err_at(err, path, buf, len, a->offset, msg);
-      bad = 1;
-    }
+    char msg[200];
+    snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
+             "('oacheck rules' lists them)", a->u.str);
+    err_at(err, path, buf, len, a->offset, msg);
+    bad = 1;
+  }
+  return bad;
+}
+
+static int check_assert_rules(const struct oc_jv *expect, const char *path, const char *buf,
+                              size_t len, struct oc_buf *err)
+{
+  int bad = 0;
+  const struct oc_jv *list = oc_jv_get(expect, "assert");
+  for(uint32_t i = 0; list && list->type == OC_JARRAY && i < list->len; i++) {
+    const struct oc_jv *r = oc_jv_get(&list->u.items[i], "rule");
+    if(!r || r->type != OC_JSTRING || oc_rule_find(r->u.str))
+      continue;
+    char msg[200];
+    snprintf(msg, sizeof(msg), "assert: rule '%.80s' is not in the catalogue ('oacheck rules' "
+             "lists them)", r->u.str);
+    err_at(err, path, buf, len, r->offset, msg);
+    bad = 1;
   }
   return bad;
 }
@@ -155,7 +172,6 @@ static int add_strings(const char ***arr, size_t *n, const cJSON *list)
 static void suite_free(struct oc_suite *s)
 {
   for(size_t i = 0; i < s->ncases; i++) {
-    free(s->cases[i].allow);
     free(s->cases[i].tags);
   }
   free(s->cases);
@@ -212,6 +228,7 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
       bad |= check_references(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, 0);
       bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
+      bad |= check_assert_rules(oc_jv_get(&cs->u.items[i], "expect"), path, buf, len, err);
     }
     if(bad) {
       rc = OC_EPARSE;
@@ -274,9 +291,15 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
         err_at(err, path, buf, len, jc ? jc->offset : 0, msg);
         goto out;
       }
-    if(add_strings(&c->allow, &c->nallow, suite_allow) ||
-       add_strings(&c->allow, &c->nallow, oc_json_arr(cj, "allow")) ||
-       add_strings(&c->tags, &c->ntags, oc_json_arr(cj, "tags"))) {
+    /* every name was checked by check_rule_names */
+    const cJSON *al;
+    cJSON_ArrayForEach(al, suite_allow)
+      if(cJSON_IsString(al))
+        oc_ruleset_add_pattern(&c->allow, al->valuestring);
+    cJSON_ArrayForEach(al, oc_json_arr(cj, "allow"))
+      if(cJSON_IsString(al))
+        oc_ruleset_add_pattern(&c->allow, al->valuestring);
+    if(add_strings(&c->tags, &c->ntags, oc_json_arr(cj, "tags"))) {
       rc = OC_ENOMEM;
       goto out;
     }

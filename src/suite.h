@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "headers.h"
+#include "rules.h"
 #include "util.h"
 
 struct oc_schema;
@@ -25,8 +26,7 @@ struct oc_case {
   const cJSON *expect;      /* may be NULL */
   const cJSON *profiles;    /* the case's, else the suite's; may be NULL */
   const cJSON *variables;   /* the suite's variables; may be NULL */
-  const char **allow;       /* suite + case allow lists; owned by the suite */
-  size_t nallow;
+  struct oc_ruleset allow;  /* suite + case allow lists */
   const char **tags;
   size_t ntags;
   size_t order;             /* 0-based position in its suite file */

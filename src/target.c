@@ -34,9 +34,6 @@ void oc_target_free(struct oc_target *t)
   free(t->model);
   free(t->key_env);
   oc_headers_free(&t->headers);
-  for(size_t i = 0; i < t->nallow; i++)
-    free(t->allow[i]);
-  free(t->allow);
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
@@ -166,18 +163,6 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
   return OC_OK;
 }
 
-static int add_str(char ***arr, size_t *n, const char *s)
-{
-  char **d = realloc(*arr, (*n + 1) * sizeof(**arr));
-  if(!d)
-    return OC_ENOMEM;
-  *arr = d;
-  if(!(d[*n] = oc_strdup(s)))
-    return OC_ENOMEM;
-  (*n)++;
-  return OC_OK;
-}
-
 static int target_from_json(struct oc_target *t, const cJSON *j, const char *path, int idx,
                             char *err, size_t errlen)
 {
@@ -231,8 +216,12 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
   const cJSON *a;
   cJSON_ArrayForEach(a, oc_json_arr(j, "allow"))
   {
-    if(cJSON_IsString(a) && add_str(&t->allow, &t->nallow, a->valuestring))
-      return OC_ENOMEM;
+    if(!cJSON_IsString(a) || oc_ruleset_add_pattern(&t->allow, a->valuestring)) {
+      snprintf(err, errlen, "%s: targets[%d]: allow: '%.80s' is not a rule or family of the "
+               "catalogue ('oacheck rules' lists them)", path, idx,
+               cJSON_IsString(a) ? a->valuestring : "(not a string)");
+      return OC_EUSAGE;
+    }
   }
   const cJSON *ctx = oc_json_get(j, "ctx_size");
   if(oc_json_is_integer(ctx) && ctx->valuedouble > 0)

@@ -25,8 +25,7 @@ struct oc_target {
   char *model;                  /* --model / targets file; NULL: first id of /v1/models */
   char *key_env;                /* environment variable holding the API key */
   struct oc_headers headers;    /* extra headers for every request */
-  char **allow;                 /* rules allowed for this target */
-  size_t nallow;
+  struct oc_ruleset allow;      /* rules allowed for this target */
   long ctx_size;                /* --ctx-size; 0: learn it */
   /* learnt by oc_target_identify */
   int reachable;

@@ -78,17 +78,18 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
     if(unknown && status >= 400 && status < 500)
       return; /* refusing an unknown role is the right answer */
     if(call_id || tools)
-      oc_check_emit(c, "TEMPLATE-TOOL-ID", -1, -1, -1, NULL, "200", act, NULL,
-                    "the template refuses a tool-call conversation (tool call id '%s'): %s",
-                    call_id ? call_id : "?", emsg);
+      oc_emit(c, OC_R_TEMPLATE_TOOL_ID, OC_AT(.expected = "200", .actual = act),
+              "the template refuses a tool-call conversation (tool call id '%s'): %s",
+              call_id ? call_id : "?", emsg);
     else
-      oc_check_emit(c, "TEMPLATE-RENDER", -1, -1, -1, NULL, "200", act, NULL,
-                    "the template cannot render a well-formed conversation: %s", emsg);
+      oc_emit(c, OC_R_TEMPLATE_RENDER, OC_AT(.expected = "200", .actual = act),
+              "the template cannot render a well-formed conversation: %s", emsg);
     return;
   }
   if(!prompt) {
-    oc_check_emit(c, "TEMPLATE-RENDER", -1, -1, -1, "/prompt", "a string", "absent", NULL,
-                  "the render answered without a prompt");
+    oc_emit(c, OC_R_TEMPLATE_RENDER,
+            OC_AT(.path = "/prompt", .expected = "a string", .actual = "absent"),
+            "the render answered without a prompt");
     return;
   }
   long first_user = -1;
@@ -109,25 +110,29 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
       first_user = at;
     if(!known_role(role)) {
       if(at < 0)
-        oc_check_emit(c, "TEMPLATE-UNKNOWN-ROLE", -1, -1, -1, "/prompt", text, "absent", NULL,
-                      "the message with role '%s' is silently dropped from the prompt",
-                      role ? role : "?");
+        oc_emit(c, OC_R_TEMPLATE_UNKNOWN_ROLE,
+                OC_AT(.path = "/prompt", .expected = text, .actual = "absent"),
+                "the message with role '%s' is silently dropped from the prompt",
+                role ? role : "?");
       continue;
     }
     if(oc_streq(role, "user") && at < 0)
-      oc_check_emit(c, "TEMPLATE-RENDER", -1, -1, -1, "/prompt", text, "absent", NULL,
-                    "a user message is missing from the rendered prompt");
+      oc_emit(c, OC_R_TEMPLATE_RENDER,
+              OC_AT(.path = "/prompt", .expected = text, .actual = "absent"),
+              "a user message is missing from the rendered prompt");
   }
   if(system) {
     long at = find(prompt, system);
     if(at < 0)
-      oc_check_emit(c, "TEMPLATE-SYSTEM-KEPT", -1, -1, -1, "/prompt", system, "absent", NULL,
-                    "the system prompt is dropped from the rendered prompt");
+      oc_emit(c, OC_R_TEMPLATE_SYSTEM_KEPT,
+              OC_AT(.path = "/prompt", .expected = system, .actual = "absent"),
+              "the system prompt is dropped from the rendered prompt");
     else if(first_user >= 0 && at > first_user)
-      oc_check_emit(c, "TEMPLATE-SYSTEM-MOVED", -1, -1, -1, "/prompt",
-                    "the system prompt before the first user turn", "after it", NULL,
-                    "the system prompt is moved after the first user turn (byte %ld of the prompt)",
-                    at);
+      oc_emit(c, OC_R_TEMPLATE_SYSTEM_MOVED,
+              OC_AT(.path = "/prompt", .expected = "the system prompt before the first user turn",
+                    .actual = "after it"),
+              "the system prompt is moved after the first user turn (byte %ld of the prompt)",
+              at);
   }
   /* A date in the prompt comes from the server's clock: the same
    * conversation renders differently tomorrow (and misses the cache). */
@@ -137,9 +142,10 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
   gmtime_r(&now, &tm);
   strftime(today, sizeof(today), "%d %b %Y", &tm);
   if(strstr(prompt, "Today Date:") || strstr(prompt, today))
-    oc_check_emit(c, "TEMPLATE-SERVER-DATE", -1, -1, -1, "/prompt", "no date", today, NULL,
-                  "the template stamps the server's current date into the prompt: renders are "
-                  "not reproducible from one day to the next");
+    oc_emit(c, OC_R_TEMPLATE_SERVER_DATE,
+            OC_AT(.path = "/prompt", .expected = "no date", .actual = today),
+            "the template stamps the server's current date into the prompt: renders are "
+            "not reproducible from one day to the next");
 }
 
 /* One (target, fixture) result object in the results schema's shape. */
@@ -159,8 +165,7 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
   oc_findings_init(&f);
   struct oc_check c;
   oc_check_init(&c, &f, t->profile);
-  c.allow = (const char *const *)t->allow;
-  c.nallow = t->nallow;
+  c.allow = &t->allow;
   uint64_t t0 = oc_now_ns();
   int rc = body ? oc_target_fetch(t, o, "POST", "/apply-template", body, &status, &h, &resp, &len,
                                   err, sizeof(err))

@@ -192,6 +192,25 @@ int oc_endswith(const char *s, const char *suffix)
   return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem)
+{
+  if(need <= *alloc && p)
+    return p;
+  size_t n = *alloc ? *alloc : 8;
+  while(n < need) {
+    if(n > SIZE_MAX / 2)
+      return NULL;
+    n *= 2;
+  }
+  if(!elem || n > SIZE_MAX / elem)
+    return NULL;
+  void *d = realloc(p, n * elem);
+  if(!d)
+    return NULL;
+  *alloc = n;
+  return d;
+}
+
 size_t oc_strlcpy(char *dst, const char *src, size_t size)
 {
   size_t n = strlen(src);

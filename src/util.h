@@ -62,6 +62,13 @@ void oc_buf_free(struct oc_buf *b);
 /* The contents as a C string ("" when empty); borrowed. */
 const char *oc_buf_str(const struct oc_buf *b);
 
+/* Room for at least need elements of elem bytes in the array p, which has
+ * room for *alloc: the one way an array grows here.  Returns the (possibly
+ * moved) array and updates *alloc, or NULL when memory runs out or the size
+ * would overflow, leaving p and *alloc as they were (the caller still owns
+ * p).  Capacity doubles from 8. */
+void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem);
+
 /* Strings.  The allocating ones return NULL only when memory runs out. */
 char *oc_strdup(const char *s);
 char *oc_strndup(const char *s, size_t n);

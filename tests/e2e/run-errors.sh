@@ -91,6 +91,22 @@ expect_grep "refs.json:7:[0-9]+: a variable reference inside another one" "$TMP/
 expect_grep "refs.json:7:[0-9]+: the COUNT of \\$\\{words:COUNT:WORD\\} is neither" "$TMP/err"
 pass "malformed references and unknown allowed rules are suite errors with their position"
 
+cat > "$TMP/assert-typo.json" <<'EOS'
+{ "suite": "assert-typo",
+  "description": "an assertion reported under a rule the catalogue does not have",
+  "cases": [ { "name": "a", "description": "b",
+               "request": { "method": "GET", "path": "/v1/models" },
+               "expect": { "assert": [ { "pointer": "/object", "equals": "list",
+                                         "rule": "MODELS-LIST" },
+                                       { "pointer": "/data", "exists": true,
+                                         "rule": "MODELS-LSIT" } ] } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/assert-typo.json"
+expect_grep "assert-typo.json:8:[0-9]+: assert: rule 'MODELS-LSIT' is not in the catalogue" "$TMP/err"
+expect_no_grep "MODELS-LIST'" "$TMP/err"
+pass "an assertion naming a mistyped rule fails the load at its line"
+
 expect_status 2 "$OACHECK" run models --allow 'NOPE-*'
 expect_grep "unknown rule or family 'NOPE-\\*'" "$TMP/err"
 pass "--allow checks families too"

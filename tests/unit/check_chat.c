@@ -133,8 +133,8 @@ START_TEST(a_bad_value_breaks_the_shape)
       CHUNK("{\"content\":\"!\"}", "\"finished\"") "data: [DONE]\n\n",
       &v, &f);
   ck_assert_int_eq(v, 3);
-  ck_assert_msg(oc_findings_total(&f, "STREAM-CHUNK-SCHEMA") >= 1, "the bad finish_reason passed");
-  const struct oc_finding *x = oc_findings_first(&f, "STREAM-CHUNK-SCHEMA");
+  ck_assert_msg(oc_findings_total(&f, OC_R_STREAM_CHUNK_SCHEMA) >= 1, "the bad finish_reason passed");
+  const struct oc_finding *x = oc_findings_first(&f, OC_R_STREAM_CHUNK_SCHEMA);
   ck_assert_int_eq(x->chunk, 3);
   oc_findings_free(&f);
 }

@@ -751,7 +751,7 @@ START_TEST(mutation_fires_its_rule)
    * ignored tool_choice for tools-required-stream */
   struct oc_findings base;
   analyze(&rec, rec.ex.body, rec.ex.body_len, rec.ex.status, rec.headers_text, 0, &base);
-  ck_assert_int_eq(oc_findings_total(&base, "HTTP-CORS-ORIGIN"), 1);
+  ck_assert_int_eq(oc_findings_total(&base, OC_R_HTTP_CORS_ORIGIN), 1);
 
   struct mctx m = { .status = rec.ex.status, .headers = oc_strdup(rec.headers_text) };
   evs_parse(&m.e, rec.ex.body, rec.ex.body_len);
@@ -813,7 +813,7 @@ START_TEST(table_names_catalogue_rules)
   static const char *const shown[] = {
     "TOOL-CONTENT-NULL", /* content "" beside tool calls is llama-server's own form (D8) */
   };
-  for(const struct oc_rule *r = oc_rules; r->id; r++) {
+  for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
     if(strcmp(r->layer, "stream") != 0 && strcmp(r->layer, "tools") != 0)
       continue;
     int known = 0;

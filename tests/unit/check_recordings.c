@@ -306,14 +306,15 @@ static void judge(const struct server *sv, const struct verdict *v, const struct
   struct oc_findings f;
   rt_analyze(&rec->x, profile, v->capture == CUT, &f);
   if(v->artefact) {
-    size_t n = oc_findings_total(&f, v->artefact);
+    enum oc_rule_id artefact = rt_rule(v->artefact);
+    size_t n = oc_findings_total(&f, artefact);
     if(n != 1)
       oc_buf_printf(errors, "%s/%s [%s]: the capture's artefact %s fired %zu times, expected once\n",
                     sv->dir, v->name, profile, v->artefact, n);
     /* set it aside */
     size_t k = 0;
     for(size_t i = 0; i < f.count; i++) {
-      if(strcmp(f.items[i].rule, v->artefact) == 0) {
+      if(f.items[i].rule == artefact) {
         free(f.items[i].path);
         free(f.items[i].message);
         free(f.items[i].expected);
@@ -330,7 +331,7 @@ static void judge(const struct server *sv, const struct verdict *v, const struct
     oc_buf_printf(errors, "%s/%s [%s]:\n  expected: %s\n  got:      %s\n", sv->dir, v->name, profile,
                   *want ? want : "(nothing)", *got ? got : "(nothing)");
     for(size_t i = 0; i < f.count; i++)
-      oc_buf_printf(errors, "    %s %s: %.160s\n", f.items[i].rule,
+      oc_buf_printf(errors, "    %s %s: %.160s\n", oc_rule_name(f.items[i].rule),
                     oc_severity_name(f.items[i].severity), f.items[i].message);
   }
   free(got);

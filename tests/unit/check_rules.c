@@ -436,13 +436,14 @@ START_TEST(rule_breaks_and_holds)
   run(t, &bad, &f);
   char *fired = rt_fired(&f);
   char *outside = rt_outside(fired, t->rule, t->related);
-  if(!oc_findings_total(&f, t->rule) || *outside)
+  enum oc_rule_id rid = rt_rule(t->rule);
+  if(!oc_findings_total(&f, rid) || *outside)
     rt_dump(t->rule, &f);
-  ck_assert_msg(oc_findings_total(&f, t->rule) > 0, "%s (%s): the rule did not fire; fired: %s",
+  ck_assert_msg(oc_findings_total(&f, rid) > 0, "%s (%s): the rule did not fire; fired: %s",
                 t->rule, t->what, *fired ? fired : "nothing");
   ck_assert_msg(!*outside, "%s (%s): rules outside the related set fired: %s", t->rule, t->what,
                 outside);
-  const struct oc_finding *first = oc_findings_first(&f, t->rule);
+  const struct oc_finding *first = oc_findings_first(&f, rid);
   ck_assert_msg(first->severity == rule->severity, "%s fired as %s, its default is %s", t->rule,
                 oc_severity_name(first->severity), oc_severity_name(rule->severity));
   ck_assert_msg(first->message && *first->message, "%s: a finding without a message", t->rule);
@@ -462,12 +463,42 @@ START_TEST(rule_breaks_and_holds)
 }
 END_TEST
 
+/* Each rule's public ID is its C name with '-' for '_', so the two can be
+ * found from each other; the table has no hole. */
+static const struct {
+  const char *cname;
+  const char *id;
+} rule_names[] = {
+#define RULE(name, id, ...) { #name, id },
+#include "rules.def"
+#undef RULE
+};
+
+START_TEST(ids_follow_c_names)
+{
+  ck_assert_uint_eq(OC_ARRAY_LEN(rule_names), OC_R__COUNT);
+  for(size_t i = 0; i < OC_ARRAY_LEN(rule_names); i++) {
+    char want[64];
+    size_t n = oc_strlcpy(want, rule_names[i].cname, sizeof(want));
+    ck_assert_uint_lt(n, sizeof(want));
+    for(char *p = want; *p; p++)
+      if(*p == '_')
+        *p = '-';
+    ck_assert_str_eq(rule_names[i].id, want);
+    ck_assert_uint_eq(oc_rules[i].rid, i);
+    ck_assert_str_eq(oc_rule_name((enum oc_rule_id)i), want);
+    ck_assert_ptr_eq(oc_rule_find(want), &oc_rules[i]);
+  }
+  ck_assert_ptr_null(oc_rule_find("STREAM-DOEN"));
+}
+END_TEST
+
 /* Every rule in the catalogue has a test here or says where it fires
  * from instead; nothing here names a rule that does not exist. */
 START_TEST(every_rule_is_tested)
 {
   size_t missing = 0;
-  for(const struct oc_rule *r = oc_rules; r->id; r++) {
+  for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
     int listed = 0;
     for(size_t i = 0; i < OC_ARRAY_LEN(only_from); i++)
       if(strcmp(only_from[i].rule, r->id) == 0)
@@ -512,7 +543,7 @@ START_TEST(expectations_reuse_rules)
     struct oc_findings f;
     rt_expect(v[i].expect, &v[i].x, "openai", &f);
     char *s = rt_summary(&f);
-    ck_assert_msg(oc_findings_total(&f, v[i].rule) == 1 && f.count == 1,
+    ck_assert_msg(oc_findings_total(&f, rt_rule(v[i].rule)) == 1 && f.count == 1,
                   "expect %s: wanted exactly %s, got: %s", v[i].expect, v[i].rule, s);
     free(s);
     oc_findings_free(&f);
@@ -528,12 +559,12 @@ START_TEST(unsupported_answers_skip)
   struct oc_findings f;
   enum oc_expect_outcome o = rt_expect("{\"unsupported\": {\"status\": [404, 501]}}", &x, "openai", &f);
   ck_assert_int_eq(o, OC_EXPECT_UNSUPPORTED);
-  ck_assert_int_eq(oc_findings_total(&f, "HTTP-STATUS"), 0);
+  ck_assert_int_eq(oc_findings_total(&f, OC_R_HTTP_STATUS), 0);
   oc_findings_free(&f);
   struct rt_ex y = X_JSON(REQ_CHAT, 500, ERR_OK("server_error", "null"));
   o = rt_expect("{\"unsupported\": {\"status\": [404, 501]}}", &y, "openai", &f);
   ck_assert_int_eq(o, OC_EXPECT_CHECKED);
-  ck_assert_int_eq(oc_findings_total(&f, "HTTP-STATUS"), 1);
+  ck_assert_int_eq(oc_findings_total(&f, OC_R_HTTP_STATUS), 1);
   oc_findings_free(&f);
 }
 END_TEST
@@ -544,7 +575,7 @@ START_TEST(allow_list_downgrades)
   struct rt_ex x = X_JSON(REQ_CHAT, 500, ERR_OK("server_error", "null"));
   struct oc_findings f;
   rt_expect("{}", &x, "openai", &f);
-  const struct oc_finding *h = oc_findings_first(&f, "HTTP-STATUS");
+  const struct oc_finding *h = oc_findings_first(&f, OC_R_HTTP_STATUS);
   ck_assert_ptr_nonnull(h);
   ck_assert_int_eq(h->severity, OC_SEV_ERROR);
   ck_assert_int_eq(h->allowed, 0);
@@ -552,11 +583,13 @@ START_TEST(allow_list_downgrades)
 
   struct oc_check c;
   rt_policy(&c, &f, "openai", 0);
-  const char *allow[] = { "STREAM-*" };
-  c.allow = allow;
-  c.nallow = 1;
-  oc_check_emit(&c, "STREAM-DONE", -1, -1, -1, NULL, NULL, NULL, NULL, "x");
-  oc_check_emit(&c, "TOOL-ARGS-JSON", -1, -1, -1, NULL, NULL, NULL, NULL, "y");
+  struct oc_ruleset allow;
+  oc_ruleset_init(&allow);
+  ck_assert_int_eq(oc_ruleset_add_pattern(&allow, "STREAM-*"), OC_OK);
+  ck_assert_int_eq(oc_ruleset_add_pattern(&allow, "STREAM-NO-SUCH-RULE"), OC_ENOTFOUND);
+  c.allow = &allow;
+  oc_emit(&c, OC_R_STREAM_DONE, OC_AT(), "x");
+  oc_emit(&c, OC_R_TOOL_ARGS_JSON, OC_AT(), "y");
   ck_assert_int_eq(f.items[0].severity, OC_SEV_WARNING);
   ck_assert_int_eq(f.items[0].allowed, 1);
   ck_assert_int_eq(f.items[1].severity, OC_SEV_ERROR);
@@ -571,15 +604,15 @@ START_TEST(profiles_only_downgrade)
 {
   ck_assert_ptr_eq(oc_profile_default(), oc_profile_find("openai"));
   for(const struct oc_profile *p = oc_profiles; p->name; p++) {
-    for(const struct oc_profile_override *o = p->overrides; o && o->rule; o++) {
-      const struct oc_rule *r = oc_rule_find(o->rule);
-      ck_assert_msg(r != NULL, "profile %s overrides unknown rule %s", p->name, o->rule);
-      ck_assert_msg(o->severity <= r->severity, "profile %s raises %s", p->name, o->rule);
+    for(size_t i = 0; i < p->noverrides; i++) {
+      const struct oc_profile_override *o = &p->overrides[i];
+      const struct oc_rule *r = &oc_rules[o->rule];
+      ck_assert_msg(o->severity <= r->severity, "profile %s raises %s", p->name, r->id);
       ck_assert_msg(o->reason && *o->reason, "profile %s: override of %s without a reason",
-                    p->name, o->rule);
+                    p->name, r->id);
     }
     if(strcmp(p->name, "openai") == 0)
-      ck_assert_msg(!p->overrides || !p->overrides[0].rule, "the openai profile overrides rules");
+      ck_assert_msg(p->noverrides == 0, "the openai profile overrides rules");
   }
 }
 END_TEST
@@ -828,6 +861,7 @@ static Suite *rules_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, rule_breaks_and_holds, 0, (int)OC_ARRAY_LEN(tests));
   tcase_add_test(tc, every_rule_is_tested);
+  tcase_add_test(tc, ids_follow_c_names);
   tcase_add_test(tc, expectations_reuse_rules);
   tcase_add_test(tc, unsupported_answers_skip);
   tcase_add_test(tc, allow_list_downgrades);
