@@ -6,7 +6,6 @@
  * an ordinary results document (suite "pin", case "identity"). */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +25,9 @@ static const char pin_usage[] =
   "Write what each target serves — its model list, model file, context per slot,\n"
   "chat template SHA-256 and build — to a pin file, or check that it still serves\n"
   "exactly what was pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD).\n"
-  "Targets are matched to the pin file by name.  --replay DIR and --targets FILE\n"
-  "work as for 'oacheck run'.\n"
-  "\n"
+  "Targets are matched to the pin file by name.\n";
+
+static const char pin_footer[] =
   "Exit status: 0 pinned / unchanged, 1 something changed (an error finding), 2\n"
   "usage error or an unreadable pin file, 3 no target reachable.\n";
 
@@ -85,63 +84,39 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
 
 int oc_cmd_pin(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "target", required_argument, NULL, 't' },
-    { "targets", required_argument, NULL, 'T' },
-    { "replay", required_argument, NULL, 'R' },
-    { "out", required_argument, NULL, 'o' },
-    { "check", required_argument, NULL, 'c' },
-    { "json", required_argument, NULL, 'J' },
-    { "junit", required_argument, NULL, 'U' },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
   struct oc_target *ts = NULL;
   size_t nt = 0;
-  const char *out = NULL, *check = NULL, *json = NULL, *junit = NULL;
-  int c, status = OC_EXIT_USAGE;
+  struct oc_target_args ta;
+  struct oc_report_args ra;
+  const char *out = NULL, *check = NULL;
+  int status = OC_EXIT_USAGE;
   char err[700];
   cJSON *pin = NULL, *doc = NULL;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "t:vqh", opts, NULL)) != -1) {
-    struct oc_target t;
-    int rc = 0;
-    switch(c) {
-    case 't':
-      rc = oc_target_from_spec(&t, optarg, err, sizeof(err));
-      break;
-    case 'R':
-      rc = oc_target_from_recordings(&t, NULL, optarg, err, sizeof(err));
-      break;
-    case 'T':
-      if(oc_targets_load(optarg, &ts, &nt, err, sizeof(err))) {
-        oc_error("%s", err);
-        goto out;
-      }
-      continue;
-    case 'o': out = optarg; continue;
-    case 'c': check = optarg; continue;
-    case 'J': json = optarg; continue;
-    case 'U': junit = optarg; continue;
-    case 'v': oc_cli_verbose(); continue;
-    case 'q': oc_cli_quiet(); continue;
-    case 'h': fputs(pin_usage, stdout); status = OC_EXIT_OK; goto out;
-    default: status = oc_cli_usage_error("pin", "unknown option or missing value '%s'", argv[optind - 1]); goto out;
-    }
-    if(rc) {
-      status = oc_cli_usage_error("pin", "%s", err);
-      goto out;
-    }
-    struct oc_target *d = realloc(ts, (nt + 1) * sizeof(*d));
-    if(!d)
-      goto out;
-    ts = d;
-    ts[nt++] = t;
+  memset(&ta, 0, sizeof(ta));
+  memset(&ra, 0, sizeof(ra));
+  const struct oc_option options[] = {
+    OC_OPT_TARGETS(&ta),
+    OC_OPT_GROUP("Pin:"),
+    OC_OPT_STRING(0, "out", &out, "FILE", "write the pin file"),
+    OC_OPT_STRING(0, "check", &check, "FILE", "check the targets against this pin file"),
+    OC_OPT_STRING(0, "json", &ra.json, "FILE", "--check: write the results"),
+    OC_OPT_STRING(0, "junit", &ra.junit, "FILE", "--check: write JUnit XML"),
+    OC_OPT_VERBOSITY(NULL),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "pin", pin_usage, pin_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, NULL);
+  if(prc >= 0) {
+    status = prc;
+    goto out;
   }
-  if(nt == 0 || (!out == !check) || optind < argc) {
+  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
+  if(brc) {
+    status = brc == OC_EUSAGE ? oc_cli_usage_error("pin", "%s", err)
+                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+    goto out;
+  }
+  if(nt == 0 || (!out == !check)) {
     status = oc_cli_usage_error("pin", "give targets and exactly one of --out FILE or --check FILE");
     goto out;
   }
@@ -241,15 +216,15 @@ int oc_cmd_pin(int argc, char **argv)
   if(oc_results_summarize(doc))
     goto out;
   oc_console_summary(&con, doc);
-  int bad = oc_reports_write(doc, json, junit, NULL);
+  int bad = oc_reports_write(doc, ra.json, ra.junit, NULL);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   status = (counts.fail || counts.error || bad) ? OC_EXIT_FAIL : OC_EXIT_OK;
 out:
   cJSON_Delete(doc);
   cJSON_Delete(pin);
-  for(size_t i = 0; i < nt; i++)
-    oc_target_free(&ts[i]);
-  free(ts);
+  oc_targets_free(ts, nt);
+  oc_strlist_free(&ta.targets);
+  oc_strlist_free(&ta.replays);
   return status;
 }

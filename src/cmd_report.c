@@ -35,17 +35,9 @@ static const char report_usage[] =
 static const char render_usage[] =
   "Usage: oacheck report render RESULTS.json [--junit FILE] [--html FILE] [--json FILE]\n"
   "Render reports from JSON results; the files are the same as 'oacheck run'\n"
-  "writes with the same options.  '-' reads stdin or writes stdout.\n"
-  "\n"
-  "  --junit FILE   JUnit XML: one testsuite per target and suite, one testcase\n"
-  "                 per case (Jenkins, GitLab, GitHub test reporters)\n"
-  "  --html FILE    one self-contained HTML file: summary, case x target matrix,\n"
-  "                 findings, request/response, stream timeline, reproduce commands\n"
-  "  --json FILE    the results again (checked), pretty-printed\n"
-  "  --canonical    write --json in canonical form (members sorted, no spaces),\n"
-  "                 so that two results files compare with cmp\n"
-  "  -h, --help     show this help\n"
-  "\n"
+  "writes with the same options.  '-' reads stdin or writes stdout.\n";
+
+static const char render_footer[] =
   "With no output option, prints the counts and the failing cases.\n"
   "Exit status: 0 written, 1 a file could not be written, 2 usage error or\n"
   "RESULTS.json cannot be read or is not valid results.\n";
@@ -58,14 +50,9 @@ static const char merge_usage[] =
   "Targets are de-duplicated by name; a case (target + suite + case) found in\n"
   "several inputs is taken from the last one given; cases are ordered by\n"
   "target, suite and their position in the suite; the summary is recomputed\n"
-  "and oacheck.merged_from says how many files were combined.\n"
-  "\n"
-  "  -o, --output FILE  the merged JSON results ('-': stdout, the default)\n"
-  "  --junit FILE       also write JUnit XML of the merged results\n"
-  "  --html FILE        also write the HTML report of the merged results\n"
-  "  --canonical        write the JSON in canonical form\n"
-  "  -h, --help         show this help\n"
-  "\n"
+  "and oacheck.merged_from says how many files were combined.\n";
+
+static const char merge_footer[] =
   "Exit status: 0 written, 1 a file could not be written, 2 usage error or an\n"
   "input cannot be read or is not valid results.\n";
 
@@ -74,37 +61,11 @@ static const char diff_usage[] =
   "Compare two runs (\"what changed since yesterday\"): cases newly failing,\n"
   "newly passing, with another status, with changed findings, new and removed.\n"
   "Cases are matched by target + suite + case, findings by rule + JSON\n"
-  "pointer + where (chunk, byte).\n"
-  "\n"
-  "  --json      print the differences as JSON instead of text\n"
-  "  -h, --help  show this help\n"
-  "\n"
+  "pointer + where (chunk, byte).\n";
+
+static const char diff_footer[] =
   "Exit status: 0 no case newly fails, 1 at least one does, 2 usage error or\n"
   "an input cannot be read or is not valid results.\n";
-
-static int is_help(const char *a)
-{
-  return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
-}
-
-/* "--opt VALUE" or "--opt=VALUE"; advances *i.  NULL when not this option;
- * *missing set when the value is absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if(strncmp(a, name, n) != 0)
-    return NULL;
-  if(a[n] == '=')
-    return a + n + 1;
-  if(a[n] != '\0')
-    return NULL;
-  if(*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
 
 static int write_json(const cJSON *doc, const char *path, int canonical)
 {
@@ -182,50 +143,39 @@ static void print_summary(const cJSON *doc)
   oc_buf_free(&line);
 }
 
-static int parse_outputs(const char *verb, int argc, char **argv, int *i, struct outputs *out,
-                         int allow_json, int *handled)
-{
-  int missing = 0;
-  const char *v;
-  *handled = 1;
-  if((v = opt_value(argc, argv, i, "--junit", &missing)))
-    out->junit = v;
-  else if((v = opt_value(argc, argv, i, "--html", &missing)))
-    out->html = v;
-  else if(allow_json && (v = opt_value(argc, argv, i, "--json", &missing)))
-    out->json = v;
-  else if(strcmp(argv[*i], "--canonical") == 0)
-    out->canonical = 1;
-  else
-    *handled = 0;
-  if(missing)
-    return oc_cli_usage_error("report", "%s: option '%s' needs a file name", verb, argv[*i]);
-  return OC_EXIT_OK;
-}
+#define OUTPUT_OPTIONS(o)                                                                   \
+  OC_OPT_STRING(0, "junit", &(o)->junit, "FILE",                                           \
+                "JUnit XML: one testsuite per target and suite, one testcase\n"             \
+                "per case (Jenkins, GitLab, GitHub test reporters)"),                      \
+  OC_OPT_STRING(0, "html", &(o)->html, "FILE",                                             \
+                "one self-contained HTML file: summary, case x target matrix,\n"            \
+                "findings, request/response, stream timeline, reproduce commands"),        \
+  OC_OPT_FLAG(0, "canonical", &(o)->canonical,                                             \
+              "write the JSON in canonical form (members sorted, no spaces),\n"             \
+              "so that two results files compare with cmp")
 
 static int cmd_render(int argc, char **argv)
 {
   struct outputs out = { 0 };
-  const char *input = NULL;
-  for(int i = 1; i < argc; i++) {
-    if(is_help(argv[i])) {
-      fputs(render_usage, stdout);
-      return OC_EXIT_OK;
-    }
-    int handled, rc = parse_outputs("render", argc, argv, &i, &out, 1, &handled);
-    if(rc)
-      return rc;
-    if(handled)
-      continue;
-    if(argv[i][0] == '-' && argv[i][1])
-      return oc_cli_usage_error("report", "render: unknown option '%s'", argv[i]);
-    if(input)
-      return oc_cli_usage_error("report", "render: one results file at a time ('%s' and '%s'); "
-                                          "use 'report merge' to combine", input, argv[i]);
-    input = argv[i];
-  }
+  struct oc_strlist inputs = { NULL, 0, 0 };
+  const struct oc_option options[] = {
+    OUTPUT_OPTIONS(&out),
+    OC_OPT_STRING(0, "json", &out.json, "FILE", "the results again (checked), pretty-printed"),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "report render", render_usage, render_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &inputs);
+  const char *input = inputs.n ? inputs.items[0] : NULL;
+  size_t ninputs = inputs.n;
+  const char *second = inputs.n > 1 ? inputs.items[1] : NULL;
+  oc_strlist_free(&inputs);
+  if(prc >= 0)
+    return prc;
+  if(ninputs > 1)
+    return oc_cli_usage_error("report render", "one results file at a time ('%s' and '%s'); "
+                                               "use 'report merge' to combine", input, second);
   if(!input)
-    return oc_cli_usage_error("report", "render: which results file?");
+    return oc_cli_usage_error("report render", "which results file?");
   char err[1024];
   cJSON *doc = oc_results_load(input, err, sizeof(err));
   if(!doc) {
@@ -246,51 +196,38 @@ static int cmd_render(int argc, char **argv)
 static int cmd_merge(int argc, char **argv)
 {
   struct outputs out = { 0 };
-  const char **inputs = calloc((size_t)argc, sizeof(*inputs));
-  cJSON **docs = calloc((size_t)argc, sizeof(*docs));
+  struct oc_strlist inputs = { NULL, 0, 0 };
+  cJSON **docs = NULL;
   cJSON *merged = NULL;
   size_t n = 0;
   int status = OC_EXIT_OK;
-  if(!inputs || !docs) {
+  const struct oc_option options[] = {
+    OC_OPT_STRING('o', "output", &out.json, "FILE", "the merged JSON results ('-': stdout, the default)"),
+    OUTPUT_OPTIONS(&out),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "report merge", merge_usage, merge_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &inputs);
+  if(prc >= 0) {
+    status = prc;
+    goto out;
+  }
+  if(!inputs.n) {
+    status = oc_cli_usage_error("report merge", "which results files?");
+    goto out;
+  }
+  docs = calloc(inputs.n, sizeof(*docs));
+  if(!docs) {
     fprintf(stderr, "oacheck report: out of memory\n");
     status = OC_EXIT_FAIL;
     goto out;
   }
-  for(int i = 1; i < argc; i++) {
-    if(is_help(argv[i])) {
-      fputs(merge_usage, stdout);
-      goto out;
-    }
-    int missing = 0, handled;
-    const char *v;
-    if((v = opt_value(argc, argv, &i, "--output", &missing)) ||
-       (!missing && (v = opt_value(argc, argv, &i, "-o", &missing)))) {
-      out.json = v;
-      continue;
-    }
-    if(missing) {
-      status = oc_cli_usage_error("report", "merge: option '%s' needs a file name", argv[i]);
-      goto out;
-    }
-    if((status = parse_outputs("merge", argc, argv, &i, &out, 0, &handled)))
-      goto out;
-    if(handled)
-      continue;
-    if(argv[i][0] == '-' && argv[i][1]) {
-      status = oc_cli_usage_error("report", "merge: unknown option '%s'", argv[i]);
-      goto out;
-    }
-    inputs[n++] = argv[i];
-  }
-  if(!n) {
-    status = oc_cli_usage_error("report", "merge: which results files?");
-    goto out;
-  }
+  n = inputs.n;
   if(!out.json)
     out.json = "-";
   char err[1024];
   for(size_t k = 0; k < n; k++) {
-    docs[k] = oc_results_load(inputs[k], err, sizeof(err));
+    docs[k] = oc_results_load(inputs.items[k], err, sizeof(err));
     if(!docs[k]) {
       fprintf(stderr, "oacheck report: %s\n", err);
       status = OC_EXIT_USAGE;
@@ -309,30 +246,27 @@ out:
     cJSON_Delete(docs[k]);
   cJSON_Delete(merged);
   free(docs);
-  free(inputs);
+  oc_strlist_free(&inputs);
   return status;
 }
 
 static int cmd_diff(int argc, char **argv)
 {
-  const char *files[2] = { NULL, NULL };
-  int nfiles = 0, as_json = 0;
-  for(int i = 1; i < argc; i++) {
-    if(is_help(argv[i])) {
-      fputs(diff_usage, stdout);
-      return OC_EXIT_OK;
-    }
-    if(strcmp(argv[i], "--json") == 0)
-      as_json = 1;
-    else if(argv[i][0] == '-' && argv[i][1])
-      return oc_cli_usage_error("report", "diff: unknown option '%s'", argv[i]);
-    else if(nfiles == 2)
-      return oc_cli_usage_error("report", "diff: two results files, OLD and NEW ('%s' is a third)", argv[i]);
-    else
-      files[nfiles++] = argv[i];
-  }
+  struct oc_strlist args = { NULL, 0, 0 };
+  int as_json = 0;
+  const struct oc_option options[] = {
+    OC_OPT_FLAG(0, "json", &as_json, "print the differences as JSON instead of text"),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "report diff", diff_usage, diff_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &args);
+  const char *files[2] = { args.n > 0 ? args.items[0] : NULL, args.n > 1 ? args.items[1] : NULL };
+  size_t nfiles = args.n;
+  oc_strlist_free(&args);
+  if(prc >= 0)
+    return prc;
   if(nfiles != 2)
-    return oc_cli_usage_error("report", "diff: needs OLD.json and NEW.json");
+    return oc_cli_usage_error("report diff", "needs OLD.json and NEW.json");
   char err[1024];
   cJSON *old = NULL, *nw = NULL, *machine = NULL;
   struct oc_buf human;
@@ -388,7 +322,7 @@ out:
 
 int oc_cmd_report(int argc, char **argv)
 {
-  if(argc < 2 || is_help(argv[1])) {
+  if(argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
     fputs(report_usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? OC_EXIT_USAGE : OC_EXIT_OK;
   }

@@ -3,7 +3,6 @@
  * from this output, and a test fails when the checked-in copy is stale). */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,18 +14,26 @@ static const char rules_usage[] =
   "Usage: oacheck rules [--markdown] [--profile P] [RULE|FAMILY]...\n"
   "List the rule catalogue, or explain rules.  RULE is an ID (TOOL-DELTA-INDEX),\n"
   "FAMILY a prefix (TOOL).  Each rule has a stable ID, a statement, why it\n"
-  "matters to a client, its source and a default severity that profiles adjust.\n"
-  "\n"
-  "  --markdown   print the catalogue as Markdown (docs/rules.md)\n"
-  "  --profile P  show severities under profile P (openai, llama-server, vllm, ollama)\n"
-  "  -h, --help   show this help\n";
+  "matters to a client, its source, a default severity that profiles adjust,\n"
+  "and where there is one, what a server operator can do about it.\n";
 
-static int matches(const struct oc_rule *r, int argc, char **argv, int first)
+static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
-  if(first >= argc)
+  const struct oc_profile *p = oc_profile_find(arg);
+  if(!p) {
+    snprintf(err, errlen, "unknown profile '%s'", arg);
     return 1;
-  for(int i = first; i < argc; i++) {
-    if(oc_strcaseeq(argv[i], r->id) || oc_strcaseeq(argv[i], r->family))
+  }
+  *(const struct oc_profile **)o->value = p;
+  return 0;
+}
+
+static int matches(const struct oc_rule *r, const struct oc_strlist *names)
+{
+  if(!names->n)
+    return 1;
+  for(size_t i = 0; i < names->n; i++) {
+    if(oc_strcaseeq(names->items[i], r->id) || oc_strcaseeq(names->items[i], r->family))
       return 1;
   }
   return 0;
@@ -117,38 +124,40 @@ static void markdown(void)
   }
 }
 
+static int list(const struct oc_strlist *names, int md, const struct oc_profile *profile);
+
 int oc_cmd_rules(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "markdown", no_argument, NULL, 'm' },
-    { "profile", required_argument, NULL, 'p' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
-  int md = 0, c;
+  int md = 0;
   const struct oc_profile *profile = NULL;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch(c) {
-    case 'm': md = 1; break;
-    case 'p':
-      profile = oc_profile_find(optarg);
-      if(!profile)
-        return oc_cli_usage_error("rules", "unknown profile '%s'", optarg);
-      break;
-    case 'h': fputs(rules_usage, stdout); return OC_EXIT_OK;
-    default: return oc_cli_usage_error("rules", "unknown option '%s'", argv[optind - 1]);
-    }
+  struct oc_strlist names = { NULL, 0, 0 };
+  const struct oc_option options[] = {
+    OC_OPT_FLAG(0, "markdown", &md, "print the catalogue as Markdown (docs/rules.md)"),
+    OC_OPT_CALLBACK(0, "profile", &profile, "P", opt_profile,
+                    "show severities under profile P (openai, llama-server, vllm, ollama)"),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "rules", rules_usage, NULL, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &names);
+  if(prc >= 0) {
+    oc_strlist_free(&names);
+    return prc;
   }
+  int status = list(&names, md, profile);
+  oc_strlist_free(&names);
+  return status;
+}
+
+static int list(const struct oc_strlist *names, int md, const struct oc_profile *profile)
+{
   if(md) {
     markdown();
     return OC_EXIT_OK;
   }
   int shown = 0;
-  int single = optind < argc;
+  int single = names->n > 0;
   for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
-    if(!matches(r, argc, argv, optind))
+    if(!matches(r, names))
       continue;
     if(single) {
       if(shown)
@@ -170,7 +179,7 @@ int oc_cmd_rules(int argc, char **argv)
   }
   if(!shown) {
     fprintf(stderr, "oacheck rules: no rule or family named '%s' ('oacheck rules' lists them)\n",
-            argv[optind]);
+            names->items[0]);
     return OC_EXIT_USAGE;
   }
   return OC_EXIT_OK;

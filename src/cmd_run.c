@@ -4,9 +4,10 @@
  * and write the JSON, JUnit and HTML reports.  Exit status per DESIGN.md. */
 #include "config.h"
 
-#include <getopt.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "datadir.h"
@@ -26,192 +27,108 @@ static const char run_usage[] =
   "Usage: oacheck run [SUITE]... [OPTION]...\n"
   "Run suites against targets and report.  SUITE is a file or a shipped suite's\n"
   "name; with none, every shipped suite runs.  With no target, the shipped\n"
-  "llama-server recordings are replayed: no server, no GPU, no network.\n"
-  "\n"
-  "Targets:\n"
-  "  -t, --target [NAME=]URL  a live server (its root; a trailing /v1 is taken off);\n"
-  "                           'env' uses $OPENAI_BASE_URL; repeatable\n"
-  "      --targets FILE       several targets, each with name, url or recordings,\n"
-  "                           profile, model, key_env, headers, allow\n"
-  "      --replay DIR         replay the recordings in DIR (cassettes or raw exchanges)\n"
-  "      --model NAME         ${MODEL} (default: the first id of /v1/models)\n"
-  "      --profile P          openai, llama-server, vllm, ollama or auto (default)\n"
-  "      --ctx-size N         the context a request may use (default: from /props)\n"
-  "                           --profile applies to every target; --model and --ctx-size\n"
-  "                           to those whose targets-file entry does not set them\n"
-  "Selection:\n"
-  "      --filter GLOB        run cases whose 'suite/case', case or suite matches\n"
-  "      --tag T              run cases with this tag\n"
-  "      --shard K/N          run the K-th of N shards (by case, same on every target)\n"
-  "      --list               print the plan and run nothing\n"
-  "Transport:\n"
-  "  -j, --jobs N             live cases in flight (default 4)\n"
-  "      --timeout S          total seconds per case (default 120)\n"
-  "      --idle-timeout S     seconds without a byte before giving up (default 60)\n"
-  "      --connect-timeout S  default 10\n"
-  "      --retries N          retries of 429/503, honouring Retry-After (default 2)\n"
-  "      --cacert FILE        CA bundle for TLS;   --insecure  do not verify TLS\n"
-  "Findings and reports:\n"
-  "      --allow RULE         downgrade a rule (or FAMILY-*) to a warning; repeatable\n"
-  "      --json FILE          write the results (the canonical report)\n"
-  "      --junit FILE         write JUnit XML\n"
-  "      --html FILE          write a self-contained HTML report\n"
-  "  -v, --verbose            print every finding;   -q, --quiet  print errors only\n"
-  "\n"
-  "The API key comes from $OPENAI_API_KEY (or a target's key_env) and never\n"
-  "appears in any output.  Exit status: 0 all passed or skipped, 1 a case\n"
-  "failed or errored, 2 usage error or a suite that cannot be loaded, 3 no\n"
-  "target could be reached.\n";
+  "llama-server recordings are replayed: no server, no GPU, no network.\n";
 
-enum {
-  OPT_TARGETS = 256, OPT_REPLAY, OPT_MODEL, OPT_PROFILE, OPT_CTX, OPT_FILTER, OPT_TAG, OPT_SHARD,
-  OPT_LIST, OPT_TIMEOUT, OPT_IDLE, OPT_CONNECT, OPT_RETRIES, OPT_CACERT, OPT_INSECURE, OPT_ALLOW,
-  OPT_JSON, OPT_JUNIT, OPT_HTML
-};
+static const char record_usage[] =
+  "Usage: oacheck record [SUITE]... --target [NAME=]URL... --out DIR [OPTION]...\n"
+  "Run the suites against the targets exactly as 'oacheck run' does (same options,\n"
+  "same report), and also write every case's exchange, with the arrival time of\n"
+  "every piece, to DIR/SUITE.CASE.cassette.gz, plus the target identification\n"
+  "requests.  'oacheck run --replay DIR' then reaches the same verdicts with no\n"
+  "network; 'oacheck serve DIR' serves them.  API keys and other secret headers\n"
+  "are never written.  ('oacheck record --show' and '--import': 'oacheck record\n"
+  "--help' without a target.)\n";
 
-static const struct option run_options[] = {
-  { "target", required_argument, NULL, 't' },
-  { "targets", required_argument, NULL, OPT_TARGETS },
-  { "replay", required_argument, NULL, OPT_REPLAY },
-  { "model", required_argument, NULL, OPT_MODEL },
-  { "profile", required_argument, NULL, OPT_PROFILE },
-  { "ctx-size", required_argument, NULL, OPT_CTX },
-  { "filter", required_argument, NULL, OPT_FILTER },
-  { "tag", required_argument, NULL, OPT_TAG },
-  { "shard", required_argument, NULL, OPT_SHARD },
-  { "list", no_argument, NULL, OPT_LIST },
-  { "jobs", required_argument, NULL, 'j' },
-  { "timeout", required_argument, NULL, OPT_TIMEOUT },
-  { "idle-timeout", required_argument, NULL, OPT_IDLE },
-  { "connect-timeout", required_argument, NULL, OPT_CONNECT },
-  { "retries", required_argument, NULL, OPT_RETRIES },
-  { "cacert", required_argument, NULL, OPT_CACERT },
-  { "insecure", no_argument, NULL, OPT_INSECURE },
-  { "allow", required_argument, NULL, OPT_ALLOW },
-  { "json", required_argument, NULL, OPT_JSON },
-  { "junit", required_argument, NULL, OPT_JUNIT },
-  { "html", required_argument, NULL, OPT_HTML },
-  { "verbose", no_argument, NULL, 'v' },
-  { "quiet", no_argument, NULL, 'q' },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
-};
-
-struct strlist {
-  const char **items;
-  size_t n;
-};
-
-static int strlist_add(struct strlist *l, const char *s)
-{
-  const char **d = realloc(l->items, (l->n + 1) * sizeof(*d));
-  if(!d)
-    return OC_ENOMEM;
-  d[l->n++] = s;
-  l->items = d;
-  return OC_OK;
-}
+static const char run_footer[] =
+  "--profile applies to every target; --model and --ctx-size to those whose\n"
+  "targets-file entry does not set them.  The API key comes from $OPENAI_API_KEY\n"
+  "(or a target's key_env) and never appears in any output.\n"
+  "Exit status: 0 all passed or skipped, 1 a case failed or errored, 2 usage\n"
+  "error or a suite that cannot be loaded, 3 no target could be reached.\n";
 
 struct run_args {
   struct oc_run_options opts;
-  struct strlist targets, replays, filters, tags, allow, suites;
-  const char *targets_file, *model, *profile, *json, *junit, *html;
+  struct oc_target_args targets;
+  struct oc_report_args reports;
+  struct oc_strlist filters, tags, suites;
+  struct oc_ruleset allow;
+  const char *model, *profile;
   long ctx_size;
   int list;
   int verbose;
 };
 
-static int seconds_ms(const char *cmd, const char *opt, const char *v, long *out)
+static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
-  double d;
-  if(oc_parse_double(v, &d) || d <= 0 || d > 86400)
-    return oc_cli_usage_error(cmd, "%s wants seconds (0 < S <= 86400), not '%s'", opt, v);
-  *out = (long)(d * 1000.0);
+  if(strcmp(arg, "auto") != 0 && !oc_profile_find(arg)) {
+    snprintf(err, errlen, "unknown profile '%s' (openai, llama-server, vllm, ollama, auto)", arg);
+    return 1;
+  }
+  *(const char **)o->value = arg;
+  return 0;
+}
+
+static int opt_shard(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  struct oc_run_options *ro = o->value;
+  long k, n;
+  const char *slash = strchr(arg, '/');
+  char kbuf[16];
+  if(!slash || (size_t)(slash - arg) >= sizeof(kbuf)) {
+    snprintf(err, errlen, "wants K/N, e.g. 2/4, not '%s'", arg);
+    return 1;
+  }
+  memcpy(kbuf, arg, (size_t)(slash - arg));
+  kbuf[slash - arg] = '\0';
+  if(oc_parse_long(kbuf, 1, 10000, &k) || oc_parse_long(slash + 1, 1, 10000, &n) || k > n) {
+    snprintf(err, errlen, "wants K/N with 1 <= K <= N, not '%s'", arg);
+    return 1;
+  }
+  ro->shard_k = (int)k;
+  ro->shard_n = (int)n;
   return 0;
 }
 
 /* Parse argv into a; returns -1 to go on, else an exit status. */
-static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd)
+static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd, int record)
 {
-  int c;
-  long v;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "t:j:vqh", run_options, NULL)) != -1) {
-    int rc = 0;
-    switch(c) {
-    case 't': rc = strlist_add(&a->targets, optarg); break;
-    case OPT_TARGETS: a->targets_file = optarg; break;
-    case OPT_REPLAY: rc = strlist_add(&a->replays, optarg); break;
-    case OPT_MODEL: a->model = optarg; break;
-    case OPT_PROFILE:
-      if(strcmp(optarg, "auto") != 0 && !oc_profile_find(optarg))
-        return oc_cli_usage_error(cmd, "unknown profile '%s' (openai, llama-server, vllm, ollama, auto)", optarg);
-      a->profile = optarg;
-      break;
-    case OPT_CTX:
-      if(oc_parse_long(optarg, 1, 100000000, &v))
-        return oc_cli_usage_error(cmd, "--ctx-size wants a positive number of tokens, not '%s'", optarg);
-      a->ctx_size = v;
-      break;
-    case OPT_FILTER: rc = strlist_add(&a->filters, optarg); break;
-    case OPT_TAG: rc = strlist_add(&a->tags, optarg); break;
-    case OPT_SHARD: {
-      long k, n;
-      const char *slash = strchr(optarg, '/');
-      char kbuf[16];
-      if(!slash || (size_t)(slash - optarg) >= sizeof(kbuf))
-        return oc_cli_usage_error(cmd, "--shard wants K/N, e.g. 2/4, not '%s'", optarg);
-      memcpy(kbuf, optarg, (size_t)(slash - optarg));
-      kbuf[slash - optarg] = '\0';
-      if(oc_parse_long(kbuf, 1, 10000, &k) || oc_parse_long(slash + 1, 1, 10000, &n) || k > n)
-        return oc_cli_usage_error(cmd, "--shard wants K/N with 1 <= K <= N, not '%s'", optarg);
-      a->opts.shard_k = (int)k;
-      a->opts.shard_n = (int)n;
-      break;
-    }
-    case OPT_LIST: a->list = 1; break;
-    case 'j':
-      if(oc_parse_long(optarg, 1, 256, &v))
-        return oc_cli_usage_error(cmd, "--jobs wants 1..256, not '%s'", optarg);
-      a->opts.jobs = (int)v;
-      break;
-    case OPT_TIMEOUT:
-      if(seconds_ms(cmd, "--timeout", optarg, &a->opts.timeout_ms))
-        return OC_EXIT_USAGE;
-      break;
-    case OPT_IDLE:
-      if(seconds_ms(cmd, "--idle-timeout", optarg, &a->opts.idle_timeout_ms))
-        return OC_EXIT_USAGE;
-      break;
-    case OPT_CONNECT:
-      if(seconds_ms(cmd, "--connect-timeout", optarg, &a->opts.connect_timeout_ms))
-        return OC_EXIT_USAGE;
-      break;
-    case OPT_RETRIES:
-      if(oc_parse_long(optarg, 0, 10, &v))
-        return oc_cli_usage_error(cmd, "--retries wants 0..10, not '%s'", optarg);
-      a->opts.retries = (int)v;
-      break;
-    case OPT_CACERT: a->opts.cacert = optarg; break;
-    case OPT_INSECURE: a->opts.insecure = 1; break;
-    case OPT_ALLOW: rc = strlist_add(&a->allow, optarg); break;
-    case OPT_JSON: a->json = optarg; break;
-    case OPT_JUNIT: a->junit = optarg; break;
-    case OPT_HTML: a->html = optarg; break;
-    case 'v': a->verbose++; oc_cli_verbose(); break;
-    case 'q': oc_cli_quiet(); break;
-    case 'h': fputs(run_usage, stdout); return OC_EXIT_OK;
-    case ':': return oc_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-    default: return oc_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-    }
-    if(rc)
-      return oc_cli_usage_error(cmd, "out of memory");
-  }
-  for(int i = optind; i < argc; i++)
-    if(strlist_add(&a->suites, argv[i]))
-      return oc_cli_usage_error(cmd, "out of memory");
-  return -1;
+  struct oc_run_options *ro = &a->opts;
+  const struct oc_option out = OC_OPT_STRING(0, "out", &ro->record_dir, "DIR",
+                                             "record: where the cassettes go (created when missing)");
+  const struct oc_option end = OC_OPT_END();
+  const struct oc_option options[] = {
+    OC_OPT_TARGETS(&a->targets),
+    OC_OPT_STRING(0, "model", &a->model, "NAME", "${MODEL} (default: the first id of /v1/models)"),
+    OC_OPT_CALLBACK(0, "profile", &a->profile, "P", opt_profile,
+                    "openai, llama-server, vllm, ollama or auto (default)"),
+    OC_OPT_LONG(0, "ctx-size", &a->ctx_size, "N", 1, 100000000,
+                "the context a request may use (default: from /props)"),
+    OC_OPT_GROUP("Selection:"),
+    OC_OPT_LIST(0, "filter", &a->filters, "GLOB", "run cases whose 'suite/case', case or suite matches"),
+    OC_OPT_LIST(0, "tag", &a->tags, "T", "run cases with this tag"),
+    OC_OPT_CALLBACK(0, "shard", ro, "K/N", opt_shard,
+                    "run the K-th of N shards (by case, same on every target)"),
+    OC_OPT_FLAG(0, "list", &a->list, "print the plan and run nothing"),
+    OC_OPT_GROUP("Transport:"),
+    OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256, "live cases in flight (default 4)"),
+    OC_OPT_SECONDS(0, "timeout", &ro->timeout_ms, "total seconds per case (default 120)"),
+    OC_OPT_SECONDS(0, "idle-timeout", &ro->idle_timeout_ms,
+                   "seconds without a byte before giving up (default 60)"),
+    OC_OPT_SECONDS(0, "connect-timeout", &ro->connect_timeout_ms, "default 10"),
+    OC_OPT_INT(0, "retries", &ro->retries, "N", 0, 10,
+               "retries of 429/503, honouring Retry-After (default 2)"),
+    OC_OPT_STRING(0, "cacert", &ro->cacert, "FILE", "CA bundle for TLS"),
+    OC_OPT_FLAG(0, "insecure", &ro->insecure, "do not verify TLS"),
+    OC_OPT_GROUP("Findings and reports:"),
+    OC_OPT_ALLOW(&a->allow),
+    OC_OPT_REPORTS(&a->reports),
+    OC_OPT_VERBOSE(&a->verbose, "print every finding (repeat for debug and trace output)"),
+    OC_OPT_QUIET(),
+    record ? out : end,
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { cmd, record ? record_usage : run_usage, run_footer, options };
+  return oc_cli_parse(&cli, argc, argv, &a->suites);
 }
 
 /* Load every suite first: one broken file stops the run before any case. */
@@ -276,28 +193,11 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
-  for(size_t i = 0; i < a->targets.n; i++) {
-    struct oc_target *d = realloc(*ts, (*nt + 1) * sizeof(*d));
-    if(!d)
-      return OC_EXIT_USAGE;
-    *ts = d;
-    if(oc_target_from_spec(&d[*nt], a->targets.items[i], err, sizeof(err)))
-      return oc_cli_usage_error("run", "%s", err);
-    (*nt)++;
-  }
-  for(size_t i = 0; i < a->replays.n; i++) {
-    struct oc_target *d = realloc(*ts, (*nt + 1) * sizeof(*d));
-    if(!d)
-      return OC_EXIT_USAGE;
-    *ts = d;
-    if(oc_target_from_recordings(&d[*nt], NULL, a->replays.items[i], err, sizeof(err))) {
-      oc_error("%s", err);
-      return OC_EXIT_USAGE;
-    }
-    (*nt)++;
-  }
-  if(a->targets_file && oc_targets_load(a->targets_file, ts, nt, err, sizeof(err))) {
-    oc_error("%s", err);
+  int rc = oc_targets_build(&a->targets, ts, nt, err, sizeof(err));
+  if(rc == OC_EUSAGE)
+    return oc_cli_usage_error("run", "%s", err);
+  if(rc) {
+    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
     return OC_EXIT_USAGE;
   }
   if(*nt == 0) {
@@ -317,9 +217,6 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
   }
   for(size_t i = 0; i < *nt; i++) {
     struct oc_target *t = &(*ts)[i];
-    for(size_t k = 0; k < i; k++)
-      if(strcmp((*ts)[k].name, t->name) == 0)
-        return oc_cli_usage_error("run", "two targets are named '%s': give them names (NAME=URL)", t->name);
     if(a->profile) {
       free(t->profile_name);
       t->profile_name = oc_strdup(a->profile);
@@ -376,14 +273,12 @@ static void list_plan(const struct oc_run *r)
          r->ntargets == 1 ? "" : "s");
 }
 
-int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
+int oc_run_main(int argc, char **argv, const char *cmd, int record)
 {
   struct run_args a;
-  struct oc_ruleset allow;
-  oc_ruleset_init(&allow);
   memset(&a, 0, sizeof(a));
   oc_run_options_init(&a.opts);
-  int status = parse_args(argc, argv, &a, cmd);
+  int status = parse_args(argc, argv, &a, cmd, record);
   struct oc_schemas sch;
   struct oc_schema *suite_schema = NULL;
   struct oc_suite_set suites = { NULL, 0 };
@@ -398,20 +293,21 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   memset(&sch, 0, sizeof(sch));
   if(status >= 0)
     goto out;
-  a.opts.record_dir = record_dir;
+  const char *record_dir = a.opts.record_dir;
+  if(record && !record_dir) {
+    status = oc_cli_usage_error(cmd, "live recording needs --out DIR");
+    goto out;
+  }
+  if(record_dir && mkdir(record_dir, 0777) != 0 && errno != EEXIST) {
+    oc_error("cannot create '%s': %s", record_dir, strerror(errno));
+    status = OC_EXIT_USAGE;
+    goto out;
+  }
   a.opts.filters = a.filters.items;
   a.opts.nfilters = a.filters.n;
   a.opts.tags = a.tags.items;
   a.opts.ntags = a.tags.n;
-  a.opts.allow = &allow;
-  for(size_t i = 0; i < a.allow.n; i++) {
-    const char *al = a.allow.items[i];
-    if(oc_ruleset_add_pattern(&allow, al)) {
-      status = oc_cli_usage_error(cmd, "--allow: unknown rule or family '%s' ('oacheck rules' "
-                                  "lists them)", al);
-      goto out;
-    }
-  }
+  a.opts.allow = &a.allow;
   if(oc_schemas_load(&sch, err, sizeof(err))) {
     oc_error("cannot load the shipped schemas: %s", err);
     status = OC_EXIT_USAGE;
@@ -483,7 +379,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
     goto out;
   }
   oc_console_summary(&con, doc);
-  int bad_reports = oc_reports_write(doc, a.json, a.junit, a.html);
+  int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   if(reachable == 0)
@@ -496,22 +392,19 @@ out:
   cJSON_Delete(doc);
   free(cmdline);
   oc_run_free(&run);
-  for(size_t i = 0; i < ntargets; i++)
-    oc_target_free(&targets[i]);
-  free(targets);
+  oc_targets_free(targets, ntargets);
   oc_suite_set_free(&suites);
   oc_schema_free(suite_schema);
   oc_schemas_free(&sch);
-  free(a.targets.items);
-  free(a.replays.items);
-  free(a.filters.items);
-  free(a.tags.items);
-  free(a.allow.items);
-  free(a.suites.items);
+  oc_strlist_free(&a.targets.targets);
+  oc_strlist_free(&a.targets.replays);
+  oc_strlist_free(&a.filters);
+  oc_strlist_free(&a.tags);
+  oc_strlist_free(&a.suites);
   return status;
 }
 
 int oc_cmd_run(int argc, char **argv)
 {
-  return oc_run_main(argc, argv, "run", NULL);
+  return oc_run_main(argc, argv, "run", 0);
 }

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +24,9 @@ static const char templates_usage[] =
   "system prompt, a silently dropped message, a template that refuses common\n"
   "tool-call ids, the server's date stamped into the prompt.  With no target, the\n"
   "shipped recordings of three templates (Qwen 2.5, Llama 3.1, Mistral Nemo) are\n"
-  "compared.\n"
-  "\n"
-  "  -t, --target [NAME=]URL  a live server (repeatable)\n"
-  "      --targets FILE       targets as for 'oacheck run'\n"
-  "      --replay DIR         recorded renders (repeatable)\n"
-  "      --fixtures FILE      conversations (default: suites/templates/fixtures.json)\n"
-  "      --show               print every rendered prompt\n"
-  "      --json FILE, --junit FILE, --html FILE   reports, as for 'oacheck run'\n"
-  "      --timeout S          seconds per request (default 60)\n"
-  "  -v, -q, -h               more output, less output, this help\n"
-  "\n"
+  "compared.\n";
+
+static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
   "errored, 2 usage error, 3 no target reachable.\n";
 
@@ -131,74 +122,39 @@ static void print_matrix(const cJSON *results, const struct oc_target *ts, size_
 
 int oc_cmd_templates(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "target", required_argument, NULL, 't' },
-    { "targets", required_argument, NULL, 'T' },
-    { "replay", required_argument, NULL, 'R' },
-    { "fixtures", required_argument, NULL, 'F' },
-    { "show", no_argument, NULL, 's' },
-    { "json", required_argument, NULL, 'J' },
-    { "junit", required_argument, NULL, 'U' },
-    { "html", required_argument, NULL, 'H' },
-    { "timeout", required_argument, NULL, 'o' },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
   struct oc_target *ts = NULL;
   size_t nt = 0;
-  const char *fixtures_path = NULL, *json = NULL, *junit = NULL, *html = NULL;
-  int show = 0, c, status = OC_EXIT_USAGE;
-  double timeout_s = 60;
+  struct oc_target_args ta;
+  struct oc_report_args ra;
+  const char *fixtures_path = NULL;
+  int show = 0, status = OC_EXIT_USAGE;
+  long timeout_ms = 60000;
   char err[700];
   cJSON *fixtures = NULL, *results = NULL, *doc = NULL;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "t:vqh", opts, NULL)) != -1) {
-    struct oc_target t;
-    switch(c) {
-    case 't':
-      if(oc_target_from_spec(&t, optarg, err, sizeof(err))) {
-        status = oc_cli_usage_error("templates", "%s", err);
-        goto out;
-      }
-      if(add_target(&ts, &nt, &t))
-        goto out;
-      break;
-    case 'T':
-      if(oc_targets_load(optarg, &ts, &nt, err, sizeof(err))) {
-        oc_error("%s", err);
-        goto out;
-      }
-      break;
-    case 'R':
-      if(oc_target_from_recordings(&t, NULL, optarg, err, sizeof(err))) {
-        oc_error("%s", err);
-        goto out;
-      }
-      if(add_target(&ts, &nt, &t))
-        goto out;
-      break;
-    case 'F': fixtures_path = optarg; break;
-    case 's': show = 1; break;
-    case 'J': json = optarg; break;
-    case 'U': junit = optarg; break;
-    case 'H': html = optarg; break;
-    case 'o':
-      if(oc_parse_double(optarg, &timeout_s) || timeout_s <= 0) {
-        status = oc_cli_usage_error("templates", "--timeout wants seconds, not '%s'", optarg);
-        goto out;
-      }
-      break;
-    case 'v': oc_cli_verbose(); break;
-    case 'q': oc_cli_quiet(); break;
-    case 'h': fputs(templates_usage, stdout); status = OC_EXIT_OK; goto out;
-    default: status = oc_cli_usage_error("templates", "unknown option or missing value '%s'", argv[optind - 1]); goto out;
-    }
+  memset(&ta, 0, sizeof(ta));
+  memset(&ra, 0, sizeof(ra));
+  const struct oc_option options[] = {
+    OC_OPT_TARGETS(&ta),
+    OC_OPT_GROUP("Templates:"),
+    OC_OPT_STRING(0, "fixtures", &fixtures_path, "FILE",
+                  "conversations (default: suites/templates/fixtures.json)"),
+    OC_OPT_FLAG(0, "show", &show, "print every rendered prompt"),
+    OC_OPT_SECONDS(0, "timeout", &timeout_ms, "seconds per request (default 60)"),
+    OC_OPT_GROUP("Reports:"),
+    OC_OPT_REPORTS(&ra),
+    OC_OPT_VERBOSITY(NULL),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "templates", templates_usage, templates_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, NULL);
+  if(prc >= 0) {
+    status = prc;
+    goto out;
   }
-  if(optind < argc) {
-    status = oc_cli_usage_error("templates", "unexpected argument '%s'", argv[optind]);
+  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
+  if(brc) {
+    status = brc == OC_EUSAGE ? oc_cli_usage_error("templates", "%s", err)
+                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
     goto out;
   }
   const char *note = NULL;
@@ -218,7 +174,7 @@ int oc_cmd_templates(int argc, char **argv)
     oc_error("%s", fixtures ? "the fixtures file has no \"fixtures\" array" : err);
     goto out;
   }
-  struct oc_identify_options io = { (long)(timeout_s * 1000), 0, NULL, NULL };
+  struct oc_identify_options io = { timeout_ms, 0, NULL, NULL };
   size_t reachable = 0;
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);
@@ -264,7 +220,7 @@ int oc_cmd_templates(int argc, char **argv)
   if(oc_results_summarize(doc))
     goto out;
   oc_console_summary(&con, doc);
-  int bad = oc_reports_write(doc, json, junit, html);
+  int bad = oc_reports_write(doc, ra.json, ra.junit, ra.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   status = reachable == 0 ? OC_EXIT_UNREACHABLE
@@ -273,8 +229,8 @@ out:
   cJSON_Delete(doc);
   cJSON_Delete(results);
   cJSON_Delete(fixtures);
-  for(size_t i = 0; i < nt; i++)
-    oc_target_free(&ts[i]);
-  free(ts);
+  oc_targets_free(ts, nt);
+  oc_strlist_free(&ta.targets);
+  oc_strlist_free(&ta.replays);
   return status;
 }

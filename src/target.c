@@ -163,6 +163,19 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
   return OC_OK;
 }
 
+/* Make room for one more target at the end of *ts. */
+static struct oc_target *target_slot(struct oc_target **ts, size_t n)
+{
+  size_t alloc = n; /* a handful of targets: their array is kept exactly full */
+  struct oc_target *d = oc_array_grow(*ts, &alloc, n + 1, sizeof(*d));
+  if(d) {
+    *ts = d;
+    memset(&d[n], 0, sizeof(d[n]));
+    return &d[n];
+  }
+  return NULL;
+}
+
 static int target_from_json(struct oc_target *t, const cJSON *j, const char *path, int idx,
                             char *err, size_t errlen)
 {
@@ -245,13 +258,13 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
   const cJSON *j;
   cJSON_ArrayForEach(j, list)
   {
-    struct oc_target *d = realloc(*ts, (*n + 1) * sizeof(*d));
-    if(!d) {
+    struct oc_target *slot = target_slot(ts, *n);
+    if(!slot) {
       rc = OC_ENOMEM;
       goto out;
     }
-    *ts = d;
-    rc = target_from_json(&d[*n], j, path, idx, err, errlen);
+    struct oc_target *d = *ts;
+    rc = target_from_json(slot, j, path, idx, err, errlen);
     if(rc) {
       oc_target_free(&d[*n]);
       goto out;
@@ -269,6 +282,45 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
 out:
   cJSON_Delete(doc);
   return rc;
+}
+
+int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size_t *n, char *err,
+                     size_t errlen)
+{
+  int rc;
+  for(size_t i = 0; i < a->targets.n; i++) {
+    struct oc_target *t = target_slot(ts, *n);
+    if(!t)
+      return OC_ENOMEM;
+    if(oc_target_from_spec(t, a->targets.items[i], err, errlen))
+      return OC_EUSAGE;
+    (*n)++;
+  }
+  for(size_t i = 0; i < a->replays.n; i++) {
+    struct oc_target *t = target_slot(ts, *n);
+    if(!t)
+      return OC_ENOMEM;
+    if((rc = oc_target_from_recordings(t, NULL, a->replays.items[i], err, errlen)) != OC_OK)
+      return rc;
+    (*n)++;
+  }
+  if(a->targets_file && (rc = oc_targets_load(a->targets_file, ts, n, err, errlen)) != OC_OK)
+    return rc;
+  for(size_t i = 0; i < *n; i++)
+    for(size_t k = 0; k < i; k++)
+      if(strcmp((*ts)[k].name, (*ts)[i].name) == 0) {
+        snprintf(err, errlen, "two targets are named '%s': give them names (NAME=URL)",
+                 (*ts)[i].name);
+        return OC_EUSAGE;
+      }
+  return OC_OK;
+}
+
+void oc_targets_free(struct oc_target *ts, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    oc_target_free(&ts[i]);
+  free(ts);
 }
 
 int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)

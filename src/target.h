@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
+
 #include "cassette.h"
 #include "headers.h"
 #include "rules.h"
@@ -49,6 +51,14 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
 /* A targets file: [{"name","url"|"recordings","profile","model","key_env",
  * "headers":{…},"allow":[…]}, …] or {"targets": [...]}.  Appends to *ts. */
 int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen);
+/* The targets a command's shared target options name (cli.h), in order:
+ * each --target, each --replay, then the --targets file; names must be
+ * unique.  Appends to *ts.  OC_EUSAGE for a malformed --target (a usage
+ * error), another code for recordings or a targets file that cannot be
+ * read; err says which and why. */
+int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size_t *n, char *err,
+                     size_t errlen);
+void oc_targets_free(struct oc_target *ts, size_t n);
 
 struct oc_identify_options {
   long timeout_ms;          /* per identification request */

@@ -80,7 +80,7 @@ expect_grep "unknown verb 'frob'" "$TMP/err"
 expect_status 2 "$OACHECK" report diff "$DATA/replay-llama.json"
 expect_status 2 "$OACHECK" report merge -o "$TMP/x.json"
 expect_status 2 "$OACHECK" report render "$DATA/replay-llama.json" --junit
-expect_grep "needs a file name" "$TMP/err"
+expect_grep "option .--junit. needs a value" "$TMP/err"
 for verb in render merge diff; do
   expect_status 0 "$OACHECK" report "$verb" --help
   expect_grep "^Usage: oacheck report $verb" "$TMP/out"
