@@ -237,6 +237,8 @@ export async function runAiSdk({ url, name, body }) {
     }
     // Structured output where the request asked for it: the application
     // reads `experimental_output`, which is where the SDK's own checks bite.
+    // (streamText in ai 5 has only a partial-output stream, no final output
+    // to read, so streamed requests are driven without it.)
     const rf = responseFormatOf(p);
     const output = rf ? Output.object({ schema: jsonSchema(rf.type === 'json_schema' ? rf.schema : { type: 'object' }) }) : undefined;
     const result = await generateText({ ...common, experimental_output: output });
