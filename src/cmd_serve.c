@@ -18,7 +18,8 @@
 static void print_help(void)
 {
   printf("Usage: oacheck serve DIR... [--host HOST] [--port N] [--realtime | --speed X]\n"
-         "                    [--fault SPEC]...\n"
+         "                    [--fault SPEC]... [--max-body BYTES] [--max-connections N]\n"
+         "                    [--request-timeout S] [--idle-timeout S]\n"
          "Serve recorded exchanges over HTTP: a faithful copy of the recorded server,\n"
          "optionally broken on purpose, to test clients against.\n"
          "\n"
@@ -33,6 +34,14 @@ static void print_help(void)
          "  --speed X        like --realtime, X times as fast (0.5 is half speed)\n"
          "  --fault SPEC     break every response (repeatable; SPEC may be a\n"
          "                   comma-separated list); see FAULTS\n"
+         "  --max-body BYTES request bodies up to BYTES (default %u); a bigger one\n"
+         "                   gets 413, and all bodies held at once stay under 16 times it\n"
+         "  --max-connections N  connections open at once (default %u); one more\n"
+         "                   closes the connection that has waited longest for its request\n"
+         "  --request-timeout S  seconds a connection has to send a whole request,\n"
+         "                   from opening or from its previous answer (default %u; 0: none)\n"
+         "  --idle-timeout S seconds without a byte either way before a connection is\n"
+         "                   closed (default %u; 0: none; paced waits do not count)\n"
          "  -v, -q           log more (every request is logged by default) or less\n"
          "  -h, --help       show this help\n"
          "\n"
@@ -63,7 +72,8 @@ static void print_help(void)
          "Exit status: 0 stopped cleanly, 1 a recording could not be loaded or the\n"
          "port could not be bound, 2 usage error.\n"
          "Documentation: docs/serve.md.\n",
-         oc_faults_help);
+         OC_SERVE_MAX_BODY, OC_SERVE_MAX_CONNECTIONS, OC_SERVE_REQUEST_TIMEOUT,
+         OC_SERVE_IDLE_TIMEOUT, oc_faults_help);
 }
 
 static void load_error(void *ctx, const char *msg)
@@ -81,10 +91,7 @@ int oc_cmd_serve(int argc, char **argv)
   size_t ndirs = 0;
   char err[OC_CAP_MESSAGE];
   int rc = OC_EXIT_USAGE;
-  memset(&opt, 0, sizeof(opt));
-  opt.host = "127.0.0.1";
-  opt.port = 8080;
-  oc_faults_init(&opt.faults);
+  oc_server_options_init(&opt);
   oc_cassette_store_init(&store);
   dirs = calloc((size_t)argc + 1, sizeof(*dirs));
   if(!dirs) {
@@ -110,6 +117,27 @@ int oc_cmd_serve(int argc, char **argv)
         goto out;
       }
       opt.speed = 1;
+    }
+    else if(strcmp(a, "--max-body") == 0 || strcmp(a, "--max-connections") == 0 ||
+            strcmp(a, "--request-timeout") == 0 || strcmp(a, "--idle-timeout") == 0) {
+      long v, min = a[2] == 'm' ? 1 : 0;
+      long max = strcmp(a, "--max-body") == 0 ? (long)OC_CAP_BODY
+                 : a[2] == 'm'               ? 1000000L
+                                             : 86400L;
+      if(!next || oc_parse_long(next, min, max, &v)) {
+        rc = oc_cli_usage_error("serve", "%s wants a whole number from %ld to %ld, got '%s'", a,
+                                min, max, next ? next : "");
+        goto out;
+      }
+      i++;
+      if(strcmp(a, "--max-body") == 0)
+        opt.max_body = (size_t)v;
+      else if(a[2] == 'm')
+        opt.max_connections = (size_t)v;
+      else if(a[2] == 'r')
+        opt.request_timeout_s = v ? v : -1; /* 0 on the command line: none */
+      else
+        opt.idle_timeout_s = v ? v : -1;
     }
     else if(strcmp(a, "--host") == 0 || strcmp(a, "--port") == 0 || strcmp(a, "--speed") == 0 ||
             strcmp(a, "--fault") == 0) {
