@@ -1087,6 +1087,17 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   /* The body has done its work: give its memory back before answering. */
   budget_set(srv, r, 0);
   oc_keyer_free(&r->key);
+  if(c->status < 200) {
+    /* A 1xx is an interim response: sent as the answer, the client would
+     * wait for the final one forever. */
+    snprintf(err, sizeof(err),
+             "recording '%s' holds status %d, an interim (1xx) response that cannot end an "
+             "exchange; oacheck serve answers 502 instead of leaving the client waiting",
+             c->name, c->status);
+    oc_info("%s %s -> %s (%d) -> 502 interim status recorded", method, url, c->name, c->status);
+    return answer_error(conn, MHD_HTTP_BAD_GATEWAY, "server_error", "interim_status_recorded",
+                        err, NULL, NULL);
+  }
   char desc[256];
   oc_faults_describe(&r->f, desc, sizeof(desc));
   oc_info("%s %s -> %s (%d)%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
@@ -1245,6 +1256,9 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   for(size_t i = 0; i < store->count; i++) {
     if(prep_build(&srv->prep[i], &store->items[i]))
       goto out;
+    if(store->items[i].status < 200)
+      oc_warn("recording '%s' holds status %d, an interim (1xx) response: it is answered "
+              "with 502", store->items[i].name, store->items[i].status);
   }
   /* libmicrohttpd's own ceiling sits well above ours, so that it is this
    * server's policy (make room by closing the oldest waiting connection)

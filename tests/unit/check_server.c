@@ -124,6 +124,7 @@ static void fill_store(void)
   add("crlf", "/crlf", "text/event-stream", crlf, sizeof(crlf) - 1);
   add("tail", "/tail", "text/event-stream", tail, sizeof(tail) - 1);
   add("nul", "/nul", "text/event-stream", nul, sizeof(nul) - 1);
+  add_status("interim", "/interim", "text/plain", "", 0, 101);
   oc_server_options_init(&options);
 }
 
@@ -376,6 +377,24 @@ START_TEST(stop_with_a_stalled_connection)
 }
 END_TEST
 
+/* A recorded 1xx is interim: sent as the answer, the client would wait
+ * for the final response for ever.  It is answered 502, naming why. */
+START_TEST(interim_status_is_never_final)
+{
+  struct oc_exchange ex;
+  char err[256];
+  ck_assert_msg(fetch_ex("/interim", NULL, &ex, err, sizeof(err)) == 0, "%s", err);
+  ck_assert_int_eq(ex.status, 502);
+  ck_assert_ptr_nonnull(strstr(ex.body, "\"code\":\"interim_status_recorded\""));
+  ck_assert_ptr_nonnull(strstr(ex.body, "status 101"));
+  oc_exchange_free(&ex);
+  /* by name too, and the connection still serves the rest */
+  ck_assert(fetch_ex("/x", "X-Oacheck-Case: interim\r\n", &ex, err, sizeof(err)) == 0);
+  ck_assert_int_eq(ex.status, 502);
+  oc_exchange_free(&ex);
+}
+END_TEST
+
 static int status_of(const char *raw)
 {
   int st = 0;
@@ -566,6 +585,7 @@ static Suite *server_suite(void)
   tcase_add_test(tc, gzip_body);
   tcase_add_test(tc, unmatched_and_bad_faults);
   tcase_add_test(tc, stop_with_a_stalled_connection);
+  tcase_add_test(tc, interim_status_is_never_final);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
   tcase_set_timeout(tc, 90);
