@@ -85,6 +85,7 @@ struct oc_server {
   size_t body_budget;
   atomic_size_t body_bytes;     /* request bodies held now */
   uint64_t request_timeout_ns;  /* 0: none */
+  uint64_t idle_timeout_ns;     /* 0: none */
   size_t max_connections;
   /* Everything below is under lock.  Stopping wakes the timer, which
    * resumes every suspended connection, so shutdown never waits for a
@@ -534,6 +535,16 @@ struct plan {
   size_t cur;         /* the write in progress */
   int cur_started;
   uint64_t deadline;  /* when the write in progress may go; 0: not yet worked out */
+  /* Direct writing (unpaced chunked answers): every chunk framed here and
+   * written to the socket in one call, see write_direct. */
+  int direct;
+  int fd;
+  char *wire;         /* the chunks, framed */
+  size_t wire_len, wire_pos, wire_stop;
+  size_t *wire_end;   /* where chunk i ends in wire */
+  size_t *wire_write; /* the write chunk i holds */
+  size_t nchunks;
+  uint64_t progress_at; /* the last time the socket took bytes */
 };
 
 static void plan_free(void *cls)
@@ -543,6 +554,9 @@ static void plan_free(void *cls)
     return;
   free(p->owned_body);
   free(p->owned_w);
+  free(p->wire);
+  free(p->wire_end);
+  free(p->wire_write);
   free(p);
 }
 
@@ -758,12 +772,9 @@ static uint64_t write_deadline(const struct plan *p)
   return deadline ? deadline : 1;
 }
 
-static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
+/* The ordinary way: one write per call, each a chunk of its own. */
+static ssize_t read_writes(struct plan *p, char *buf, size_t max)
 {
-  struct plan *p = cls;
-  (void)pos;
-  if(atomic_load(&p->srv->stopping_flag))
-    return MHD_CONTENT_READER_END_WITH_ERROR;
   if(p->pos >= p->limit || p->cur >= p->nw)
     return p->abort_at_limit ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
@@ -792,6 +803,99 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
   return (ssize_t)n;
 }
 
+/* Frame every remaining write as the chunk the library would make of it
+ * ("SIZE-IN-HEX CRLF data CRLF"; empty writes make no chunk). */
+static int build_wire(struct plan *p)
+{
+  struct oc_buf b;
+  size_t n = 0;
+  oc_buf_init(&b, p->len + 16 * (p->nw + 1));
+  p->wire_end = malloc((p->nw + 1) * sizeof(*p->wire_end));
+  p->wire_write = malloc((p->nw + 1) * sizeof(*p->wire_write));
+  if(!p->wire_end || !p->wire_write)
+    return OC_ENOMEM;
+  for(size_t i = p->cur; i < p->nw; i++) {
+    size_t start = i ? p->w[i - 1].end : 0;
+    if(p->w[i].end <= start)
+      continue;
+    if(oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start) ||
+       oc_buf_add(&b, p->body + start, p->w[i].end - start) || oc_buf_add(&b, "\r\n", 2))
+      return OC_ENOMEM; /* the buffer freed itself */
+    p->wire_end[n] = b.len;
+    p->wire_write[n++] = i;
+  }
+  p->nchunks = n;
+  p->wire_len = p->wire_stop = b.len;
+  p->wire = oc_buf_take(&b, NULL);
+  return p->wire ? OC_OK : OC_ENOMEM;
+}
+
+/* Leave direct writing: the rest goes the ordinary way from write cur. */
+static void direct_off(struct plan *p, size_t cur)
+{
+  p->direct = 0;
+  p->cur = cur;
+  p->pos = cur < p->nw ? (cur ? p->w[cur - 1].end : 0) : p->len;
+  p->cur_started = 0;
+}
+
+/* An answer with no wait between its writes, written straight to the
+ * socket: libmicrohttpd sends a chunk per call of its content reader, a
+ * system call each, where one call can carry every chunk.  The reader is
+ * first called once the head is sent and the library's buffer is empty,
+ * so the bytes go in order; the chunks are the same the library would
+ * make (one per write), and its own end of the body follows when this
+ * returns the end of the stream.  When the socket takes only part:
+ * at a chunk boundary, the rest goes the ordinary way; inside a chunk,
+ * that chunk is finished here as the client reads (polling every 5 ms,
+ * given up after the idle timeout without progress). */
+static ssize_t write_direct(struct plan *p, char *buf, size_t max)
+{
+  uint64_t now = oc_now_ns();
+  if(!p->wire) {
+    if(build_wire(p)) {
+      direct_off(p, p->cur); /* out of memory: the ordinary way needs none */
+      return read_writes(p, buf, max);
+    }
+    p->progress_at = now;
+  }
+  ssize_t n = p->wire_pos < p->wire_stop
+                ? send(p->fd, p->wire + p->wire_pos, p->wire_stop - p->wire_pos,
+                       MSG_DONTWAIT | MSG_NOSIGNAL)
+                : 0;
+  if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+  if(n > 0) {
+    p->wire_pos += (size_t)n;
+    p->progress_at = now;
+  }
+  if(p->wire_pos == p->wire_len) {
+    direct_off(p, p->nw);
+    return MHD_CONTENT_READER_END_OF_STREAM;
+  }
+  size_t k = 0; /* chunks sent whole */
+  while(k < p->nchunks && p->wire_end[k] <= p->wire_pos)
+    k++;
+  if(p->wire_pos == (k ? p->wire_end[k - 1] : 0)) {
+    direct_off(p, k < p->nchunks ? p->wire_write[k] : p->nw);
+    return read_writes(p, buf, max);
+  }
+  p->wire_stop = p->wire_end[k]; /* finish this chunk, then the ordinary way */
+  uint64_t idle = p->srv->idle_timeout_ns ? p->srv->idle_timeout_ns : 600000000000u;
+  if(now - p->progress_at > idle || suspend_until(p->srv, p->conn, now + 5000000u))
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+  return 0;
+}
+
+static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+  struct plan *p = cls;
+  (void)pos;
+  if(atomic_load(&p->srv->stopping_flag))
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+  return p->direct ? write_direct(p, buf, max) : read_writes(p, buf, max);
+}
+
 /* ---- requests ------------------------------------------------------- */
 
 enum req_state {
@@ -809,6 +913,7 @@ struct req {
   uint64_t t0;
   struct conn *cc;
   int corked;          /* TCP_CORK set for this answer; lifted when it is done */
+  int http11;          /* the request was HTTP/1.1: a body of unknown size is chunked */
   /* REQ_HEAD_WAIT: what to send when the head may go */
   const struct oc_cassette *c;
   struct plan *plan;
@@ -1011,6 +1116,11 @@ static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *
      r->cc->fd >= 0) {
     int on = 1;
     r->corked = setsockopt(r->cc->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) == 0;
+    /* and when the library will chunk them, one system call for them all */
+    if(pr->chunked && r->http11 && p->nw > 1) {
+      p->direct = 1;
+      p->fd = r->cc->fd;
+    }
   }
   r->state = REQ_ANSWERED;
   enum MHD_Result ret = MHD_queue_response(conn, (unsigned)c->status, resp);
@@ -1113,13 +1223,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
   struct oc_server *srv = cls;
   struct req *r = *con_cls;
-  (void)version;
   if(!r) {
     /* the head is in; the body (if any) follows */
     if(atomic_load(&srv->stopping_flag) || !(r = calloc(1, sizeof(*r))))
       return MHD_NO;
     r->t0 = oc_now_ns();
     r->cc = conn_of(conn);
+    r->http11 = version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
     oc_faults_init(&r->f);
     *con_cls = r;
     size_t cap = srv->max_body;
@@ -1240,6 +1350,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   long it = opt->idle_timeout_s ? opt->idle_timeout_s : OC_SERVE_IDLE_TIMEOUT;
   srv->request_timeout_ns = rt > 0 ? (uint64_t)rt * 1000000000u : 0;
   unsigned idle = it > 0 ? (unsigned)it : 0;
+  srv->idle_timeout_ns = (uint64_t)idle * 1000000000u;
   srv->max_connections = opt->max_connections ? opt->max_connections : OC_SERVE_MAX_CONNECTIONS;
   oc_faults_init(&srv->faults);
   pthread_mutex_init(&srv->lock, NULL);
