@@ -115,6 +115,23 @@ static void start(void)
   ck_assert_int_gt(oc_server_port(srv), 0);
 }
 
+/* A stream too big for the socket's buffers (4 MiB at most): 8,000 events of 1,000 bytes. */
+#define BIG_EVENTS 8000
+#define BIG_EVENT 1000
+static char *big_stream(void)
+{
+  char *b = malloc(BIG_EVENTS * BIG_EVENT + 1);
+  ck_assert_ptr_nonnull(b);
+  for(int i = 0; i < BIG_EVENTS; i++) {
+    char *e = b + (size_t)i * BIG_EVENT;
+    memset(e, 'a' + i % 26, BIG_EVENT);
+    memcpy(e, "data: ", 6);
+    e[BIG_EVENT - 2] = e[BIG_EVENT - 1] = '\n';
+  }
+  b[BIG_EVENTS * BIG_EVENT] = '\0';
+  return b;
+}
+
 static void fill_store(void)
 {
   static const char crlf[] = "data: a\r\n\r\ndata: [DONE]\r\n\r\n";
@@ -125,6 +142,9 @@ static void fill_store(void)
   add("tail", "/tail", "text/event-stream", tail, sizeof(tail) - 1);
   add("nul", "/nul", "text/event-stream", nul, sizeof(nul) - 1);
   add_status("interim", "/interim", "text/plain", "", 0, 101);
+  char *big = big_stream();
+  add("big", "/big", "text/event-stream", big, BIG_EVENTS * BIG_EVENT);
+  free(big);
   oc_server_options_init(&options);
 }
 
@@ -395,6 +415,50 @@ START_TEST(interim_status_is_never_final)
 }
 END_TEST
 
+/* An unpaced answer is written in one call while the socket takes it;
+ * a client that reads slowly through a tiny window makes that call write
+ * part of it, and the rest must follow in order, framed the same: one
+ * chunk per event. */
+START_TEST(a_slow_reader_gets_a_big_answer_whole)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  struct timeval tv = { 30, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  struct sockaddr_in sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons((uint16_t)oc_server_port(srv));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+  static const char req[] = "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ck_assert_int_eq(send(fd, req, sizeof(req) - 1, 0), (ssize_t)sizeof(req) - 1);
+  usleep(200000); /* the server's writes fill both buffers */
+  struct oc_buf b;
+  oc_buf_init(&b, 16u << 20);
+  char chunk[1024];
+  ssize_t n;
+  int reads = 0;
+  while((n = recv(fd, chunk, sizeof(chunk), 0)) > 0) {
+    ck_assert_int_eq(oc_buf_add(&b, chunk, (size_t)n), 0);
+    if(++reads % 256 == 0)
+      usleep(1000);
+  }
+  close(fd);
+  struct oc_exchange ex;
+  char err[256];
+  ck_assert_msg(oc_exchange_parse_response(b.data, b.len, 1, &ex, err, sizeof(err)) == 0, "%s", err);
+  char *want = big_stream();
+  assert_body(&ex, want, BIG_EVENTS * BIG_EVENT);
+  ck_assert_uint_eq(ex.npieces, BIG_EVENTS);
+  free(want);
+  oc_exchange_free(&ex);
+  oc_buf_free(&b);
+}
+END_TEST
+
 static int status_of(const char *raw)
 {
   int st = 0;
@@ -586,6 +650,7 @@ static Suite *server_suite(void)
   tcase_add_test(tc, unmatched_and_bad_faults);
   tcase_add_test(tc, stop_with_a_stalled_connection);
   tcase_add_test(tc, interim_status_is_never_final);
+  tcase_add_test(tc, a_slow_reader_gets_a_big_answer_whole);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
   tcase_set_timeout(tc, 90);
