@@ -11,10 +11,12 @@
 
 #include "cli.h"
 #include "json.h"
+#include "report_ci.h"
 #include "report_html.h"
 #include "report_junit.h"
 #include "report_merge.h"
 #include "results_json.h"
+#include "shard.h"
 #include "util.h"
 
 static const char report_usage[] =
@@ -95,7 +97,38 @@ static int write_json(const cJSON *doc, const char *path, int canonical)
 struct outputs {
   const char *junit, *html, *json;
   int canonical;
+  struct oc_ci_args ci; /* --github, --markdown, --report-url */
 };
+
+static const char *real_getenv(const char *name)
+{
+  return getenv(name);
+}
+
+/* A merged run that lacks a shard says so on stderr; returns how many
+ * problems oc_shards_problems found. */
+static long warn_shards(const cJSON *doc)
+{
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  long n = oc_shards_problems(doc, &t);
+  struct oc_buf line;
+  oc_buf_init(&line, OC_CAP_MESSAGE * 4);
+  const char *p = oc_buf_str(&t);
+  while(*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    oc_buf_reset(&line);
+    if(!oc_esc_add(&line, p, len, OC_ESC_TEXT))
+      fprintf(stderr, "oacheck report: warning: %s\n", oc_buf_str(&line));
+    else
+      oc_buf_init(&line, OC_CAP_MESSAGE * 4);
+    p += len + (nl ? 1 : 0);
+  }
+  oc_buf_free(&line);
+  oc_buf_free(&t);
+  return n;
+}
 
 static int write_outputs(const cJSON *doc, const struct outputs *out)
 {
@@ -111,6 +144,8 @@ static int write_outputs(const cJSON *doc, const struct outputs *out)
     fprintf(stderr, "oacheck report: %s\n", err);
     status = OC_EXIT_FAIL;
   }
+  if(oc_ci_reports_write(doc, &out->ci, stdout, real_getenv))
+    status = OC_EXIT_FAIL;
   return status;
 }
 
@@ -152,7 +187,8 @@ static void print_summary(const cJSON *doc)
                 "findings, request/response, stream timeline, reproduce commands"),        \
   OC_OPT_FLAG(0, "canonical", &(o)->canonical,                                             \
               "write the JSON in canonical form (members sorted, no spaces),\n"             \
-              "so that two results files compare with cmp")
+              "so that two results files compare with cmp"),                                       \
+  OC_OPT_CI(&(o)->ci)
 
 static int cmd_render(int argc, char **argv)
 {
@@ -183,7 +219,8 @@ static int cmd_render(int argc, char **argv)
     return OC_EXIT_USAGE;
   }
   int status;
-  if(!out.junit && !out.html && !out.json) {
+  warn_shards(doc);
+  if(!out.junit && !out.html && !out.json && !out.ci.github && !out.ci.markdown) {
     print_summary(doc);
     status = OC_EXIT_OK;
   }
@@ -241,6 +278,9 @@ static int cmd_merge(int argc, char **argv)
     goto out;
   }
   status = write_outputs(merged, &out);
+  /* everything is written all the same: the reports show the gap too */
+  if(warn_shards(merged))
+    status = OC_EXIT_FAIL;
 out:
   for(size_t k = 0; docs && k < n; k++)
     cJSON_Delete(docs[k]);
