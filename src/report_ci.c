@@ -32,7 +32,24 @@ static int add_esc(struct oc_buf *b, const char *s, size_t max, enum medium m)
     return OC_OK;
   struct oc_buf t;
   oc_buf_init(&t, max * 8 + 64);
-  int rc = oc_esc_addn_cut(&t, s, max, OC_ESC_TEXT);
+  int rc = OC_OK;
+  {
+    /* the terminal escaper shows CR as \u000D; the workflow rules want it
+     * as %0D and Markdown as a space: keep it apart, segment by segment */
+    size_t n = strlen(s), cut = n > max ? max : n;
+    while(cut < n && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+      cut--;
+    for(size_t at = 0; !rc && at <= cut;) {
+      const char *cr = memchr(s + at, '\r', cut - at);
+      size_t seg = cr ? (size_t)(cr - (s + at)) : cut - at;
+      rc = oc_esc_add(&t, s + at, seg, OC_ESC_TEXT);
+      if(!rc && cr)
+        rc = oc_buf_addc(&t, '\r');
+      at += seg + 1;
+    }
+    if(!rc && cut < n)
+      rc = oc_buf_adds(&t, "\xE2\x80\xA6");
+  }
   const char *p = oc_buf_str(&t);
   for(; !rc && *p; p++) {
     char c = *p;
