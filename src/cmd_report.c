@@ -26,12 +26,15 @@ static const char report_usage[] =
   "Usage: oacheck report render RESULTS.json [--junit FILE] [--html FILE] [--json FILE]\n"
   "       oacheck report merge RESULTS.json... -o FILE [--junit FILE] [--html FILE]\n"
   "       oacheck report diff OLD.json NEW.json [--json]\n"
+  "       oacheck report history DIR|RESULTS.json... [--json FILE] [--html FILE]\n"
   "Reports from JSON results (the output of 'oacheck run --json').\n"
   "\n"
   "  render  write JUnit XML, a self-contained HTML report or the JSON again;\n"
   "          with no output option, print a summary\n"
   "  merge   combine results of shards (--shard K/N) or of several targets\n"
   "  diff    what changed between two runs; exit 1 when a case newly fails\n"
+  "  history nightly results over time: regressions, flaky cases, pin drift,\n"
+  "          latency trends\n"
   "\n"
   "'oacheck report VERB --help' describes a verb.\n"
   "Exit status: 0 done, 1 an output could not be written (diff: a case newly\n"
@@ -55,11 +58,14 @@ static const char merge_usage[] =
   "Targets are de-duplicated by name; a case (target + suite + case) found in\n"
   "several inputs is taken from the last one given; cases are ordered by\n"
   "target, suite and their position in the suite; the summary is recomputed\n"
-  "and oacheck.merged_from says how many files were combined.\n";
+  "and oacheck.merged_from says how many files were combined.  When inputs\n"
+  "are shards, oacheck.shards says which shards of each target the merge\n"
+  "holds; a missing one is a warning in every report and exit status 1.\n";
 
 static const char merge_footer[] =
-  "Exit status: 0 written, 1 a file could not be written, 2 usage error or an\n"
-  "input cannot be read or is not valid results.\n";
+  "Exit status: 0 written, 1 a file could not be written or a shard is missing\n"
+  "(everything is written all the same), 2 usage error or an input cannot be\n"
+  "read or is not valid results.\n";
 
 static const char diff_usage[] =
   "Usage: oacheck report diff OLD.json NEW.json [--json]\n"

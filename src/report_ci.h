@@ -29,12 +29,12 @@ int oc_ci_opt_report_url(const struct oc_option *o, const char *arg, char *err, 
 
 #define OC_OPT_CI(ca)                                                                       \
   OC_OPT_FLAG(0, "github", &(ca)->github,                                                   \
-              "GitHub Actions: an ::error annotation per failing case (at\n"                \
-              "its suite file and line) and the Markdown summary appended\n"                \
-              "to $GITHUB_STEP_SUMMARY"),                                                   \
+              "GitHub Actions: an ::error annotation per failing\n"                         \
+              "case (at its suite file and line), and the Markdown\n"                       \
+              "summary appended to $GITHUB_STEP_SUMMARY"),                                  \
   OC_OPT_STRING(0, "markdown", &(ca)->markdown, "FILE",                                     \
-                "the same Markdown summary for any CI (GitLab MR notes,\n"                  \
-                "Buildkite annotations)"),                                                  \
+                "the same Markdown summary for any CI (GitLab MR\n"                         \
+                "notes, Buildkite annotations)"),                                           \
   OC_OPT_CALLBACK(0, "report-url", &(ca)->report_url, "URL", oc_ci_opt_report_url,          \
                   "where the HTML report will be (http or https):\n"                        \
                   "the summary links to it and to each failing case")
