@@ -293,6 +293,11 @@ static int cmd_merge(int argc, char **argv)
   n = inputs.n;
   if(!out.json)
     out.json = "-";
+  if(out.ci.github && strcmp(out.json, "-") == 0) {
+    status = oc_cli_usage_error("report merge", "--github prints workflow commands on stdout: "
+                                                "write the merged results with -o FILE");
+    goto out;
+  }
   char err[1024];
   for(size_t k = 0; k < n; k++) {
     docs[k] = oc_results_load(inputs.items[k], err, sizeof(err));
