@@ -17,6 +17,7 @@
 #include "request.h"
 #include "rules.h"
 
+struct oc_cassette;
 struct oc_schema;
 struct oc_schema_registry;
 struct oc_schema_error;
@@ -97,6 +98,16 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
  * timeout): stream rules then see a cut stream. */
 void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete);
 void oc_response_free(struct oc_response *r);
+
+/* Push a recorded response through r as it arrived: the head, then the
+ * body in its recorded pieces (one piece when none were recorded), at
+ * t0 plus the recorded times when the cassette has timing (r was then
+ * initialised with t_sent = t0).  *t_end gets the time of the last piece
+ * (0 without timing), for oc_response_finish, which the caller calls
+ * (with c->complete).  `run --replay` and `oacheck check` both go through
+ * here, so their findings on the same bytes are the same. */
+int oc_response_replay(struct oc_response *r, const struct oc_cassette *c, uint64_t t0,
+                       uint64_t *t_end);
 
 /* The results-schema "response" object (status, headers with secrets
  * redacted, content type, body or events), plus "message" and "timing"
