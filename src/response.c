@@ -631,6 +631,38 @@ cJSON *oc_body_json(const char *p, size_t n, size_t cap)
   return o;
 }
 
+unsigned char *oc_base64_decode(const char *s, size_t *outlen)
+{
+  size_t n = strlen(s);
+  char *clean = malloc(n + 4);
+  unsigned char *out = NULL;
+  if(!clean)
+    return NULL;
+  size_t k = 0;
+  for(size_t i = 0; i < n; i++)
+    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
+      clean[k++] = s[i];
+  while(k % 4)
+    clean[k++] = '=';
+  out = malloc(k / 4 * 3 + 1);
+  if(!out)
+    goto out;
+  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
+  if(got < 0) {
+    free(out);
+    out = NULL;
+    goto out;
+  }
+  size_t pad = 0;
+  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
+    pad++;
+  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
+  out[*outlen] = '\0';
+out:
+  free(clean);
+  return out;
+}
+
 cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing)
 {
   if(message)

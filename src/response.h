@@ -114,6 +114,10 @@ int oc_response_replay(struct oc_response *r, const struct oc_cassette *c, uint6
  * through the out parameters (each may be NULL). */
 cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing);
 
+/* Base64 (whitespace ignored, padding optional) into new bytes (caller
+ * frees; NUL-terminated past *outlen); NULL when it does not decode or
+ * memory runs out.  Results bodies and HAR content use it. */
+unsigned char *oc_base64_decode(const char *s, size_t *outlen);
 /* A body for the results schema: text when UTF-8, else base64; cut at cap. */
 cJSON *oc_body_json(const char *p, size_t n, size_t cap);
 /* Headers as [[name, value], …] with secret values redacted. */
