@@ -7,6 +7,7 @@
 #include "config.h"
 #include "capture.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -384,6 +385,59 @@ static char *url_path(const char *url)
   return oc_strndup(p, strcspn(p, "?#"));
 }
 
+/* Chromium's devtools decode a text body whose Content-Type names no
+ * charset as windows-1252 (the HTTP default for text/event-stream), so a
+ * HAR holds UTF-8 streams as mojibake.  When every character of the text
+ * maps back to a windows-1252 byte (WHATWG's table: 0x81, 0x8D, 0x8F,
+ * 0x90 and 0x9D stay C1 controls) and those bytes are UTF-8 with at least
+ * one multi-byte character, they are what arrived.  Returns 1 with the
+ * bytes in *out (caller frees), 0 when the text is to be taken as it is. */
+static int restore_1252(const char *text, size_t n, char **out, size_t *outlen)
+{
+  static const uint16_t c1[32] = {
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+  };
+  size_t bad;
+  if(!oc_utf8_valid((const unsigned char *)text, n, &bad))
+    return 0;
+  unsigned char *b = malloc(n + 1);
+  if(!b)
+    return 0;
+  size_t k = 0;
+  int high = 0;
+  for(size_t i = 0; i < n;) {
+    /* the text is valid UTF-8: the lead byte gives the length */
+    unsigned char c = (unsigned char)text[i];
+    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t cp = len == 1 ? c : (uint32_t)(c & (0x3F >> (len - 1)));
+    for(size_t j = 1; j < len; j++)
+      cp = cp << 6 | ((unsigned char)text[i + j] & 0x3F);
+    i += len;
+    int byte = -1;
+    if(cp < 0x80 || (cp >= 0xA0 && cp <= 0xFF))
+      byte = (int)cp;
+    for(int t = 0; byte < 0 && t < 32; t++)
+      if(c1[t] == cp)
+        byte = 0x80 + t;
+    if(byte < 0) {
+      free(b);
+      return 0;
+    }
+    high |= byte >= 0x80;
+    b[k++] = (unsigned char)byte;
+  }
+  if(!high || !oc_utf8_valid(b, k, &bad)) {
+    free(b);
+    return 0;
+  }
+  b[k] = '\0';
+  *out = (char *)b;
+  *outlen = k;
+  return 1;
+}
+
 static int har_entry(struct oc_capture *cap, const cJSON *ent, int index, const char *base,
                      char *err, size_t errlen)
 {
@@ -454,8 +508,14 @@ static int har_entry(struct oc_capture *cap, const cJSON *ent, int index, const 
   }
   else if(body) {
     /* cJSON strings stop at U+0000: the text is what a browser shows */
-    c->body = oc_strdup(body);
-    c->body_len = strlen(body);
+    const char *ct = oc_headers_get(&c->headers, "Content-Type");
+    if(!(ct && strstr(ct, "charset")) && restore_1252(body, strlen(body), &c->body, &c->body_len))
+      snprintf(e->note, sizeof(e->note), "the browser decoded the text as windows-1252 (no charset "
+               "in Content-Type): the UTF-8 bytes that arrived are restored");
+    else {
+      c->body = oc_strdup(body);
+      c->body_len = strlen(body);
+    }
   }
   else {
     c->body = oc_strdup("");

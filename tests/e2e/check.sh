@@ -24,25 +24,7 @@ REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
 NAMES="chat-stream logprobs-stream json-object-stream tools-required-stream chat-basic tools-required ctx-overflow"
 
 # ---- one suite case per recording: the recorded request, the recorded status
-{
-  echo '{"suite": "captured", "description": "the recorded requests, nothing expected but the status", "cases": ['
-  sep=""
-  for n in $NAMES; do
-    "$OACHECK" record --show "$REC/$n.cassette.gz" > "$TMP/$n.show"
-    sed -n '/^request body:/,/^response:/p' "$TMP/$n.show" | sed '1d;$d' > "$TMP/$n.req.json"
-    method=$(sed -n 's/^request: \([A-Z]*\) .*/\1/p' "$TMP/$n.show")
-    path=$(sed -n 's/^request: [A-Z]* \(.*\)/\1/p' "$TMP/$n.show")
-    status=$(sed -n 's/^response: HTTP\/[0-9.]* \([0-9]*\).*/\1/p' "$TMP/$n.show")
-    [ -s "$TMP/$n.req.json" ] && [ -n "$status" ] || fail "cannot read the request of $n from record --show"
-    printf '%s{"name": "%s", "description": "%s as recorded", "request": {"method": "%s", "path": "%s", "body": ' \
-      "$sep" "$n" "$n" "$method" "$path"
-    cat "$TMP/$n.req.json"
-    printf '}, "expect": {"status": %s}}\n' "$status"
-    sep=","
-  done
-  echo ']}'
-} > "$TMP/captured.json"
-
+replay_suite "$TMP/captured.json" "$REC" $NAMES
 expect_status 1 "$OACHECK" run "$TMP/captured.json" --replay "$REC" --profile llama-server --json "$TMP/run.json"
 for n in $NAMES; do
   expect_grep "^(PASS|FAIL) .*captured/$n" "$TMP/out"
