@@ -82,6 +82,7 @@ struct judged {
   const char *profile;     /* the profile's name, static */
   const char *profile_why; /* "option", "the file's", "Server: llama.cpp", "default" */
   int no_request;
+  const char *request_from; /* "the capture", "--request" */
 };
 
 /* The profile for an entry: --profile, the rule file's own, or a guess
@@ -132,6 +133,8 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
   memset(out, 0, sizeof(*out));
   struct oc_cassette *c = &e->ex;
   /* the request: the capture's, --request's, or what the body implies */
+  out->request_from = e->has_request ? (reqtext ? "the capture (--request not used)" : "the capture")
+                                     : "--request";
   if(!e->has_request && reqtext) {
     free(c->req_body);
     c->req_body = oc_strndup(reqtext, reqlen);
@@ -295,9 +298,7 @@ static void print_header(FILE *out, const struct check_args *a, const struct oc_
     fputc('\n', out);
   }
   else
-    fprintf(out, "  request: %s\n", e->has_request && cap->kind != OC_CAPTURE_HTTP &&
-            cap->kind != OC_CAPTURE_SSE && cap->kind != OC_CAPTURE_JSON ? "from the capture"
-            : "from --request");
+    fprintf(out, "  request: from %s\n", j->request_from);
   if(a->partial)
     fprintf(out, "  end: partial (--partial): what arrived is judged, the end of the stream is not\n");
   else if(a->complete && e->partial)

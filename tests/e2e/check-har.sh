@@ -71,6 +71,7 @@ set -e
 expect_grep '^chromium\.har#[0-9]+: a HAR file, POST /v1/chat/completions' "$TMP/check.out"
 expect_grep '^  request: from the capture' "$TMP/check.out"
 expect_grep '^  timing: not captured' "$TMP/check.out"
+expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/har.json"
 # the page itself (GET /health) and anything else the browser fetched
 expect_grep '/chromium\.har: [0-9]+ other HAR entr(y|ies) \(not a POST to a completions endpoint\) not checked' "$TMP/check.out"
 

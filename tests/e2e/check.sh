@@ -84,6 +84,7 @@ expect_status 1 "$OACHECK" check --profile llama-server --request "$TMP/tools-re
 expect_grep '^FAIL tools-required-stream\.http: 1 error' "$TMP/out"
 expect_grep '^  \[error\] TOOL-CHOICE-HONOURED \(/choices/0/delta/tool_calls\): tool_choice was "required"' "$TMP/out"
 expect_grep '^      expected: a tool call' "$TMP/out"
+expect_grep '^  request: from --request$' "$TMP/out"
 expect_grep '^1 exchange checked: 0 passed, 1 failed, 0 errors' "$TMP/out"
 expect_status 0 "$OACHECK" check "$TMP/chat-stream.http"
 expect_grep '^PASS chat-stream\.http: 0 errors, 0 warnings, 1 info \(19 events\)' "$TMP/out"
@@ -93,6 +94,10 @@ pass "verdict, finding, expected value and exit status"
 expect_status 0 "$OACHECK" check --profile llama-server "$TMP/tools-required-stream.body"
 expect_grep '^  request: not captured \(give --request FILE\): not judged: .*TOOL-CHOICE-HONOURED' "$TMP/out"
 expect_no_grep 'TOOL-CHOICE-HONOURED\]|\] TOOL-CHOICE' "$TMP/out"
+# a cassette has its own request: --request is not used, and that is said
+expect_status 1 "$OACHECK" check --request "$TMP/chat-stream.req.json" "$REC/tools-required-stream.cassette.gz"
+expect_grep '^  request: from the capture \(--request not used\)' "$TMP/out"
+expect_grep 'TOOL-CHOICE-HONOURED' "$TMP/out"
 pass "no request: request-dependent rules are named as not judged"
 
 # ---- a pasted excerpt: cut inside an event, or without the final blank line
