@@ -77,6 +77,29 @@ static const char *safe(struct oc_buf *b, const char *s)
 
 /* ---- one exchange ------------------------------------------------------------------ */
 
+/* Add item to parent (under name; at the end of an array when name is
+ * NULL), the parent taking it whatever happens: on a NULL parent or item,
+ * or when memory runs out, item is deleted and *oom set, after which
+ * nothing more is added.  Returns item when it was added.  (The same
+ * contract as the checked JSON add the house is getting; swap when it
+ * lands.) */
+static cJSON *put(int *oom, cJSON *parent, const char *name, cJSON *item)
+{
+  cJSON_bool ok = !*oom && parent && item &&
+                  (name ? cJSON_AddItemToObject(parent, name, item) : cJSON_AddItemToArray(parent, item));
+  if(!ok) {
+    cJSON_Delete(item);
+    *oom = 1;
+    return NULL;
+  }
+  return item;
+}
+
+static cJSON *put_str(int *oom, cJSON *parent, const char *name, const char *v)
+{
+  return put(oom, parent, name, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
 struct judged {
   cJSON *result;           /* the results-schema object */
   const char *profile;     /* the profile's name, static */
@@ -108,20 +131,20 @@ static const struct oc_profile *pick_profile(const struct check_args *a,
   return p ? p : oc_profile_default();
 }
 
-static cJSON *request_json(const struct oc_cassette *c, const cJSON *body)
+static cJSON *request_json(int *oom, const struct oc_cassette *c, const cJSON *body)
 {
   cJSON *r = cJSON_CreateObject();
-  if(!r)
-    return NULL;
-  cJSON_AddStringToObject(r, "method", c->method ? c->method : "POST");
-  cJSON_AddStringToObject(r, "path", c->path ? c->path : "/v1/chat/completions");
-  cJSON_AddItemToObject(r, "headers", oc_headers_json(&c->req_headers));
+  put_str(oom, r, "method", c->method ? c->method : "POST");
+  put_str(oom, r, "path", c->path ? c->path : "/v1/chat/completions");
+  put(oom, r, "headers", oc_headers_json(&c->req_headers));
   if(c->req_body) {
-    cJSON *b = oc_body_json(c->req_body, c->req_body_len, OC_CAP_RESULT_BODY);
-    if(b && body && c->req_body_len <= OC_CAP_RESULT_BODY)
-      cJSON_AddItemToObject(b, "json", cJSON_Duplicate(body, 1));
-    if(b)
-      cJSON_AddItemToObject(r, "body", b);
+    cJSON *b = put(oom, r, "body", oc_body_json(c->req_body, c->req_body_len, OC_CAP_RESULT_BODY));
+    if(body && c->req_body_len <= OC_CAP_RESULT_BODY)
+      put(oom, b, "json", cJSON_Duplicate(body, 1));
+  }
+  if(*oom) {
+    cJSON_Delete(r);
+    return NULL;
   }
   return r;
 }
@@ -189,71 +212,59 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
   if(!rc && ck.oom)
     rc = OC_ENOMEM;
 
-  cJSON *o = cJSON_CreateObject();
-  if(!o || rc) {
-    rc = rc ? rc : OC_ENOMEM;
+  if(rc)
     goto out;
-  }
-  cJSON_AddStringToObject(o, "target", "capture");
-  cJSON_AddStringToObject(o, "suite", "check");
-  cJSON_AddStringToObject(o, "case", e->name);
-  cJSON_AddNumberToObject(o, "index", (double)index);
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  put_str(&oom, o, "target", "capture");
+  put_str(&oom, o, "suite", "check");
+  put_str(&oom, o, "case", e->name);
+  put(&oom, o, "index", cJSON_CreateNumber((double)index));
   char *desc = oc_asprintf("%s, %s", cap->file, oc_capture_kind_text(cap->kind));
-  if(desc)
-    cJSON_AddStringToObject(o, "description", desc);
+  put(&oom, o, "description", desc ? cJSON_CreateString(desc) : NULL);
   free(desc);
-  cJSON_AddArrayToObject(o, "tags");
+  put(&oom, o, "tags", cJSON_CreateArray());
   int worst = oc_findings_worst(&f);
-  cJSON_AddStringToObject(o, "status", !c->complete ? "error" : worst == OC_SEV_ERROR ? "fail" : "pass");
-  if(!c->complete)
-    cJSON_AddStringToObject(o, "reason", "the recorded exchange is incomplete");
-  else
-    cJSON_AddNullToObject(o, "reason");
-  cJSON_AddStringToObject(o, "profile", profile->name);
-  cJSON_AddNumberToObject(o, "duration_ms", ((double)oc_now_ns() - started) / 1e6);
-  cJSON *fs = cJSON_AddArrayToObject(o, "findings");
-  for(size_t i = 0; fs && i < f.count; i++)
-    cJSON_AddItemToArray(fs, oc_finding_json(&f.items[i]));
-  cJSON *sup = cJSON_CreateArray();
-  for(size_t i = 0; sup && i < f.ncounts; i++)
+  put_str(&oom, o, "status", !c->complete ? "error" : worst == OC_SEV_ERROR ? "fail" : "pass");
+  put_str(&oom, o, "reason", c->complete ? NULL : "the recorded exchange is incomplete");
+  put_str(&oom, o, "profile", profile->name);
+  put(&oom, o, "duration_ms", cJSON_CreateNumber(((double)oc_now_ns() - started) / 1e6));
+  cJSON *fs = put(&oom, o, "findings", cJSON_CreateArray());
+  for(size_t i = 0; i < f.count; i++)
+    put(&oom, fs, NULL, oc_finding_json(&f.items[i]));
+  cJSON *sup = NULL;
+  for(size_t i = 0; i < f.ncounts; i++)
     if(f.counts[i].total > f.counts[i].kept) {
-      cJSON *s = cJSON_CreateObject();
-      if(!s)
-        continue;
-      cJSON_AddStringToObject(s, "rule", oc_rule_name(f.counts[i].rule));
-      cJSON_AddNumberToObject(s, "total", (double)f.counts[i].total);
-      cJSON_AddNumberToObject(s, "kept", (double)f.counts[i].kept);
-      cJSON_AddItemToArray(sup, s);
+      if(!sup)
+        sup = put(&oom, o, "suppressed", cJSON_CreateArray());
+      cJSON *sp = put(&oom, sup, NULL, cJSON_CreateObject());
+      put_str(&oom, sp, "rule", oc_rule_name(f.counts[i].rule));
+      put(&oom, sp, "total", cJSON_CreateNumber((double)f.counts[i].total));
+      put(&oom, sp, "kept", cJSON_CreateNumber((double)f.counts[i].kept));
     }
-  if(cJSON_GetArraySize(sup) > 0)
-    cJSON_AddItemToObject(o, "suppressed", sup);
-  else
-    cJSON_Delete(sup);
-  cJSON_AddItemToObject(o, "request", request_json(c, out->no_request ? NULL : req));
-  if(response) {
-    cJSON_AddStringToObject(response, "source", cap->file);
-    cJSON_AddItemToObject(o, "response", response);
-    response = NULL;
-  }
-  else
-    cJSON_AddNullToObject(o, "response");
+  put(&oom, o, "request", request_json(&oom, c, out->no_request ? NULL : req));
+  put_str(&oom, response, "source", cap->file);
+  put(&oom, o, "response", response ? response : cJSON_CreateNull());
+  response = NULL;
   if(message)
-    cJSON_AddItemToObject(o, "message", message);
+    put(&oom, o, "message", message);
   if(timing)
-    cJSON_AddItemToObject(o, "timing", timing);
+    put(&oom, o, "timing", timing);
   message = timing = NULL;
-  cJSON *rep = cJSON_AddObjectToObject(o, "reproduce");
+  cJSON *rep = put(&oom, o, "reproduce", cJSON_CreateObject());
   char *cmd = oc_asprintf("oacheck check%s%s%s%s%s%s %s", a->request ? " --request " : "",
                           a->request ? a->request : "", a->profile ? " --profile " : "",
                           a->profile ? a->profile : "", a->as ? " --as " : "", a->as ? a->as : "",
                           cap->file);
-  if(rep && cmd)
-    cJSON_AddStringToObject(rep, "oacheck", cmd);
+  put(&oom, rep, "oacheck", cmd ? cJSON_CreateString(cmd) : NULL);
   free(cmd);
+  if(oom) {
+    cJSON_Delete(o);
+    rc = OC_ENOMEM;
+    goto out;
+  }
   out->result = o;
-  o = NULL;
 out:
-  cJSON_Delete(o);
   cJSON_Delete(response);
   cJSON_Delete(message);
   cJSON_Delete(timing);
@@ -440,7 +451,7 @@ int oc_cmd_check(int argc, char **argv)
     goto oom;
   cJSON *results = oc_json_arr(doc, "results");
   const char *first_profile = NULL;
-  int mixed = 0;
+  int mixed = 0, oom = 0;
   size_t n = 0;
   for(size_t i = 0; i < a.files.n; i++)
     for(size_t k = 0; k < caps[i].count; k++) {
@@ -454,24 +465,23 @@ int oc_cmd_check(int argc, char **argv)
         fputc('\n', stdout);
       print_header(stdout, &a, &caps[i], &caps[i].entries[k], &j);
       print_verdict(stdout, j.result);
-      cJSON_AddItemToArray(results, j.result);
+      if(!put(&oom, results, NULL, j.result))
+        goto oom;
     }
   for(size_t i = 0; i < a.files.n; i++)
     if(caps[i].har_skipped)
       printf("%s: %zu other HAR entr%s (not a POST to a completions endpoint) not checked\n",
              caps[i].file, caps[i].har_skipped, caps[i].har_skipped == 1 ? "y" : "ies");
-  cJSON *t = cJSON_CreateObject();
-  if(!t)
+  cJSON *t = put(&oom, oc_json_arr(doc, "targets"), NULL, cJSON_CreateObject());
+  put_str(&oom, t, "name", "capture");
+  put_str(&oom, t, "kind", "replay");
+  put_str(&oom, t, "recordings", a.files.items[0]);
+  put_str(&oom, t, "profile", mixed ? "mixed" : first_profile ? first_profile : "openai");
+  put_str(&oom, t, "profile_source", a.profile && strcmp(a.profile, "auto") != 0 ? "option" : "auto");
+  put(&oom, t, "reachable", cJSON_CreateTrue());
+  put(&oom, t, "timing_recorded", cJSON_CreateFalse());
+  if(oom)
     goto oom;
-  cJSON_AddStringToObject(t, "name", "capture");
-  cJSON_AddStringToObject(t, "kind", "replay");
-  cJSON_AddStringToObject(t, "recordings", a.files.items[0]);
-  cJSON_AddStringToObject(t, "profile", mixed ? "mixed" : first_profile ? first_profile : "openai");
-  cJSON_AddStringToObject(t, "profile_source",
-                          a.profile && strcmp(a.profile, "auto") != 0 ? "option" : "auto");
-  cJSON_AddBoolToObject(t, "reachable", 1);
-  cJSON_AddBoolToObject(t, "timing_recorded", 0);
-  cJSON_AddItemToArray(oc_json_arr(doc, "targets"), t);
   if(oc_results_summarize(doc))
     goto oom;
   struct oc_counts counts;
