@@ -23,3 +23,35 @@ human() {
 have_peer() {
   [ -n "${NODE:-}" ] && [ -x "$NODE" ] && [ -d "$BENCH_SRCDIR/tests/node/node_modules/eventsource-parser" ]
 }
+
+# bench_wait_port OUT PID: the port from the 'listening on' line in OUT
+# (oacheck serve's first line), waiting up to 10 s.
+bench_wait_port() {
+  i=0
+  while ! grep -q '^listening on ' "$1" 2>/dev/null; do
+    kill -0 "$2" 2>/dev/null || return 1
+    i=$((i + 1))
+    [ $i -lt 100 ] || return 1
+    sleep 0.1
+  done
+  sed -n '1s/.*://p' "$1"
+}
+
+# bench_median: the median of the numbers on stdin (spaces or lines).
+bench_median() {
+  tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench_suite BODY N: a suite of N cases (c0 … cN-1) whose request is the
+# JSON body in file BODY (one line) POSTed to /v1/chat/completions, with
+# its "model" replaced by ${MODEL}.
+bench_suite() {
+  sed 's/"model":"[^"]*"/"model":"${MODEL}"/' "$1" | awk -v n="$2" '
+    { body = $0 }
+    END {
+      printf "{\"suite\":\"gen\",\"description\":\"generated for the bench\",\"cases\":[\n"
+      for (i = 0; i < n; i++)
+        printf "%s{\"name\":\"c%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":%s}}\n", i ? "," : "", i, body
+      print "]}"
+    }'
+}
