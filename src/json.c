@@ -5,8 +5,19 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define ARENA_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define ARENA_POISON(p, n) ((void)(p), (void)(n))
+#define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 void oc_json_locate(const char *buf, size_t len, size_t offset, struct oc_json_pos *pos)
 {
@@ -214,6 +225,338 @@ const char *oc_json_type_name(const cJSON *item)
 char *oc_json_print(const cJSON *item)
 {
   return cJSON_PrintUnformatted(item);
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static const char hexdigits[] = "0123456789abcdef";
+
+/* The writer gathers its output in a local piece and adds it to the
+ * buffer when full, so a token costs a few instructions, not a call. */
+struct jw {
+  struct oc_buf *b;
+  int rc;
+  size_t n;
+  char piece[8192];
+};
+
+static void jw_flush(struct jw *w)
+{
+  if(!w->rc && w->n)
+    w->rc = oc_buf_add(w->b, w->piece, w->n);
+  w->n = 0;
+}
+
+/* room for k more bytes (k at most half the piece) */
+static inline void jw_room(struct jw *w, size_t k)
+{
+  if(w->n + k > sizeof(w->piece))
+    jw_flush(w);
+}
+
+static void jw_put(struct jw *w, const char *p, size_t k)
+{
+  if(k > sizeof(w->piece) / 2) {
+    jw_flush(w);
+    if(!w->rc)
+      w->rc = oc_buf_add(w->b, p, k);
+    return;
+  }
+  jw_room(w, k);
+  memcpy(w->piece + w->n, p, k);
+  w->n += k;
+}
+
+static inline void jw_putc(struct jw *w, char c)
+{
+  jw_room(w, 1);
+  w->piece[w->n++] = c;
+}
+
+/* the bytes a JSON string cannot hold as they are: the controls, '"',
+ * '\\' (and NUL, which ends a C string, so the scan stops there too) */
+static const unsigned char json_escaped[256] = {
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  ['"'] = 1, ['\\'] = 1,
+};
+
+static void jw_string(struct jw *w, const char *s)
+{
+  jw_putc(w, '"');
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  while(!w->rc) {
+    const unsigned char *q = p;
+    while(!json_escaped[*q])
+      q++;
+    if(q > p)
+      jw_put(w, (const char *)p, (size_t)(q - p));
+    unsigned char c = *q;
+    if(!c)
+      break;
+    jw_room(w, 6);
+    char *o = w->piece + w->n;
+    o[0] = '\\';
+    size_t k = 2;
+    switch(c) {
+    case '"': o[1] = '"'; break;
+    case '\\': o[1] = '\\'; break;
+    case '\b': o[1] = 'b'; break;
+    case '\f': o[1] = 'f'; break;
+    case '\n': o[1] = 'n'; break;
+    case '\r': o[1] = 'r'; break;
+    case '\t': o[1] = 't'; break;
+    default:
+      o[1] = 'u';
+      o[2] = '0';
+      o[3] = '0';
+      o[4] = hexdigits[c >> 4];
+      o[5] = hexdigits[c & 15];
+      k = 6;
+      break;
+    }
+    w->n += k;
+    p = q + 1;
+  }
+  jw_putc(w, '"');
+}
+
+/* the decimal digits of v (v < 2^63) before end; returns where they start */
+static char *digits_before(char *end, unsigned long long v)
+{
+  do {
+    *--end = (char)('0' + v % 10);
+    v /= 10;
+  } while(v);
+  return end;
+}
+
+static size_t format_number(double d, char out[40])
+{
+  static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+  const double two53 = 9007199254740992.0;
+  if(!isfinite(d)) {
+    memcpy(out, "null", 5);
+    return 4;
+  }
+  char tmp[40], *end = tmp + sizeof(tmp);
+  int neg = d < 0;
+  double a = fabs(d);
+  if(a == floor(a) && a < two53) {
+    char *s = digits_before(end, (unsigned long long)a);
+    if(neg && a != 0)
+      *--s = '-';
+    memcpy(out, s, (size_t)(end - s));
+    return (size_t)(end - s);
+  }
+  /* the fewest decimals that read back as d: v / 10^k is rounded once,
+   * exactly as strtod rounds the decimal v·10^-k, so equal means equal */
+  for(int k = 1; a >= 1e-6 && a < 1e9 && k <= 9; k++) {
+    double v = round(a * p10[k]);
+    if(v >= two53)
+      break;
+    if(v / p10[k] != a)
+      continue;
+    unsigned long long iv = (unsigned long long)v, ip = iv / (unsigned long long)p10[k],
+                       fp = iv % (unsigned long long)p10[k];
+    char *s = end;
+    for(int i = 0; i < k; i++) {
+      *--s = (char)('0' + fp % 10);
+      fp /= 10;
+    }
+    *--s = '.';
+    s = digits_before(s, ip);
+    if(neg)
+      *--s = '-';
+    memcpy(out, s, (size_t)(end - s));
+    return (size_t)(end - s);
+  }
+  int n = snprintf(out, 40, "%1.15g", d);
+  if(strtod(out, NULL) != d)
+    n = snprintf(out, 40, "%1.17g", d);
+  return n > 0 ? (size_t)n : 0;
+}
+
+static void jw_indent(struct jw *w, int depth)
+{
+  jw_putc(w, '\n');
+  for(int i = 0; i < depth; i++)
+    jw_put(w, "  ", 2);
+}
+
+static void jw_item(struct jw *w, const cJSON *it, int pretty, int depth)
+{
+  char num[40];
+  size_t n;
+  switch(it->type & 0xFF) {
+  case cJSON_NULL: jw_put(w, "null", 4); return;
+  case cJSON_False: jw_put(w, "false", 5); return;
+  case cJSON_True: jw_put(w, "true", 4); return;
+  case cJSON_Number:
+    n = format_number(it->valuedouble, num);
+    if(n)
+      jw_put(w, num, n);
+    else
+      jw_put(w, "null", 4);
+    return;
+  case cJSON_String: jw_string(w, it->valuestring); return;
+  case cJSON_Raw:
+    jw_put(w, it->valuestring ? it->valuestring : "null",
+           it->valuestring ? strlen(it->valuestring) : 4);
+    return;
+  case cJSON_Array:
+  case cJSON_Object: break;
+  default: jw_put(w, "null", 4); return;
+  }
+  int obj = (it->type & 0xFF) == cJSON_Object;
+  jw_putc(w, obj ? '{' : '[');
+  for(const cJSON *c = it->child; c && !w->rc; c = c->next) {
+    if(c != it->child)
+      jw_putc(w, ',');
+    if(pretty)
+      jw_indent(w, depth + 1);
+    if(obj) {
+      jw_string(w, c->string);
+      if(pretty)
+        jw_put(w, ": ", 2);
+      else
+        jw_putc(w, ':');
+    }
+    jw_item(w, c, pretty, depth + 1);
+  }
+  if(pretty && it->child)
+    jw_indent(w, depth);
+  jw_putc(w, obj ? '}' : ']');
+}
+
+int oc_json_write(struct oc_buf *b, const cJSON *item, int pretty)
+{
+  struct jw w;
+  w.b = b;
+  w.rc = OC_OK;
+  w.n = 0;
+  if(item)
+    jw_item(&w, item, pretty, 0);
+  else
+    jw_put(&w, "null", 4);
+  jw_flush(&w);
+  return w.rc;
+}
+
+/* ---- the result arena ----------------------------------------------------------- */
+
+struct arena_block {
+  struct arena_block *next;
+  size_t size, used;
+  _Alignas(16) unsigned char data[];
+};
+
+#define ARENA_BASE (256u << 10)   /* kept between uses */
+#define ARENA_BIG (32u << 10)     /* larger requests get a block of their own */
+
+static _Thread_local struct arena_block *arena_blocks; /* every block, newest first */
+static _Thread_local struct arena_block *arena_base;   /* the one kept between uses */
+static _Thread_local int arena_active;
+static int arena_hooks;
+
+static int in_arena(const void *p)
+{
+  const unsigned char *q = p;
+  for(const struct arena_block *bl = arena_blocks; bl; bl = bl->next)
+    if(q >= bl->data && q < bl->data + bl->size)
+      return 1;
+  return 0;
+}
+
+static struct arena_block *arena_block_new(size_t size)
+{
+  struct arena_block *bl = malloc(sizeof(*bl) + size);
+  if(!bl)
+    return NULL;
+  bl->next = NULL;
+  bl->size = size;
+  bl->used = 0;
+  ARENA_POISON(bl->data, size);
+  return bl;
+}
+
+static void *arena_malloc(size_t n)
+{
+  if(!arena_active)
+    return malloc(n);
+  size_t need = (n + 15) & ~(size_t)15;
+  if(need < n)
+    return NULL;
+  struct arena_block *bl = arena_blocks;
+  if(need > ARENA_BIG) {
+    /* its own block, behind the current one so bumping goes on there */
+    struct arena_block *big = arena_block_new(need);
+    if(!big)
+      return NULL;
+    big->used = need;
+    big->next = bl->next;
+    bl->next = big;
+    ARENA_UNPOISON(big->data, n);
+    return big->data;
+  }
+  if(bl->size - bl->used < need) {
+    struct arena_block *nb = arena_block_new(ARENA_BASE);
+    if(!nb)
+      return NULL;
+    nb->next = bl;
+    arena_blocks = bl = nb;
+  }
+  void *p = bl->data + bl->used;
+  bl->used += need;
+  ARENA_UNPOISON(p, n);
+  return p;
+}
+
+static void arena_free(void *p)
+{
+  if(p && !in_arena(p))
+    free(p);
+}
+
+int oc_json_arena_begin(void)
+{
+  if(arena_active)
+    return OC_EUSAGE;
+  if(!arena_base && !(arena_blocks = arena_base = arena_block_new(ARENA_BASE)))
+    return OC_ENOMEM;
+  if(!arena_hooks) {
+    cJSON_Hooks hooks = { arena_malloc, arena_free };
+    cJSON_InitHooks(&hooks);
+    arena_hooks = 1;
+  }
+  arena_active = 1;
+  return OC_OK;
+}
+
+void oc_json_arena_end(void)
+{
+  if(!arena_active)
+    return;
+  arena_active = 0;
+  /* keep the base block, give the rest back */
+  struct arena_block *bl = arena_blocks;
+  while(bl) {
+    struct arena_block *next = bl->next;
+    if(bl != arena_base)
+      free(bl);
+    bl = next;
+  }
+  arena_blocks = arena_base;
+  arena_base->next = NULL;
+  arena_base->used = 0;
+  ARENA_POISON(arena_base->data, arena_base->size);
+}
+
+size_t oc_json_arena_resident(void)
+{
+  size_t n = 0;
+  for(const struct arena_block *bl = arena_blocks; bl; bl = bl->next)
+    n += sizeof(*bl) + bl->size;
+  return n;
 }
 
 char *oc_json_brief(const cJSON *item, size_t max)

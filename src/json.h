@@ -52,6 +52,31 @@ const char *oc_json_type_name(const cJSON *item);
 char *oc_json_brief(const cJSON *item, size_t max);
 /* Compact serialisation (caller frees), NULL on allocation failure. */
 char *oc_json_print(const cJSON *item);
+/* Append item to b as JSON text: compact (no whitespace at all), or
+ * pretty (members and elements one per line, indented by two spaces).
+ * Strings are escaped as cJSON escapes them (", \\, the C escapes,
+ * other controls as \\u00XX, every other byte as it is); numbers are
+ * integers when integral below 2^53, else the fewest decimals (up to 9)
+ * that read back as the same double, else %.15g or %.17g as cJSON does;
+ * NaN and infinities are null.  Much cheaper than cJSON_Print (no
+ * sscanf per number, one buffer).  OC_OK, or the buffer's error (the
+ * buffer freed itself). */
+int oc_json_write(struct oc_buf *b, const cJSON *item, int pretty);
+
+/* cJSON allocations from an arena, for a tree built to be written once
+ * and thrown away whole (a case's result, made and spooled as the case
+ * ends): between oc_json_arena_begin() and oc_json_arena_end() every
+ * cJSON allocation of this thread comes from one reused arena, freeing
+ * arena memory does nothing and oc_json_arena_end() takes it all back at
+ * once; memory malloc'd outside it is still freed normally.  Nothing
+ * allocated inside may be kept after the end (under AddressSanitizer the
+ * arena is poisoned then, so a test catches it).  Not nestable: begin
+ * returns OC_EUSAGE when an arena is already active on this thread. */
+int oc_json_arena_begin(void);
+void oc_json_arena_end(void);
+/* Bytes the arena keeps between uses (for the bench and tests). */
+size_t oc_json_arena_resident(void);
+
 /* Structural equality as JSON Schema's "const"/"enum" mean it: numbers by
  * value, objects regardless of member order. */
 int oc_json_equal(const cJSON *a, const cJSON *b);

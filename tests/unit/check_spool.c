@@ -1,0 +1,273 @@
+/* check_spool.c — results at scale: the results spool (stored, read back
+ * in any order, nothing left on disk, errors named), the JSON writer that
+ * fills it (what it writes reads back as the same tree; numbers and
+ * escapes as cJSON would have them) and the arena results are built in. */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "spool.h"
+#include "testutil.h"
+
+static char *write_json(const cJSON *j, int pretty)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 24);
+  ck_assert_int_eq(oc_json_write(&b, j, pretty), OC_OK);
+  return oc_buf_take(&b, NULL);
+}
+
+static void number_is(double v, const char *want)
+{
+  cJSON *n = cJSON_CreateNumber(v);
+  char *got = write_json(n, 0);
+  ck_assert_msg(strcmp(got, want) == 0, "%.17g written as '%s', want '%s'", v, got, want);
+  if(isfinite(v))
+    ck_assert_msg(strtod(got, NULL) == v, "'%s' does not read back as %.17g", got, v);
+  free(got);
+  cJSON_Delete(n);
+}
+
+START_TEST(numbers_read_back)
+{
+  number_is(0, "0");
+  number_is(-0.0, "0");
+  number_is(42, "42");
+  number_is(-7, "-7");
+  number_is(1796106653, "1796106653");
+  number_is(9007199254740991.0, "9007199254740991");
+  number_is(0.432064, "0.432064");
+  number_is(-12.5, "-12.5");
+  number_is(1.1, "1.1");
+  number_is(0.000001, "0.000001");
+  number_is(NAN, "null");
+  number_is(INFINITY, "null");
+  /* beyond the decimal fast path: cJSON's own forms */
+  number_is(1e300, "1e+300");
+  number_is(0.1 + 0.2, "0.30000000000000004");
+  number_is(5e-324, "4.94065645841247e-324");
+  /* and every other double reads back, whatever its form */
+  double vals[] = { 1.0 / 3, 2.0 / 3, M_PI, 123456.789012345, 1e-7, 12345678.9, DBL_MAX, DBL_MIN,
+                    9007199254740993.0, 0.1, 1e9 + 0.5 };
+  for(size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+    cJSON *n = cJSON_CreateNumber(vals[i]);
+    char *got = write_json(n, 0);
+    ck_assert_msg(strtod(got, NULL) == vals[i], "%.17g written as '%s'", vals[i], got);
+    free(got);
+    cJSON_Delete(n);
+  }
+}
+END_TEST
+
+START_TEST(strings_escaped_as_cjson_does)
+{
+  const char *s = "q\"b\\s/\b\f\n\r\t\x01\x1f \xc3\xa9 \xff end";
+  cJSON *j = cJSON_CreateString(s);
+  char *ours = write_json(j, 0);
+  char *theirs = cJSON_PrintUnformatted(j);
+  ck_assert_str_eq(ours, theirs);
+  ck_assert_str_eq(ours, "\"q\\\"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f \xc3\xa9 \xff end\"");
+  free(ours);
+  cJSON_free(theirs);
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(trees_read_back_compact_and_pretty)
+{
+  const char *text = "{\"a\":[1,2.5,{\"b\":null,\"c\":true,\"d\":false}],\"e\":{},\"f\":[],"
+                     "\"g\":\"x\\ny\",\"h\":{\"i\":[[],[{}]]},\"\":-3}";
+  cJSON *j = oc_json_parse(text, strlen(text), NULL);
+  ck_assert_ptr_nonnull(j);
+  char *compact = write_json(j, 0);
+  ck_assert_str_eq(compact, text);
+  char *pretty = write_json(j, 1);
+  ck_assert_ptr_nonnull(strstr(pretty, "{\n  \"a\": [\n    1,\n    2.5,\n    {\n      \"b\": null,"));
+  ck_assert_ptr_nonnull(strstr(pretty, "\"e\": {},\n  \"f\": [],"));
+  ck_assert_msg(pretty[strlen(pretty) - 1] == '}' && pretty[strlen(pretty) - 2] == '\n', "%s", pretty);
+  cJSON *back = oc_json_parse(pretty, strlen(pretty), NULL);
+  ck_assert_ptr_nonnull(back);
+  ck_assert(oc_json_equal(j, back));
+  free(compact);
+  free(pretty);
+  cJSON_Delete(back);
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(writer_stops_at_the_cap)
+{
+  cJSON *j = cJSON_CreateString("0123456789abcdef0123456789abcdef");
+  struct oc_buf b;
+  oc_buf_init(&b, 16);
+  ck_assert_int_eq(oc_json_write(&b, j, 0), OC_ETOOBIG);
+  oc_buf_free(&b);
+  cJSON_Delete(j);
+}
+END_TEST
+
+/* ---- arena ---- */
+
+START_TEST(arena_builds_and_forgets)
+{
+  cJSON *outside = cJSON_CreateObject(); /* made before: freed normally inside */
+  cJSON_AddStringToObject(outside, "k", "v");
+  ck_assert_int_eq(oc_json_arena_begin(), OC_OK);
+  ck_assert_int_eq(oc_json_arena_begin(), OC_EUSAGE);
+  cJSON *big = cJSON_CreateArray();
+  char text[100 << 10];
+  memset(text, 'x', sizeof(text) - 1);
+  text[sizeof(text) - 1] = '\0';
+  for(int i = 0; i < 2000; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "i", i);
+    cJSON_AddStringToObject(o, "s", i % 500 ? "short" : text); /* a few big ones */
+    cJSON_AddItemToArray(big, o);
+  }
+  ck_assert_int_eq(cJSON_GetArraySize(big), 2000);
+  ck_assert_int_eq(oc_json_num(cJSON_GetArrayItem(big, 1999), "i", -1), 1999);
+  char *w = write_json(big, 0);
+  ck_assert_uint_gt(strlen(w), 4 * sizeof(text));
+  free(w);
+  cJSON_Delete(outside);
+  cJSON_Delete(big);
+  size_t during = oc_json_arena_resident();
+  oc_json_arena_end();
+  /* only the base block stays */
+  ck_assert_uint_lt(oc_json_arena_resident(), during);
+  ck_assert_uint_le(oc_json_arena_resident(), 300u << 10);
+  /* outside it, allocation is malloc's again: this outlives everything */
+  cJSON *after = cJSON_CreateString("after");
+  ck_assert_int_eq(oc_json_arena_begin(), OC_OK);
+  cJSON *again = cJSON_CreateNumber(1);
+  cJSON_Delete(again);
+  oc_json_arena_end();
+  ck_assert_str_eq(after->valuestring, "after");
+  cJSON_Delete(after);
+}
+END_TEST
+
+/* ---- spool ---- */
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+  const char *t = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof(tmpdir), "%s/check_spool.XXXXXX", t && *t ? t : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static int dir_entries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  struct dirent *e;
+  while((e = readdir(d)))
+    if(strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      n++;
+  closedir(d);
+  return n;
+}
+
+START_TEST(spool_stores_and_reads_in_any_order)
+{
+  make_tmpdir();
+  struct oc_spool s;
+  char err[600];
+  ck_assert_int_eq(oc_spool_open(&s, tmpdir, 5000, err, sizeof(err)), OC_OK);
+  /* unlinked at once: nothing in the directory even while it is in use */
+  ck_assert_int_eq(dir_entries(tmpdir), 0);
+  /* stored in a scrambled order, some big enough to go past a piece */
+  for(size_t k = 0; k < 5000; k++) {
+    size_t i = (k * 2654435761u) % 5000;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "i", (double)i);
+    if(i % 1000 == 7) {
+      char *big = malloc(3u << 20);
+      memset(big, 'b', (3u << 20) - 1);
+      big[(3u << 20) - 1] = '\0';
+      cJSON_AddStringToObject(r, "big", big);
+      free(big);
+    }
+    else
+      cJSON_AddStringToObject(r, "text", "line\nbreak");
+    ck_assert_int_eq(oc_spool_put_json(&s, i, r, (int)(i % 4), err, sizeof(err)), OC_OK);
+    cJSON_Delete(r);
+  }
+  ck_assert_uint_eq(s.stored, 5000);
+  ck_assert_int_eq(oc_spool_put(&s, 3, "{}", 2, 0, err, sizeof(err)), OC_EUSAGE);
+  ck_assert_int_eq(oc_spool_put(&s, 5000, "{}", 2, 0, err, sizeof(err)), OC_EUSAGE);
+  for(size_t i = 0; i < 5000; i++) {
+    ck_assert(oc_spool_has(&s, i));
+    ck_assert_int_eq(s.items[i].status, (int)(i % 4));
+    cJSON *r = oc_spool_get(&s, i, err, sizeof(err));
+    ck_assert_msg(r != NULL, "%zu: %s", i, err);
+    ck_assert_int_eq(oc_json_num(r, "i", -1), (double)i);
+    if(i % 1000 == 7)
+      ck_assert_uint_eq(strlen(oc_json_str(r, "big")), (3u << 20) - 1);
+    else
+      ck_assert_str_eq(oc_json_str(r, "text"), "line\nbreak");
+    cJSON_Delete(r);
+  }
+  oc_spool_close(&s);
+  oc_spool_close(&s);
+  ck_assert_int_eq(dir_entries(tmpdir), 0);
+  rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(spool_unstored_and_unwritable)
+{
+  struct oc_spool s;
+  char err[600];
+  make_tmpdir();
+  ck_assert_int_eq(oc_spool_open(&s, tmpdir, 3, err, sizeof(err)), OC_OK);
+  ck_assert(!oc_spool_has(&s, 1));
+  ck_assert_ptr_null(oc_spool_get(&s, 1, err, sizeof(err)));
+  ck_assert_ptr_nonnull(strstr(err, "no result 1"));
+  oc_spool_close(&s);
+  char missing[300];
+  snprintf(missing, sizeof(missing), "%s/not-there", tmpdir);
+  ck_assert_int_eq(oc_spool_open(&s, missing, 3, err, sizeof(err)), OC_EIO);
+  ck_assert_msg(strstr(err, missing) != NULL, "%s", err);
+  rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(spool_dir_beside_the_json_report)
+{
+  char buf[64];
+  ck_assert_ptr_null(oc_spool_dir_for(NULL, buf, sizeof(buf)));
+  ck_assert_ptr_null(oc_spool_dir_for("r.json", buf, sizeof(buf)));
+  ck_assert_str_eq(oc_spool_dir_for("out/r.json", buf, sizeof(buf)), "out");
+  ck_assert_str_eq(oc_spool_dir_for("/r.json", buf, sizeof(buf)), "/");
+  ck_assert_str_eq(oc_spool_dir_for("/a/b/r.json", buf, sizeof(buf)), "/a/b");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("spool");
+  TCase *tc = tcase_create("spool");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, numbers_read_back);
+  tcase_add_test(tc, strings_escaped_as_cjson_does);
+  tcase_add_test(tc, trees_read_back_compact_and_pretty);
+  tcase_add_test(tc, writer_stops_at_the_cap);
+  tcase_add_test(tc, arena_builds_and_forgets);
+  tcase_add_test(tc, spool_stores_and_reads_in_any_order);
+  tcase_add_test(tc, spool_unstored_and_unwritable);
+  tcase_add_test(tc, spool_dir_beside_the_json_report);
+  suite_add_tcase(s, tc);
+  return oc_test_run(s);
+}
