@@ -11,6 +11,7 @@
 #include "chat.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,13 +84,18 @@ static void log_event(struct oc_event_log *log, const struct oc_sse_event *ev, l
 {
   if(!log->enabled)
     return;
+  /* a slot is made ready when first used: most streams fill a few */
   if(log->nhead < OC_LOG_HEAD) {
+    logged_init(&log->head[log->nhead]);
     logged_set(&log->head[log->nhead++], ev, n, t);
     return;
   }
   struct oc_logged_event *slot;
-  if(log->ntail < OC_LOG_TAIL)
-    slot = &log->tail[(log->tail_start + log->ntail++) % OC_LOG_TAIL];
+  if(log->ntail < OC_LOG_TAIL) {
+    /* tail_start stays 0 until the ring is full */
+    slot = &log->tail[log->ntail++];
+    logged_init(slot);
+  }
   else {
     slot = &log->tail[log->tail_start];
     if(slot->pinned)
@@ -117,9 +123,10 @@ static void log_mark(struct oc_event_log *log, long n)
 
 static void log_free(struct oc_event_log *log)
 {
-  for(size_t i = 0; i < OC_LOG_HEAD; i++)
+  /* only the slots used were made ready (log_event) */
+  for(size_t i = 0; i < log->nhead; i++)
     logged_free(&log->head[i]);
-  for(size_t i = 0; i < OC_LOG_TAIL; i++)
+  for(size_t i = 0; i < log->ntail; i++)
     logged_free(&log->tail[i]);
   for(size_t i = 0; i < log->npinned; i++)
     logged_free(&log->pinned[i]);
@@ -892,11 +899,26 @@ static void on_issue(void *ud, const struct oc_sse_issue *is)
 
 /* ---- lifecycle -------------------------------------------------------------------- */
 
+/* Everything zero but the event log's slots (250 of them, 20 KB): those
+ * are made ready one by one as events arrive, so a short stream does not
+ * pay for clearing them twice per case. */
+static void stream_zero(struct oc_stream *s)
+{
+  memset(s, 0, offsetof(struct oc_stream, log));
+  struct oc_event_log *l = &s->log;
+  l->enabled = 0;
+  l->nhead = l->ntail = l->tail_start = 0;
+  l->pinned = NULL;
+  l->npinned = l->apinned = 0;
+  l->pin_until = 0;
+  memset(&s->timing, 0, sizeof(*s) - offsetof(struct oc_stream, timing));
+}
+
 void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, struct oc_check *check,
                     const struct oc_schema *chunk_schema, struct oc_schema_registry *reg,
                     uint64_t t_sent, int timing_recorded, int keep_events)
 {
-  memset(s, 0, sizeof(*s));
+  stream_zero(s);
   s->req = req;
   s->check = check;
   s->chunk_schema = chunk_schema;
@@ -910,12 +932,6 @@ void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, stru
   oc_buf_init(&s->error_message, 1024);
   s->created = NAN;
   s->log.enabled = keep_events;
-  if(keep_events) {
-    for(size_t i = 0; i < OC_LOG_HEAD; i++)
-      logged_init(&s->log.head[i]);
-    for(size_t i = 0; i < OC_LOG_TAIL; i++)
-      logged_init(&s->log.tail[i]);
-  }
   s->timing.recorded = timing_recorded;
   s->timing.t_sent = t_sent;
   s->timing.max_gap_chunk = -1;
@@ -1111,7 +1127,7 @@ void oc_stream_free(struct oc_stream *s)
   if(s->log.enabled)
     log_free(&s->log);
   free(s->timing.gaps_us);
-  memset(s, 0, sizeof(*s));
+  stream_zero(s);
 }
 
 /* ---- output ------------------------------------------------------------------------ */

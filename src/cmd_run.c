@@ -404,8 +404,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   fflush(stdout);
   run.on_result = on_result;
   run.ud = &con;
-  if(oc_run_execute(&run)) {
-    oc_error("out of memory");
+  char spool_dir[512];
+  a.opts.spool_dir = oc_spool_dir_for(a.reports.json, spool_dir, sizeof(spool_dir));
+  if(oc_run_execute(&run, err, sizeof(err))) {
+    oc_error("%s", err);
     status = OC_EXIT_FAIL;
     goto out;
   }

@@ -53,6 +53,25 @@ const cJSON *oc_result_first_error(const cJSON *result)
   return NULL;
 }
 
+/* one result's share of the counts */
+static void count_result(struct oc_counts *c, const cJSON *r)
+{
+  c->total++;
+  switch(oc_result_status(r)) {
+  case OC_ST_PASS: c->pass++; break;
+  case OC_ST_FAIL: c->fail++; break;
+  case OC_ST_SKIP: c->skip++; break;
+  default: c->error++; break;
+  }
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+    if(oc_streq(oc_json_str(f, "severity"), "warning"))
+      c->warnings++;
+  double d = oc_json_num(r, "duration_ms", 0);
+  if(isfinite(d) && d > 0)
+    c->duration_ms += d;
+}
+
 void oc_results_count(const cJSON *doc, const char *target, const char *suite,
                       struct oc_counts *c)
 {
@@ -63,20 +82,7 @@ void oc_results_count(const cJSON *doc, const char *target, const char *suite,
       continue;
     if(suite && !oc_streq(oc_json_str(r, "suite"), suite))
       continue;
-    c->total++;
-    switch(oc_result_status(r)) {
-    case OC_ST_PASS: c->pass++; break;
-    case OC_ST_FAIL: c->fail++; break;
-    case OC_ST_SKIP: c->skip++; break;
-    default: c->error++; break;
-    }
-    const cJSON *f;
-    cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
-      if(oc_streq(oc_json_str(f, "severity"), "warning"))
-        c->warnings++;
-    double d = oc_json_num(r, "duration_ms", 0);
-    if(isfinite(d) && d > 0)
-      c->duration_ms += d;
+    count_result(c, r);
   }
 }
 
@@ -91,106 +97,147 @@ const cJSON *oc_results_target(const cJSON *doc, const char *name)
   return NULL;
 }
 
-struct rule_count {
-  const char *rule;
-  long cases;
-};
-
-static int rule_count_cmp(const void *a, const void *b)
+void oc_summary_init(struct oc_summary *s)
 {
-  const struct rule_count *x = a, *y = b;
+  memset(s, 0, sizeof(*s));
+}
+
+void oc_summary_free(struct oc_summary *s)
+{
+  for(size_t i = 0; i < s->nrules; i++)
+    free(s->rules[i].rule);
+  free(s->rules);
+  memset(s, 0, sizeof(*s));
+}
+
+void oc_summary_add(struct oc_summary *s, const cJSON *r)
+{
+  count_result(&s->counts, r);
+  const cJSON *fs = oc_json_arr(r, "findings"), *f;
+  cJSON_ArrayForEach(f, fs) {
+    const char *rule = oc_json_str(f, "rule");
+    if(!rule || !oc_finding_counts(f))
+      continue;
+    /* a case counts once per rule: was it counted for this case already?
+     * (findings are capped per rule, so this look-back stays short) */
+    int seen = 0;
+    for(const cJSON *g = fs->child; g && g != f; g = g->next)
+      if(oc_finding_counts(g) && oc_streq(oc_json_str(g, "rule"), rule)) {
+        seen = 1;
+        break;
+      }
+    if(seen)
+      continue;
+    /* a few dozen rules at most: a linear look-up is the cheap one */
+    size_t i = 0;
+    while(i < s->nrules && strcmp(s->rules[i].rule, rule) != 0)
+      i++;
+    if(i == s->nrules) {
+      char *copy = oc_strdup(rule);
+      struct oc_summary_rule *p =
+        copy ? oc_array_grow(s->rules, &s->arules, s->nrules + 1, sizeof(*s->rules)) : NULL;
+      if(!p) {
+        free(copy);
+        s->oom = 1;
+        continue;
+      }
+      s->rules = p;
+      s->rules[i].rule = copy;
+      s->rules[i].cases = 0;
+      s->nrules++;
+    }
+    s->rules[i].cases++;
+  }
+}
+
+static int summary_rule_cmp(const void *a, const void *b)
+{
+  const struct oc_summary_rule *x = a, *y = b;
   if(x->cases != y->cases)
     return x->cases > y->cases ? -1 : 1;
   return strcmp(x->rule, y->rule);
 }
 
-cJSON *oc_results_failing_rules(const cJSON *doc)
+cJSON *oc_summary_failing_rules(const struct oc_summary *s)
 {
-  struct rule_count *rc = NULL;
-  size_t n = 0, alloc = 0;
-  cJSON *out = NULL;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const cJSON *f;
-    cJSON_ArrayForEach(f, oc_json_arr(r, "findings")) {
-      const char *rule = oc_json_str(f, "rule");
-      if(!rule || !oc_finding_counts(f))
-        continue;
-      /* a case counts once per rule: was this rule already counted for
-       * this case?  Look back over this case's findings. */
-      int seen = 0;
-      for(const cJSON *g = oc_json_arr(r, "findings")->child; g && g != f; g = g->next)
-        if(oc_finding_counts(g) && oc_streq(oc_json_str(g, "rule"), rule)) {
-          seen = 1;
-          break;
-        }
-      if(seen)
-        continue;
-      size_t i = 0;
-      while(i < n && strcmp(rc[i].rule, rule) != 0)
-        i++;
-      if(i == n) {
-        if(n == alloc) {
-          size_t na = alloc ? alloc * 2 : 16;
-          struct rule_count *p = realloc(rc, na * sizeof(*rc));
-          if(!p)
-            goto out;
-          rc = p;
-          alloc = na;
-        }
-        rc[n].rule = rule;
-        rc[n].cases = 0;
-        n++;
-      }
-      rc[i].cases++;
-    }
+  if(s->oom)
+    return NULL;
+  struct oc_summary_rule *sorted = NULL;
+  if(s->nrules) {
+    sorted = malloc(s->nrules * sizeof(*sorted));
+    if(!sorted)
+      return NULL;
+    memcpy(sorted, s->rules, s->nrules * sizeof(*sorted));
+    qsort(sorted, s->nrules, sizeof(*sorted), summary_rule_cmp);
   }
-  if(n)
-    qsort(rc, n, sizeof(*rc), rule_count_cmp);
-  out = cJSON_CreateArray();
-  if(!out)
-    goto out;
-  for(size_t i = 0; i < n; i++) {
+  cJSON *out = cJSON_CreateArray();
+  for(size_t i = 0; out && i < s->nrules; i++) {
     cJSON *o = cJSON_CreateObject();
     if(!o || !cJSON_AddItemToArray(out, o)) {
       cJSON_Delete(o);
       cJSON_Delete(out);
       out = NULL;
-      goto out;
+      break;
     }
-    if(!cJSON_AddStringToObject(o, "rule", rc[i].rule) ||
-       !cJSON_AddNumberToObject(o, "cases", (double)rc[i].cases)) {
+    if(!cJSON_AddStringToObject(o, "rule", sorted[i].rule) ||
+       !cJSON_AddNumberToObject(o, "cases", (double)sorted[i].cases)) {
       cJSON_Delete(out);
       out = NULL;
-      goto out;
     }
   }
-out:
-  free(rc);
+  free(sorted);
   return out;
 }
 
-int oc_results_summarize(cJSON *doc)
+cJSON *oc_summary_json(const struct oc_summary *sum, double dur)
 {
-  struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
-  double dur = oc_json_num(oc_json_obj(doc, "summary"), "duration_ms", -1);
+  const struct oc_counts *c = &sum->counts;
   cJSON *s = cJSON_CreateObject();
-  cJSON *rules = oc_results_failing_rules(doc);
+  cJSON *rules = oc_summary_failing_rules(sum);
   if(!s || !rules)
     goto fail;
-  if(!cJSON_AddNumberToObject(s, "total", (double)c.total) ||
-     !cJSON_AddNumberToObject(s, "pass", (double)c.pass) ||
-     !cJSON_AddNumberToObject(s, "fail", (double)c.fail) ||
-     !cJSON_AddNumberToObject(s, "error", (double)c.error) ||
-     !cJSON_AddNumberToObject(s, "skip", (double)c.skip) ||
-     !cJSON_AddNumberToObject(s, "warnings", (double)c.warnings))
+  if(!cJSON_AddNumberToObject(s, "total", (double)c->total) ||
+     !cJSON_AddNumberToObject(s, "pass", (double)c->pass) ||
+     !cJSON_AddNumberToObject(s, "fail", (double)c->fail) ||
+     !cJSON_AddNumberToObject(s, "error", (double)c->error) ||
+     !cJSON_AddNumberToObject(s, "skip", (double)c->skip) ||
+     !cJSON_AddNumberToObject(s, "warnings", (double)c->warnings))
     goto fail;
   if(isfinite(dur) && dur >= 0 && !cJSON_AddNumberToObject(s, "duration_ms", dur))
     goto fail;
   if(!cJSON_AddItemToObject(s, "failing_rules", rules))
     goto fail;
-  rules = NULL;
+  return s;
+fail:
+  cJSON_Delete(rules);
+  cJSON_Delete(s);
+  return NULL;
+}
+
+cJSON *oc_results_failing_rules(const cJSON *doc)
+{
+  struct oc_summary s;
+  oc_summary_init(&s);
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    oc_summary_add(&s, r);
+  cJSON *out = oc_summary_failing_rules(&s);
+  oc_summary_free(&s);
+  return out;
+}
+
+int oc_results_summarize(cJSON *doc)
+{
+  double dur = oc_json_num(oc_json_obj(doc, "summary"), "duration_ms", -1);
+  struct oc_summary sum;
+  oc_summary_init(&sum);
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    oc_summary_add(&sum, r);
+  cJSON *s = oc_summary_json(&sum, dur);
+  oc_summary_free(&sum);
+  if(!s)
+    return OC_ENOMEM;
   if(oc_json_get(doc, "summary")) {
     if(!cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", s))
       goto fail;
@@ -199,7 +246,6 @@ int oc_results_summarize(cJSON *doc)
     goto fail;
   return OC_OK;
 fail:
-  cJSON_Delete(rules);
   cJSON_Delete(s);
   return OC_ENOMEM;
 }

@@ -41,6 +41,31 @@ struct oc_counts {
 void oc_results_count(const cJSON *doc, const char *target, const char *suite,
                       struct oc_counts *c);
 
+/* A summary built one result at a time, for runs whose results are not
+ * all in memory (the runner adds each as it ends; oc_results_summarize
+ * adds a document's).  The counts are oc_results_count's, the failing
+ * rules oc_results_failing_rules'. */
+struct oc_summary_rule {
+  char *rule;
+  long cases;
+};
+struct oc_summary {
+  struct oc_counts counts;
+  struct oc_summary_rule *rules;
+  size_t nrules, arules;
+  int oom;                /* a rule could not be counted */
+};
+void oc_summary_init(struct oc_summary *s);
+/* Count one result object (borrowed). */
+void oc_summary_add(struct oc_summary *s, const cJSON *result);
+/* The failing rules so far as summary.failing_rules (new array, caller
+ * deletes); NULL when memory runs out. */
+cJSON *oc_summary_failing_rules(const struct oc_summary *s);
+/* The schema's summary object; duration_ms < 0 leaves it out.  Caller
+ * deletes; NULL when memory runs out. */
+cJSON *oc_summary_json(const struct oc_summary *s, double duration_ms);
+void oc_summary_free(struct oc_summary *s);
+
 /* The rules with error findings (not allowed), as the schema's
  * summary.failing_rules: [{"rule", "cases"}], most cases first, then by
  * rule ID.  New array (caller deletes); NULL when memory runs out. */

@@ -3,8 +3,10 @@
  * decoder as bytes arrive; a replayed case pushes a recording's pieces
  * through the same decoder with their recorded arrival times.  Each case
  * ends in finish_job(), which applies the case's expectations and turns
- * everything into one result object; the heavy state is freed there, so
- * memory does not grow with the number of cases that already ran. */
+ * everything into one result object, built in the JSON arena, counted,
+ * shown, written to the results spool and forgotten: the heavy state is
+ * freed there, so memory does not grow with the number of cases that
+ * already ran.  Live cases are started as earlier ones end. */
 #include "config.h"
 #include "runner.h"
 
@@ -14,6 +16,7 @@
 #include "expect.h"
 #include "http.h"
 #include "json.h"
+#include "results_json.h"
 #include "report.h"
 #include "result.h"
 #include "url.h"
@@ -104,9 +107,10 @@ int oc_run_plan(struct oc_run *r)
       }
     }
   }
-  r->results = calloc(r->nitems + 1, sizeof(*r->results));
-  return r->results ? OC_OK : OC_ENOMEM;
+  return OC_OK;
 }
+
+static void feed(struct oc_run *r);
 
 /* ---- one case -------------------------------------------------------------------- */
 
@@ -166,10 +170,46 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   return j;
 }
 
+static void record_case(struct job *j, int complete)
+{
+  struct oc_run *r = j->run;
+  char name[300];
+  snprintf(name, sizeof(name), "%s.%s", j->item->kase->suite, j->item->kase->name);
+  free(j->rec.name);
+  j->rec.name = oc_strdup(name);
+  char *file = oc_asprintf("%s/%s%s", r->opts->record_dir, name, OC_CASSETTE_EXT);
+  char err[600];
+  j->rec.complete = complete;
+  char ts[32];
+  oc_now_rfc3339(ts);
+  j->rec.recorded_at = oc_strdup(ts);
+  if(!file || oc_cassette_write(file, &j->rec, err, sizeof(err)))
+    oc_error("cannot record %s: %s", name, file ? err : "out of memory");
+  free(file);
+}
+
+/* The result becomes text in the spool; the tree is thrown away. */
+static void spool_result(struct oc_run *r, const struct oc_plan_item *it, const cJSON *res)
+{
+  char err[700];
+  int rc = res ? oc_spool_put_json(&r->spool, it->index, res, oc_result_status(res), err,
+                                   sizeof(err))
+               : OC_ENOMEM;
+  if(rc) {
+    if(!r->lost++)
+      oc_error("%s/%s: the result is lost: %s", it->kase->suite, it->kase->name,
+               res ? err : "out of memory building it");
+  }
+}
+
 static void finish_job(struct job *j, int complete, uint64_t t_end)
 {
   struct oc_run *r = j->run;
   cJSON *message = NULL, *timing = NULL, *response = NULL;
+  /* Everything made from here to the spool is one tree thrown away whole:
+   * its nodes come from the arena (no malloc or free per node).  Trees
+   * made before (the retries) are freed normally when deleted. */
+  int arena = oc_json_arena_begin() == OC_OK;
   if(j->resp_started && j->resp.status) {
     oc_response_finish(&j->resp, t_end, complete);
     /* built once: the expectations read message and timing, the result
@@ -197,34 +237,35 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.findings = &j->findings;
   o.message = message;
   o.timing = timing;
-  o.retries = j->retries;
+  /* the retries were made during the transfer, outside the arena: the
+   * result takes a copy made in it, so the whole result can be dropped */
+  o.retries = arena && j->retries ? cJSON_Duplicate(j->retries, 1) : j->retries;
+  if(o.retries != j->retries)
+    cJSON_Delete(j->retries);
   j->retries = NULL;
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
   cJSON *res = oc_result_json(&o);
-  cJSON_Delete(o.retries);
-  cJSON_Delete(o.response);
-  cJSON_Delete(message);
-  cJSON_Delete(timing);
-  if(j->recording && r->opts->record_dir && j->end != OC_END_SKIP && j->rec.status) {
-    char name[300];
-    snprintf(name, sizeof(name), "%s.%s", j->item->kase->suite, j->item->kase->name);
-    free(j->rec.name);
-    j->rec.name = oc_strdup(name);
-    char *file = oc_asprintf("%s/%s%s", r->opts->record_dir, name, OC_CASSETTE_EXT);
-    char err[600];
-    j->rec.complete = complete;
-    char ts[32];
-    oc_now_rfc3339(ts);
-    j->rec.recorded_at = oc_strdup(ts);
-    if(!file || oc_cassette_write(file, &j->rec, err, sizeof(err)))
-      oc_error("cannot record %s: %s", name, file ? err : "out of memory");
-    free(file);
+  if(!arena) {
+    cJSON_Delete(o.retries);
+    cJSON_Delete(o.response);
+    cJSON_Delete(message);
+    cJSON_Delete(timing);
   }
-  r->results[j->item->index] = res;
+  if(j->recording && r->opts->record_dir && j->end != OC_END_SKIP && j->rec.status)
+    record_case(j, complete);
   r->done++;
+  if(res)
+    oc_summary_add(&r->summary, res);
   if(r->on_result && res)
     r->on_result(r->ud, j->item, res, r->done, r->nitems);
+  spool_result(r, j->item, res);
+  /* in the arena, every node goes at once; walking the trees to free
+   * nothing would cost as much as building them */
+  if(arena)
+    oc_json_arena_end();
+  else
+    cJSON_Delete(res);
   job_free(j);
 }
 
@@ -420,6 +461,8 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
   finish_job(j, complete, o->t_done);
 }
 
+static void on_done_feed(void *ud, const struct oc_http_outcome *o);
+
 static int submit_live(struct job *j, struct oc_http *http)
 {
   struct oc_target *t = j->item->target;
@@ -461,19 +504,34 @@ static int submit_live(struct job *j, struct oc_http *http)
   rq.max_retries = opt->retries;
   rq.insecure = opt->insecure;
   rq.cacert = opt->cacert;
-  static const struct oc_http_callbacks cb = { on_head, on_body, on_retry, on_done };
+  static const struct oc_http_callbacks cb = { on_head, on_body, on_retry, on_done_feed };
   return oc_http_submit(http, &rq, &cb, j);
 }
 
-int oc_run_execute(struct oc_run *r)
+static void on_done_feed(void *ud, const struct oc_http_outcome *o)
 {
-  struct oc_http *http = NULL;
-  int rc = OC_OK;
-  for(size_t i = 0; i < r->nitems; i++) {
-    struct oc_plan_item *it = &r->items[i];
+  struct job *j = ud;
+  struct oc_run *r = j->run;
+  on_done(ud, o);
+  /* a slot is free: start the next cases (submitting is allowed here) */
+  feed(r);
+}
+
+/* Start plan items until twice --jobs live ones are in flight or queued;
+ * replayed items and those that cannot run finish on the spot. */
+static void feed(struct oc_run *r)
+{
+  int jobs = r->opts->jobs > 0 ? r->opts->jobs : 1;
+  while(r->next < r->nitems && !r->oom) {
+    if(r->http && oc_http_pending(r->http) >= 2 * jobs)
+      return;
+    struct oc_plan_item *it = &r->items[r->next];
     struct job *j = job_new(r, it);
-    if(!j)
-      return OC_ENOMEM;
+    if(!j) {
+      r->oom = 1;
+      return;
+    }
+    r->next++;
     if(!prepare(j)) {
       finish_job(j, 1, 0);
       continue;
@@ -482,24 +540,57 @@ int oc_run_execute(struct oc_run *r)
       run_replay(j);
       continue;
     }
-    if(!http && !(http = oc_http_new(r->opts->jobs > 0 ? r->opts->jobs : 1))) {
+    if(!r->http && !(r->http = oc_http_new(jobs))) {
       job_free(j);
-      return OC_ENOMEM;
+      r->oom = 1;
+      return;
     }
-    if(submit_live(j, http)) {
+    if(submit_live(j, r->http)) {
       j->end = OC_END_ERROR;
       oc_strlcpy(j->reason, "the request could not be submitted", sizeof(j->reason));
       finish_job(j, 1, 0);
-      continue;
     }
-    /* keep the queue moving while submitting, so results stream out */
-    oc_http_run(http, 0);
   }
-  if(http) {
-    oc_http_run(http, -1);
-    oc_http_free(http);
+}
+
+int oc_run_execute(struct oc_run *r, char *err, size_t errlen)
+{
+  int rc = oc_spool_open(&r->spool, r->opts->spool_dir, r->nitems, err, errlen);
+  if(rc)
+    return rc;
+  r->spool_open = 1;
+  r->next = 0;
+  feed(r);
+  while(r->http && !r->oom) {
+    /* callbacks feed more as cases end; an empty queue with items left
+     * means feeding stopped on memory */
+    oc_http_run(r->http, -1);
+    if(r->next >= r->nitems || oc_http_pending(r->http) == 0) {
+      feed(r);
+      if(!oc_http_pending(r->http))
+        break;
+    }
   }
-  return rc;
+  if(r->http) {
+    oc_http_free(r->http);
+    r->http = NULL;
+  }
+  if(r->oom) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+cJSON *oc_run_result(struct oc_run *r, size_t i)
+{
+  if(!r->spool_open || !oc_spool_has(&r->spool, i))
+    return NULL;
+  char err[700];
+  cJSON *res = oc_spool_get(&r->spool, i, err, sizeof(err));
+  if(!res)
+    oc_error("%s", err);
+  return res;
 }
 
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
@@ -530,19 +621,21 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
       cJSON_AddItemToArray(targets, t);
   }
   cJSON *results = oc_json_arr(doc, "results");
-  for(size_t i = 0; i < r->nitems; i++)
-    if(r->results[i])
-      cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  for(size_t i = 0; i < r->nitems; i++) {
+    cJSON *res = oc_run_result((struct oc_run *)r, i);
+    if(res)
+      cJSON_AddItemToArray(results, res);
+  }
   return doc;
 }
 
 void oc_run_free(struct oc_run *r)
 {
-  for(size_t i = 0; r->results && i < r->nitems; i++)
-    cJSON_Delete(r->results[i]);
-  free(r->results);
+  if(r->spool_open)
+    oc_spool_close(&r->spool);
+  r->spool_open = 0;
+  oc_summary_free(&r->summary);
   free(r->items);
-  r->results = NULL;
   r->items = NULL;
   r->nitems = 0;
 }

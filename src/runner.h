@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 #include "response.h"
+#include "results_json.h"
 #include "shard.h"
+#include "spool.h"
 #include "suite.h"
 #include "target.h"
 
@@ -31,6 +33,7 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  const char *spool_dir;    /* where the results spool goes (NULL: $TMPDIR) */
 };
 
 void oc_run_options_init(struct oc_run_options *o);
@@ -53,11 +56,20 @@ struct oc_run {
   const struct oc_schemas *schemas;
   struct oc_plan_item *items;
   size_t nitems;
-  cJSON **results;          /* per plan item, NULL until it ran */
+  /* Finished results, by plan index, on disk (spool.h): a result is
+   * written there as its case ends and not kept in memory. */
+  struct oc_spool spool;
+  int spool_open;
+  size_t lost;              /* results the spool could not take */
+  struct oc_summary summary; /* counted as each case ends */
   oc_run_result_cb on_result;
   void *ud;
   size_t done;
   double started_ms;
+  /* execution state */
+  size_t next;              /* the next plan item to start */
+  struct oc_http *http;     /* live transfers, made on first need */
+  int oom;
 };
 
 /* Build the plan from every case of every suite × every target, keeping
@@ -65,9 +77,15 @@ struct oc_run {
  * cases on every target): oc_shard_of (shard.c) by hash of suite/case or
  * by a durations table, so a case keeps its shard when others are added. */
 int oc_run_plan(struct oc_run *r);
-/* Run every planned case.  Returns OC_OK (case failures are results, not
- * errors) or OC_ENOMEM. */
-int oc_run_execute(struct oc_run *r);
+/* Run every planned case.  Live cases are started as others end (at most
+ * twice --jobs waiting), so the cases not yet started cost only their
+ * plan entry.  Returns OC_OK (case failures are results, not errors),
+ * OC_ENOMEM, or OC_EIO with err naming the spool directory that could
+ * not be used. */
+int oc_run_execute(struct oc_run *r, char *err, size_t errlen);
+/* The result of plan item i parsed from the spool, or NULL when it has
+ * none (it did not run, or memory ran out); caller deletes. */
+cJSON *oc_run_result(struct oc_run *r, size_t i);
 /* The whole results document (schemas/results.schema.json); caller
  * deletes.  mode_note may be NULL. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
