@@ -37,8 +37,9 @@ static void logged_free(struct oc_logged_event *e)
   oc_buf_free(&e->data);
 }
 
-static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
-                       uint64_t t)
+/* Returns OC_OK or the buffers' first error (the entry then holds less). */
+static int logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
+                      uint64_t t)
 {
   e->n = n;
   e->offset = ev->first_byte;
@@ -47,23 +48,23 @@ static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev,
   e->pinned = 0;
   oc_buf_reset(&e->type);
   oc_buf_reset(&e->data);
-  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0))
-    if(oc_buf_add(&e->type, ev->type, ev->type_len))
-      oc_buf_init(&e->type, 256);
+  /* a type past the entry's cap is left out, as before */
+  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0) && ev->type_len <= 256)
+    oc_buf_add(&e->type, ev->type, ev->type_len);
   size_t n_data = ev->data_len < OC_CAP_LOG_EVENT ? ev->data_len : OC_CAP_LOG_EVENT;
-  if(oc_buf_add(&e->data, ev->data, n_data))
-    oc_buf_init(&e->data, OC_CAP_LOG_EVENT);
+  oc_buf_add(&e->data, ev->data, n_data);
+  return oc_buf_error(&e->type) ? oc_buf_error(&e->type) : oc_buf_error(&e->data);
 }
 
-static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
+static int log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
 {
   if(log->npinned >= OC_LOG_PINNED)
-    return;
+    return OC_OK;
   if(log->npinned == log->apinned) {
     size_t n = log->apinned ? log->apinned * 2 : 8;
     struct oc_logged_event *d = realloc(log->pinned, n * sizeof(*d));
     if(!d)
-      return;
+      return OC_ENOMEM;
     log->pinned = d;
     log->apinned = n;
   }
@@ -74,31 +75,37 @@ static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
   p->end = e->end;
   p->t_ns = e->t_ns;
   p->pinned = 1;
-  if(oc_buf_add(&p->type, e->type.data ? e->type.data : "", e->type.len) ||
-     oc_buf_add(&p->data, e->data.data ? e->data.data : "", e->data.len))
+  oc_buf_add(&p->type, oc_buf_str(&e->type), e->type.len);
+  oc_buf_add(&p->data, oc_buf_str(&e->data), e->data.len);
+  int rc = oc_buf_error(&p->type) ? oc_buf_error(&p->type) : oc_buf_error(&p->data);
+  if(rc) {
+    logged_free(p);
     log->npinned--;
+  }
+  return rc;
 }
 
-static void log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
+/* Returns OC_OK or OC_ENOMEM (the log then misses part of this event). */
+static int log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
 {
   if(!log->enabled)
-    return;
-  if(log->nhead < OC_LOG_HEAD) {
-    logged_set(&log->head[log->nhead++], ev, n, t);
-    return;
-  }
+    return OC_OK;
+  if(log->nhead < OC_LOG_HEAD)
+    return logged_set(&log->head[log->nhead++], ev, n, t);
+  int rc = OC_OK;
   struct oc_logged_event *slot;
   if(log->ntail < OC_LOG_TAIL)
     slot = &log->tail[(log->tail_start + log->ntail++) % OC_LOG_TAIL];
   else {
     slot = &log->tail[log->tail_start];
     if(slot->pinned)
-      log_pin(log, slot); /* evicted but near a finding: keep a copy */
+      rc = log_pin(log, slot); /* evicted but near a finding: keep a copy */
     log->tail_start = (log->tail_start + 1) % OC_LOG_TAIL;
   }
-  logged_set(slot, ev, n, t);
+  int rc2 = logged_set(slot, ev, n, t);
   if(n <= log->pin_until)
     slot->pinned = 1;
+  return rc ? rc : rc2;
 }
 
 /* A finding at event n: keep events n-2..n+2. */
@@ -328,10 +335,11 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   if(args) {
     t->args_seen = 1;
     if(args->type == OC_JSTRING) {
-      if(!t->args_overflow && oc_buf_add(&t->args, args->u.str, args->len)) {
+      int rc = t->args_overflow ? OC_OK : oc_buf_add(&t->args, args->u.str, args->len);
+      if(rc == OC_ENOMEM)
+        s->check->oom = 1;
+      else if(rc)
         t->args_overflow = 1;
-        oc_buf_init(&t->args, OC_CAP_ARGUMENTS);
-      }
     }
     else if(args->type != OC_JNULL && !t->args_not_string) {
       t->args_not_string = 1;
@@ -357,7 +365,7 @@ static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_j
     size_t room = b->max - b->len;
     size_t take = v->len < room ? v->len : room;
     if(take && oc_buf_add(b, v->u.str, take))
-      oc_buf_init(b, OC_CAP_CONTENT); /* only when memory ran out */
+      s->check->oom = 1; /* only when memory ran out */
     if(take < v->len)
       m->overflow = 1;
   }
@@ -506,10 +514,13 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   const struct oc_jv *created = oc_jv_get(root, "created");
   if(!s->have_identity) {
     s->have_identity = 1;
-    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len))
-      oc_buf_init(&s->id, OC_CAP_IDENTITY);
-    if(model && model->type == OC_JSTRING && oc_buf_add(&s->model, model->u.str, model->len))
-      oc_buf_init(&s->model, OC_CAP_IDENTITY);
+    /* an identity past its cap stays empty, and so does any later
+     * comparison's "expected"; running out of memory is the check's */
+    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len) == OC_ENOMEM)
+      s->check->oom = 1;
+    if(model && model->type == OC_JSTRING &&
+       oc_buf_add(&s->model, model->u.str, model->len) == OC_ENOMEM)
+      s->check->oom = 1;
     s->created = created && created->type == OC_JNUMBER ? created->u.num : NAN;
     return;
   }
@@ -551,7 +562,8 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
   }
   if(!s->error_at) {
     s->error_at = n;
-    oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0);
+    if(oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0))
+      s->check->oom = 1; /* 400 bytes fit its cap: only memory can run out */
     /* the one form every SDK turns into a readable APIError */
     if(typed)
       s->error_shape = "an 'event: error' instead of a data: {\"error\": {...}} chunk";
@@ -678,7 +690,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   long n = (long)++s->events;
   uint64_t t = ev->t_last_ns;
   settle_comment(s, ev->first_byte, n);
-  log_event(&s->log, ev, n, t);
+  if(log_event(&s->log, ev, n, t))
+    s->check->oom = 1;
   if(!s->timing.t_first_event)
     s->timing.t_first_event = t ? t : 1;
   s->timing.t_last_event = t;

@@ -184,6 +184,8 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   }
   if(bad) {
     fputs(oc_buf_str(&errs), stderr);
+    if(oc_buf_error(&errs))
+      oc_error("more suite errors than fit the message buffer; the first are shown");
     oc_error("suite errors: no case was run");
   }
   oc_buf_free(&errs);
@@ -257,7 +259,7 @@ static char *command_line(int argc, char **argv)
     else
       oc_buf_printf(&b, " %s", argv[i]);
   }
-  return oc_buf_take(&b, NULL);
+  return oc_buf_take(&b, NULL); /* NULL, not a cut command, when an add failed */
 }
 
 static void list_plan(const struct oc_run *r)
@@ -372,7 +374,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     goto out;
   }
   cmdline = command_line(argc, argv);
-  doc = oc_run_results(&run, cmdline, note, started);
+  doc = cmdline ? oc_run_results(&run, cmdline, note, started) : NULL;
   if(!doc || oc_results_summarize(doc)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;

@@ -795,8 +795,10 @@ static char *build_curl(const cJSON *doc, const cJSON *r)
   free(compact);
   if(!rc && oc_json_bool(body, "truncated", 0))
     rc = oc_buf_adds(&b, "  # the results kept only part of this body");
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -828,8 +830,10 @@ static char *build_oacheck(const cJSON *doc, const cJSON *r)
   if(filter)
     shell_quote(&b, &rc, filter);
   free(filter);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -1153,6 +1157,7 @@ int oc_report_html_write(const cJSON *results, const char *path, char *err, size
   int rc = oc_report_html_render(results, NULL, &b, why, sizeof(why));
   if(rc) {
     snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);

@@ -461,6 +461,7 @@ int oc_report_junit_write(const cJSON *results, const char *path, char *err, siz
   if(rc) {
     snprintf(err, errlen, "cannot render JUnit report '%s': %s", path,
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);

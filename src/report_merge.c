@@ -446,8 +446,10 @@ static int text_finding(struct oc_buf *b, char mark, const cJSON *f)
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 16);
   int rc = oc_finding_text(&t, f, NULL);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&t);
     return rc == OC_ETOOBIG ? OC_OK : rc;
+  }
   rc = oc_buf_printf(b, "      %c ", mark);
   if(!rc)
     rc = oc_esc_addn_cut(b, oc_buf_str(&t), 300, OC_ESC_TEXT);

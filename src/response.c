@@ -256,13 +256,18 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
     if(r->body.len < OC_CAP_RESULT_BODY) {
       size_t room = OC_CAP_RESULT_BODY - r->body.len;
       if(oc_buf_add(&r->body, p, n < room ? n : room))
-        oc_buf_init(&r->body, OC_CAP_BODY);
+        r->check->oom = 1; /* it fits the cap: only memory ran out */
     }
     return oc_stream_push(&r->stream, p, n, t_ns);
   }
-  if(!r->body_overflow && oc_buf_add(&r->body, p, n)) {
-    r->body_overflow = 1;
-    oc_buf_init(&r->body, OC_CAP_BODY);
+  if(!r->body_overflow) {
+    /* past the cap the body is not examined (the bytes before it stay
+     * for the report); running out of memory is the check's failure */
+    int rc = oc_buf_add(&r->body, p, n);
+    if(rc == OC_ENOMEM)
+      r->check->oom = 1;
+    else if(rc)
+      r->body_overflow = 1;
   }
   return OC_OK;
 }

@@ -68,6 +68,9 @@ static int shell_quote(struct oc_buf *b, const char *s)
   return rc ? rc : oc_buf_addc(b, '\'');
 }
 
+/* The commands, each built in one buffer and checked once: a command
+ * that cannot be built whole is left out (past its cap) or fails the
+ * object (out of memory, NULL), never written with a piece missing. */
 static cJSON *reproduce(const struct oc_case_outcome *o)
 {
   const struct oc_built_request *rq = o->request;
@@ -85,6 +88,7 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   char *url = oc_asprintf("%s%s", base, rq->path);
   if(url)
     shell_quote(&b, url);
+  int oom = !url;
   free(url);
   for(size_t i = 0; i < rq->headers.count; i++) {
     const struct oc_header *h = &rq->headers.items[i];
@@ -93,6 +97,7 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     oc_buf_adds(&b, " -H ");
     if(hv)
       shell_quote(&b, hv);
+    oom |= !hv;
     free(hv);
   }
   /* the key stays a variable reference, never a value */
@@ -103,7 +108,10 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     oc_buf_adds(&b, " --data-binary ");
     shell_quote(&b, rq->body);
   }
-  cJSON_AddStringToObject(r, "curl", oc_buf_str(&b));
+  if(oom || oc_buf_error(&b) == OC_ENOMEM)
+    goto fail;
+  if(!oc_buf_error(&b) && !cJSON_AddStringToObject(r, "curl", oc_buf_str(&b)))
+    goto fail;
   oc_buf_reset(&b);
   /* a shipped suite by name; any other by the file it came from */
   char *shipped = oc_suite_resolve(o->kase->suite);
@@ -122,9 +130,16 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   free(shipped);
   if(o->target->profile && strcmp(o->target->profile_source, "auto") != 0)
     oc_buf_printf(&b, " --profile %s", o->target->profile->name);
-  cJSON_AddStringToObject(r, "oacheck", oc_buf_str(&b));
+  if(oc_buf_error(&b) == OC_ENOMEM)
+    goto fail;
+  if(!oc_buf_error(&b) && !cJSON_AddStringToObject(r, "oacheck", oc_buf_str(&b)))
+    goto fail;
   oc_buf_free(&b);
   return r;
+fail:
+  oc_buf_free(&b);
+  cJSON_Delete(r);
+  return NULL;
 }
 
 static cJSON *request_json(const struct oc_case_outcome *o)

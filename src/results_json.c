@@ -674,25 +674,21 @@ char *oc_results_scrub_command(const char *cmd)
     const char *tok = hit + 7;
     while(*tok == ' ')
       tok++;
-    if(oc_buf_add(&b, p, (size_t)(tok - p)))
-      return NULL;
+    oc_buf_add(&b, p, (size_t)(tok - p));
     if(*tok == '$') { /* already a variable reference */
       p = tok;
-      if(oc_buf_addc(&b, *p))
-        return NULL;
+      oc_buf_addc(&b, *p);
       p++;
       continue;
     }
     const char *end = tok;
     while(*end && *end != ' ' && *end != '"' && *end != '\'' && *end != '\\' && *end != '\n')
       end++;
-    if(oc_buf_adds(&b, end > tok ? "$OPENAI_API_KEY" : ""))
-      return NULL;
+    oc_buf_adds(&b, end > tok ? "$OPENAI_API_KEY" : "");
     p = end;
   }
-  if(oc_buf_adds(&b, p))
-    return NULL;
-  return oc_buf_take(&b, NULL);
+  oc_buf_adds(&b, p);
+  return oc_buf_take(&b, NULL); /* NULL when an add failed: never half a command */
 }
 
 char *oc_results_clean_url(const char *url)

@@ -445,8 +445,10 @@ static int remove_dots(struct oc_buf *out, const char *path, size_t n)
   struct oc_buf in;
   oc_buf_init(&in, OC_CAP_SCHEMA_PATH);
   int rc = oc_buf_add(&in, path, n);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&in);
     return rc;
+  }
   char *s = in.data ? in.data : (char *)"";
   size_t len = in.len, i = 0;
   while(i < len && !rc) {
@@ -558,8 +560,10 @@ static char *uri_resolve(const char *base, const char *ref)
   }
   if(!rc && r.has_frag && r.frag_len)
     rc = oc_buf_printf(&o, "#%s", r.frag);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&o);
     return NULL;
+  }
   return oc_buf_take(&o, NULL);
 }
 
@@ -1486,9 +1490,9 @@ static char *seg2(const char *kw, const char *name, size_t n)
 {
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_SCHEMA_PATH);
-  if(oc_buf_printf(&b, "/%s", kw) || add_ptr_token(&b, name, n))
-    return NULL;
-  return oc_buf_take(&b, NULL);
+  oc_buf_printf(&b, "/%s", kw);
+  add_ptr_token(&b, name, n);
+  return oc_buf_take(&b, NULL); /* NULL when an add failed */
 }
 
 static int compile_sub_named(struct compiler *c, const struct oc_jv *jv, struct res *r,
@@ -3042,7 +3046,7 @@ static void report(struct vctx *c, const char *kw, const char *seg, const struct
   int mrc = oc_buf_vprintf(&msg, fmt, ap);
   va_end(ap);
   if(mrc == OC_ETOOBIG) { /* a message is cut, never lost */
-    oc_buf_init(&msg, OC_CAP_MESSAGE);
+    oc_buf_reset(&msg);
     mrc = oc_buf_adds(&msg, "(message too long)");
   }
   if(rc || mrc) {
@@ -3216,11 +3220,13 @@ static int first_reason(struct vctx *c, const struct sub *s, const struct oc_jv 
     rc = oc_buf_adds(&why, "(no reason recorded)");
   oc_schema_result_free(&tmp);
   if(rc == OC_ETOOBIG) {
-    oc_buf_init(&why, OC_CAP_MESSAGE);
+    oc_buf_reset(&why);
     rc = oc_buf_adds(&why, "(reason too long)");
   }
-  if(rc)
+  if(rc) {
+    oc_buf_free(&why);
     return rc;
+  }
   size_t n = why.len, max = OC_CAP_MESSAGE / 8;
   if(n > max) {
     n = max;

@@ -200,7 +200,7 @@ int oc_faults_merge(struct oc_faults *base, const struct oc_faults *over)
 void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
 {
   struct oc_buf b;
-  oc_buf_init(&b, outlen ? outlen - 1 : 0);
+  oc_buf_init(&b, OC_CAP_MESSAGE);
   const char *sep = "";
 #define NUM(field, name)                                                                           \
   if(f->field >= 0) {                                                                              \
@@ -224,8 +224,14 @@ void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
   }
   if(f->content_type)
     oc_buf_printf(&b, "%scontent-type=%s", sep, f->content_type);
-  if(outlen)
-    oc_strlcpy(out, oc_buf_str(&b), outlen);
+  /* checked once: what does not fit is cut at the end and says so, never
+   * left out from the middle */
+  if(outlen) {
+    if(oc_buf_error(&b) == OC_ENOMEM)
+      oc_strlcpy(out, "(out of memory)", outlen);
+    else if(oc_strlcpy(out, oc_buf_str(&b), outlen) >= outlen || oc_buf_error(&b))
+      oc_strlcpy(out + (outlen > 4 ? outlen - 4 : 0), "...", outlen > 4 ? 4 : outlen);
+  }
   oc_buf_free(&b);
 }
 
@@ -519,7 +525,6 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 /* The request body as it arrives, per connection. */
 struct req {
   struct oc_buf body;
-  int too_big;
   uint64_t t0;
 };
 
@@ -577,26 +582,31 @@ static enum MHD_Result answer_unmatched(struct oc_server *srv, struct MHD_Connec
   struct oc_buf msg, list;
   oc_buf_init(&msg, OC_CAP_MESSAGE);
   oc_buf_init(&list, OC_CAP_MESSAGE);
+  /* every piece is bounded so that the whole fits OC_CAP_MESSAGE: five
+   * names and routes of at most 300 bytes, the client's name and URL */
   for(size_t i = 0; i < n; i++)
-    oc_buf_printf(&list, "%s%s (%s %s)", i ? ", " : "", near[i]->name, near[i]->method,
+    oc_buf_printf(&list, "%s%.200s (%.16s %.80s)", i ? ", " : "", near[i]->name, near[i]->method,
                   near[i]->path);
   if(name)
-    oc_buf_printf(&msg, "no recording named '%s' (X-Oacheck-Case)", name);
+    oc_buf_printf(&msg, "no recording named '%.300s' (X-Oacheck-Case)", name);
   else
-    oc_buf_printf(&msg, "no recording matches %s %s with this body (request key %.12s)", method,
-                  url, key);
+    oc_buf_printf(&msg, "no recording matches %.16s %.300s with this body (request key %.12s)",
+                  method, url, key);
   oc_buf_printf(&msg, "; nearest: %s", n ? oc_buf_str(&list) : "none (no recordings loaded)");
   oc_info("%s %s -> 404 not recorded%s%s", method, url, name ? " as " : "", name ? name : "");
   struct oc_buf names;
   oc_buf_init(&names, OC_CAP_MESSAGE);
   for(size_t i = 0; i < n; i++)
-    oc_buf_printf(&names, "%s%s", i ? ", " : "", near[i]->name);
+    oc_buf_printf(&names, "%s%.200s", i ? ", " : "", near[i]->name);
   enum MHD_Result ret;
   cJSON *root = cJSON_CreateObject();
   cJSON *e = cJSON_AddObjectToObject(root, "error");
   char *text = NULL;
   struct MHD_Response *resp = NULL;
   ret = MHD_NO;
+  /* checked once: only memory can fail them (see above) */
+  if(oc_buf_error(&list) || oc_buf_error(&msg) || oc_buf_error(&names))
+    goto out;
   if(!e || !cJSON_AddStringToObject(e, "message", oc_buf_str(&msg)) ||
      !cJSON_AddStringToObject(e, "type", "not_found_error") ||
      !cJSON_AddNullToObject(e, "param") || !cJSON_AddStringToObject(e, "code", "not_recorded") ||
@@ -717,15 +727,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return MHD_YES;
   }
   if(*upload_data_size) {
-    if(!r->too_big && oc_buf_add(&r->body, upload_data, *upload_data_size))
-      r->too_big = 1; /* the buffer freed itself; keep reading, answer 413 */
+    /* a failed add keeps its error: keep reading, answer once it is all in */
+    oc_buf_add(&r->body, upload_data, *upload_data_size);
     *upload_data_size = 0;
     return MHD_YES;
   }
-  if(r->too_big)
+  if(oc_buf_error(&r->body) == OC_ETOOBIG)
     return answer_error(conn, 413, "invalid_request_error",
                         "request_too_large", "request body larger than oacheck serve accepts",
                         NULL, NULL);
+  if(oc_buf_error(&r->body))
+    return answer_error(conn, 500, "server_error", "out_of_memory",
+                        "oacheck serve ran out of memory reading the request body", NULL, NULL);
   struct oc_faults f;
   char err[OC_CAP_MESSAGE];
   oc_faults_init(&f);

@@ -422,13 +422,18 @@ static cJSON *words(const struct oc_vars *vars, const char *spec, char *err, siz
   free(count);
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_FILE);
-  for(long i = 0; i < n; i++)
-    if((i && oc_buf_addc(&b, ' ')) || oc_buf_adds(&b, colon + 1)) {
-      snprintf(err, errlen, "${words:%s} is larger than the 64 MiB a request may be", spec);
-      return NULL;
-    }
-  cJSON *r = cJSON_CreateString(oc_buf_str(&b));
+  for(long i = 0; i < n && !oc_buf_error(&b); i++) {
+    if(i)
+      oc_buf_addc(&b, ' ');
+    oc_buf_adds(&b, colon + 1);
+  }
+  int rc = oc_buf_error(&b);
+  cJSON *r = rc ? NULL : cJSON_CreateString(oc_buf_str(&b));
   oc_buf_free(&b);
+  if(rc == OC_ETOOBIG)
+    snprintf(err, errlen, "${words:%s} is larger than the 64 MiB a request may be", spec);
+  else if(!r)
+    snprintf(err, errlen, "${words:%s}: out of memory", spec);
   return r;
 }
 
