@@ -241,99 +241,61 @@ int oc_gunzip(const void *p, size_t n, size_t max, char **out, size_t *outlen)
 static cJSON *headers_json(const struct oc_headers *h)
 {
   cJSON *arr = cJSON_CreateArray();
-  if(!arr)
-    return NULL;
-  for(size_t i = 0; i < h->count; i++) {
+  int oom = !arr;
+  for(size_t i = 0; !oom && i < h->count; i++) {
     if(oc_header_is_secret(h->items[i].name))
       continue; /* never written, whatever the caller forgot to strip */
     const char *pair[2] = { h->items[i].name, h->items[i].value };
-    cJSON *p = cJSON_CreateStringArray(pair, 2);
-    if(!p || !cJSON_AddItemToArray(arr, p)) {
-      cJSON_Delete(p);
-      cJSON_Delete(arr);
-      return NULL;
-    }
+    oc_json_put(&oom, arr, NULL, cJSON_CreateStringArray(pair, 2));
+  }
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
   }
   return arr;
 }
 
-/* Add a string member, or null when s is NULL.  0 on success. */
-static int add_str(cJSON *obj, const char *key, const char *s)
-{
-  return s ? !cJSON_AddStringToObject(obj, key, s) : !cJSON_AddNullToObject(obj, key);
-}
-
-static int add_num(cJSON *obj, const char *key, double v)
-{
-  return !cJSON_AddNumberToObject(obj, key, v);
-}
-
-static int add_item(cJSON *obj, const char *key, cJSON *item)
-{
-  if(!item)
-    return 1;
-  if(!cJSON_AddItemToObject(obj, key, item)) {
-    cJSON_Delete(item);
-    return 1;
-  }
-  return 0;
-}
-
 static cJSON *meta_json(const struct oc_cassette *c, const char *key)
 {
+  int oom = 0;
   cJSON *root = cJSON_CreateObject();
-  cJSON *req = cJSON_CreateObject();
-  cJSON *resp = cJSON_CreateObject();
-  cJSON *timing = cJSON_CreateObject();
-  cJSON *prov = cJSON_CreateObject();
-  int bad = !root;
-  bad |= add_num(root, "oacheck_cassette", OC_CASSETTE_VERSION);
-  bad |= add_str(root, "name", c->name);
-  bad |= add_item(root, "request", req);
-  bad |= add_item(root, "response", resp);
-  bad |= add_item(root, "timing", timing);
-  bad |= add_item(root, "provenance", prov);
-  if(bad) {
-    cJSON_Delete(root);
-    return NULL;
-  }
-  bad |= add_str(req, "method", c->method);
-  bad |= add_str(req, "path", c->path);
-  bad |= add_str(req, "key", key);
-  bad |= add_item(req, "headers", headers_json(&c->req_headers));
-  if(c->req_body)
-    bad |= add_num(req, "body_bytes", (double)c->req_body_len);
-  else
-    bad |= !cJSON_AddNullToObject(req, "body_bytes");
-  bad |= add_str(resp, "http_version", c->http_version);
-  bad |= add_num(resp, "status", c->status);
-  bad |= add_str(resp, "reason", c->reason);
-  bad |= add_item(resp, "headers", headers_json(&c->headers));
-  bad |= add_num(resp, "body_bytes", (double)c->body_len);
-  bad |= !cJSON_AddBoolToObject(resp, "complete", c->complete ? 1 : 0);
-  bad |= !cJSON_AddBoolToObject(timing, "recorded", c->timing_recorded ? 1 : 0);
+  oc_json_put(&oom, root, "oacheck_cassette", cJSON_CreateNumber(OC_CASSETTE_VERSION));
+  oc_json_put_str_or_null(&oom, root, "name", c->name);
+  cJSON *req = oc_json_put(&oom, root, "request", cJSON_CreateObject());
+  cJSON *resp = oc_json_put(&oom, root, "response", cJSON_CreateObject());
+  cJSON *timing = oc_json_put(&oom, root, "timing", cJSON_CreateObject());
+  cJSON *prov = oc_json_put(&oom, root, "provenance", cJSON_CreateObject());
+  oc_json_put_str_or_null(&oom, req, "method", c->method);
+  oc_json_put_str_or_null(&oom, req, "path", c->path);
+  oc_json_put_str_or_null(&oom, req, "key", key);
+  oc_json_put(&oom, req, "headers", headers_json(&c->req_headers));
+  oc_json_put(&oom, req, "body_bytes",
+              c->req_body ? cJSON_CreateNumber((double)c->req_body_len) : cJSON_CreateNull());
+  oc_json_put_str_or_null(&oom, resp, "http_version", c->http_version);
+  oc_json_put(&oom, resp, "status", cJSON_CreateNumber(c->status));
+  oc_json_put_str_or_null(&oom, resp, "reason", c->reason);
+  oc_json_put(&oom, resp, "headers", headers_json(&c->headers));
+  oc_json_put(&oom, resp, "body_bytes", cJSON_CreateNumber((double)c->body_len));
+  oc_json_put(&oom, resp, "complete", cJSON_CreateBool(c->complete));
+  oc_json_put(&oom, timing, "recorded", cJSON_CreateBool(c->timing_recorded));
   if(c->timing_recorded) {
-    bad |= add_str(timing, "clock", TIME_CLOCK);
-    bad |= add_num(timing, "headers_ns", (double)c->headers_ns);
+    oc_json_put_str_or_null(&oom, timing, "clock", TIME_CLOCK);
+    oc_json_put(&oom, timing, "headers_ns", cJSON_CreateNumber((double)c->headers_ns));
   }
-  cJSON *ends = cJSON_CreateArray();
-  cJSON *times = c->timing_recorded ? cJSON_CreateArray() : NULL;
-  for(size_t i = 0; ends && i < c->npieces; i++) {
-    bad |= !cJSON_AddItemToArray(ends, cJSON_CreateNumber((double)c->pieces[i].end));
+  cJSON *ends = oc_json_put(&oom, timing, "piece_ends", cJSON_CreateArray());
+  cJSON *times = c->timing_recorded ? oc_json_put(&oom, timing, "piece_ns", cJSON_CreateArray())
+                                    : NULL;
+  for(size_t i = 0; !oom && i < c->npieces; i++) {
+    oc_json_put(&oom, ends, NULL, cJSON_CreateNumber((double)c->pieces[i].end));
     if(times)
-      bad |= !cJSON_AddItemToArray(times, cJSON_CreateNumber((double)c->pieces[i].t_ns));
+      oc_json_put(&oom, times, NULL, cJSON_CreateNumber((double)c->pieces[i].t_ns));
   }
-  bad |= add_item(timing, "piece_ends", ends);
-  if(c->timing_recorded)
-    bad |= add_item(timing, "piece_ns", times);
-  else
-    cJSON_Delete(times);
-  bad |= add_str(prov, "source", c->source);
-  bad |= add_str(prov, "recorded_at", c->recorded_at);
-  bad |= add_str(prov, "server", c->server);
-  bad |= add_str(prov, "note", c->note);
-  bad |= !cJSON_AddBoolToObject(prov, "test_only", c->test_only ? 1 : 0);
-  if(bad) {
+  oc_json_put_str_or_null(&oom, prov, "source", c->source);
+  oc_json_put_str_or_null(&oom, prov, "recorded_at", c->recorded_at);
+  oc_json_put_str_or_null(&oom, prov, "server", c->server);
+  oc_json_put_str_or_null(&oom, prov, "note", c->note);
+  oc_json_put(&oom, prov, "test_only", cJSON_CreateBool(c->test_only));
+  if(oom) {
     cJSON_Delete(root);
     return NULL;
   }

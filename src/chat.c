@@ -1128,30 +1128,28 @@ void oc_stream_free(struct oc_stream *s)
 
 cJSON *oc_stream_completion(const struct oc_stream *s)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "id", oc_buf_str(&s->id));
-  cJSON_AddStringToObject(o, "model", oc_buf_str(&s->model));
+  oc_json_put_str(&oom, o, "id", oc_buf_str(&s->id));
+  oc_json_put_str(&oom, o, "model", oc_buf_str(&s->model));
   if(!isnan(s->created))
-    cJSON_AddNumberToObject(o, "created", s->created);
-  cJSON *choices = cJSON_AddArrayToObject(o, "choices");
-  for(size_t i = 0; choices && i < s->nchoices; i++) {
-    cJSON *ch = cJSON_CreateObject();
-    if(!ch)
-      break;
-    cJSON_AddItemToArray(choices, ch);
-    cJSON_AddNumberToObject(ch, "index", s->choices[i].index);
+    oc_json_put(&oom, o, "created", cJSON_CreateNumber(s->created));
+  cJSON *choices = oc_json_put(&oom, o, "choices", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < s->nchoices; i++) {
+    cJSON *ch = oc_json_put(&oom, choices, NULL, cJSON_CreateObject());
+    oc_json_put(&oom, ch, "index", cJSON_CreateNumber(s->choices[i].index));
     cJSON *msg = oc_message_to_json(&s->choices[i]);
-    if(msg) {
-      cJSON *fr = cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason");
-      cJSON_AddItemToObject(ch, "message", msg);
-      if(fr)
-        cJSON_AddItemToObject(ch, "finish_reason", fr);
-    }
+    cJSON *fr = msg ? cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason") : NULL;
+    oc_json_put(&oom, ch, "message", msg);
+    if(fr)
+      oc_json_put(&oom, ch, "finish_reason", fr);
   }
   if(s->usage)
-    cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(s->usage, 1));
+    oc_json_put(&oom, o, "usage", cJSON_Duplicate(s->usage, 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 
@@ -1169,43 +1167,43 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
     return arr;
   size_t total = s->log.nhead + s->log.ntail + s->log.npinned;
   const struct oc_logged_event **all = calloc(total ? total : 1, sizeof(*all));
-  if(!all)
-    return arr;
+  int oom = !all;
   size_t k = 0;
-  for(size_t i = 0; i < s->log.nhead; i++)
+  for(size_t i = 0; all && i < s->log.nhead; i++)
     all[k++] = &s->log.head[i];
-  for(size_t i = 0; i < s->log.npinned; i++)
+  for(size_t i = 0; all && i < s->log.npinned; i++)
     all[k++] = &s->log.pinned[i];
-  for(size_t i = 0; i < s->log.ntail; i++)
+  for(size_t i = 0; all && i < s->log.ntail; i++)
     all[k++] = &s->log.tail[(s->log.tail_start + i) % OC_LOG_TAIL];
-  qsort(all, k, sizeof(*all), cmp_logged);
+  if(all)
+    qsort(all, k, sizeof(*all), cmp_logged);
   long prev = 0;
-  for(size_t i = 0; i < k; i++) {
+  for(size_t i = 0; !oom && i < k; i++) {
     const struct oc_logged_event *e = all[i];
     if(e->n == prev)
       continue; /* a pinned copy of an event still in the ring */
     prev = e->n;
-    cJSON *ev = cJSON_CreateObject();
-    if(!ev)
-      break;
-    cJSON_AddItemToArray(arr, ev);
-    cJSON_AddNumberToObject(ev, "n", (double)e->n);
-    cJSON_AddNumberToObject(ev, "offset", (double)e->offset);
-    cJSON_AddNumberToObject(ev, "end", (double)e->end);
+    cJSON *ev = oc_json_put(&oom, arr, NULL, cJSON_CreateObject());
+    oc_json_put(&oom, ev, "n", cJSON_CreateNumber((double)e->n));
+    oc_json_put(&oom, ev, "offset", cJSON_CreateNumber((double)e->offset));
+    oc_json_put(&oom, ev, "end", cJSON_CreateNumber((double)e->end));
     if(s->timing.recorded && e->t_ns >= s->timing.t_sent)
-      cJSON_AddNumberToObject(ev, "t_ms", (double)(e->t_ns - s->timing.t_sent) / 1e6);
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNumber((double)(e->t_ns - s->timing.t_sent) / 1e6));
     else
-      cJSON_AddNullToObject(ev, "t_ms");
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNull());
     if(e->type.len)
-      cJSON_AddStringToObject(ev, "type", oc_buf_str(&e->type));
+      oc_json_put_str(&oom, ev, "type", oc_buf_str(&e->type));
     /* data may hold bytes that are not UTF-8, or NUL: the results carry
      * them as U+FFFD (the raw bytes are in the body excerpt) */
     char *data = oc_utf8_sanitize(oc_buf_str(&e->data), e->data.len);
-    if(data)
-      cJSON_AddStringToObject(ev, "data", data);
+    oc_json_put(&oom, ev, "data", data ? cJSON_CreateString(data) : NULL);
     free(data);
   }
   free(all);
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
+  }
   if(truncated)
     *truncated = (long)cJSON_GetArraySize(arr) < s->events;
   return arr;
@@ -1217,33 +1215,30 @@ static int cmp_u32(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static void add_ms(cJSON *o, const char *key, int ok, double ms)
+static void add_ms(int *oom, cJSON *o, const char *key, int ok, double ms)
 {
-  if(ok)
-    cJSON_AddNumberToObject(o, key, round(ms * 1000.0) / 1000.0);
-  else
-    cJSON_AddNullToObject(o, key);
+  oc_json_put(oom, o, key, ok ? cJSON_CreateNumber(round(ms * 1000.0) / 1000.0) : cJSON_CreateNull());
 }
 
 cJSON *oc_stream_timing_json(const struct oc_stream *s)
 {
   const struct oc_stream_timing *tm = &s->timing;
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddBoolToObject(o, "recorded", tm->recorded);
+  oc_json_put(&oom, o, "recorded", cJSON_CreateBool(tm->recorded));
   int rec = tm->recorded && tm->t_sent;
-  add_ms(o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
+  add_ms(&oom, o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
          (double)(tm->t_first_content - tm->t_sent) / 1e6);
-  add_ms(o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
+  add_ms(&oom, o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
          (double)(tm->t_first_event - tm->t_sent) / 1e6);
-  add_ms(o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
+  add_ms(&oom, o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
          (double)(tm->t_first_byte - tm->t_sent) / 1e6);
-  add_ms(o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
+  add_ms(&oom, o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
   double p50 = 0, p90 = 0, p99 = 0;
   int have = rec && tm->ngaps > 0;
   if(have) {
     uint32_t *g = malloc(tm->ngaps * sizeof(*g));
+    oom |= !g;
     if(g) {
       memcpy(g, tm->gaps_us, tm->ngaps * sizeof(*g));
       qsort(g, tm->ngaps, sizeof(*g), cmp_u32);
@@ -1255,17 +1250,20 @@ cJSON *oc_stream_timing_json(const struct oc_stream *s)
     else
       have = 0;
   }
-  add_ms(o, "itl_p50_ms", have, p50);
-  add_ms(o, "itl_p90_ms", have, p90);
-  add_ms(o, "itl_p99_ms", have, p99);
-  add_ms(o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
-  if(have && tm->max_gap_chunk > 0)
-    cJSON_AddNumberToObject(o, "max_gap_chunk", (double)tm->max_gap_chunk);
-  else
-    cJSON_AddNullToObject(o, "max_gap_chunk");
-  cJSON_AddNumberToObject(o, "chunks", (double)s->events);
+  add_ms(&oom, o, "itl_p50_ms", have, p50);
+  add_ms(&oom, o, "itl_p90_ms", have, p90);
+  add_ms(&oom, o, "itl_p99_ms", have, p99);
+  add_ms(&oom, o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
+  oc_json_put(&oom, o, "max_gap_chunk", have && tm->max_gap_chunk > 0
+                                           ? cJSON_CreateNumber((double)tm->max_gap_chunk)
+                                           : cJSON_CreateNull());
+  oc_json_put(&oom, o, "chunks", cJSON_CreateNumber((double)s->events));
   double span = (double)(tm->t_last_content - tm->t_first_content) / 1e9;
-  add_ms(o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
+  add_ms(&oom, o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
          (double)(tm->content_events - 1) / (span > 0 ? span : 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }

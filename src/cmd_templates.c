@@ -185,8 +185,10 @@ int oc_cmd_templates(int argc, char **argv)
            ts[i].reachable && sha ? sha : "");
   }
   results = oc_templates_run(ts, nt, fixtures, &io);
-  if(!results)
+  if(!results) {
+    fprintf(stderr, "oacheck templates: out of memory building the results\n");
     goto out;
+  }
   struct oc_console con;
   oc_console_init(&con, stdout);
   size_t total = (size_t)cJSON_GetArraySize(results), k = 0;
@@ -212,13 +214,16 @@ int oc_cmd_templates(int argc, char **argv)
   doc = oc_results_doc_new(live ? "live" : "replay", NULL, note, NULL);
   if(!doc)
     goto out;
+  int oom = 0;
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; i < nt; i++)
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
-  cJSON_ReplaceItemInObjectCaseSensitive(doc, "results", results);
-  results = NULL;
-  if(oc_results_summarize(doc))
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
+  oc_json_set(&oom, doc, "results", results);
+  results = NULL; /* taken over, also when it failed */
+  if(oom || oc_results_summarize(doc)) {
+    fprintf(stderr, "oacheck templates: out of memory building the results\n");
     goto out;
+  }
   oc_console_summary(&con, doc);
   int bad = oc_reports_write(doc, ra.json, ra.junit, ra.html);
   struct oc_counts counts;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
 
 #define ARENA_MIN_BLOCK (64u << 10)
@@ -1169,7 +1170,7 @@ const struct oc_jv *oc_jv_pointer(const struct oc_jv *root, const char *pointer)
 
 cJSON *oc_jv_to_cjson(const struct oc_jv *v)
 {
-  cJSON *c = NULL, *k = NULL;
+  cJSON *c = NULL;
   if(!v)
     return NULL;
   switch(v->type) {
@@ -1187,18 +1188,11 @@ cJSON *oc_jv_to_cjson(const struct oc_jv *v)
     goto out;
   for(size_t i = 0; i < v->len; i++) {
     const struct oc_jv *item = v->type == OC_JARRAY ? &v->u.items[i] : &v->u.members[i].value;
-    k = oc_jv_to_cjson(item);
-    if(!k)
+    if(oc_json_add(c, v->type == OC_JARRAY ? NULL : v->u.members[i].key, oc_jv_to_cjson(item)))
       goto out;
-    /* on failure cJSON does not take k: it is deleted below */
-    if(v->type == OC_JARRAY ? !cJSON_AddItemToArray(c, k)
-                            : !cJSON_AddItemToObject(c, v->u.members[i].key, k))
-      goto out;
-    k = NULL;
   }
   return c;
 out:
-  cJSON_Delete(k);
   cJSON_Delete(c);
   return NULL;
 }

@@ -477,3 +477,55 @@ char *oc_json_canonical(const cJSON *item)
   }
   return oc_buf_take(&b, NULL);
 }
+
+/* ---- building ------------------------------------------------------------ */
+
+int oc_json_add(cJSON *parent, const char *name, cJSON *item)
+{
+  if(!parent || !item) {
+    cJSON_Delete(item);
+    return OC_ENOMEM;
+  }
+  /* checksrc: the one place cJSON's own adders are called */
+  cJSON_bool ok = name ? cJSON_AddItemToObject(parent, name, item) : cJSON_AddItemToArray(parent, item);
+  if(!ok) {
+    cJSON_Delete(item);
+    return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+cJSON *oc_json_put(int *oom, cJSON *parent, const char *name, cJSON *item)
+{
+  if(*oom) {
+    cJSON_Delete(item);
+    return NULL;
+  }
+  if(oc_json_add(parent, name, item)) {
+    *oom = 1;
+    return NULL;
+  }
+  return item;
+}
+
+cJSON *oc_json_put_str(int *oom, cJSON *parent, const char *name, const char *s)
+{
+  return s ? oc_json_put(oom, parent, name, cJSON_CreateString(s)) : NULL;
+}
+
+cJSON *oc_json_put_str_or_null(int *oom, cJSON *parent, const char *name, const char *s)
+{
+  return oc_json_put(oom, parent, name, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+cJSON *oc_json_set(int *oom, cJSON *obj, const char *name, cJSON *item)
+{
+  if(*oom || !obj || !item || !cJSON_GetObjectItemCaseSensitive(obj, name))
+    return oc_json_put(oom, obj, name, item);
+  if(!cJSON_ReplaceItemInObjectCaseSensitive(obj, name, item)) {
+    cJSON_Delete(item);
+    *oom = 1;
+    return NULL;
+  }
+  return item;
+}

@@ -171,53 +171,50 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
 }
 
 /* Add server text as a JSON string: invalid UTF-8 and NUL become U+FFFD. */
-static void add_text(cJSON *o, const char *key, const char *p, size_t n)
+static void add_text(int *oom, cJSON *o, const char *key, const char *p, size_t n)
 {
   char *t = oc_utf8_sanitize(p ? p : "", p ? n : 0);
-  if(t)
-    cJSON_AddStringToObject(o, key, t);
+  oc_json_put(oom, o, key, t ? cJSON_CreateString(t) : NULL);
   free(t);
 }
 
 cJSON *oc_message_to_json(const struct oc_message *m)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  add_text(o, "role", m->role ? m->role : "assistant", m->role ? strlen(m->role) : 9);
+  add_text(&oom, o, "role", m->role ? m->role : "assistant", m->role ? strlen(m->role) : 9);
   if(m->content_null)
-    cJSON_AddNullToObject(o, "content");
+    oc_json_put(&oom, o, "content", cJSON_CreateNull());
   else
-    add_text(o, "content", m->content.data, m->content.len);
+    add_text(&oom, o, "content", m->content.data, m->content.len);
   if(m->reasoning.len)
-    add_text(o, "reasoning_content", m->reasoning.data, m->reasoning.len);
+    add_text(&oom, o, "reasoning_content", m->reasoning.data, m->reasoning.len);
   if(m->refusal_seen)
-    add_text(o, "refusal", m->refusal.data, m->refusal.len);
+    add_text(&oom, o, "refusal", m->refusal.data, m->refusal.len);
   if(m->ncalls) {
-    cJSON *arr = cJSON_AddArrayToObject(o, "tool_calls");
-    for(size_t i = 0; arr && i < m->ncalls; i++) {
+    cJSON *arr = oc_json_put(&oom, o, "tool_calls", cJSON_CreateArray());
+    for(size_t i = 0; !oom && i < m->ncalls; i++) {
       const struct oc_tool_call *t = &m->calls[i];
-      cJSON *c = cJSON_CreateObject();
-      if(!c)
-        break;
-      cJSON_AddItemToArray(arr, c);
+      cJSON *c = oc_json_put(&oom, arr, NULL, cJSON_CreateObject());
       if(t->id)
-        add_text(c, "id", t->id, strlen(t->id));
+        add_text(&oom, c, "id", t->id, strlen(t->id));
       else
-        cJSON_AddNullToObject(c, "id");
-      add_text(c, "type", t->type ? t->type : "function", strlen(t->type ? t->type : "function"));
-      cJSON *fn = cJSON_AddObjectToObject(c, "function");
-      if(fn) {
-        if(t->name)
-          add_text(fn, "name", t->name, strlen(t->name));
-        add_text(fn, "arguments", t->args.data, t->args.len);
-      }
+        oc_json_put(&oom, c, "id", cJSON_CreateNull());
+      add_text(&oom, c, "type", t->type ? t->type : "function", strlen(t->type ? t->type : "function"));
+      cJSON *fn = oc_json_put(&oom, c, "function", cJSON_CreateObject());
+      if(t->name)
+        add_text(&oom, fn, "name", t->name, strlen(t->name));
+      add_text(&oom, fn, "arguments", t->args.data, t->args.len);
     }
   }
   if(m->finish_reason)
-    add_text(o, "finish_reason", m->finish_reason, strlen(m->finish_reason));
+    add_text(&oom, o, "finish_reason", m->finish_reason, strlen(m->finish_reason));
   else
-    cJSON_AddNullToObject(o, "finish_reason");
+    oc_json_put(&oom, o, "finish_reason", cJSON_CreateNull());
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 

@@ -100,10 +100,13 @@ void oc_response_free(struct oc_response *r);
 
 /* The results-schema "response" object (status, headers with secrets
  * redacted, content type, body or events), plus "message" and "timing"
- * through the out parameters (each may be NULL). */
+ * through the out parameters (each may be NULL).  NULL, with the out
+ * parameters NULL, when memory runs out: never an object with a part
+ * missing. */
 cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing);
 
-/* A body for the results schema: text when UTF-8, else base64; cut at cap. */
+/* A body for the results schema: text when UTF-8, else base64; cut at cap.
+ * NULL when memory runs out (so for the builders below). */
 cJSON *oc_body_json(const char *p, size_t n, size_t cap);
 /* Headers as [[name, value], …] with secret values redacted. */
 cJSON *oc_headers_json(const struct oc_headers *h);

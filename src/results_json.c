@@ -150,20 +150,15 @@ cJSON *oc_results_failing_rules(const cJSON *doc)
   out = cJSON_CreateArray();
   if(!out)
     goto out;
-  for(size_t i = 0; i < n; i++) {
-    cJSON *o = cJSON_CreateObject();
-    if(!o || !cJSON_AddItemToArray(out, o)) {
-      cJSON_Delete(o);
-      cJSON_Delete(out);
-      out = NULL;
-      goto out;
-    }
-    if(!cJSON_AddStringToObject(o, "rule", rc[i].rule) ||
-       !cJSON_AddNumberToObject(o, "cases", (double)rc[i].cases)) {
-      cJSON_Delete(out);
-      out = NULL;
-      goto out;
-    }
+  int oom = 0;
+  for(size_t i = 0; !oom && i < n; i++) {
+    cJSON *o = oc_json_put(&oom, out, NULL, cJSON_CreateObject());
+    oc_json_put_str(&oom, o, "rule", rc[i].rule);
+    oc_json_put(&oom, o, "cases", cJSON_CreateNumber((double)rc[i].cases));
+  }
+  if(oom) {
+    cJSON_Delete(out);
+    out = NULL;
   }
 out:
   free(rc);
@@ -175,33 +170,23 @@ int oc_results_summarize(cJSON *doc)
   struct oc_counts c;
   oc_results_count(doc, NULL, NULL, &c);
   double dur = oc_json_num(oc_json_obj(doc, "summary"), "duration_ms", -1);
+  int oom = 0;
   cJSON *s = cJSON_CreateObject();
-  cJSON *rules = oc_results_failing_rules(doc);
-  if(!s || !rules)
-    goto fail;
-  if(!cJSON_AddNumberToObject(s, "total", (double)c.total) ||
-     !cJSON_AddNumberToObject(s, "pass", (double)c.pass) ||
-     !cJSON_AddNumberToObject(s, "fail", (double)c.fail) ||
-     !cJSON_AddNumberToObject(s, "error", (double)c.error) ||
-     !cJSON_AddNumberToObject(s, "skip", (double)c.skip) ||
-     !cJSON_AddNumberToObject(s, "warnings", (double)c.warnings))
-    goto fail;
-  if(isfinite(dur) && dur >= 0 && !cJSON_AddNumberToObject(s, "duration_ms", dur))
-    goto fail;
-  if(!cJSON_AddItemToObject(s, "failing_rules", rules))
-    goto fail;
-  rules = NULL;
-  if(oc_json_get(doc, "summary")) {
-    if(!cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", s))
-      goto fail;
+  oc_json_put(&oom, s, "total", cJSON_CreateNumber((double)c.total));
+  oc_json_put(&oom, s, "pass", cJSON_CreateNumber((double)c.pass));
+  oc_json_put(&oom, s, "fail", cJSON_CreateNumber((double)c.fail));
+  oc_json_put(&oom, s, "error", cJSON_CreateNumber((double)c.error));
+  oc_json_put(&oom, s, "skip", cJSON_CreateNumber((double)c.skip));
+  oc_json_put(&oom, s, "warnings", cJSON_CreateNumber((double)c.warnings));
+  if(isfinite(dur) && dur >= 0)
+    oc_json_put(&oom, s, "duration_ms", cJSON_CreateNumber(dur));
+  oc_json_put(&oom, s, "failing_rules", oc_results_failing_rules(doc));
+  if(oom) {
+    cJSON_Delete(s);
+    return OC_ENOMEM;
   }
-  else if(!cJSON_AddItemToObject(doc, "summary", s))
-    goto fail;
-  return OC_OK;
-fail:
-  cJSON_Delete(rules);
-  cJSON_Delete(s);
-  return OC_ENOMEM;
+  oc_json_set(&oom, doc, "summary", s);
+  return oom ? OC_ENOMEM : OC_OK;
 }
 
 /* ---- checking a document ---------------------------------------------- */

@@ -125,6 +125,7 @@ struct job {
   enum oc_case_end end;
   char reason[700];
   cJSON *retries;
+  int retries_oom;          /* a retry could not be written down */
   uint64_t t_start;
   const char *source;
   struct oc_cassette rec; /* record mode */
@@ -184,9 +185,16 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
       oc_strlcpy(j->reason, why, sizeof(j->reason));
     }
   }
-  if(j->check.oom)
-    oc_warn("%s/%s: memory ran out while recording findings; some may be missing",
-            j->item->kase->suite, j->item->kase->name);
+  if(!j->check.oom && j->resp_started && j->resp.status && !response)
+    j->check.oom = 1;
+  if(j->check.oom || j->retries_oom) {
+    /* a verdict from part of the findings would be a guess: the case is
+     * an error that says why */
+    j->end = OC_END_ERROR;
+    oc_strlcpy(j->reason, "oacheck ran out of memory while checking this case; its findings are incomplete",
+               sizeof(j->reason));
+    oc_error("%s/%s: out of memory while checking", j->item->kase->suite, j->item->kase->name);
+  }
   struct oc_case_outcome o;
   memset(&o, 0, sizeof(o));
   o.target = j->item->target;
@@ -370,17 +378,15 @@ static int on_body(void *ud, const void *p, size_t n, uint64_t t)
 static void on_retry(void *ud, int attempt, int status, long delay_ms)
 {
   struct job *j = ud;
+  int oom = 0;
   if(!j->retries)
     j->retries = cJSON_CreateArray();
-  cJSON *o = cJSON_CreateObject();
-  if(!j->retries || !o) {
-    cJSON_Delete(o);
-    return;
-  }
-  cJSON_AddNumberToObject(o, "attempt", attempt);
-  cJSON_AddNumberToObject(o, "status", status);
-  cJSON_AddNumberToObject(o, "delay_ms", (double)delay_ms);
-  cJSON_AddItemToArray(j->retries, o);
+  cJSON *o = oc_json_put(&oom, j->retries, NULL, cJSON_CreateObject());
+  oc_json_put(&oom, o, "attempt", cJSON_CreateNumber(attempt));
+  oc_json_put(&oom, o, "status", cJSON_CreateNumber(status));
+  oc_json_put(&oom, o, "delay_ms", cJSON_CreateNumber((double)delay_ms));
+  if(oom) /* the result then says so instead of leaving a retry out */
+    j->retries_oom = 1;
   oc_info("%s/%s: HTTP %d, retrying in %ld ms (attempt %d)", j->item->kase->suite,
           j->item->kase->name, status, delay_ms, attempt + 1);
 }
@@ -528,27 +534,28 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
                                   command);
   if(!doc)
     return NULL;
+  int oom = 0;
   cJSON *meta = oc_json_obj(doc, "oacheck");
-  cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
-  for(size_t i = 0; suites && i < r->suites->count; i++)
-    cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
+  cJSON *suites = oc_json_put(&oom, meta, "suites", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < r->suites->count; i++)
+    oc_json_put(&oom, suites, NULL, cJSON_CreateString(r->suites->items[i].name));
   if(r->opts->shard_n > 1) {
-    cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
-    if(sh) {
-      cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
-      cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
-    }
+    cJSON *sh = oc_json_put(&oom, meta, "shard", cJSON_CreateObject());
+    oc_json_put(&oom, sh, "index", cJSON_CreateNumber(r->opts->shard_k));
+    oc_json_put(&oom, sh, "count", cJSON_CreateNumber(r->opts->shard_n));
   }
   cJSON *targets = oc_json_arr(doc, "targets");
-  for(size_t i = 0; i < r->ntargets; i++) {
-    cJSON *t = oc_target_json(&r->targets[i]);
-    if(t)
-      cJSON_AddItemToArray(targets, t);
-  }
+  for(size_t i = 0; !oom && i < r->ntargets; i++)
+    oc_json_put(&oom, targets, NULL, oc_target_json(&r->targets[i]));
+  /* every case has a result (finish_job built it); a missing one is a
+   * result that could not be built, and the document would lie */
   cJSON *results = oc_json_arr(doc, "results");
-  for(size_t i = 0; i < r->nitems; i++)
-    if(r->results[i])
-      cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  for(size_t i = 0; !oom && i < r->nitems; i++)
+    oc_json_put(&oom, results, NULL, r->results[i] ? cJSON_Duplicate(r->results[i], 1) : NULL);
+  if(oom) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
   return doc;
 }
 

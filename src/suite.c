@@ -549,10 +549,11 @@ static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, char *err,
         cJSON_Delete(out);
         return NULL;
       }
-      if(cJSON_IsArray(in))
-        cJSON_AddItemToArray(out, v);
-      else
-        cJSON_AddItemToObject(out, it->string, v);
+      if(oc_json_add(out, cJSON_IsArray(in) ? NULL : it->string, v)) {
+        snprintf(err, errlen, "out of memory");
+        cJSON_Delete(out);
+        return NULL;
+      }
     }
     return out;
   }

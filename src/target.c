@@ -443,11 +443,10 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
 }
 
 /* Server-provided text into the identity, as valid UTF-8. */
-static void add_ident(cJSON *o, const char *key, const char *v)
+static void add_ident(int *oom, cJSON *o, const char *key, const char *v)
 {
   char *t = oc_utf8_sanitize(v, strlen(v));
-  if(t)
-    cJSON_AddStringToObject(o, key, t);
+  oc_json_put(oom, o, key, t ? cJSON_CreateString(t) : NULL);
   free(t);
 }
 
@@ -486,17 +485,14 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   for(long i = 0; i < w; i++)
     if((i && oc_buf_addc(&text, ' ')) || oc_buf_adds(&text, "hello"))
       goto out;
+  int oom = 0;
   cJSON *req = cJSON_CreateObject();
-  cJSON *msgs = req ? cJSON_AddArrayToObject(req, "messages") : NULL;
-  cJSON *m = cJSON_CreateObject();
-  if(msgs && m) {
-    cJSON_AddStringToObject(m, "role", "user");
-    cJSON_AddStringToObject(m, "content", oc_buf_str(&text));
-    cJSON_AddItemToArray(msgs, m);
-    m = NULL;
+  cJSON *msgs = oc_json_put(&oom, req, "messages", cJSON_CreateArray());
+  cJSON *m = oc_json_put(&oom, msgs, NULL, cJSON_CreateObject());
+  oc_json_put_str(&oom, m, "role", "user");
+  oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
+  if(!oom)
     out = cJSON_PrintUnformatted(req);
-  }
-  cJSON_Delete(m);
   cJSON_Delete(req);
   if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
      status != 200)
@@ -505,12 +501,13 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   const char *prompt = oc_json_str(doc, "prompt");
   free(out);
   out = NULL;
-  cJSON *tok = prompt ? cJSON_CreateObject() : NULL;
-  if(tok) {
-    cJSON_AddStringToObject(tok, "content", prompt);
-    cJSON_AddBoolToObject(tok, "add_special", 1);
-    cJSON_AddBoolToObject(tok, "parse_special", 1);
-    out = cJSON_PrintUnformatted(tok);
+  if(prompt) {
+    cJSON *tok = cJSON_CreateObject();
+    oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
+    oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
+    oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
+    if(!oom)
+      out = cJSON_PrintUnformatted(tok);
     cJSON_Delete(tok);
   }
   cJSON_Delete(doc);
@@ -536,7 +533,7 @@ out:
 /* Find the filler word counts for prompts of N_CTX-1, N_CTX and N_CTX+1
  * tokens: the per-word cost from two counts, then a few corrections,
  * since templates and tokenizers are not perfectly linear. */
-static void probe_context(struct oc_target *t, const struct oc_identify_options *o)
+static void probe_context(int *oom, struct oc_target *t, const struct oc_identify_options *o)
 {
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(!oc_json_is_integer(nc))
@@ -567,9 +564,9 @@ static void probe_context(struct oc_target *t, const struct oc_identify_options 
               t->name, want);
       return;
     }
-    cJSON_AddNumberToObject(t->vars, goals[g].var, (double)w);
+    oc_json_put(oom, t->vars, goals[g].var, cJSON_CreateNumber((double)w));
   }
-  cJSON_AddNumberToObject(t->identity, "prompt_tokens_per_word", round(per * 1000) / 1000);
+  oc_json_put(oom, t->identity, "prompt_tokens_per_word", cJSON_CreateNumber(round(per * 1000) / 1000));
 }
 
 int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
@@ -586,10 +583,11 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   t->vars = cJSON_CreateObject();
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
+  int oom = 0;
   t->reachable = 0;
   int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
-    goto oom;
+    goto nomem;
   if(rc && t->live) {
     set_error(t, err);
     goto done;
@@ -597,8 +595,8 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   t->reachable = 1;
   const char *server = oc_headers_get(&h, "Server");
   if(server)
-    add_ident(t->identity, "server", server);
-  cJSON *models = cJSON_AddArrayToObject(t->identity, "models");
+    add_ident(&oom, t->identity, "server", server);
+  cJSON *models = oc_json_put(&oom, t->identity, "models", cJSON_CreateArray());
   cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
   const cJSON *m;
   const char *first = NULL, *owner = NULL;
@@ -607,8 +605,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     const char *id = oc_json_str(m, "id");
     if(id && models) {
       char *clean = oc_utf8_sanitize(id, strlen(id));
-      if(clean)
-        cJSON_AddItemToArray(models, cJSON_CreateString(clean));
+      oc_json_put(&oom, models, NULL, clean ? cJSON_CreateString(clean) : NULL);
       free(clean);
       if(!first) {
         first = id;
@@ -617,14 +614,14 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     }
   }
   if(owner)
-    add_ident(t->identity, "owned_by", owner);
+    add_ident(&oom, t->identity, "owned_by", owner);
   const char *model = t->model ? t->model : first;
   if(model) {
-    add_ident(t->identity, "model", model);
-    cJSON_AddStringToObject(t->vars, "MODEL", model);
+    add_ident(&oom, t->identity, "model", model);
+    oc_json_put_str(&oom, t->vars, "MODEL", model);
   }
   else
-    cJSON_AddNullToObject(t->identity, "model");
+    oc_json_put(&oom, t->identity, "model", cJSON_CreateNull());
   cJSON_Delete(doc);
   free(body);
   body = NULL;
@@ -632,12 +629,12 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   /* llama-server's /props: build, context per slot, chat template */
   rc = oc_target_fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
-    goto oom;
+    goto nomem;
   doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
   if(doc) {
     const char *build = oc_json_str(doc, "build_info");
     if(build)
-      add_ident(t->identity, "build", build);
+      add_ident(&oom, t->identity, "build", build);
     const cJSON *dgs = oc_json_obj(doc, "default_generation_settings");
     const cJSON *nctx = oc_json_get(dgs, "n_ctx");
     if(!oc_json_is_integer(nctx))
@@ -649,15 +646,15 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       nctx = NULL;
     }
     if(oc_json_is_integer(nctx)) {
-      cJSON_AddNumberToObject(t->identity, "n_ctx", nctx->valuedouble);
-      cJSON_AddNumberToObject(t->vars, "N_CTX", nctx->valuedouble);
+      oc_json_put(&oom, t->identity, "n_ctx", cJSON_CreateNumber(nctx->valuedouble));
+      oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber(nctx->valuedouble));
     }
     const cJSON *slots = oc_json_get(doc, "total_slots");
     if(oc_json_is_integer(slots) && slots->valuedouble >= 0 && slots->valuedouble < 1e9)
-      cJSON_AddNumberToObject(t->identity, "total_slots", slots->valuedouble);
+      oc_json_put(&oom, t->identity, "total_slots", cJSON_CreateNumber(slots->valuedouble));
     const char *mp = oc_json_str(doc, "model_path");
     if(mp)
-      add_ident(t->identity, "model_path", mp);
+      add_ident(&oom, t->identity, "model_path", mp);
     const char *tmpl = oc_json_str(doc, "chat_template");
     if(tmpl) {
       unsigned char md[EVP_MAX_MD_SIZE];
@@ -665,26 +662,29 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       char hex[2 * EVP_MAX_MD_SIZE + 1];
       if(EVP_Digest(tmpl, strlen(tmpl), md, &mdlen, EVP_sha256(), NULL)) {
         oc_hex(md, mdlen, hex);
-        cJSON_AddStringToObject(t->identity, "chat_template_sha256", hex);
+        oc_json_put_str(&oom, t->identity, "chat_template_sha256", hex);
       }
     }
     if(!server) {
       const char *s2 = oc_headers_get(&h, "Server");
       if(s2)
-        add_ident(t->identity, "server", s2);
+        add_ident(&oom, t->identity, "server", s2);
     }
   }
   cJSON_Delete(doc);
   if(t->ctx_size > 0) {
     cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
-    cJSON_AddNumberToObject(t->vars, "N_CTX", (double)t->ctx_size);
+    oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber((double)t->ctx_size));
   }
   /* derived sizes for context cases: half the window fits with room to answer */
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(oc_json_is_integer(nc))
-    cJSON_AddNumberToObject(t->vars, "N_CTX_HALF", (double)((long)nc->valuedouble / 2));
-  if(t->reachable)
-    probe_context(t, o);
+    oc_json_put(&oom, t->vars, "N_CTX_HALF", cJSON_CreateNumber((double)((long)nc->valuedouble / 2)));
+  if(t->reachable && !oom)
+    probe_context(&oom, t, o);
+  /* an identity with a part missing would choose the profile wrongly */
+  if(oom)
+    goto nomem;
 done:
   if(!t->profile_name || strcmp(t->profile_name, "auto") == 0) {
     const char *guess = oc_profile_guess(t->identity);
@@ -698,7 +698,7 @@ done:
   free(body);
   oc_headers_free(&h);
   return OC_OK;
-oom:
+nomem:
   free(body);
   oc_headers_free(&h);
   return OC_ENOMEM;
@@ -706,32 +706,30 @@ oom:
 
 cJSON *oc_target_json(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "name", t->name);
-  cJSON_AddStringToObject(o, "kind", t->live ? "live" : "replay");
+  oc_json_put_str(&oom, o, "name", t->name);
+  oc_json_put_str(&oom, o, "kind", t->live ? "live" : "replay");
   if(t->live) {
     char red[512];
     oc_url_redact(t->url, red, sizeof(red));
-    cJSON_AddStringToObject(o, "url", red);
+    oc_json_put_str(&oom, o, "url", red);
   }
   else
-    cJSON_AddStringToObject(o, "recordings", t->recordings);
-  cJSON_AddStringToObject(o, "profile", t->profile ? t->profile->name : "openai");
-  cJSON_AddStringToObject(o, "profile_source", t->profile_source);
-  cJSON_AddBoolToObject(o, "reachable", t->reachable);
-  if(t->error)
-    cJSON_AddStringToObject(o, "error", t->error);
-  else
-    cJSON_AddNullToObject(o, "error");
-  cJSON_AddBoolToObject(o, "timing_recorded", t->live ? 1 : t->timing_recorded);
+    oc_json_put_str(&oom, o, "recordings", t->recordings);
+  oc_json_put_str(&oom, o, "profile", t->profile ? t->profile->name : "openai");
+  oc_json_put_str(&oom, o, "profile_source", t->profile_source);
+  oc_json_put(&oom, o, "reachable", cJSON_CreateBool(t->reachable));
+  oc_json_put_str_or_null(&oom, o, "error", t->error);
+  oc_json_put(&oom, o, "timing_recorded", cJSON_CreateBool(t->live ? 1 : t->timing_recorded));
   if(t->identity) {
-    cJSON *id = cJSON_Duplicate(t->identity, 1);
-    if(id) {
+    cJSON *id = oc_json_put(&oom, o, "identity", cJSON_Duplicate(t->identity, 1));
+    if(id)
       cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
-      cJSON_AddItemToObject(o, "identity", id);
-    }
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }

@@ -191,55 +191,43 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
     if(oc_findings_worst(&f) == OC_SEV_ERROR)
       result_status = "fail";
   }
+  int oom = c.oom;
   cJSON *r = cJSON_CreateObject();
-  if(r) {
-    cJSON_AddStringToObject(r, "target", t->name);
-    cJSON_AddStringToObject(r, "suite", "templates");
-    cJSON_AddStringToObject(r, "case", name ? name : "?");
-    cJSON_AddNumberToObject(r, "index", (double)index);
-    if(desc)
-      cJSON_AddStringToObject(r, "description", desc);
-    cJSON_AddStringToObject(r, "status", result_status);
-    if(reason)
-      cJSON_AddStringToObject(r, "reason", reason);
-    else
-      cJSON_AddNullToObject(r, "reason");
-    cJSON_AddStringToObject(r, "profile", t->profile ? t->profile->name : "openai");
-    cJSON_AddNumberToObject(r, "duration_ms", (double)(oc_now_ns() - t0) / 1e6);
-    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-    for(size_t i = 0; fs && i < f.count; i++)
-      cJSON_AddItemToArray(fs, oc_finding_json(&f.items[i]));
-    cJSON *rq = cJSON_AddObjectToObject(r, "request");
-    if(rq) {
-      cJSON_AddStringToObject(rq, "method", "POST");
-      cJSON_AddStringToObject(rq, "path", "/apply-template");
-      if(body) {
-        cJSON *b = oc_body_json(body, strlen(body), OC_CAP_RESULT_BODY);
-        if(b && request)
-          cJSON_AddItemToObject(b, "json", cJSON_Duplicate(request, 1));
-        cJSON_AddItemToObject(rq, "body", b);
-      }
-    }
-    if(status) {
-      cJSON *rs = cJSON_AddObjectToObject(r, "response");
-      if(rs) {
-        cJSON_AddNumberToObject(rs, "status", status);
-        cJSON_AddItemToObject(rs, "headers", oc_headers_json(&h));
-        const char *ct = oc_headers_get(&h, "Content-Type");
-        if(ct)
-          cJSON_AddStringToObject(rs, "content_type", ct);
-        else
-          cJSON_AddNullToObject(rs, "content_type");
-        cJSON_AddItemToObject(rs, "body", oc_body_json(resp ? resp : "", len, OC_CAP_RESULT_BODY));
-        cJSON_AddStringToObject(rs, "source", t->live ? "live" : "recording");
-      }
-    }
-    else
-      cJSON_AddNullToObject(r, "response");
-    /* the rendered prompt, for the side-by-side view */
-    const char *prompt = oc_json_str(parsed, "prompt");
-    if(prompt)
-      cJSON_AddStringToObject(r, "message", prompt);
+  oc_json_put_str(&oom, r, "target", t->name);
+  oc_json_put_str(&oom, r, "suite", "templates");
+  oc_json_put_str(&oom, r, "case", name ? name : "?");
+  oc_json_put(&oom, r, "index", cJSON_CreateNumber((double)index));
+  oc_json_put_str(&oom, r, "description", desc);
+  oc_json_put_str(&oom, r, "status", result_status);
+  oc_json_put_str_or_null(&oom, r, "reason", reason);
+  oc_json_put_str(&oom, r, "profile", t->profile ? t->profile->name : "openai");
+  oc_json_put(&oom, r, "duration_ms", cJSON_CreateNumber((double)(oc_now_ns() - t0) / 1e6));
+  cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < f.count; i++)
+    oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[i]));
+  cJSON *rq = oc_json_put(&oom, r, "request", cJSON_CreateObject());
+  oc_json_put_str(&oom, rq, "method", "POST");
+  oc_json_put_str(&oom, rq, "path", "/apply-template");
+  if(body) {
+    cJSON *b = oc_json_put(&oom, rq, "body", oc_body_json(body, strlen(body), OC_CAP_RESULT_BODY));
+    if(request)
+      oc_json_put(&oom, b, "json", cJSON_Duplicate(request, 1));
+  }
+  if(status) {
+    cJSON *rs = oc_json_put(&oom, r, "response", cJSON_CreateObject());
+    oc_json_put(&oom, rs, "status", cJSON_CreateNumber(status));
+    oc_json_put(&oom, rs, "headers", oc_headers_json(&h));
+    oc_json_put_str_or_null(&oom, rs, "content_type", oc_headers_get(&h, "Content-Type"));
+    oc_json_put(&oom, rs, "body", oc_body_json(resp ? resp : "", len, OC_CAP_RESULT_BODY));
+    oc_json_put_str(&oom, rs, "source", t->live ? "live" : "recording");
+  }
+  else
+    oc_json_put(&oom, r, "response", cJSON_CreateNull());
+  /* the rendered prompt, for the side-by-side view */
+  oc_json_put_str(&oom, r, "message", oc_json_str(parsed, "prompt"));
+  if(oom) {
+    cJSON_Delete(r);
+    r = NULL;
   }
   cJSON_Delete(parsed);
   oc_findings_free(&f);
@@ -252,32 +240,34 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
 cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON *fixtures,
                         const struct oc_identify_options *o)
 {
+  int oom = 0;
   cJSON *all = cJSON_CreateArray();
   const cJSON *list = oc_json_arr(fixtures, "fixtures");
-  for(size_t i = 0; all && i < ntargets; i++) {
+  for(size_t i = 0; all && !oom && i < ntargets; i++) {
     const cJSON *fx;
     size_t k = 0;
     cJSON_ArrayForEach(fx, list)
     {
       /* an unreachable target is not asked again for every fixture */
       if(!targets[i].reachable && targets[i].live) {
-        cJSON *r = cJSON_CreateObject();
-        if(r) {
-          cJSON_AddStringToObject(r, "target", targets[i].name);
-          cJSON_AddStringToObject(r, "suite", "templates");
-          cJSON_AddStringToObject(r, "case", oc_json_str(fx, "name") ? oc_json_str(fx, "name") : "?");
-          cJSON_AddNumberToObject(r, "index", (double)k++);
-          cJSON_AddStringToObject(r, "status", "error");
-          cJSON_AddStringToObject(r, "reason", targets[i].error ? targets[i].error : "unreachable");
-          cJSON_AddArrayToObject(r, "findings");
-          cJSON_AddItemToArray(all, r);
-        }
+        cJSON *r = oc_json_put(&oom, all, NULL, cJSON_CreateObject());
+        oc_json_put_str(&oom, r, "target", targets[i].name);
+        oc_json_put_str(&oom, r, "suite", "templates");
+        oc_json_put_str(&oom, r, "case", oc_json_str(fx, "name") ? oc_json_str(fx, "name") : "?");
+        oc_json_put(&oom, r, "index", cJSON_CreateNumber((double)k++));
+        oc_json_put_str(&oom, r, "status", "error");
+        oc_json_put_str(&oom, r, "reason", targets[i].error ? targets[i].error : "unreachable");
+        oc_json_put(&oom, r, "findings", cJSON_CreateArray());
         continue;
       }
-      cJSON *r = render_one(&targets[i], fx, k++, o);
-      if(r)
-        cJSON_AddItemToArray(all, r);
+      /* a result that could not be built fails the whole run: a matrix
+       * with a hole would read as a fixture that was never tried */
+      oc_json_put(&oom, all, NULL, render_one(&targets[i], fx, k++, o));
     }
+  }
+  if(oom) {
+    cJSON_Delete(all);
+    return NULL;
   }
   return all;
 }
