@@ -106,14 +106,10 @@ static int push_piece(struct oc_cassette *c, size_t end, uint64_t t_ns)
 {
   if(c->npieces >= OC_CAP_CASSETTE_PIECES)
     return OC_ETOOBIG;
-  if(c->npieces == c->apieces) {
-    size_t n = c->apieces ? c->apieces * 2 : 16;
-    struct oc_cassette_piece *p = realloc(c->pieces, n * sizeof(*p));
-    if(!p)
-      return OC_ENOMEM;
-    c->pieces = p;
-    c->apieces = n;
-  }
+  struct oc_cassette_piece *p = oc_array_grow(c->pieces, &c->apieces, c->npieces + 1, sizeof(*p));
+  if(!p)
+    return OC_ENOMEM;
+  c->pieces = p;
   c->pieces[c->npieces].end = end;
   c->pieces[c->npieces].t_ns = t_ns;
   c->npieces++;
@@ -126,6 +122,8 @@ int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64
     return OC_OK;
   if(n > OC_CAP_BODY || c->body_len > OC_CAP_BODY - n)
     return OC_ETOOBIG;
+  /* checksrc: the body grows by exactly what arrived (capped above); a
+   * recording is written once, so the copies do not add up */
   char *b = realloc(c->body, c->body_len + n + 1);
   if(!b)
     return OC_ENOMEM;
@@ -737,16 +735,12 @@ static int names_add(struct names *ns, char *s)
 {
   if(!s)
     return OC_ENOMEM;
-  if(ns->n == ns->alloc) {
-    size_t a = ns->alloc ? ns->alloc * 2 : 32;
-    char **v = a <= 1000000 ? realloc(ns->v, a * sizeof(*v)) : NULL;
-    if(!v) {
-      free(s);
-      return OC_ENOMEM;
-    }
-    ns->v = v;
-    ns->alloc = a;
+  char **v = ns->n < 1000000 ? oc_array_grow(ns->v, &ns->alloc, ns->n + 1, sizeof(*v)) : NULL;
+  if(!v) {
+    free(s);
+    return OC_ENOMEM;
   }
+  ns->v = v;
   ns->v[ns->n++] = s;
   return OC_OK;
 }
@@ -849,16 +843,13 @@ void oc_cassette_store_free(struct oc_cassette_store *s)
 
 int oc_cassette_store_take(struct oc_cassette_store *s, struct oc_cassette *c)
 {
-  if(s->count == s->alloc) {
-    size_t a = s->alloc ? s->alloc * 2 : 64;
-    struct oc_cassette *v = a <= 1000000 ? realloc(s->items, a * sizeof(*v)) : NULL;
-    if(!v) {
-      oc_cassette_free(c);
-      return OC_ENOMEM;
-    }
-    s->items = v;
-    s->alloc = a;
+  struct oc_cassette *v = s->count < 1000000 ? oc_array_grow(s->items, &s->alloc, s->count + 1, sizeof(*v))
+                                              : NULL;
+  if(!v) {
+    oc_cassette_free(c);
+    return OC_ENOMEM;
   }
+  s->items = v;
   s->items[s->count++] = *c;
   oc_cassette_init(c);
   return OC_OK;

@@ -60,14 +60,10 @@ static int log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
 {
   if(log->npinned >= OC_LOG_PINNED)
     return OC_OK;
-  if(log->npinned == log->apinned) {
-    size_t n = log->apinned ? log->apinned * 2 : 8;
-    struct oc_logged_event *d = realloc(log->pinned, n * sizeof(*d));
-    if(!d)
-      return OC_ENOMEM;
-    log->pinned = d;
-    log->apinned = n;
-  }
+  struct oc_logged_event *d = oc_array_grow(log->pinned, &log->apinned, log->npinned + 1, sizeof(*d));
+  if(!d)
+    return OC_ENOMEM;
+  log->pinned = d;
   struct oc_logged_event *p = &log->pinned[log->npinned++];
   logged_init(p);
   p->n = e->n;
@@ -171,14 +167,10 @@ static struct oc_message *choice_slot(struct oc_stream *s, int index, int *creat
       return &s->choices[i];
   if(s->nchoices >= OC_MAX_CHOICES)
     return NULL;
-  if(s->nchoices == s->achoices) {
-    size_t n = s->achoices ? s->achoices * 2 : 2;
-    struct oc_message *d = realloc(s->choices, n * sizeof(*d));
-    if(!d)
-      return NULL;
-    s->choices = d;
-    s->achoices = n;
-  }
+  struct oc_message *d = oc_array_grow(s->choices, &s->achoices, s->nchoices + 1, sizeof(*d));
+  if(!d)
+    return NULL;
+  s->choices = d;
   struct oc_message *m = &s->choices[s->nchoices++];
   oc_message_init(m, index, 1);
   *created = 1;
@@ -827,14 +819,9 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
         tm->max_gap_chunk = n;
       }
       if(tm->ngaps < OC_CAP_GAPS) {
-        if(tm->ngaps == tm->agaps) {
-          size_t na = tm->agaps ? tm->agaps * 2 : 256;
-          uint32_t *d = realloc(tm->gaps_us, na * sizeof(*d));
-          if(d) {
-            tm->gaps_us = d;
-            tm->agaps = na;
-          }
-        }
+        uint32_t *d = oc_array_grow(tm->gaps_us, &tm->agaps, tm->ngaps + 1, sizeof(*d));
+        if(d)
+          tm->gaps_us = d;
         if(tm->ngaps < tm->agaps)
           tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
       }

@@ -30,9 +30,9 @@ static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
   "errored, 2 usage error, 3 no target reachable.\n";
 
-static int add_target(struct oc_target **ts, size_t *n, struct oc_target *t)
+static int add_target(struct oc_target **ts, size_t *n, size_t *alloc, struct oc_target *t)
 {
-  struct oc_target *d = realloc(*ts, (*n + 1) * sizeof(*d));
+  struct oc_target *d = oc_array_grow(*ts, alloc, *n + 1, sizeof(*d));
   if(!d)
     return OC_ENOMEM;
   d[(*n)++] = *t;
@@ -60,12 +60,13 @@ static int default_targets(struct oc_target **ts, size_t *n)
     closedir(d);
   qsort(names, nn, sizeof(*names), cmp_str);
   int rc = nn ? OC_OK : OC_ENOTFOUND;
+  size_t alloc = *n; /* what *ts has room for at least */
   for(size_t i = 0; i < nn; i++) {
     char *sub = names[i] ? oc_path_join(dir, names[i]) : NULL;
     struct oc_target t;
     char err[600];
     if(!rc && sub && oc_is_dir(sub) && !oc_target_from_recordings(&t, names[i], sub, err, sizeof(err)))
-      rc = add_target(ts, n, &t);
+      rc = add_target(ts, n, &alloc, &t);
     free(sub);
     free(names[i]);
   }

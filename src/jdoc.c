@@ -172,17 +172,21 @@ static inline void arena_shrink(struct oc_jdoc *d, size_t had, size_t now)
 /* Grow a scratch array to hold at least want elements of size sz. */
 static int scratch_grow(struct oc_jdoc *d, void **arr, size_t *alloc, size_t want, size_t sz)
 {
+  /* the size it will grow to, first, so the cap is checked before any
+   * memory is taken; oc_array_grow then lands on exactly that size */
   size_t n = *alloc ? *alloc : 64;
-  while(n < want)
+  while(n < want) {
+    if(n > SIZE_MAX / 2 / sz)
+      return OC_ETOOBIG;
     n *= 2;
+  }
   size_t extra = (n - *alloc) * sz;
   if(d->arena_alloc + extra > d->max_arena)
     return OC_ETOOBIG;
-  void *p = realloc(*arr, n * sz);
+  void *p = oc_array_grow(*arr, alloc, n, sz);
   if(!p)
     return OC_ENOMEM;
   *arr = p;
-  *alloc = n;
   d->arena_alloc += extra;
   return OC_OK;
 }

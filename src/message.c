@@ -56,14 +56,10 @@ struct oc_tool_call *oc_message_call(struct oc_message *m, long index, int creat
       return &m->calls[i];
   if(!create)
     return NULL;
-  if(m->ncalls == m->acalls) {
-    size_t n = m->acalls ? m->acalls * 2 : 4;
-    struct oc_tool_call *d = realloc(m->calls, n * sizeof(*d));
-    if(!d)
-      return NULL;
-    m->calls = d;
-    m->acalls = n;
-  }
+  struct oc_tool_call *d = oc_array_grow(m->calls, &m->acalls, m->ncalls + 1, sizeof(*d));
+  if(!d)
+    return NULL;
+  m->calls = d;
   struct oc_tool_call *t = &m->calls[m->ncalls++];
   memset(t, 0, sizeof(*t));
   t->index = index;

@@ -328,16 +328,12 @@ static int collect_groups(const cJSON *doc, struct group **out, size_t *nout)
       i++;
     if(i < n)
       continue;
-    if(n == alloc) {
-      size_t na = alloc ? alloc * 2 : 16;
-      struct group *p = realloc(g, na * sizeof(*g));
-      if(!p) {
-        free(g);
-        return OC_ENOMEM;
-      }
-      g = p;
-      alloc = na;
+    struct group *p = oc_array_grow(g, &alloc, n + 1, sizeof(*g));
+    if(!p) {
+      free(g);
+      return OC_ENOMEM;
     }
+    g = p;
     g[n].target = t;
     g[n].suite = s;
     n++;

@@ -31,14 +31,10 @@ static int names_add(struct names *s, const char *name)
 {
   if(!name || names_find(s, name) >= 0)
     return OC_OK;
-  if(s->n == s->alloc) {
-    size_t na = s->alloc ? s->alloc * 2 : 16;
-    const char **p = realloc(s->v, na * sizeof(*p));
-    if(!p)
-      return OC_ENOMEM;
-    s->v = p;
-    s->alloc = na;
-  }
+  const char **p = oc_array_grow(s->v, &s->alloc, s->n + 1, sizeof(*p));
+  if(!p)
+    return OC_ENOMEM;
+  s->v = p;
   s->v[s->n++] = name;
   return OC_OK;
 }
@@ -184,14 +180,10 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
         continue; /* not a result anyone can key */
       if(names_add(&targets, t) || names_add(&suites, s))
         goto nomem;
-      if(ne == alloc) {
-        size_t na = alloc ? alloc * 2 : 64;
-        struct entry *p = realloc(e, na * sizeof(*p));
-        if(!p)
-          goto nomem;
-        e = p;
-        alloc = na;
-      }
+      struct entry *p = oc_array_grow(e, &alloc, ne + 1, sizeof(*p));
+      if(!p)
+        goto nomem;
+      e = p;
       const cJSON *idx = oc_json_get(r, "index");
       e[ne] = (struct entry){ r, t, s, c, names_find(&targets, t), names_find(&suites, s),
                               oc_json_is_integer(idx) ? idx->valuedouble : INFINITY, ne };
@@ -277,16 +269,12 @@ static int keyed(const cJSON *doc, struct entry **out, size_t *nout)
     const char *c = oc_json_str(r, "case");
     if(!t || !s || !c)
       continue;
-    if(n == alloc) {
-      size_t na = alloc ? alloc * 2 : 64;
-      struct entry *p = realloc(e, na * sizeof(*p));
-      if(!p) {
-        free(e);
-        return OC_ENOMEM;
-      }
-      e = p;
-      alloc = na;
+    struct entry *p = oc_array_grow(e, &alloc, n + 1, sizeof(*p));
+    if(!p) {
+      free(e);
+      return OC_ENOMEM;
     }
+    e = p;
     e[n] = (struct entry){ r, t, s, c, 0, 0, 0, n };
     n++;
   }

@@ -130,14 +130,10 @@ cJSON *oc_results_failing_rules(const cJSON *doc)
       while(i < n && strcmp(rc[i].rule, rule) != 0)
         i++;
       if(i == n) {
-        if(n == alloc) {
-          size_t na = alloc ? alloc * 2 : 16;
-          struct rule_count *p = realloc(rc, na * sizeof(*rc));
-          if(!p)
-            goto out;
-          rc = p;
-          alloc = na;
-        }
+        struct rule_count *p = oc_array_grow(rc, &alloc, n + 1, sizeof(*rc));
+        if(!p)
+          goto out;
+        rc = p;
         rc[n].rule = rule;
         rc[n].cases = 0;
         n++;

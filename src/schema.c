@@ -1084,16 +1084,12 @@ static int add_anchor(struct compiler *c, struct res *r, const char *name, size_
         r->anchors[i].dynamic = 1;
       return OC_OK;
     }
-  if(r->nanchors == r->capanchors) {
-    size_t ncap = r->capanchors ? r->capanchors * 2 : 4;
-    struct anchor *na = realloc(r->anchors, ncap * sizeof(*na));
-    if(!na) {
-      oom(c);
-      return OC_ENOMEM;
-    }
-    r->anchors = na;
-    r->capanchors = ncap;
+  struct anchor *na = oc_array_grow(r->anchors, &r->capanchors, r->nanchors + 1, sizeof(*na));
+  if(!na) {
+    oom(c);
+    return OC_ENOMEM;
   }
+  r->anchors = na;
   struct anchor *a = &r->anchors[r->nanchors];
   a->name = oc_strndup(name, len);
   if(!a->name) {
@@ -1531,16 +1527,14 @@ static int add_regex(struct compiler *c, const struct oc_jv *at, const char *pat
     return OC_EPARSE;
   }
   struct oc_schema *s = c->s;
-  if(s->nregex == s->capregex) {
-    size_t ncap = s->capregex ? s->capregex * 2 : 8;
-    struct oc_regex **nr = realloc(s->regexes, ncap * sizeof(*nr));
+  {
+    struct oc_regex **nr = oc_array_grow(s->regexes, &s->capregex, s->nregex + 1, sizeof(*nr));
     if(!nr) {
       oc_regex_free(re);
       oom(c);
       return OC_ENOMEM;
     }
     s->regexes = nr;
-    s->capregex = ncap;
   }
   s->regexes[s->nregex++] = re;
   *out = re;
@@ -1589,16 +1583,12 @@ struct oplist {
 
 static struct op *op_add(struct compiler *c, struct oplist *l, int code, const char *kw, unsigned itype)
 {
-  if(l->n == l->cap) {
-    size_t ncap = l->cap ? l->cap * 2 : 8;
-    struct op *no = realloc(l->ops, ncap * sizeof(*no));
-    if(!no) {
-      oom(c);
-      return NULL;
-    }
-    l->ops = no;
-    l->cap = ncap;
+  struct op *no = oc_array_grow(l->ops, &l->cap, l->n + 1, sizeof(*no));
+  if(!no) {
+    oom(c);
+    return NULL;
   }
+  l->ops = no;
   struct op *o = &l->ops[l->n++];
   memset(o, 0, sizeof(*o));
   o->code = (uint8_t)code;

@@ -275,16 +275,12 @@ static void plan_free(void *cls)
 
 static int push_write(struct write **w, size_t *n, size_t *alloc, size_t end, uint64_t t)
 {
-  if(*n == *alloc) {
-    size_t a = *alloc ? *alloc * 2 : 32;
-    if(a > OC_CAP_CASSETTE_PIECES * 2)
-      return OC_ETOOBIG;
-    struct write *v = realloc(*w, a * sizeof(*v));
-    if(!v)
-      return OC_ENOMEM;
-    *w = v;
-    *alloc = a;
-  }
+  if(*n >= OC_CAP_CASSETTE_PIECES * 2)
+    return OC_ETOOBIG;
+  struct write *v = oc_array_grow(*w, alloc, *n + 1, sizeof(*v));
+  if(!v)
+    return OC_ENOMEM;
+  *w = v;
   (*w)[*n].end = end;
   (*w)[*n].t_ns = t;
   (*n)++;

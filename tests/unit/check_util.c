@@ -68,6 +68,29 @@ START_TEST(buf_free_clears_the_error)
 }
 END_TEST
 
+START_TEST(array_grow_doubles_and_refuses_overflow)
+{
+  size_t alloc = 0;
+  int *a = oc_array_grow(NULL, &alloc, 1, sizeof(int));
+  ck_assert_ptr_nonnull(a);
+  ck_assert_uint_eq(alloc, 8);
+  for(int i = 0; i < 8; i++)
+    a[i] = i;
+  ck_assert_ptr_eq(oc_array_grow(a, &alloc, 8, sizeof(int)), a); /* room already */
+  int *b = oc_array_grow(a, &alloc, 9, sizeof(int));
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(alloc, 16);
+  ck_assert_int_eq(b[7], 7);
+  /* a size that would overflow leaves the array and its room as they were */
+  size_t before = alloc;
+  ck_assert_ptr_null(oc_array_grow(b, &alloc, SIZE_MAX / 2 + 2, sizeof(int)));
+  ck_assert_ptr_null(oc_array_grow(b, &alloc, SIZE_MAX / 4, 64));
+  ck_assert_uint_eq(alloc, before);
+  ck_assert_int_eq(b[7], 7);
+  free(b);
+}
+END_TEST
+
 START_TEST(buf_take_hands_over)
 {
   struct oc_buf b;
@@ -189,6 +212,7 @@ int main(void)
   tcase_add_test(tc, buf_grows_and_terminates);
   tcase_add_test(tc, buf_cap_is_sticky);
   tcase_add_test(tc, buf_free_clears_the_error);
+  tcase_add_test(tc, array_grow_doubles_and_refuses_overflow);
   tcase_add_test(tc, buf_take_hands_over);
   tcase_add_test(tc, buf_printf_long);
   tcase_add_test(tc, parse_long_strict);
