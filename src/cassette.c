@@ -64,7 +64,11 @@ int oc_cassette_request_key(const char *method, const char *path, const char *bo
   EVP_MD_CTX *md = NULL;
   out[0] = '\0';
   if(keyed_len) {
-    cJSON *tree = oc_json_parse(body, len, NULL);
+    /* a body that is not JSON is keyed by its bytes; one that could not
+     * be parsed for want of memory has no key (a wrong one would miss) */
+    cJSON *tree = NULL;
+    if(oc_json_parse_rc(body, len, NULL, &tree) == OC_ENOMEM)
+      goto out;
     if(tree) {
       canon = oc_json_canonical(tree);
       cJSON_Delete(tree);
@@ -585,8 +589,12 @@ int oc_cassette_decode(const char *gz, size_t len, const char *what, struct oc_c
   }
   size_t mlen = (size_t)(nl - raw);
   struct oc_json_pos pos;
-  meta = oc_json_parse(raw, mlen, &pos);
-  if(!meta) {
+  rc = oc_json_parse_rc(raw, mlen, &pos, &meta);
+  if(rc == OC_ENOMEM) {
+    dec_fail(&d, "out of memory");
+    goto out;
+  }
+  if(rc) {
     rc = dec_fail(&d, "metadata line is not JSON (column %d)", pos.column);
     goto out;
   }

@@ -335,7 +335,8 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     }
     else if(args->type != OC_JNULL && !t->args_not_string) {
       t->args_not_string = 1;
-      t->args_actual_type = oc_strdup(oc_jv_type_name(args));
+      if(!(t->args_actual_type = oc_strdup(oc_jv_type_name(args))))
+        s->check->oom = 1;
       if(t->first_chunk != n) {
         /* report where it happened, not where the call began */
         t->first_chunk = n;
@@ -742,6 +743,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     res.max = 8;
     s->schema_validations++;
     int valid = oc_schema_validate(s->chunk_schema, root, &res);
+    if(valid < 0)
+      s->check->oom = 1; /* no verdict from a validation that could not finish */
     if(valid == 1)
       s->valid_shapes[s->nvalid_shapes++ % OC_ARRAY_LEN(s->valid_shapes)] = shape;
     if(valid == 0) {
@@ -773,7 +776,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     s->usage_chunks++;
     s->usage_chunk_at = n;
     cJSON_Delete(s->usage);
-    s->usage = oc_jv_to_cjson(usage);
+    if(!(s->usage = oc_jv_to_cjson(usage)))
+      s->check->oom = 1;
     int finished_all = s->nchoices > 0;
     for(size_t i = 0; i < s->nchoices; i++)
       if(!s->choices[i].finish_reason)
@@ -822,6 +826,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
         uint32_t *d = oc_array_grow(tm->gaps_us, &tm->agaps, tm->ngaps + 1, sizeof(*d));
         if(d)
           tm->gaps_us = d;
+        else
+          s->check->oom = 1; /* percentiles from some of the gaps would be made up */
         if(tm->ngaps < tm->agaps)
           tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
       }

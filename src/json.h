@@ -16,9 +16,18 @@ struct oc_json_pos {
   int column;    /* 1-based, in bytes */
 };
 
-/* Parse exactly one JSON text (trailing whitespace allowed).  Returns a
- * tree the caller frees with cJSON_Delete, or NULL with *pos set (when pos
- * is not NULL).  Nesting deeper than cJSON's limit is a parse error. */
+/* Route cJSON's allocations through json.c, so that a parse that failed
+ * for want of memory is told apart from invalid JSON.  Called once at
+ * start (oc_cli_main); idempotent, and oc_json_parse_rc calls it too. */
+void oc_json_init(void);
+/* Parse exactly one JSON text (trailing whitespace allowed) into *out (a
+ * tree the caller frees with cJSON_Delete).  OC_EPARSE with *pos set (when
+ * pos is not NULL) for invalid JSON, OC_ENOMEM when memory ran out: cJSON
+ * itself says NULL for both.  Nesting deeper than cJSON's limit is a parse
+ * error. */
+int oc_json_parse_rc(const char *buf, size_t len, struct oc_json_pos *pos, cJSON **out);
+/* The same, NULL for either failure: for input whose failure to parse
+ * means the same as its absence (or where either failure ends the job). */
 cJSON *oc_json_parse(const char *buf, size_t len, struct oc_json_pos *pos);
 /* Line and column of a byte offset in buf. */
 void oc_json_locate(const char *buf, size_t len, size_t offset, struct oc_json_pos *pos);

@@ -269,19 +269,22 @@ static int translate(const char *p, size_t n, struct oc_buf *out, char *err, siz
     rc = oc_buf_addc(out, c);
   }
   if(rc) {
-    snprintf(err, errlen, "pattern too long");
-    return rc;
+    snprintf(err, errlen, "%s", rc == OC_ENOMEM ? "out of memory" : "pattern too long");
+    return rc == OC_ENOMEM ? OC_ENOMEM : OC_EPARSE;
   }
   return OC_OK;
 }
 
-struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, size_t errlen)
+int oc_regex_compile_rc(const char *pattern, size_t len, struct oc_regex **out, char *err,
+                        size_t errlen)
 {
   struct oc_regex *re = NULL;
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_REGEX);
-  if(translate(pattern, len, &t, err, errlen))
+  int rc = translate(pattern, len, &t, err, errlen);
+  if(rc)
     goto out;
+  rc = OC_ENOMEM;
   re = calloc(1, sizeof(*re));
   if(!re || !(re->source = oc_strndup(pattern, len))) {
     snprintf(err, errlen, "out of memory");
@@ -297,6 +300,8 @@ struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, si
     PCRE2_UCHAR msg[160];
     pcre2_get_error_message(ecode, msg, sizeof(msg));
     snprintf(err, errlen, "%s", (const char *)msg);
+    if(ecode != PCRE2_ERROR_HEAP_FAILED)
+      rc = OC_EPARSE;
     goto fail;
   }
   (void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE); /* optional speed-up */
@@ -307,12 +312,21 @@ struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, si
   }
   pcre2_set_match_limit(re->mctx, OC_REGEX_MATCH_LIMIT);
   pcre2_set_depth_limit(re->mctx, OC_REGEX_DEPTH_LIMIT);
+  rc = OC_OK;
   goto out;
 fail:
   oc_regex_free(re);
   re = NULL;
 out:
   oc_buf_free(&t);
+  *out = re;
+  return rc;
+}
+
+struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, size_t errlen)
+{
+  struct oc_regex *re;
+  oc_regex_compile_rc(pattern, len, &re, err, errlen);
   return re;
 }
 
@@ -350,6 +364,8 @@ int oc_regex_match(const struct oc_regex *re, const char *s, size_t len,
     return 0;
   if(r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT)
     return -OC_ETOOBIG;
+  if(r == PCRE2_ERROR_NOMEMORY)
+    return -OC_ENOMEM;
   return -OC_EPARSE; /* invalid UTF-8 in the subject, mostly */
 }
 

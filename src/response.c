@@ -282,7 +282,10 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
   struct oc_schema_result res;
   oc_schema_result_init(&res);
   res.max = 20;
-  if(oc_schema_validate(schema, root, &res) == 0)
+  int valid = oc_schema_validate(schema, root, &res);
+  if(valid < 0)
+    r->check->oom = 1; /* no verdict from a validation that could not finish */
+  else if(valid == 0)
     for(size_t i = 0; i < res.count; i++) {
       const struct oc_schema_error *e = &res.errors[i];
       int sev = oc_schemas_error_severity(r->schemas, r->check, rel, e);
@@ -446,9 +449,13 @@ static void finish_json(struct oc_response *r)
   struct oc_jerr jerr;
   oc_jdoc_init(&doc);
   int rc = oc_jdoc_parse(&doc, oc_buf_str(&r->body), r->body.len, &jerr);
+  if(rc == OC_ENOMEM) { /* a body that could not be read has no verdict */
+    c->oom = 1;
+    goto out;
+  }
   const struct oc_jv *root = rc ? NULL : doc.root;
-  if(root)
-    r->parsed = oc_jv_to_cjson(root);
+  if(root && !(r->parsed = oc_jv_to_cjson(root)))
+    c->oom = 1;
   if(r->status >= 400) {
     check_error_body(r, root);
     goto out;
@@ -690,7 +697,11 @@ int oc_response_analyze(const struct oc_schemas *schemas, const struct oc_check 
                         size_t req_len, int status, const struct oc_headers *headers,
                         const char *body, size_t len, const size_t *pieces, size_t npieces)
 {
-  cJSON *req_json = req_body ? oc_json_parse(req_body, req_len, NULL) : NULL;
+  /* a request that does not parse is analysed as one without a body; one
+   * that could not be parsed for want of memory is not analysed at all */
+  cJSON *req_json = NULL;
+  if(req_body && oc_json_parse_rc(req_body, req_len, NULL, &req_json) == OC_ENOMEM)
+    return OC_ENOMEM;
   struct oc_request_info info;
   oc_request_info_init(&info, method, path, req_json);
   struct oc_check check = *policy;

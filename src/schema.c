@@ -1015,6 +1015,7 @@ struct compiler {
   struct oc_buf path;  /* keyword location of what is being compiled */
   int depth;
   int failed;
+  int nomem;           /* memory ran out: the schema is not at fault */
   char *err;
   size_t errlen;
 };
@@ -1041,6 +1042,7 @@ static void cerr(struct compiler *c, const struct oc_jv *at, const char *fmt, ..
 
 static void oom(struct compiler *c)
 {
+  c->nomem = 1;
   cerr(c, NULL, "out of memory");
 }
 
@@ -1521,7 +1523,11 @@ static int add_regex(struct compiler *c, const struct oc_jv *at, const char *pat
                      struct oc_regex **out)
 {
   char rerr[256];
-  struct oc_regex *re = oc_regex_compile(pat, len, rerr, sizeof(rerr));
+  struct oc_regex *re;
+  if(oc_regex_compile_rc(pat, len, &re, rerr, sizeof(rerr)) == OC_ENOMEM) {
+    oom(c);
+    return OC_ENOMEM;
+  }
   if(!re) {
     cerr(c, at, "invalid regular expression \"%.*s\": %s", (int)(len > 200 ? 200 : len), pat, rerr);
     return OC_EPARSE;
@@ -2332,8 +2338,10 @@ void oc_schema_free(struct oc_schema *s)
 }
 
 static struct oc_schema *compile_common(struct oc_schema_registry *reg, const struct oc_jv *root,
-                                        const char *uri, unsigned flags, char *err, size_t errlen)
+                                        const char *uri, unsigned flags, int *rc, char *err,
+                                        size_t errlen)
 {
+  *rc = OC_ENOMEM;
   struct compiler c;
   memset(&c, 0, sizeof(c));
   c.reg = reg;
@@ -2372,8 +2380,23 @@ static struct oc_schema *compile_common(struct oc_schema_registry *reg, const st
     oc_schema_free(c.s);
     c.s = NULL;
   }
+  *rc = c.s ? OC_OK : c.nomem ? OC_ENOMEM : OC_EPARSE;
   struct oc_schema *s = c.s;
   compiler_free(&c);
+  return s;
+}
+
+static struct oc_schema *compile_jv_rc(struct oc_schema_registry *r, const struct oc_jv *schema,
+                                       const char *base_uri, unsigned flags, int *rc, char *err,
+                                       size_t errlen)
+{
+  char *base = base_uri ? normalize_uri(base_uri) : NULL;
+  struct oc_schema *s = base_uri && !base ? NULL : compile_common(r, schema, base, flags, rc, err, errlen);
+  if(base_uri && !base) {
+    *rc = OC_ENOMEM;
+    snprintf(err, errlen, "out of memory");
+  }
+  free(base);
   return s;
 }
 
@@ -2381,32 +2404,41 @@ struct oc_schema *oc_schema_compile_jv(struct oc_schema_registry *r, const struc
                                        const char *base_uri, unsigned flags, char *err,
                                        size_t errlen)
 {
-  char *base = base_uri ? normalize_uri(base_uri) : NULL;
-  struct oc_schema *s = compile_common(r, schema, base, flags, err, errlen);
-  free(base);
-  return s;
+  int rc;
+  return compile_jv_rc(r, schema, base_uri, flags, &rc, err, errlen);
+}
+
+int oc_schema_compile_rc(struct oc_schema_registry *r, const cJSON *schema, const char *base_uri,
+                         unsigned flags, struct oc_schema **out, char *err, size_t errlen)
+{
+  struct oc_jdoc d;
+  oc_jdoc_init(&d);
+  *out = NULL;
+  int rc = schema ? oc_jdoc_from_cjson(&d, schema) : OC_EPARSE;
+  if(rc || !d.root) {
+    oc_jdoc_free(&d);
+    snprintf(err, errlen, "schema cannot be read (%s)", rc == OC_ENOMEM ? "out of memory" : "not JSON");
+    return rc == OC_ENOMEM ? OC_ENOMEM : OC_EPARSE;
+  }
+  *out = compile_jv_rc(r, d.root, base_uri, flags, &rc, err, errlen);
+  oc_jdoc_free(&d);
+  return rc;
 }
 
 struct oc_schema *oc_schema_compile(struct oc_schema_registry *r, const cJSON *schema,
                                     const char *base_uri, unsigned flags, char *err,
                                     size_t errlen)
 {
-  struct oc_jdoc d;
-  oc_jdoc_init(&d);
-  if(!schema || oc_jdoc_from_cjson(&d, schema) || !d.root) {
-    oc_jdoc_free(&d);
-    snprintf(err, errlen, "schema cannot be read (out of memory or not JSON)");
-    return NULL;
-  }
-  struct oc_schema *s = oc_schema_compile_jv(r, d.root, base_uri, flags, err, errlen);
-  oc_jdoc_free(&d);
+  struct oc_schema *s;
+  oc_schema_compile_rc(r, schema, base_uri, flags, &s, err, errlen);
   return s;
 }
 
 struct oc_schema *oc_schema_compile_uri(struct oc_schema_registry *r, const char *uri,
                                         unsigned flags, char *err, size_t errlen)
 {
-  return compile_common(r, NULL, uri, flags, err, errlen);
+  int rc;
+  return compile_common(r, NULL, uri, flags, &rc, err, errlen);
 }
 
 /* ======================================================================
