@@ -559,14 +559,23 @@ cJSON *oc_json_put_str_or_null(int *oom, cJSON *parent, const char *name, const 
   return oc_json_put(oom, parent, name, s ? cJSON_CreateString(s) : cJSON_CreateNull());
 }
 
+/* Not cJSON_ReplaceItemInObject: when copying the name fails it goes on
+ * with none (the member is printed as "") and says it succeeded. */
 cJSON *oc_json_set(int *oom, cJSON *obj, const char *name, cJSON *item)
 {
-  if(*oom || !obj || !item || !cJSON_GetObjectItemCaseSensitive(obj, name))
+  cJSON *old = *oom || !obj || !item ? NULL : cJSON_GetObjectItemCaseSensitive(obj, name);
+  if(!old)
     return oc_json_put(oom, obj, name, item);
-  if(!cJSON_ReplaceItemInObjectCaseSensitive(obj, name, item)) {
+  char *key = oc_strdup(name); /* freed by cJSON_Delete: its hooks free with free() */
+  if(!key) {
     cJSON_Delete(item);
     *oom = 1;
     return NULL;
   }
+  if(!(item->type & cJSON_StringIsConst))
+    free(item->string);
+  item->string = key;
+  item->type &= ~cJSON_StringIsConst;
+  cJSON_ReplaceItemViaPointer(obj, old, item);
   return item;
 }

@@ -55,6 +55,16 @@ static int shell_quote(struct oc_buf *b, const char *s)
   return rc ? rc : oc_buf_addc(b, '\'');
 }
 
+/* A word for the shell: bare when it holds nothing the shell would read
+ * (so the usual names stay as they are), single-quoted otherwise. */
+static int shell_word(struct oc_buf *b, const char *s)
+{
+  if(*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") ==
+             strlen(s))
+    return oc_buf_adds(b, s);
+  return shell_quote(b, s);
+}
+
 /* The commands, each built in one buffer and checked once: a command
  * that cannot be built whole is left out (past its cap) or fails the
  * object (out of memory, NULL), never written with a piece missing. */
@@ -105,19 +115,32 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   const char *suite = shipped && o->kase->file && strcmp(shipped, o->kase->file) == 0
                         ? o->kase->suite
                         : (o->kase->file ? o->kase->file : o->kase->suite);
+  /* every word quoted for the shell where it needs it: a case named
+   * "it's" must not end the command early */
+  oc_buf_adds(&b, "oacheck run ");
+  shell_word(&b, suite);
   if(o->target->live) {
     char red[512];
     oc_url_redact(o->target->url, red, sizeof(red));
-    oc_buf_printf(&b, "oacheck run %s --target %s=%s --filter '%s/%s'", suite,
-                  o->target->name, red, o->kase->suite, o->kase->name);
+    char *spec = oc_asprintf("%s=%s", o->target->name, red);
+    oom |= !spec;
+    oc_buf_adds(&b, " --target ");
+    shell_word(&b, spec ? spec : "");
+    free(spec);
   }
-  else
-    oc_buf_printf(&b, "oacheck run %s --replay %s --filter '%s/%s'", suite,
-                  o->target->recordings, o->kase->suite, o->kase->name);
+  else {
+    oc_buf_adds(&b, " --replay ");
+    shell_word(&b, o->target->recordings);
+  }
   free(shipped);
+  char *filter = oc_asprintf("%s/%s", o->kase->suite, o->kase->name);
+  oom |= !filter;
+  oc_buf_adds(&b, " --filter ");
+  shell_quote(&b, filter ? filter : "");
+  free(filter);
   if(o->target->profile && strcmp(o->target->profile_source, "auto") != 0)
     oc_buf_printf(&b, " --profile %s", o->target->profile->name);
-  if(oc_buf_error(&b) == OC_ENOMEM)
+  if(oom || oc_buf_error(&b) == OC_ENOMEM)
     goto fail;
   if(!oc_buf_error(&b) && !oc_json_put_str(&oom, r, "oacheck", oc_buf_str(&b)))
     goto fail;
