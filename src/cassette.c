@@ -145,10 +145,26 @@ int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64
 
 /* ---- zlib ----------------------------------------------------------- */
 
+/* zlib allocates through these, so that its allocations are the
+ * program's own (the allocation-failure run counts and fails them too) */
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+  (void)opaque;
+  return calloc(items, size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+  (void)opaque;
+  free(p);
+}
+
 int oc_gzip(const void *p, size_t n, char **out, size_t *outlen)
 {
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
+  zs.zalloc = z_alloc;
+  zs.zfree = z_free;
   *out = NULL;
   *outlen = 0;
   /* 15 + 16: a gzip wrapper; zlib writes mtime 0, so the bytes depend on
@@ -182,6 +198,8 @@ static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *o
 {
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
+  zs.zalloc = z_alloc;
+  zs.zfree = z_free;
   *out = NULL;
   *outlen = 0;
   if(inflateInit2(&zs, 15 + 16) != Z_OK) {
@@ -206,6 +224,11 @@ static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *o
     }
     if(z == Z_STREAM_END)
       break;
+    if(z == Z_MEM_ERROR) {
+      snprintf(err, errlen, "out of memory");
+      rc = OC_ENOMEM;
+      goto out;
+    }
     if(z == Z_BUF_ERROR || (z == Z_OK && zs.avail_in == 0 && got == 0)) {
       snprintf(err, errlen, "gzip data truncated after %zu compressed bytes", n);
       rc = OC_EPARSE;
