@@ -420,12 +420,10 @@ struct dec {
 
 __attribute__((format(printf, 2, 3))) static int dec_fail(struct dec *d, const char *fmt, ...)
 {
-  char msg[OC_CAP_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(NULL, d->err, d->errlen, d->what, fmt, ap);
   va_end(ap);
-  snprintf(d->err, d->errlen, "%s: %s", d->what, msg);
   return OC_EPARSE;
 }
 
@@ -748,7 +746,7 @@ __attribute__((format(printf, 3, 4))) static void report(void (*on_error)(void *
   char msg[OC_CAP_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(NULL, msg, sizeof(msg), NULL, fmt, ap);
   va_end(ap);
   if(on_error)
     on_error(ctx, msg);

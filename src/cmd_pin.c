@@ -113,10 +113,9 @@ int oc_cmd_pin(int argc, char **argv)
     status = prc;
     goto out;
   }
-  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
-  if(brc) {
-    status = brc == OC_EUSAGE ? oc_cli_usage_error("pin", "%s", err)
-                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+  int brc = oc_targets_build_for("pin", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
     goto out;
   }
   if(nt == 0 || (!out == !check)) {

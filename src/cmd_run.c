@@ -195,13 +195,9 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
-  int rc = oc_targets_build(&a->targets, ts, nt, err, sizeof(err));
-  if(rc == OC_EUSAGE)
-    return oc_cli_usage_error("run", "%s", err);
-  if(rc) {
-    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
-    return OC_EXIT_USAGE;
-  }
+  int rc = oc_targets_build_for("run", &a->targets, ts, nt);
+  if(rc >= 0)
+    return rc;
   if(*nt == 0) {
     char *dir = oc_data_path("suites/recordings/llama-server");
     struct oc_target *d = calloc(1, sizeof(*d));

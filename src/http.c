@@ -358,7 +358,7 @@ static void set_forced(struct req *r, enum oc_http_error e, const char *fmt, ...
     return; /* first reason wins */
   r->forced = e;
   va_start(ap, fmt);
-  vsnprintf(r->forced_msg, sizeof(r->forced_msg), fmt, ap);
+  oc_errv(NULL, r->forced_msg, sizeof(r->forced_msg), NULL, fmt, ap);
   va_end(ap);
 }
 

@@ -274,20 +274,9 @@ static inline size_t utf8_seq(const unsigned char *p, const unsigned char *end)
   return 0;
 }
 
-static inline int hexval(unsigned char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static inline unsigned read_hex4(const unsigned char *p)
 {
-  return (unsigned)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 | hexval(p[3]));
+  return (unsigned)(oc_hexval(p[0]) << 12 | oc_hexval(p[1]) << 8 | oc_hexval(p[2]) << 4 | oc_hexval(p[3]));
 }
 
 static inline unsigned char *put_utf8(unsigned char *o, uint32_t cp)
@@ -402,7 +391,7 @@ static int parse_string(struct ps *s, const char **out, uint32_t *out_len)
         for(int i = 2; i < 6; i++) {
           if(q + i >= end)
             return fail(s, end, "unterminated string", OC_EPARSE);
-          if(hexval(q[i]) < 0)
+          if(oc_hexval(q[i]) < 0)
             return fail(s, q + i, "invalid \\u escape: expected 4 hex digits", OC_EPARSE);
         }
         q += 6;

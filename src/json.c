@@ -412,7 +412,9 @@ static int canon_number(struct oc_buf *b, double v)
   while(k > 1 && digits[k - 1] == '0')
     k--;
   digits[k] = '\0';
-  int n = atoi(p + 1) + 1; /* value = 0.digits × 10^n */
+  long e = 0;
+  oc_parse_long(p + 1, -400, 400, &e); /* %.17e always writes e[+-]dd */
+  int n = (int)e + 1;                  /* value = 0.digits × 10^n */
   int rc = neg ? oc_buf_addc(b, '-') : OC_OK;
   if(rc)
     return rc;

@@ -34,17 +34,6 @@ struct oc_regex_scratch {
 /* ECMA-262 WhiteSpace and LineTerminator code points beyond ASCII's. */
 #define ECMA_WS "\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}"
 
-static int hexval(char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Read exactly n hex digits at p; -1 when they are not there. */
 static long hexn(const char *p, size_t avail, size_t n)
 {
@@ -52,7 +41,7 @@ static long hexn(const char *p, size_t avail, size_t n)
     return -1;
   long v = 0;
   for(size_t i = 0; i < n; i++) {
-    int h = hexval(p[i]);
+    int h = oc_hexval(p[i]);
     if(h < 0)
       return -1;
     v = v * 16 + h;
@@ -163,8 +152,8 @@ static int translate(const char *p, size_t n, struct oc_buf *out, char *err, siz
         if(i + 1 < n && p[i + 1] == '{') {
           size_t j = i + 2;
           v = 0;
-          while(j < n && p[j] != '}' && hexval(p[j]) >= 0 && v <= 0x10FFFF)
-            v = v * 16 + hexval(p[j++]);
+          while(j < n && p[j] != '}' && oc_hexval(p[j]) >= 0 && v <= 0x10FFFF)
+            v = v * 16 + oc_hexval(p[j++]);
           if(j >= n || p[j] != '}' || j == i + 2 || v > 0x10FFFF) {
             snprintf(err, errlen, "bad \\u{...} escape at offset %zu", i - 1);
             return OC_EPARSE;

@@ -201,15 +201,12 @@ static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
 {
-  if(c->failed)
-    return;
-  c->failed = 1;
-  char msg[512];
+  char where[1024];
+  snprintf(where, sizeof(where), "%s: at %s", c->file, *ptr ? ptr : "/ (the root)");
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(&c->failed, c->err, c->errlen, where, fmt, ap);
   va_end(ap);
-  snprintf(c->err, c->errlen, "%s: at %s: %s", c->file, *ptr ? ptr : "/ (the root)", msg);
 }
 
 /* base + "/" + key into out (JSON pointers here are short: fixed member

@@ -123,6 +123,7 @@ static void *pmap_get(const struct pmap *m, const void *k)
 static int pmap_put(struct pmap *m, const void *k, void *v)
 {
   if((m->n + 1) * 2 > m->cap) {
+    /* checksrc: a rehash into new tables, not an array grown in place */
     size_t ncap = m->cap ? m->cap * 2 : 64;
     const void **nk = calloc(ncap, sizeof(*nk));
     void **nv = calloc(ncap, sizeof(*nv));
@@ -1025,19 +1026,16 @@ static void cerr(struct compiler *c, const struct oc_jv *at, const char *fmt, ..
 
 static void cerr(struct compiler *c, const struct oc_jv *at, const char *fmt, ...)
 {
-  if(c->failed)
-    return;
-  c->failed = 1;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
+  char where[1024]; /* err is shorter still */
   const char *p = oc_buf_str(&c->path);
   if(at && at->offset)
-    snprintf(c->err, c->errlen, "schema at %s (byte %u): %s", *p ? p : "(root)", at->offset, msg);
+    snprintf(where, sizeof(where), "schema at %s (byte %u)", *p ? p : "(root)", at->offset);
   else
-    snprintf(c->err, c->errlen, "schema at %s: %s", *p ? p : "(root)", msg);
+    snprintf(where, sizeof(where), "schema at %s", *p ? p : "(root)");
+  va_list ap;
+  va_start(ap, fmt);
+  oc_errv(&c->failed, c->err, c->errlen, where, fmt, ap);
+  va_end(ap);
 }
 
 static void oom(struct compiler *c)

@@ -316,6 +316,20 @@ int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size
   return OC_OK;
 }
 
+int oc_targets_build_for(const char *cmd, const struct oc_target_args *a, struct oc_target **ts,
+                         size_t *n)
+{
+  char err[700];
+  int rc = oc_targets_build(a, ts, n, err, sizeof(err));
+  if(rc == OC_EUSAGE)
+    return oc_cli_usage_error(cmd, "%s", err);
+  if(rc) {
+    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
+    return OC_EXIT_USAGE;
+  }
+  return -1;
+}
+
 void oc_targets_free(struct oc_target *ts, size_t n)
 {
   for(size_t i = 0; i < n; i++)

@@ -359,6 +359,25 @@ size_t oc_utf8_codepoints(const char *s, size_t n)
   return count;
 }
 
+/* ---- errors ----------------------------------------------------------- */
+
+void oc_errv(int *failed, char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+{
+  if(failed) {
+    if(*failed)
+      return;
+    *failed = 1;
+  }
+  if(!errlen)
+    return;
+  size_t at = 0;
+  if(where) {
+    int n = snprintf(err, errlen, "%s: ", where);
+    at = n < 0 ? 0 : (size_t)n < errlen ? (size_t)n : errlen - 1;
+  }
+  vsnprintf(err + at, errlen - at, fmt, ap);
+}
+
 /* ---- files ------------------------------------------------------------ */
 
 int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,

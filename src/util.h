@@ -94,6 +94,17 @@ int oc_parse_long(const char *s, long min, long max, long *out);
 int oc_parse_double(const char *s, double *out);
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void oc_hex(const unsigned char *p, size_t n, char *out);
+/* The value of one hexadecimal digit, -1 for anything else. */
+static inline int oc_hexval(int c)
+{
+  if(c >= '0' && c <= '9')
+    return c - '0';
+  if(c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if(c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
 /* Does [p, p+n) hold valid UTF-8?  On failure *bad is the offset of the
  * first byte of the invalid sequence. */
 int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad);
@@ -103,6 +114,14 @@ int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad);
 char *oc_utf8_sanitize(const char *p, size_t n);
 /* Length of a valid UTF-8 string in code points. */
 size_t oc_utf8_codepoints(const char *s, size_t n);
+
+/* An error message "where: what" into err (errlen bytes), formatted once:
+ * with failed, nothing changes when *failed is already set (the first
+ * error is the one worth reading) and *failed is set otherwise.  where may
+ * be NULL (then just the message).  The one error formatter: modules wrap
+ * it in their own variadic reporter. */
+void oc_errv(int *failed, char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /* Read a whole file (at most max bytes) into a NUL-terminated buffer that
  * the caller frees.  On failure returns an OC_E* code and writes why into
