@@ -154,9 +154,9 @@ FNR == 1 {
   }
 
   # an error formatter written again: a message formatted, then wrapped
-  if(match(line, /(^|[^A-Za-z0-9_])vsnprintf[ \t]*\(/))
+  if(src && match(line, /(^|[^A-Za-z0-9_])vsnprintf[ \t]*\(/))
     fmt_line = FNR
-  else if(fmt_line && FNR - fmt_line <= 3 && match(line, /(^|[^A-Za-z0-9_])snprintf[ \t]*\(/)) {
+  else if(src && fmt_line && FNR - fmt_line <= 3 && match(line, /(^|[^A-Za-z0-9_])snprintf[ \t]*\(/)) {
     report("ONE-HOME", "an error formatter again (a message formatted, then wrapped): use oc_errv (util.h)")
     fmt_line = 0
   }
