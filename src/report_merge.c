@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "shard.h"
 
 /* ---- merge ------------------------------------------------------------ */
 
@@ -142,6 +143,15 @@ static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct name
       goto fail;
   if(add_copy(o, "shard", agreed(docs, n, "shard")) ||
      !cJSON_AddNumberToObject(o, "merged_from", merged))
+    goto fail;
+  /* which shards of each target the merge holds (shard.c) */
+  int nomem = 0;
+  cJSON *shards = oc_shards_merge(docs, n, &nomem);
+  if(nomem) {
+    cJSON_Delete(shards);
+    goto fail;
+  }
+  if(shards && oc_json_add(o, "shards", shards))
     goto fail;
   return o;
 fail:

@@ -194,6 +194,11 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   oc_json_put_str(&oom, r, "suite", k->suite);
   oc_json_put_str(&oom, r, "case", k->name);
   oc_json_put(&oom, r, "index", cJSON_CreateNumber((double)k->order));
+  if(k->file) {
+    oc_json_put_str(&oom, r, "suite_file", k->file);
+    if(k->line >= 1)
+      oc_json_put(&oom, r, "suite_line", cJSON_CreateNumber(k->line));
+  }
   oc_json_put_str(&oom, r, "description", k->description);
   cJSON *tags = oc_json_put(&oom, r, "tags", cJSON_CreateArray());
   for(size_t i = 0; !oom && i < k->ntags; i++)
