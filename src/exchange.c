@@ -156,7 +156,13 @@ int oc_exchange_parse_response(const char *buf, size_t len, int wire, struct oc_
     }
     if(eol == p)
       break;
-    if(oc_headers_parse_line(&ex->headers, buf + p, eol - p)) {
+    int hrc = oc_headers_parse_line(&ex->headers, buf + p, eol - p);
+    if(hrc == OC_ENOMEM) {
+      snprintf(err, errlen, "out of memory");
+      rc = OC_ENOMEM;
+      goto fail;
+    }
+    if(hrc) {
       snprintf(err, errlen, "byte %zu: header line without a colon", p);
       goto fail;
     }

@@ -4,13 +4,13 @@
 # its file and one slow input cannot hold the others), then the number of
 # allocation points failed, per file (the torture lines) and in total.
 #
-# The corpus: the fuzz seeds (real streams in fuzz_input.h's format) and
-# a choice of recordings that between them take every decode path — event
-# streams and plain JSON, tool calls streamed and not, a requested schema,
-# error bodies, legacy completions, n > 1, a partial stream, other
-# servers' shapes.  TORTURE_ALL=1 takes every recording instead (about a
-# minute more).  When tests/rules/ holds rule test files, the driver
-# reads them too (see HACKING.md, "the allocation-failure run").
+# The corpus: every rule test file (tests/rules/*/*.test: a breaking and
+# a clean exchange for each rule, read as `oacheck check` reads them), the
+# fuzz seeds (real streams in fuzz_input.h's format) and a few real
+# recordings that add what hand-written files do not have: many pieces
+# with their arrival times, a requested schema, n > 1, a partial stream,
+# other servers' shapes.  TORTURE_ALL=1 adds every recording (about a
+# minute more).
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
 bin="${OACHECK_BUILDDIR:-$(pwd)}/tests/torture/torture"
@@ -32,24 +32,16 @@ if [ "${TORTURE_ALL:-0}" = 1 ]; then
 else
   ls=suites/recordings/llama-server
   td=tests/data/recordings
-  recordings="$ls/chat-basic.cassette.gz $ls/chat-stream.cassette.gz
-    $ls/chat-stream.wire.cassette.gz $ls/chat-stream-include-usage.cassette.gz
-    $ls/chat-n-2.cassette.gz $ls/chat-n-2-stream.cassette.gz
-    $ls/tools-required.cassette.gz $ls/tools-required-stream.cassette.gz
-    $ls/json-schema.cassette.gz $ls/json-schema-stream.cassette.gz
-    $ls/json-object-stream.cassette.gz $ls/logprobs-stream.cassette.gz
-    $ls/completions-legacy-stream.cassette.gz $ls/ctx-overflow.cassette.gz
-    $ls/bad-invalid-json.cassette.gz $ls/v1-models.cassette.gz
-    $td/llama-server/tools-parallel.cassette.gz $td/llama-server/tools-parallel-stream.cassette.gz
-    $td/openai/refusal-stream.cassette.gz $td/openai/tools-strict-stream.cassette.gz
-    $td/ollama/tools-parallel-stream.cassette.gz $td/vllm/tools-auto-stream-hermes.cassette.gz
-    $td/vllm/stream-missing-finish-reason-partial.cassette.gz $td/tgi/error-422-context-length.cassette.gz
-    $td/lmstudio/error-unknown-endpoint-200.cassette.gz"
+  recordings="$ls/chat-basic.cassette.gz $ls/chat-stream.wire.cassette.gz
+    $ls/chat-n-2-stream.cassette.gz $ls/json-schema-stream.cassette.gz
+    $ls/logprobs-stream.cassette.gz $td/llama-server/tools-parallel-stream.cassette.gz
+    $td/openai/tools-strict-stream.cassette.gz $td/vllm/stream-missing-finish-reason-partial.cassette.gz
+    $td/tgi/error-422-context-length.cassette.gz"
 fi
 
 files=0 points=0 bad=0
 log=$TMP/torture.log
-for f in tests/fuzz/seeds/* $recordings; do
+for f in tests/rules/*/*.test tests/fuzz/seeds/* $recordings; do
   [ -f "$f" ] || fail "$f: not in the source tree"
   files=$((files + 1))
   rc=0

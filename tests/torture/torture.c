@@ -5,9 +5,11 @@
  * LeakSanitizer at exit), and either OC_ENOMEM or the very findings of the
  * reference — a failure that changes a verdict without saying so is the
  * bug this looks for.  The shipped schemas are loaded before counting
- * starts.  Inputs: a recording (*.cassette.gz: decoded and analysed, both
- * counted) or a fuzz seed (tests/fuzz/fuzz_input.h's format).  Which files
- * make the corpus is tests/torture/run.sh's business.
+ * starts.  Inputs: a rule test file (*.test, tests/rules/), a recording
+ * (*.cassette.gz), both read and then replayed as `oacheck check` and
+ * `run --replay` replay them (reading counted too), or a fuzz seed
+ * (tests/fuzz/fuzz_input.h's format).  Which files make the corpus is
+ * tests/torture/run.sh's business.
  *
  *   torture [--profile P] [--only N] [--verbose] FILE
  *
@@ -26,7 +28,9 @@
 #include "cassette.h"
 #include "finding.h"
 #include "fuzz_input.h"
+#include "json.h"
 #include "response.h"
+#include "rulefile.h"
 #include "rules.h"
 #include "shim.h"
 #include "util.h"
@@ -40,8 +44,10 @@ static struct oc_schemas schemas;
 static const char *file;
 static long current; /* the allocation being failed, for a crash report */
 
+enum kind { SEED, CASSETTE, RULEFILE };
+
 struct input {
-  int cassette;
+  enum kind kind;
   char *bytes;
   size_t len;
   const char *profile;
@@ -52,40 +58,77 @@ struct input {
  * from the raw bytes instead of the canonical JSON would miss on replay). */
 static char decoded[1024];
 
+/* A recorded exchange through the decoder the way `run --replay` and
+ * `oacheck check` take it (oc_response_replay: head, then the recorded
+ * pieces with their times). */
+static int replay(const struct oc_cassette *k, const struct oc_profile *profile, int partial,
+                  struct oc_findings *f)
+{
+  cJSON *req = NULL;
+  if(k->req_body && oc_json_parse_rc(k->req_body, k->req_body_len, NULL, &req) == OC_ENOMEM)
+    return OC_ENOMEM;
+  struct oc_request_info info;
+  oc_request_info_init(&info, k->method ? k->method : "POST", k->path ? k->path : "/", req);
+  struct oc_check c;
+  oc_check_init(&c, f, profile);
+  c.partial = partial;
+  struct oc_response r;
+  uint64_t t0 = k->timing_recorded ? 1000000 : 0, t_end = 0;
+  oc_response_init(&r, &info, &c, &schemas, t0, k->timing_recorded, 0);
+  int rc = oc_response_replay(&r, k, t0, &t_end);
+  oc_response_finish(&r, t_end, k->complete);
+  oc_response_free(&r);
+  cJSON_Delete(req);
+  return !rc && c.oom ? OC_ENOMEM : rc;
+}
+
+static void describe(const struct oc_cassette *k, const char *more)
+{
+  snprintf(decoded, sizeof(decoded),
+           "name=%s key=%s %s %s status=%d reason=%s pieces=%zu timing=%d complete=%d "
+           "source=%s recorded_at=%s server=%s note=%s test_only=%d headers=%zu/%zu body=%zu %s\n",
+           k->name ? k->name : "-", k->key, k->method ? k->method : "-", k->path ? k->path : "-",
+           k->status, k->reason ? k->reason : "-", k->npieces, k->timing_recorded, k->complete,
+           k->source ? k->source : "-", k->recorded_at ? k->recorded_at : "-",
+           k->server ? k->server : "-", k->note ? k->note : "-", k->test_only, k->req_headers.count,
+           k->headers.count, k->body_len, more);
+}
+
 /* One analysis.  Everything it allocates is freed before it returns,
  * except the findings (the caller renders, then frees them). */
 static int run(const struct input *in, struct oc_findings *f)
 {
-  struct oc_check c;
   int rc;
-  if(in->cassette) {
+  char err[512];
+  if(in->kind == CASSETTE) {
     struct oc_cassette k;
-    char err[512];
     oc_cassette_init(&k);
     rc = oc_cassette_decode(in->bytes, in->len, file, &k, err, sizeof(err));
-    size_t *ends = NULL;
-    if(!rc && k.npieces && !(ends = calloc(k.npieces, sizeof(*ends))))
-      rc = OC_ENOMEM;
-    for(size_t i = 0; !rc && i < k.npieces; i++)
-      ends[i] = k.pieces[i].end;
-    if(!rc)
-      snprintf(decoded, sizeof(decoded),
-               "name=%s key=%s %s %s status=%d reason=%s pieces=%zu timing=%d complete=%d "
-               "source=%s recorded_at=%s server=%s note=%s test_only=%d headers=%zu/%zu\n",
-               k.name ? k.name : "-", k.key, k.method ? k.method : "-", k.path ? k.path : "-",
-               k.status, k.reason ? k.reason : "-", k.npieces, k.timing_recorded, k.complete,
-               k.source ? k.source : "-", k.recorded_at ? k.recorded_at : "-",
-               k.server ? k.server : "-", k.note ? k.note : "-", k.test_only, k.req_headers.count,
-               k.headers.count);
     if(!rc) {
-      oc_check_init(&c, f, oc_profile_find(in->profile));
-      rc = oc_response_analyze(&schemas, &c, k.method, k.path, k.req_body, k.req_body_len, k.status,
-                               &k.headers, k.body, k.body_len, ends, k.npieces);
+      describe(&k, "");
+      rc = replay(&k, oc_profile_find(in->profile), 0, f);
     }
-    free(ends);
     oc_cassette_free(&k);
     return rc;
   }
+  if(in->kind == RULEFILE) {
+    /* the file's own profile and "partial"; a "case" line's expectations
+     * are a suite's (not counted here): the generic rules run */
+    struct oc_rulefile rf;
+    oc_rulefile_init(&rf);
+    rc = oc_rulefile_parse(in->bytes, in->len, file, &rf, err, sizeof(err));
+    if(!rc) {
+      char more[512];
+      snprintf(more, sizeof(more), "what=%s profile=%s partial=%d case=%s findings=%zu",
+               rf.what ? rf.what : "-", rf.profile->name, rf.partial, rf.expect_case ? "yes" : "no",
+               rf.nfindings);
+      describe(&rf.ex, more);
+      rc = replay(&rf.ex, rf.profile, rf.partial, f);
+    }
+    oc_rulefile_free(&rf);
+    return rc;
+  }
+  struct oc_check c;
   static struct oc_fuzz_input fz;
   if(!oc_fuzz_input_decode((const uint8_t *)in->bytes, in->len, &fz))
     return OC_EPARSE;
@@ -162,7 +205,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-  struct input in = { 0, NULL, 0, "openai" };
+  struct input in = { SEED, NULL, 0, "openai" };
   long only = 0;
   int i = 1, verbose = 0;
   for(; i < argc && argv[i][0] == '-'; i++) {
@@ -196,7 +239,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "torture: %s\n", err);
     return 99;
   }
-  in.cassette = oc_endswith(file, OC_CASSETTE_EXT);
+  in.kind = oc_endswith(file, OC_CASSETTE_EXT) ? CASSETTE
+            : oc_endswith(file, OC_RULEFILE_EXT) ? RULEFILE : SEED;
   if(!oc_profile_find(in.profile)) {
     fprintf(stderr, "torture: no profile '%s'\n", in.profile);
     return 99;
@@ -242,7 +286,7 @@ int main(int argc, char **argv)
       if(rc && rc != OC_ENOMEM)
         fprintf(stderr, " (rc %d)", rc);
       fprintf(stderr, "; repeat it alone with tests/torture/torture --only %ld%s%s %s\n", n,
-              in.cassette ? " --profile " : "", in.cassette ? in.profile : "", file);
+              in.kind == CASSETTE ? " --profile " : "", in.kind == CASSETTE ? in.profile : "", file);
       if(only && !rc && strcmp(got, want) != 0)
         fprintf(stderr, "--- reference\n%s--- with allocation %ld failed\n%s", want, n, got);
     }
