@@ -164,6 +164,7 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   oc_ruleset_merge(&j->allow, &t->allow);
   oc_ruleset_merge(&j->allow, r->opts->allow);
   j->check.allow = &j->allow;
+  j->check.dialect = &t->dialect; /* its template's own tool-call markers */
   return j;
 }
 

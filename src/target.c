@@ -19,6 +19,7 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_dialect_init(&t->dialect);
   t->profile_source = "auto";
 }
 
@@ -37,6 +38,8 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  free(t->chat_template);
+  oc_dialect_free(&t->dialect);
   memset(t, 0, sizeof(*t));
 }
 
@@ -387,10 +390,20 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                     char **body, size_t *len, char *err, size_t errlen)
 {
+  return oc_target_fetch_ex(t, o, method, path, rbody, status, hdrs, body, len, NULL, err, errlen);
+}
+
+int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                       const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                       char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
+                       size_t errlen)
+{
   size_t rlen = rbody ? strlen(rbody) : 0;
   *body = NULL;
   *len = 0;
   *status = 0;
+  if(meta)
+    memset(meta, 0, sizeof(*meta));
   if(!t->live) {
     char key[65];
     if(oc_cassette_request_key(method, path, rbody, rlen, key))
@@ -401,6 +414,8 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
       return OC_ENOTFOUND;
     }
     *status = c->status;
+    if(meta && c->recorded_at)
+      oc_strlcpy(meta->recorded_at, c->recorded_at, sizeof(meta->recorded_at));
     if(oc_headers_copy(hdrs, &c->headers))
       return OC_ENOMEM;
     *body = oc_strndup(c->body, c->body_len);
@@ -455,6 +470,17 @@ static void set_error(struct oc_target *t, const char *msg)
 {
   free(t->error);
   t->error = oc_strdup(msg);
+}
+
+/* Keep the template's text: the template checks read what it can
+ * render, and its tool-call tokens are looked for in content. */
+static void set_template(struct oc_target *t, const char *tmpl)
+{
+  free(t->chat_template);
+  oc_dialect_free(&t->dialect);
+  t->chat_template = oc_strdup(tmpl);
+  if(t->chat_template && oc_dialect_from_template(&t->dialect, tmpl, strlen(tmpl)))
+    oc_warn("target %s: out of memory reading its template's tool-call markers", t->name);
 }
 
 const char *oc_profile_guess(const cJSON *identity)
@@ -582,6 +608,9 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   oc_headers_init(&h);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  free(t->chat_template);
+  t->chat_template = NULL;
+  oc_dialect_free(&t->dialect);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
   if(!t->identity || !t->vars)
@@ -667,6 +696,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
         oc_hex(md, mdlen, hex);
         cJSON_AddStringToObject(t->identity, "chat_template_sha256", hex);
       }
+      set_template(t, tmpl);
     }
     if(!server) {
       const char *s2 = oc_headers_get(&h, "Server");

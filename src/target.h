@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "dialect.h"
 #include "headers.h"
 #include "rules.h"
 
@@ -35,6 +36,8 @@ struct oc_target {
   cJSON *identity;              /* results "identity" object */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
+  char *chat_template;          /* its template's text (/props chat_template), or NULL */
+  struct oc_dialect dialect;    /* the tool-call markers that text uses (dialect.c) */
 };
 
 /* Fill *t as an empty target; cannot fail. */
@@ -87,6 +90,16 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
 int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                     char **body, size_t *len, char *err, size_t errlen);
+
+/* What oc_target_fetch_ex says beside the response. */
+struct oc_fetch_meta {
+  char recorded_at[40];     /* replay: when the exchange was recorded (RFC 3339); "" live */
+};
+/* oc_target_fetch, and meta (may be NULL) filled. */
+int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                       const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                       char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
+                       size_t errlen);
 
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */
