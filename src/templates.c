@@ -831,6 +831,40 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
   free(rtext);
 }
 
+/* The prompt's tokens as the server counts them (POST /tokenize, as the
+ * context probe asks), or -1 when the target cannot say (no such
+ * endpoint, not recorded). */
+static long count_tokens(struct oc_target *t, const struct oc_identify_options *o,
+                         const char *prompt)
+{
+  cJSON *req = cJSON_CreateObject();
+  if(!req)
+    return -1;
+  cJSON_AddStringToObject(req, "content", prompt);
+  cJSON_AddBoolToObject(req, "add_special", 1);
+  cJSON_AddBoolToObject(req, "parse_special", 1);
+  char *body = cJSON_PrintUnformatted(req);
+  cJSON_Delete(req);
+  int status = 0;
+  char *resp = NULL, err[600];
+  size_t len = 0;
+  long n = -1;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  if(body && !oc_target_fetch(t, o, "POST", "/tokenize", body, &status, &h, &resp, &len, err,
+                              sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(resp, len, NULL);
+    const cJSON *tokens = oc_json_arr(doc, "tokens");
+    if(tokens)
+      n = cJSON_GetArraySize(tokens);
+    cJSON_Delete(doc);
+  }
+  oc_headers_free(&h);
+  free(resp);
+  free(body);
+  return n;
+}
+
 /* One (target, fixture) result object in the results schema's shape. */
 static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
                          const struct oc_identify_options *o)
@@ -932,10 +966,20 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
     }
     else
       cJSON_AddNullToObject(r, "response");
-    /* the rendered prompt, for the side-by-side view */
+    /* the rendered prompt, for the side-by-side view, and its size */
     const char *prompt = oc_json_str(parsed, "prompt");
-    if(prompt)
+    if(prompt) {
       cJSON_AddStringToObject(r, "message", prompt);
+      cJSON *rd = cJSON_AddObjectToObject(r, "render");
+      if(rd) {
+        cJSON_AddNumberToObject(rd, "prompt_bytes", (double)strlen(prompt));
+        long n = count_tokens(t, o, prompt);
+        if(n >= 0)
+          cJSON_AddNumberToObject(rd, "prompt_tokens", (double)n);
+        else
+          cJSON_AddNullToObject(rd, "prompt_tokens");
+      }
+    }
   }
   cJSON_Delete(parsed);
   oc_findings_free(&f);
