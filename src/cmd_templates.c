@@ -22,9 +22,10 @@ static const char templates_usage[] =
   "Render the same conversations through each target's chat template\n"
   "(POST /apply-template, as llama-server offers) and compare: a dropped or moved\n"
   "system prompt, a silently dropped message, a template that refuses common\n"
-  "tool-call ids, the server's date stamped into the prompt.  With no target, the\n"
-  "shipped recordings of three templates (Qwen 2.5, Llama 3.1, Mistral Nemo) are\n"
-  "compared.\n";
+  "tool-call ids, the server's date stamped into the prompt, tools, tool calls and\n"
+  "tool results lost.  Tens of targets print as a grid, a line per template.  With\n"
+  "no target, the shipped recordings of three templates (Qwen 2.5, Llama 3.1,\n"
+  "Mistral Nemo) are compared; --model all compares every model of a router.\n";
 
 static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
@@ -178,7 +179,7 @@ int oc_cmd_templates(int argc, char **argv)
   size_t nt = 0;
   struct oc_target_args ta;
   struct oc_report_args ra;
-  const char *fixtures_path = NULL;
+  const char *fixtures_path = NULL, *model = NULL;
   int show = 0, status = OC_EXIT_USAGE;
   long timeout_ms = 60000;
   char err[700];
@@ -187,6 +188,9 @@ int oc_cmd_templates(int argc, char **argv)
   memset(&ra, 0, sizeof(ra));
   const struct oc_option options[] = {
     OC_OPT_TARGETS(&ta),
+    OC_OPT_STRING(0, "model", &model, "NAME",
+                  "the model to render with (a router's); 'all' or 'a,b': every model, a "
+                  "target NAME/MODEL each"),
     OC_OPT_GROUP("Templates:"),
     OC_OPT_STRING(0, "fixtures", &fixtures_path, "FILE",
                   "conversations (default: suites/templates/fixtures.json)"),
@@ -226,8 +230,25 @@ int oc_cmd_templates(int argc, char **argv)
     oc_error("%s", fixtures ? "the fixtures file has no \"fixtures\" array" : err);
     goto out;
   }
-  struct oc_identify_options io = { timeout_ms, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = timeout_ms };
   size_t reachable = 0;
+  if(model && !oc_model_spec_is_list(model))
+    for(size_t i = 0; i < nt; i++)
+      if(!ts[i].model)
+        ts[i].model = oc_strdup(model);
+  if(oc_model_spec_is_list(model)) {
+    /* every model of a router: one target each, identified on its own */
+    struct oc_identify_options lo = io;
+    lo.models_only = 1;
+    for(size_t i = 0; i < nt; i++)
+      oc_target_identify(&ts[i], &lo);
+    int erc = oc_targets_expand_models(&ts, &nt, model, NULL, err, sizeof(err));
+    if(erc) {
+      status = erc == OC_EUSAGE ? oc_cli_usage_error("templates", "%s", err)
+                                : (oc_error("%s", erc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+      goto out;
+    }
+  }
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);
     reachable += ts[i].reachable;

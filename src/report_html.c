@@ -334,8 +334,12 @@ static void matrix_section(struct out *o, const cJSON *doc)
   for(size_t j = 0; j < nres; j++)
     grid[(size_t)row_of[j] * nt + (size_t)col_of[j]] = (long)j;
 
-  put(o, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
-         "<th>suite</th><th>case</th>");
+  /* a router's (or a model list's) targets are its models: the model matrix */
+  int models = 1;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+    models &= oc_json_str(t, "router") != NULL;
+  putf(o, "<section id=\"matrix\">\n<h2>Cases × %s</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
+          "<th>suite</th><th>case</th>", models ? "models" : "targets");
   for(size_t k = 0; k < nt; k++) {
     put(o, "<th>");
     txt(o, tnames[k]);

@@ -400,6 +400,9 @@ static const struct {
   { "PIN-TEMPLATE", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-CONTEXT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-BUILD", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "PIN-FLAGS", "cmd_pin.c (oacheck pin --check on a router); tested in tests/e2e/router.sh" },
+  { "MODELS-ROUTED", "runner.c, for a router target's answers (the model asked for is the "
+                     "target's, not the request's); tested in tests/e2e/router.sh and check_router" },
 };
 
 static const struct rule_test *test_for(const char *rule)
