@@ -263,19 +263,21 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
        * resend (openai-python doubles it) or another call on this index */
       int had = t->id && t->id[0];
       int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
+      char idpath[176]; /* the byte is the id's: so is the pointer */
+      snprintf(idpath, sizeof(idpath), "%s/id", TPATH());
       if(had && !same)
         EMIT(s, OC_R_TOOL_ID_INDEX,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = id->u.str),
                 "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
                 "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
         EMIT(s, OC_R_TOOL_NAME_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = "id only on the first fragment", .actual = "id resent"),
                 "tool call %ld's id is resent on a later fragment", idx);
         EMIT(s, OC_R_CLIENT_PY_CONCAT,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = "the id twice"),
                 "openai-python's stream helper would rebuild tool call %ld's id "
                 "as '%s%s'", idx, t->id, id->u.str);
@@ -609,8 +611,9 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
          OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
                .expected = "an HTTP 4xx/5xx JSON error before the stream",
                .actual = "an error event at HTTP 200"),
-            "the stream's first payload is an error (\"%.*s\"): it should have been an HTTP "
-            "error response", (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+            "an error known before generation comes in-band at chunk %ld, before any content "
+            "(\"%.*s\"): it should have been an HTTP error response", n,
+            (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
   EMIT(s, OC_R_CLIENT_PY_ERROR,
        OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error"),
           "openai-python (and openai-node, openai-go) would raise APIError here: \"%.*s\"",
@@ -798,10 +801,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   }
   size_t olen = 0;
   const char *object = oc_jv_str(root, "object", &olen);
+  const struct oc_jv *objv = oc_jv_get(root, "object");
   if(s->object_expected && (!object || strcmp(object, s->object_expected) != 0) &&
      s->req->api == OC_API_CHAT)
     EMIT(s, OC_R_CLIENT_PY_DROPPED_CHUNK,
-         OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/object",
+         OC_AT(.chunk = n, .byte = data_byte(ev, (objv ? objv : root)->offset), .path = "/object",
                .expected = s->object_expected, .actual = object ? object : "absent"),
             "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
             object ? "'" : "", object ? object : "absent", object ? "'" : "");
