@@ -181,6 +181,11 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   }
   put(o, "</td><td>");
   txt(o, oc_json_str(id, "model"));
+  const cJSON *load = oc_json_obj(id, "load");
+  if(load && cJSON_IsNumber(oc_json_get(load, "first_request_ms")))
+    /* a router's model loaded by its first request: slow once, not judged */
+    putf(o, " <span class=\"muted\">(loaded on first use: %.1f ms)</span>",
+         oc_json_num(load, "first_request_ms", 0));
   put(o, "</td><td class=\"num\">");
   txt(o, oc_json_scalar_text(oc_json_get(id, "n_ctx"), tmp, sizeof(tmp)));
   put(o, "</td><td>");

@@ -596,10 +596,22 @@ static void check_refusal(struct oc_check *c, const cJSON *request, int status,
           "%s: the template cannot render a well-formed conversation: %s", fx, emsg);
 }
 
+/* What the template's text says about a missing part: nothing when its
+ * text is unknown or reads the variable, else that it never does (the
+ * template cannot render it, whatever the server does). */
+static const char *never_reads(const struct oc_template_context *ctx, const char *var)
+{
+  if(!ctx || !ctx->template_text || strstr(ctx->template_text, var))
+    return "";
+  return strcmp(var, "tools") == 0 ? " (the template's text never reads `tools`)"
+                                   : " (the template's text never reads `tool_calls`)";
+}
+
 /* The assistant's tool calls of message i, between the text before them
  * (cursor) and the next tool message's rendering. */
 static void check_tool_calls(struct oc_check *c, const char *P, size_t plen, const cJSON *msgs,
-                             const cJSON *m, long cursor, const char *fx)
+                             const cJSON *m, long cursor, const char *fx,
+                             const struct oc_template_context *ctx)
 {
   const cJSON *calls = oc_json_arr(m, "tool_calls");
   struct leaves avoid = { { NULL }, 0 };
@@ -650,7 +662,8 @@ static void check_tool_calls(struct oc_check *c, const char *P, size_t plen, con
       oc_emit(c, OC_R_TEMPLATE_TOOL_CALL_RENDERED,
               OC_AT(.path = "/prompt", .expected = missing, .actual = "absent"),
               "%s: the assistant's call of '%s' is not in the prompt where the assistant's turn "
-              "is (missing: '%s')", fx, name ? name : "?", missing);
+              "is (missing: '%s')%s", fx, name ? name : "?", missing,
+              never_reads(ctx, "tool_calls"));
     /* arguments shown as a JSON string of the JSON text */
     char *esc = argtext ? json_escaped(argtext) : NULL;
     if(esc && find_from(P, plen, esc, 0) >= 0 && find_from(P, plen, argtext, 0) < 0)
@@ -787,8 +800,8 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
       oc_emit(c, OC_R_TEMPLATE_TOOLS_RENDERED,
               OC_AT(.path = "/prompt", .expected = missing, .actual = "absent"),
               "%s: the offered tool '%s' is not rendered: its %s is missing from the prompt, so "
-              "the model cannot know the tool", fx, name ? name : "?",
-              missing == name ? "name" : "description");
+              "the model cannot know the tool%s", fx, name ? name : "?",
+              missing == name ? "name" : "description", never_reads(ctx, "tools"));
   }
   long hdr = tools_header_empty(prompt, plen);
   if(hdr >= 0) {
@@ -815,7 +828,7 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
         cursor = at + (long)strlen(text);
     }
     if(oc_json_arr(m, "tool_calls"))
-      check_tool_calls(c, prompt, plen, msgs, m, cursor, fx);
+      check_tool_calls(c, prompt, plen, msgs, m, cursor, fx, ctx);
     if(oc_streq(role, "tool") && text && *text)
       check_tool_result(c, prompt, plen, text, cursor, first_user, fx);
   }

@@ -168,6 +168,28 @@ START_TEST(tools_not_rendered)
         NULL, fired, sizeof(fired));
   ck_assert_str_eq(fired, "TEMPLATE-TOOLS-RENDERED TEMPLATE-TOOL-CALL-RENDERED "
                           "TEMPLATE-TOOL-RESULT-RENDERED ");
+  /* the template's own text says why: it never reads tools or tool_calls */
+  {
+    struct oc_template_context ctx = { "tool-call", "{% for m in messages %}{{ m.content }}{% endfor %}",
+                                       0, 0, 0 };
+    struct oc_findings f;
+    oc_findings_init(&f);
+    struct oc_check c;
+    oc_check_init(&c, &f, oc_profile_find("llama-server"));
+    cJSON *req = cJSON_Parse(tool_conv);
+    oc_templates_check(&c, req, 200, "You are a helpful assistant. " QWEN_USER, NULL, &ctx);
+    int tools = 0, calls = 0;
+    for(size_t i = 0; i < f.count; i++) {
+      tools |= f.items[i].rule == OC_R_TEMPLATE_TOOLS_RENDERED &&
+               strstr(f.items[i].message, "never reads `tools`") &&
+               strstr(f.items[i].message, "tool-call:") == f.items[i].message;
+      calls |= f.items[i].rule == OC_R_TEMPLATE_TOOL_CALL_RENDERED &&
+               strstr(f.items[i].message, "never reads `tool_calls`");
+    }
+    ck_assert(tools && calls);
+    oc_findings_free(&f);
+    cJSON_Delete(req);
+  }
   /* the description alone missing (firefunction) */
   check(tool_conv, 200,
         "<|im_start|>system\nYou are a helpful assistant. Tools: get_weather<|im_end|>\n" QWEN_USER
