@@ -31,6 +31,7 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int by_target;            /* plan every case of a target before the next target's */
 };
 
 void oc_run_options_init(struct oc_run_options *o);
