@@ -33,6 +33,7 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int by_target;            /* plan every case of a target before the next target's */
   const char *spool_dir;    /* where the results spool goes (NULL: $TMPDIR) */
 };
 
@@ -87,7 +88,8 @@ int oc_run_execute(struct oc_run *r, char *err, size_t errlen);
  * none (it did not run, or memory ran out); caller deletes. */
 cJSON *oc_run_result(struct oc_run *r, size_t i);
 /* The whole results document (schemas/results.schema.json); caller
- * deletes.  mode_note may be NULL. */
+ * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
+ * a case's result could not be built: never a document missing a case. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);

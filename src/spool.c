@@ -130,10 +130,13 @@ int oc_spool_put(struct oc_spool *s, size_t index, const char *text, size_t len,
     s->pending_at = at + len + 1;
   }
   else {
+    size_t before = s->pending.len;
     if(oc_buf_add(&s->pending, text, len) || oc_buf_addc(&s->pending, '\n')) {
       snprintf(err, errlen, "out of memory spooling a result");
-      oc_buf_init(&s->pending, SPOOL_PIECE * 2 + 64);
-      return OC_ENOMEM;
+      /* the pending results stay: write them, forget this one */
+      s->pending.len = before;
+      int rc = flush_pending(s, err, errlen);
+      return rc ? rc : OC_ENOMEM;
     }
   }
   s->size = at + len + 1;
@@ -153,6 +156,7 @@ int oc_spool_put_json(struct oc_spool *s, size_t index, const cJSON *result, int
   if(rc) {
     snprintf(err, errlen, "%s serialising result %zu", rc == OC_ENOMEM ? "out of memory" : "too big",
              index);
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_spool_put(s, index, b.data, b.len, status, err, errlen);
