@@ -37,6 +37,7 @@ static[^(]*[^_a-z]hexval[[:blank:]]*\(              -        oc_hexval (util.h)
 getopt(_long)?[[:blank:]]*\(                         -        the option table of cli.h
 strcmp[[:blank:]]*\(argv\[[a-z_]+\]                  cli.c    the option table of cli.h
 oc_targets_build[[:blank:]]*\(                        target.c oc_targets_build_for (its errors said once)
+cJSON_Print[A-Za-z]*[[:blank:]]*\(                     json.c   oc_json_print or oc_json_print_pretty (json.h), whose memory is malloc, never the result arena
 '
 
 if [ $# -eq 0 ]; then

@@ -263,7 +263,7 @@ int oc_cmd_pin(int argc, char **argv)
     for(size_t i = 0; !oom && i < nt; i++)
       if(ts[i].reachable)
         oc_json_put(&oom, arr, NULL, pin_entry(&ts[i]));
-    char *text = oom ? NULL : cJSON_Print(p);
+    char *text = oom ? NULL : oc_json_print_pretty(p);
     cJSON_Delete(p);
     if(!text || oc_write_file(out, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory");

@@ -103,7 +103,7 @@ static int str_cmp(const void *a, const void *b)
 static int write_json(const cJSON *doc, const char *path, int canonical)
 {
   char err[1024];
-  char *text = canonical ? oc_json_canonical(doc) : cJSON_Print(doc);
+  char *text = canonical ? oc_json_canonical(doc) : oc_json_print_pretty(doc);
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_REPORT);
   int rc = text ? oc_buf_adds(&b, text) : OC_ENOMEM;
@@ -363,7 +363,7 @@ static int cmd_diff(int argc, char **argv)
       fprintf(stderr, "oacheck report: out of memory\n");
       goto out;
     }
-    char *text = cJSON_Print(machine);
+    char *text = oc_json_print_pretty(machine);
     if(!text) {
       fprintf(stderr, "oacheck report: out of memory\n");
       goto out;

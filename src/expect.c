@@ -44,7 +44,7 @@ static char *status_text(const cJSON *spec)
     return oc_strdup("200");
   if(cJSON_IsString(spec))
     return oc_strdup(spec->valuestring);
-  return cJSON_PrintUnformatted(spec);
+  return oc_json_print(spec);
 }
 
 static const char *error_message(const struct oc_response *r)
@@ -193,7 +193,7 @@ static void check_finish(const cJSON *expect, const struct oc_response *r, const
         ok = 1;
     }
     if(!ok) {
-      char *exp = cJSON_PrintUnformatted(allowed);
+      char *exp = oc_json_print(allowed);
       char path[64];
       snprintf(path, sizeof(path), "/choices/%d/finish_reason", i);
       oc_emit(c, OC_R_CHAT_FINISH_REASON,

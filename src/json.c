@@ -268,9 +268,25 @@ const char *oc_json_type_name(const cJSON *item)
   return "invalid";
 }
 
+static char *print_with(const cJSON *item, int pretty)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_JSON_PRINT_MAX);
+  if(oc_json_write(&b, item, pretty)) {
+    oc_buf_free(&b);
+    return NULL;
+  }
+  return oc_buf_take(&b, NULL);
+}
+
 char *oc_json_print(const cJSON *item)
 {
-  return cJSON_PrintUnformatted(item);
+  return print_with(item, 0);
+}
+
+char *oc_json_print_pretty(const cJSON *item)
+{
+  return print_with(item, 1);
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -453,37 +469,108 @@ static void jw_item(struct jw *w, const cJSON *it, int pretty, int depth)
   case cJSON_Object: break;
   default: jw_put(w, "null", 4); return;
   }
+  /* pretty as cJSON_Print lays it out (with spaces for its tabs): an
+   * object's members one per line, an array's elements on one line */
   int obj = (it->type & 0xFF) == cJSON_Object;
   jw_putc(w, obj ? '{' : '[');
   for(const cJSON *c = it->child; c && !w->rc; c = c->next) {
-    if(c != it->child)
+    if(c != it->child) {
       jw_putc(w, ',');
-    if(pretty)
-      jw_indent(w, depth + 1);
+      if(pretty && !obj)
+        jw_putc(w, ' ');
+    }
     if(obj) {
+      if(pretty)
+        jw_indent(w, depth + 1);
       jw_string(w, c->string);
       if(pretty)
         jw_put(w, ": ", 2);
       else
         jw_putc(w, ':');
     }
-    jw_item(w, c, pretty, depth + 1);
+    jw_item(w, c, pretty, obj ? depth + 1 : depth);
   }
-  if(pretty && it->child)
+  if(pretty && obj && it->child)
     jw_indent(w, depth);
   jw_putc(w, obj ? '}' : ']');
 }
 
 int oc_json_write(struct oc_buf *b, const cJSON *item, int pretty)
 {
+  return oc_json_write_at(b, item, pretty, 0);
+}
+
+int oc_json_write_at(struct oc_buf *b, const cJSON *item, int pretty, int depth)
+{
   struct jw w;
   w.b = b;
   w.rc = OC_OK;
   w.n = 0;
   if(item)
-    jw_item(&w, item, pretty, 0);
+    jw_item(&w, item, pretty, depth);
   else
     jw_put(&w, "null", 4);
+  jw_flush(&w);
+  return w.rc;
+}
+
+int oc_json_reindent(struct oc_buf *b, const char *text, size_t len, int depth)
+{
+  struct jw w;
+  w.b = b;
+  w.rc = OC_OK;
+  w.n = 0;
+  /* which containers are open: 1 for an object (cJSON's nesting limit is
+   * 1000; deeper text is laid out as if in arrays, still valid JSON) */
+  unsigned char open[1024];
+  size_t nopen = 0;
+  size_t i = 0;
+  while(i < len && !w.rc) {
+    char c = text[i];
+    int in_obj = nopen && nopen <= sizeof(open) && open[nopen - 1];
+    if(c == '"') {
+      /* a string, escapes and all, as it is */
+      size_t j = i + 1;
+      while(j < len && text[j] != '"')
+        j += text[j] == '\\' ? 2 : 1;
+      size_t end = j < len ? j + 1 : len; /* past the closing quote */
+      jw_put(&w, text + i, end - i);
+      i = end;
+      continue;
+    }
+    if((c == '{' || c == '[') && i + 1 < len && (text[i + 1] == '}' || text[i + 1] == ']')) {
+      jw_put(&w, text + i, 2); /* {} and [] stay whole */
+      i += 2;
+      continue;
+    }
+    if(c == '{' || c == '[') {
+      jw_putc(&w, c);
+      if(nopen < sizeof(open))
+        open[nopen] = c == '{';
+      nopen++;
+      if(c == '{')
+        jw_indent(&w, ++depth);
+    }
+    else if(c == '}' || c == ']') {
+      if(nopen)
+        nopen--;
+      if(c == '}')
+        jw_indent(&w, --depth);
+      jw_putc(&w, c);
+    }
+    else if(c == ',') {
+      jw_putc(&w, ',');
+      if(in_obj)
+        jw_indent(&w, depth);
+      else
+        jw_putc(&w, ' ');
+    }
+    else if(c == ':' && in_obj)
+      jw_put(&w, ": ", 2);
+    else
+      jw_putc(&w, c);
+    i++;
+  }
   jw_flush(&w);
   return w.rc;
 }
@@ -608,7 +695,7 @@ char *oc_json_brief(const cJSON *item, size_t max)
     return oc_strdup(item->child ? "{…}" : "{}");
   if(cJSON_IsArray(item))
     return oc_strdup(item->child ? "[…]" : "[]");
-  char *s = cJSON_PrintUnformatted(item);
+  char *s = oc_json_print(item);
   if(!s)
     return NULL;
   size_t n = strlen(s);
@@ -934,7 +1021,12 @@ cJSON *oc_json_set(int *oom, cJSON *obj, const char *name, cJSON *item)
   cJSON *old = *oom || !obj || !item ? NULL : cJSON_GetObjectItemCaseSensitive(obj, name);
   if(!old)
     return oc_json_put(oom, obj, name, item);
-  char *key = oc_strdup(name); /* freed by cJSON_Delete: its hooks free with free() */
+  /* through cJSON's hooks, as cJSON_Delete frees it: the result arena's
+   * while a result is built (whose trees are dropped whole, not deleted) */
+  size_t klen = strlen(name) + 1;
+  char *key = cJSON_malloc(klen);
+  if(key)
+    memcpy(key, name, klen);
   if(!key) {
     cJSON_Delete(item);
     *oom = 1;

@@ -59,8 +59,14 @@ const char *oc_json_type_name(const cJSON *item);
 /* A short rendering of an item for messages: strings quoted and cut at
  * max bytes with "…", containers as {…}/[…].  Caller frees. */
 char *oc_json_brief(const cJSON *item, size_t max);
-/* Compact serialisation (caller frees), NULL on allocation failure. */
+/* Compact serialisation (oc_json_write), and the pretty one: malloc'd,
+ * caller frees with free(), NULL on allocation failure (or past 1 GiB).
+ * The one way to print a tree to a string: cJSON_Print's memory comes
+ * from cJSON's hooks, which is the result arena while a result is built,
+ * and free() of it would be a bad free. */
+#define OC_JSON_PRINT_MAX (1u << 30)
 char *oc_json_print(const cJSON *item);
+char *oc_json_print_pretty(const cJSON *item);
 /* Append item to b as JSON text: compact (no whitespace at all), or
  * pretty (members and elements one per line, indented by two spaces).
  * Strings are escaped as cJSON escapes them (", \\, the C escapes,
@@ -71,6 +77,13 @@ char *oc_json_print(const cJSON *item);
  * sscanf per number, one buffer).  OC_OK, or the buffer's error (the
  * buffer freed itself). */
 int oc_json_write(struct oc_buf *b, const cJSON *item, int pretty);
+/* The same, pretty-printed as if it stood depth levels deep (a member
+ * of a document written piece by piece). */
+int oc_json_write_at(struct oc_buf *b, const cJSON *item, int pretty, int depth);
+/* Compact JSON text (as oc_json_write writes it: no whitespace outside
+ * strings) re-indented as the pretty form at depth, without parsing it
+ * into a tree: a spooled result goes into the JSON report this way. */
+int oc_json_reindent(struct oc_buf *b, const char *text, size_t len, int depth);
 
 /* cJSON allocations from an arena, for a tree built to be written once
  * and thrown away whole (a case's result, made and spooled as the case

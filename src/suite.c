@@ -567,7 +567,7 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
     if(cJSON_IsString(v))
       rc = oc_buf_adds(out, v->valuestring);
     else {
-      char *t = cJSON_PrintUnformatted(v);
+      char *t = oc_json_print(v);
       rc = t ? oc_buf_adds(out, t) : OC_ENOMEM;
       free(t);
     }
@@ -634,7 +634,7 @@ static char *subst_string(const char *s, const struct oc_vars *vars, char *err, 
   }
   char *r;
   if(whole)
-    r = cJSON_IsString(whole) ? oc_strdup(whole->valuestring) : cJSON_PrintUnformatted(whole);
+    r = cJSON_IsString(whole) ? oc_strdup(whole->valuestring) : oc_json_print(whole);
   else
     r = oc_buf_take(&b, NULL);
   cJSON_Delete(owned);
@@ -684,7 +684,7 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
     out->body_json = substitute(body, vars, err, errlen, 0);
     if(!out->body_json)
       goto fail;
-    out->body = cJSON_PrintUnformatted(out->body_json);
+    out->body = oc_json_print(out->body_json);
     if(!out->body)
       goto fail;
     out->body_len = strlen(out->body);

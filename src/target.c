@@ -574,7 +574,7 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   oc_json_put_str(&oom, m, "role", "user");
   oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
   if(!oom)
-    out = cJSON_PrintUnformatted(req);
+    out = oc_json_print(req);
   cJSON_Delete(req);
   if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
      status != 200)
@@ -589,7 +589,7 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
     oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
     oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
     if(!oom)
-      out = cJSON_PrintUnformatted(tok);
+      out = oc_json_print(tok);
     cJSON_Delete(tok);
   }
   cJSON_Delete(doc);
@@ -711,7 +711,7 @@ int oc_target_route(const struct oc_target *t, const char *method, const char *p
     return OC_OK;
   }
   int rc = cJSON_AddStringToObject(j, "model", model) ? OC_OK : OC_ENOMEM;
-  if(!rc && !(*body_out = cJSON_PrintUnformatted(j)))
+  if(!rc && !(*body_out = oc_json_print(j)))
     rc = OC_ENOMEM;
   if(*body_out)
     *len_out = strlen(*body_out);

@@ -103,7 +103,7 @@ static char *leaf_text(const cJSON *v)
   if(cJSON_IsString(v))
     return oc_strdup(v->valuestring);
   if(cJSON_IsNumber(v) || cJSON_IsBool(v))
-    return cJSON_PrintUnformatted(v);
+    return oc_json_print(v);
   return NULL;
 }
 
@@ -159,7 +159,7 @@ static int leaves_has(const struct leaves *l, const char *s)
 static char *json_escaped(const char *text)
 {
   cJSON *s = cJSON_CreateString(text);
-  char *out = s ? cJSON_PrintUnformatted(s) : NULL;
+  char *out = s ? oc_json_print(s) : NULL;
   cJSON_Delete(s);
   if(!out)
     return NULL;
@@ -835,7 +835,7 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
   /* A date from the server's clock: the same conversation renders
    * differently tomorrow (and misses the cache). */
   char date[48];
-  char *rtext = cJSON_PrintUnformatted(request);
+  char *rtext = oc_json_print(request);
   if(server_date(prompt, plen, ctx, rtext, date, sizeof(date)))
     oc_emit(c, OC_R_TEMPLATE_SERVER_DATE,
             OC_AT(.path = "/prompt", .expected = "no date", .actual = date),
@@ -855,7 +855,7 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   oc_json_put_str(&oom, req, "content", prompt);
   oc_json_put(&oom, req, "add_special", cJSON_CreateTrue());
   oc_json_put(&oom, req, "parse_special", cJSON_CreateTrue());
-  char *body = oom ? NULL : cJSON_PrintUnformatted(req); /* no body: the target cannot say */
+  char *body = oom ? NULL : oc_json_print(req); /* no body: the target cannot say */
   cJSON_Delete(req);
   int status = 0;
   char *resp = NULL, err[600];
@@ -884,7 +884,7 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
   const char *name = oc_json_str(fx, "name");
   const char *desc = oc_json_str(fx, "description");
   const cJSON *request = oc_json_get(fx, "request");
-  char *body = request ? cJSON_PrintUnformatted(request) : NULL;
+  char *body = request ? oc_json_print(request) : NULL;
   int status = 0;
   char *resp = NULL, err[600] = "";
   size_t len = 0;

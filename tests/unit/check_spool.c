@@ -90,7 +90,7 @@ START_TEST(trees_read_back_compact_and_pretty)
   char *compact = write_json(j, 0);
   ck_assert_str_eq(compact, text);
   char *pretty = write_json(j, 1);
-  ck_assert_ptr_nonnull(strstr(pretty, "{\n  \"a\": [\n    1,\n    2.5,\n    {\n      \"b\": null,"));
+  ck_assert_ptr_nonnull(strstr(pretty, "{\n  \"a\": [1, 2.5, {\n    \"b\": null,"));
   ck_assert_ptr_nonnull(strstr(pretty, "\"e\": {},\n  \"f\": [],"));
   ck_assert_msg(pretty[strlen(pretty) - 1] == '}' && pretty[strlen(pretty) - 2] == '\n', "%s", pretty);
   cJSON *back = oc_json_parse(pretty, strlen(pretty), NULL);
@@ -99,6 +99,32 @@ START_TEST(trees_read_back_compact_and_pretty)
   free(compact);
   free(pretty);
   cJSON_Delete(back);
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(reindent_is_the_pretty_form)
+{
+  const char *text = "{\"a\":[1,{\"s\":\"x{[,:]}\\\"y\\\\\",\"e\":{},\"f\":[]}],"
+                     "\"b\":{\"c\":[[],[{}]],\"d\":\"\"},\"\":null}";
+  cJSON *j = oc_json_parse(text, strlen(text), NULL);
+  ck_assert_ptr_nonnull(j);
+  char *compact = write_json(j, 0);
+  char *pretty = write_json(j, 1);
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 20);
+  ck_assert_int_eq(oc_json_reindent(&b, compact, strlen(compact), 0), OC_OK);
+  ck_assert_str_eq(oc_buf_str(&b), pretty);
+  /* deeper: every line but the first indented two more */
+  oc_buf_reset(&b);
+  ck_assert_int_eq(oc_json_reindent(&b, "[1,2]", 5, 2), OC_OK);
+  ck_assert_str_eq(oc_buf_str(&b), "[1, 2]");
+  oc_buf_reset(&b);
+  ck_assert_int_eq(oc_json_reindent(&b, "[{\"a\":[1]}]", 11, 2), OC_OK);
+  ck_assert_str_eq(oc_buf_str(&b), "[{\n      \"a\": [1]\n    }]");
+  oc_buf_free(&b);
+  free(compact);
+  free(pretty);
   cJSON_Delete(j);
 }
 END_TEST
@@ -263,6 +289,7 @@ int main(void)
   tcase_add_test(tc, numbers_read_back);
   tcase_add_test(tc, strings_escaped_as_cjson_does);
   tcase_add_test(tc, trees_read_back_compact_and_pretty);
+  tcase_add_test(tc, reindent_is_the_pretty_form);
   tcase_add_test(tc, writer_stops_at_the_cap);
   tcase_add_test(tc, arena_builds_and_forgets);
   tcase_add_test(tc, spool_stores_and_reads_in_any_order);
