@@ -1,43 +1,101 @@
-/* oacheck report: the failures-only filter, expand/collapse, sorting a
- * table by a column and opening the case a link points at.  The page is
- * complete without this script; it only adds controls.  It reads no data
- * from the page but data-status (a fixed set of words), a sortable
- * cell's data-v number or text, and the id a link points at. */
+/* oacheck report: the failures-only filter, pages of cases, expand/
+ * collapse, sorting a table by a column and opening the case a link
+ * points at.  The page is complete without this script; it only adds
+ * controls.  It reads no data from the page but data-status (a fixed set
+ * of words), a sortable cell's data-v number or text, and the id a link
+ * points at. */
 (function () {
   'use strict';
   var controls = document.getElementById('controls');
   var only = document.getElementById('only-failures');
   var shown = document.getElementById('shown');
+  var pager = document.getElementById('pager');
+  var pageText = document.getElementById('page');
+  var prev = document.getElementById('page-prev');
+  var next = document.getElementById('page-next');
+  var list = document.getElementById('cases');
   var cases = document.querySelectorAll('.case');
   if (!controls || !only) return;
   controls.hidden = false;
 
+  /* The cases are in the page already, failures first; a long run is
+   * shown PAGE at a time, so the browser lays out a page, not the run. */
+  var PAGE = 100;
+  var page = 0;
+  var visible = [];
+
+  function isFailure(c) {
+    var st = c.getAttribute('data-status');
+    return st !== 'pass' && st !== 'skip';
+  }
+  function pages() { return Math.max(1, Math.ceil(visible.length / PAGE)); }
+  function showPage() {
+    if (page >= pages()) page = pages() - 1;
+    if (page < 0) page = 0;
+    var from = page * PAGE, to = Math.min(visible.length, from + PAGE);
+    for (var i = 0; i < cases.length; i++) cases[i].hidden = true;
+    for (var k = from; k < to; k++) visible[k].hidden = false;
+    /* a heading with none of its cases on this page goes too */
+    if (list) {
+      var head = null, any = false;
+      for (var el = list.firstElementChild; el; el = el.nextElementSibling) {
+        if (el.tagName === 'H3') {
+          if (head) head.hidden = !any;
+          head = el;
+          any = false;
+        } else if (el.classList.contains('case') && !el.hidden) {
+          any = true;
+          if (head && head.classList.contains('group')) {
+            /* the part heading above this group stays too */
+            for (var h = head.previousElementSibling; h; h = h.previousElementSibling)
+              if (h.tagName === 'H3' && h.classList.contains('part')) { h.hidden = false; break; }
+          }
+        }
+      }
+      if (head) head.hidden = !any;
+    }
+    if (pager) {
+      pager.hidden = visible.length <= PAGE;
+      pageText.textContent = 'page ' + (page + 1) + ' of ' + pages() + ' (cases ' +
+        (visible.length ? from + 1 : 0) + '–' + to + ')';
+      prev.disabled = page === 0;
+      next.disabled = page >= pages() - 1;
+    }
+  }
   function apply() {
     var on = only.checked;
-    var n = 0;
     document.body.classList.toggle('only-failures', on);
-    for (var i = 0; i < cases.length; i++) {
-      var st = cases[i].getAttribute('data-status');
-      var visible = !on || (st !== 'pass' && st !== 'skip');
-      if (visible) n++;
-    }
-    shown.textContent = n + ' of ' + cases.length + ' cases shown';
+    visible = [];
+    for (var i = 0; i < cases.length; i++)
+      if (!on || isFailure(cases[i])) visible.push(cases[i]);
+    shown.textContent = visible.length + ' of ' + cases.length + ' cases shown';
     try { sessionStorage.setItem('oacheck-only-failures', on ? '1' : ''); } catch (e) { /* file:// may refuse */ }
+    showPage();
   }
   function setAll(open) {
-    for (var i = 0; i < cases.length; i++) cases[i].open = open;
+    for (var i = 0; i < visible.length; i++) visible[i].open = open;
   }
-  only.addEventListener('change', apply);
+  only.addEventListener('change', function () { page = 0; apply(); });
   document.getElementById('expand-all').addEventListener('click', function () { setAll(true); });
   document.getElementById('collapse-all').addEventListener('click', function () { setAll(false); });
+  if (prev) prev.addEventListener('click', function () { page--; showPage(); });
+  if (next) next.addEventListener('click', function () { page++; showPage(); });
   try { only.checked = sessionStorage.getItem('oacheck-only-failures') === '1'; } catch (e) { /* ignore */ }
   apply();
 
-  /* a link to a case opens it (a closed <details> would hide its body) */
+  /* a link to a case opens it, on its page (a closed <details> or another
+   * page would hide it) */
   function openTarget() {
     var id = location.hash.slice(1);
     var el = id ? document.getElementById(id) : null;
-    if (el && el.tagName === 'DETAILS') el.open = true;
+    if (!el || el.tagName !== 'DETAILS') return;
+    if (el.classList.contains('case')) {
+      var at = visible.indexOf(el);
+      if (at < 0 && only.checked) { only.checked = false; apply(); at = visible.indexOf(el); }
+      if (at >= 0) { page = Math.floor(at / PAGE); showPage(); }
+    }
+    el.open = true;
+    el.scrollIntoView();
   }
   window.addEventListener('hashchange', openTarget);
   openTarget();

@@ -237,7 +237,22 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
   int rc = oc_targets_build_for("run", &a->targets, ts, nt);
   if(rc >= 0)
     return rc;
-  if(*nt == 0) {
+  if(*nt == 0 && a->list) {
+    /* the plan needs the target's name, not its recordings */
+    struct oc_target *d = calloc(1, sizeof(*d));
+    if(d) {
+      oc_target_init(d);
+      d->name = oc_strdup("llama-server");
+    }
+    if(!d || !d->name) {
+      oc_error("out of memory");
+      free(d);
+      return OC_EXIT_USAGE;
+    }
+    *ts = d;
+    *nt = 1;
+  }
+  else if(*nt == 0) {
     char *dir = oc_data_path("suites/recordings/llama-server");
     struct oc_target *d = calloc(1, sizeof(*d));
     if(!dir || !d || oc_target_from_recordings(d, "llama-server", dir, err, sizeof(err))) {
@@ -318,7 +333,7 @@ static void print_target(const struct oc_target *t)
 
 /* The model matrix: a line per model of each router (or model list),
  * its counts by status, and the rules that failed there. */
-static void model_matrix(const cJSON *doc, const struct oc_target *ts, size_t n)
+static void model_matrix(struct oc_results *rs, const struct oc_target *ts, size_t n)
 {
   int any = 0;
   for(size_t i = 0; i < n; i++)
@@ -333,15 +348,18 @@ static void model_matrix(const cJSON *doc, const struct oc_target *ts, size_t n)
          "failing rules");
   for(size_t i = 0; i < n; i++) {
     struct oc_counts c;
-    oc_results_count(doc, ts[i].name, NULL, &c);
+    oc_results_counts(rs, ts[i].name, NULL, &c);
     struct oc_buf rules;
     oc_buf_init(&rules, OC_CAP_MESSAGE);
-    const cJSON *r;
-    cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
-    {
-      if(!oc_streq(oc_json_str(r, "target"), ts[i].name) || !oc_streq(oc_json_str(r, "status"), "fail"))
+    for(size_t k = 0; k < rs->count; k++) {
+      if(!oc_streq(rs->refs[k].target, ts[i].name) || rs->refs[k].status != OC_ST_FAIL)
         continue;
-      const cJSON *f;
+      char err[700];
+      const cJSON *r = oc_results_get(rs, k, err, sizeof(err)), *f;
+      if(!r) {
+        oc_error("%s", err);
+        break;
+      }
       cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
       {
         const char *rule = oc_json_str(f, "rule");
@@ -387,6 +405,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   struct oc_target *targets = NULL;
   size_t ntargets = 0;
   struct oc_run run;
+  struct oc_results rs;
+  int have_rs = 0;
   cJSON *doc = NULL;
   char *cmdline = NULL;
   const char *note = NULL;
@@ -412,7 +432,9 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   a.opts.tags = a.tags.items;
   a.opts.ntags = a.tags.n;
   a.opts.allow = &a.allow;
-  if(oc_schemas_load(&sch, err, sizeof(err))) {
+  /* the response schemas are compiled once a case will run (--list
+   * needs only the registry, for the suite schema) */
+  if(oc_schemas_load_registry(&sch, err, sizeof(err))) {
     oc_error("cannot load the shipped schemas: %s", err);
     status = OC_EXIT_USAGE;
     goto out;
@@ -478,6 +500,11 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_OK;
     goto out;
   }
+  if(oc_schemas_compile(&sch, err, sizeof(err))) {
+    oc_error("cannot load the shipped schemas: %s", err);
+    status = OC_EXIT_USAGE;
+    goto out;
+  }
   fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
           suites.count, suites.count == 1 ? "" : "s");
   fflush(stdout);
@@ -490,26 +517,33 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_FAIL;
     goto out;
   }
+  /* The results are in the spool; the reports read them back one at a
+   * time from the frame (targets, summary) and the spool. */
   cmdline = command_line(argc, argv);
-  doc = cmdline ? oc_run_results(&run, cmdline, note, started) : NULL;
-  if(!doc || oc_results_summarize(doc)) {
+  doc = cmdline ? oc_run_frame(&run, cmdline, note, started) : NULL;
+  if(!doc || oc_run_results_of(&run, doc, &rs)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;
     goto out;
   }
+  have_rs = 1;
   oc_console_summary(&con, doc);
-  model_matrix(doc, targets, ntargets);
-  int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
-  bad_reports += oc_ci_reports_write(doc, &a.ci, stdout, real_getenv);
-  struct oc_counts counts;
-  oc_results_count(doc, NULL, NULL, &counts);
+  model_matrix(&rs, targets, ntargets);
+  int bad_reports = oc_reports_write_from(&rs, a.reports.json, a.reports.junit, a.reports.html);
+  bad_reports += oc_ci_reports_write_from(&rs, &a.ci, stdout, real_getenv);
+  if(run.lost)
+    oc_error("%zu result%s could not be kept (see above): the reports lack them", run.lost,
+             run.lost == 1 ? "" : "s");
+  const struct oc_counts *counts = &run.summary.counts;
   if(reachable == 0)
     status = OC_EXIT_UNREACHABLE;
-  else if(counts.fail || counts.error || bad_reports)
+  else if(counts->fail || counts->error || bad_reports || run.lost)
     status = OC_EXIT_FAIL;
   else
     status = OC_EXIT_OK;
 out:
+  if(have_rs)
+    oc_results_free(&rs);
   cJSON_Delete(doc);
   free(cmdline);
   oc_run_free(&run);

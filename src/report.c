@@ -1,11 +1,19 @@
-/* report.c — the results document's frame and the report files a command
- * writes from it.  Every report is rendered from the finished document, so
- * `oacheck report render` gives the same files later. */
+/* report.c — the results document's frame, the results as writers read
+ * them (struct oc_results: a document's array or a run's spool, one
+ * result at a time), the sink a report streams into, and the report files
+ * a command writes.  Every report is rendered from the same results, so
+ * `oacheck report render` gives the same files later.  What each report
+ * says is its writer's. */
 #include "config.h"
 #include "report.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report_html.h"
@@ -36,25 +44,419 @@ cJSON *oc_results_doc_new(const char *mode, const char *started, const char *not
   return doc;
 }
 
-int oc_reports_write(const cJSON *doc, const char *json, const char *junit, const char *html)
+/* ---- results one at a time ------------------------------------------------ */
+
+static long warnings_of(const cJSON *r)
+{
+  long n = 0;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+    if(oc_streq(oc_json_str(f, "severity"), "warning"))
+      n++;
+  return n;
+}
+
+void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
+{
+  memset(f, 0, sizeof(*f));
+  f->target = oc_json_str(r, "target");
+  f->suite = oc_json_str(r, "suite");
+  f->kase = oc_json_str(r, "case");
+  f->status = oc_result_status(r);
+  f->warnings = warnings_of(r);
+  double d = oc_json_num(r, "duration_ms", 0);
+  f->duration_ms = isfinite(d) && d > 0 ? d : 0;
+  if(oc_json_get(r, "clients"))
+    f->flags |= OC_REF_CLIENTS;
+}
+
+int oc_results_from_doc(struct oc_results *rs, const cJSON *doc)
+{
+  memset(rs, 0, sizeof(*rs));
+  oc_buf_init(&rs->text, OC_CAP_RESULTS);
+  rs->doc = doc;
+  const cJSON *arr = oc_json_arr(doc, "results"), *r;
+  size_t n = 0;
+  cJSON_ArrayForEach(r, arr)
+    n++;
+  rs->refs = calloc(n ? n : 1, sizeof(*rs->refs));
+  rs->items = calloc(n ? n : 1, sizeof(*rs->items));
+  if(!rs->refs || !rs->items) {
+    oc_results_free(rs);
+    return OC_ENOMEM;
+  }
+  cJSON_ArrayForEach(r, arr) {
+    oc_result_ref_of(&rs->refs[rs->count], r);
+    rs->items[rs->count++] = r;
+  }
+  return OC_OK;
+}
+
+void oc_results_from_spool(struct oc_results *rs, const cJSON *frame, struct oc_spool *spool,
+                           struct oc_result_ref *refs, size_t *at, size_t count)
+{
+  memset(rs, 0, sizeof(*rs));
+  oc_buf_init(&rs->text, OC_CAP_RESULTS);
+  rs->doc = frame;
+  rs->spool = spool;
+  rs->refs = refs;
+  rs->spool_at = at;
+  rs->count = count;
+}
+
+const cJSON *oc_results_get(struct oc_results *rs, size_t i, char *err, size_t errlen)
+{
+  if(i >= rs->count) {
+    snprintf(err, errlen, "internal: result %zu of %zu", i, rs->count);
+    return NULL;
+  }
+  if(rs->items)
+    return rs->items[i];
+  cJSON_Delete(rs->cur);
+  rs->cur = oc_spool_get(rs->spool, rs->spool_at[i], err, errlen);
+  return rs->cur;
+}
+
+int oc_results_text(struct oc_results *rs, size_t i, struct oc_buf *out, char *err, size_t errlen)
+{
+  if(i >= rs->count) {
+    snprintf(err, errlen, "internal: result %zu of %zu", i, rs->count);
+    return OC_EUSAGE;
+  }
+  if(rs->spool)
+    return oc_spool_text(rs->spool, rs->spool_at[i], out, err, errlen);
+  oc_buf_reset(out);
+  int rc = oc_json_write(out, rs->items[i], 0);
+  if(rc)
+    snprintf(err, errlen, "result %zu: %s", i, rc == OC_ENOMEM ? "out of memory" : "too big");
+  return rc;
+}
+
+int oc_status_is_failure(enum oc_status st)
+{
+  return st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID;
+}
+
+void oc_results_counts(const struct oc_results *rs, const char *target, const char *suite,
+                       struct oc_counts *c)
+{
+  memset(c, 0, sizeof(*c));
+  for(size_t i = 0; i < rs->count; i++) {
+    const struct oc_result_ref *f = &rs->refs[i];
+    if(target && !oc_streq(f->target, target))
+      continue;
+    if(suite && !oc_streq(f->suite, suite))
+      continue;
+    c->total++;
+    switch(f->status) {
+    case OC_ST_PASS: c->pass++; break;
+    case OC_ST_FAIL: c->fail++; break;
+    case OC_ST_SKIP: c->skip++; break;
+    default: c->error++; break;
+    }
+    c->warnings += f->warnings;
+    c->duration_ms += f->duration_ms;
+  }
+}
+
+void oc_results_free(struct oc_results *rs)
+{
+  cJSON_Delete(rs->cur);
+  free(rs->refs);
+  free(rs->items);
+  free(rs->spool_at);
+  oc_buf_free(&rs->text);
+  memset(rs, 0, sizeof(*rs));
+}
+
+/* ---- pairs of strings ------------------------------------------------------------ */
+
+void oc_pairs_init(struct oc_pairs *p)
+{
+  memset(p, 0, sizeof(*p));
+}
+
+static size_t pair_hash(const char *a, const char *b)
+{
+  /* FNV-1a over both, with a separator that cannot be in either */
+  size_t h = (size_t)1469598103934665603ull;
+  for(const unsigned char *s = (const unsigned char *)a; *s; s++)
+    h = (h ^ *s) * (size_t)1099511628211ull;
+  h = (h ^ 0xFFu) * (size_t)1099511628211ull;
+  for(const unsigned char *s = (const unsigned char *)b; *s; s++)
+    h = (h ^ *s) * (size_t)1099511628211ull;
+  return h;
+}
+
+static int pairs_grow(struct oc_pairs *p)
+{
+  if(p->nslots > SIZE_MAX / 2 / sizeof(*p->slots))
+    return OC_ENOMEM;
+  /* checksrc: a hash table is rebuilt, not grown in place; overflow checked above */
+  size_t n = p->nslots ? p->nslots * 2 : 64;
+  struct oc_pair_slot *slots = calloc(n, sizeof(*slots));
+  if(!slots)
+    return OC_ENOMEM;
+  for(size_t i = 0; i < p->nslots; i++) {
+    if(!p->slots[i].used)
+      continue;
+    size_t k = pair_hash(p->slots[i].a, p->slots[i].b) & (n - 1);
+    while(slots[k].used)
+      k = (k + 1) & (n - 1);
+    slots[k] = p->slots[i];
+  }
+  free(p->slots);
+  p->slots = slots;
+  p->nslots = n;
+  return OC_OK;
+}
+
+int oc_pairs_id(struct oc_pairs *p, const char *a, const char *b, size_t *id)
+{
+  a = a ? a : "";
+  b = b ? b : "";
+  if((p->count + 1) * 2 > p->nslots && pairs_grow(p))
+    return OC_ENOMEM;
+  size_t k = pair_hash(a, b) & (p->nslots - 1);
+  while(p->slots[k].used) {
+    if(strcmp(p->slots[k].a, a) == 0 && strcmp(p->slots[k].b, b) == 0) {
+      *id = p->slots[k].id;
+      return OC_OK;
+    }
+    k = (k + 1) & (p->nslots - 1);
+  }
+  size_t alloc = p->alloc;
+  const char **as = oc_array_grow(p->as, &alloc, p->count + 1, sizeof(*as));
+  if(!as)
+    return OC_ENOMEM;
+  p->as = as;
+  alloc = p->alloc;
+  const char **bs = oc_array_grow(p->bs, &alloc, p->count + 1, sizeof(*bs));
+  if(!bs)
+    return OC_ENOMEM;
+  p->bs = bs;
+  p->alloc = alloc;
+  p->as[p->count] = a;
+  p->bs[p->count] = b;
+  p->slots[k] = (struct oc_pair_slot){ a, b, p->count, 1 };
+  *id = p->count++;
+  return OC_OK;
+}
+
+void oc_pairs_free(struct oc_pairs *p)
+{
+  free(p->slots);
+  free(p->as);
+  free(p->bs);
+  memset(p, 0, sizeof(*p));
+}
+
+/* ---- the sink ------------------------------------------------------------------- */
+
+#define SINK_PIECE (1u << 20)
+
+void oc_sink_init_mem(struct oc_sink *s, struct oc_buf *b)
+{
+  memset(s, 0, sizeof(*s));
+  s->b = b;
+  s->fd = -1;
+}
+
+int oc_sink_open(struct oc_sink *s, const char *path, char *err, size_t errlen)
+{
+  static unsigned serial;
+  memset(s, 0, sizeof(*s));
+  s->fd = -1;
+  oc_buf_init(&s->own, OC_CAP_REPORT);
+  s->b = &s->own;
+  s->path = oc_strdup(path);
+  if(!s->path) {
+    snprintf(err, errlen, "cannot write '%s': out of memory", path);
+    return OC_ENOMEM;
+  }
+  if(strcmp(path, "-") == 0) {
+    s->fd = STDOUT_FILENO;
+    s->is_stdout = 1;
+    return OC_OK;
+  }
+  /* beside its final name, renamed over it when whole (same file system) */
+  s->tmp = oc_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+  if(!s->tmp) {
+    snprintf(err, errlen, "cannot write '%s': out of memory", path);
+    free(s->path);
+    s->path = NULL;
+    return OC_ENOMEM;
+  }
+  s->fd = open(s->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if(s->fd < 0) {
+    snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+    free(s->tmp);
+    free(s->path);
+    s->tmp = s->path = NULL;
+    oc_buf_free(&s->own);
+    return OC_EIO;
+  }
+  return OC_OK;
+}
+
+static int sink_write(struct oc_sink *s)
+{
+  if(s->rc || s->fd < 0)
+    return s->rc;
+  if((s->rc = oc_buf_error(s->b)))
+    return s->rc;
+  const char *p = s->b->data;
+  size_t n = s->b->len;
+  while(n) {
+    ssize_t w = write(s->fd, p, n);
+    if(w < 0 && errno == EINTR)
+      continue;
+    if(w <= 0) {
+      s->saved_errno = w < 0 ? errno : ENOSPC;
+      return s->rc = OC_EIO;
+    }
+    p += w;
+    n -= (size_t)w;
+    s->written += (unsigned long long)w;
+  }
+  oc_buf_reset(s->b);
+  return OC_OK;
+}
+
+int oc_sink_flush(struct oc_sink *s)
+{
+  if(s->fd >= 0 && s->b->len >= SINK_PIECE)
+    return sink_write(s);
+  return s->rc ? s->rc : oc_buf_error(s->b);
+}
+
+int oc_sink_close(struct oc_sink *s, int rc, char *err, size_t errlen)
+{
+  if(s->fd < 0 && !s->path)
+    return rc ? rc : oc_buf_error(s->b); /* memory */
+  if(!rc)
+    rc = sink_write(s);
+  const char *what = "write";
+  if(!s->is_stdout) {
+    if(close(s->fd) && !rc) {
+      s->saved_errno = errno;
+      rc = OC_EIO;
+    }
+    if(!rc) {
+      what = "replace";
+      if(rename(s->tmp, s->path)) {
+        s->saved_errno = errno;
+        rc = OC_EIO;
+      }
+    }
+    if(rc)
+      unlink(s->tmp);
+  }
+  if(rc && rc == OC_EIO)
+    snprintf(err, errlen, "cannot %s '%s': %s%s", what, s->path, strerror(s->saved_errno),
+             oc_is_file(s->path) ? " (the previous file is kept)" : "");
+  else if(rc)
+    snprintf(err, errlen, "cannot write '%s': %s", s->path,
+             rc == OC_ETOOBIG ? "a piece of it is larger than the report cap" : "out of memory");
+  free(s->tmp);
+  free(s->path);
+  oc_buf_free(&s->own);
+  s->tmp = s->path = NULL;
+  s->fd = -1;
+  return rc;
+}
+
+/* ---- the JSON results -------------------------------------------------------------- */
+
+int oc_report_json_render(struct oc_results *rs, struct oc_sink *s)
+{
+  struct oc_buf *b = s->b;
+  char err[700];
+  int rc = oc_buf_adds(b, "{");
+  int first = 1;
+  for(const cJSON *m = rs->doc ? rs->doc->child : NULL; !rc && m; m = m->next) {
+    if(oc_streq(m->string, "results"))
+      continue;
+    oc_buf_adds(b, first ? "\n  " : ",\n  ");
+    first = 0;
+    cJSON *key = cJSON_CreateString(m->string ? m->string : "");
+    rc = key ? oc_json_write(b, key, 0) : OC_ENOMEM;
+    cJSON_Delete(key);
+    oc_buf_adds(b, ": ");
+    if(!rc)
+      rc = oc_json_write_at(b, m, 1, 1);
+  }
+  if(!rc)
+    rc = oc_buf_adds(b, first ? "\n  \"results\": [" : ",\n  \"results\": [");
+  for(size_t i = 0; !rc && i < rs->count; i++) {
+    oc_buf_adds(b, i ? ",\n    " : "\n    ");
+    rc = oc_results_text(rs, i, &rs->text, err, sizeof(err));
+    if(rc)
+      oc_error("%s", err);
+    else
+      rc = oc_json_reindent(b, rs->text.data, rs->text.len, 2);
+    if(!rc)
+      rc = oc_sink_flush(s);
+  }
+  if(!rc)
+    rc = oc_buf_adds(b, rs->count ? "\n  ]\n}\n" : "]\n}\n");
+  return rc ? rc : oc_buf_error(b);
+}
+
+static int write_one(struct oc_results *rs, const char *path, const char *what,
+                     int (*render)(struct oc_results *, struct oc_sink *))
 {
   char err[700];
+  struct oc_sink s;
+  if(oc_sink_open(&s, path, err, sizeof(err))) {
+    oc_error("%s", err);
+    return 1;
+  }
+  int rc = render(rs, &s);
+  if(oc_sink_close(&s, rc, err, sizeof(err))) {
+    oc_error("%s report: %s", what, err);
+    return 1;
+  }
+  return 0;
+}
+
+static int render_junit(struct oc_results *rs, struct oc_sink *s)
+{
+  return oc_report_junit_stream(rs, s);
+}
+
+static int render_html(struct oc_results *rs, struct oc_sink *s)
+{
+  char err[600];
+  int rc = oc_report_html_stream(rs, NULL, s, err, sizeof(err));
+  if(rc)
+    oc_error("%s", err);
+  return rc;
+}
+
+int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,
+                          const char *html)
+{
   int bad = 0;
-  if(json) {
-    char *text = cJSON_Print(doc);
-    if(!text || oc_write_file(json, text, strlen(text), err, sizeof(err))) {
-      oc_error("%s", text ? err : "out of memory writing the JSON results");
-      bad++;
-    }
-    free(text);
+  if(json)
+    bad += write_one(rs, json, "JSON", oc_report_json_render);
+  if(junit)
+    bad += write_one(rs, junit, "JUnit", render_junit);
+  if(html)
+    bad += write_one(rs, html, "HTML", render_html);
+  return bad;
+}
+
+int oc_reports_write(const cJSON *doc, const char *json, const char *junit, const char *html)
+{
+  if(!json && !junit && !html)
+    return 0;
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc)) {
+    oc_error("out of memory writing the reports");
+    return (json != NULL) + (junit != NULL) + (html != NULL);
   }
-  if(junit && oc_report_junit_write(doc, junit, err, sizeof(err))) {
-    oc_error("%s", err);
-    bad++;
-  }
-  if(html && oc_report_html_write(doc, html, err, sizeof(err))) {
-    oc_error("%s", err);
-    bad++;
-  }
+  int bad = oc_reports_write_from(&rs, json, junit, html);
+  oc_results_free(&rs);
   return bad;
 }

@@ -1,11 +1,18 @@
-/* report.h — the frame of a results document and writing the reports a
- * command was asked for (--json, --junit, --html), shared by run,
- * templates and pin.  The renderers themselves are report_junit.c and
- * report_html.c; the console is report_console.c. */
+/* report.h — the frame of a results document, the results as writers see
+ * them (one at a time, from a document or from a run's spool), the file a
+ * report streams into, and writing the reports a command was asked for
+ * (--json, --junit, --html), shared by run, templates, pin and report.
+ * The renderers themselves are report_junit.c, report_html.c and
+ * report_ci.c; the console is report_console.c. */
 #ifndef OC_REPORT_H
 #define OC_REPORT_H
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "results_json.h"
+#include "spool.h"
+#include "util.h"
 
 /* A new results document: {"oacheck": {version, started, mode[, note]
  * [, command]}, "targets": [], "summary": {}, "results": []}.  started
@@ -13,8 +20,121 @@
 cJSON *oc_results_doc_new(const char *mode, const char *started, const char *note,
                           const char *command);
 
-/* Write the requested reports of doc (each path may be NULL).  Errors are
+/* ---- results one at a time ------------------------------------------------ */
+
+/* What a writer may know of a result without reading it: enough to group,
+ * count and order (failures first) in passes over a few bytes a case. */
+struct oc_result_ref {
+  const char *target, *suite, *kase; /* borrowed from the source; NULL when absent */
+  enum oc_status status;
+  long warnings;                     /* findings of severity warning */
+  double duration_ms;                /* 0 when unknown */
+  unsigned flags;                    /* OC_REF_* */
+};
+#define OC_REF_CLIENTS 1u /* the result has a "clients" member (report_ci.c reads only those) */
+
+/* The ref of a result object (strings borrowed from it). */
+void oc_result_ref_of(struct oc_result_ref *f, const cJSON *result);
+
+/* The results of a run or a document, in document order.  A writer reads
+ * the frame (doc: oacheck, targets, summary) directly and the results
+ * through oc_results_get, one at a time, in any order: a run's come from
+ * its spool, so a report of 100,000 cases holds one case, not the run.
+ * New writers (and new sections of old ones) take a struct oc_results and
+ * do the same; a section that needs two results at once keeps what it
+ * needs of the first (or its index), not the pointer. */
+struct oc_results {
+  const cJSON *doc;            /* the frame; borrowed */
+  size_t count;
+  struct oc_result_ref *refs;  /* count of them */
+  /* where the results are: a document's array, or a spool */
+  const cJSON **items;         /* the document's, by position */
+  struct oc_spool *spool;
+  size_t *spool_at;            /* ref i is spool entry spool_at[i] */
+  cJSON *cur;                  /* the last result read from the spool */
+  struct oc_buf text;
+};
+
+/* Over the "results" array of doc (borrowed; it must outlive rs).
+ * OC_OK or OC_ENOMEM. */
+int oc_results_from_doc(struct oc_results *rs, const cJSON *doc);
+/* Over results in a spool: frame is the document without results (its
+ * summary already made), refs[i] describes the result stored under spool
+ * entry at[i].  refs and at are taken over (freed by oc_results_free);
+ * frame and spool are borrowed. */
+void oc_results_from_spool(struct oc_results *rs, const cJSON *frame, struct oc_spool *spool,
+                           struct oc_result_ref *refs, size_t *at, size_t count);
+/* Result i, borrowed until the next oc_results_get or oc_results_text
+ * on rs; NULL (err says why) when it cannot be read back. */
+const cJSON *oc_results_get(struct oc_results *rs, size_t i, char *err, size_t errlen);
+/* Result i as compact JSON text, into out (reset first). */
+int oc_results_text(struct oc_results *rs, size_t i, struct oc_buf *out, char *err, size_t errlen);
+/* Counts from the refs, as oc_results_count counts a document's (target
+ * and suite NULL: all). */
+void oc_results_counts(const struct oc_results *rs, const char *target, const char *suite,
+                       struct oc_counts *c);
+/* Is status one that turns a run red (fail, error, invalid)? */
+int oc_status_is_failure(enum oc_status st);
+void oc_results_free(struct oc_results *rs);
+
+/* Ids for pairs of strings (target and suite, suite and case), given in
+ * the order first seen: grouping a run in one pass instead of a search
+ * per result.  The strings are borrowed. */
+struct oc_pairs {
+  struct oc_pair_slot {
+    const char *a, *b;
+    size_t id;
+    int used;
+  } *slots;
+  size_t nslots, count;
+  const char **as, **bs;       /* by id */
+  size_t alloc;
+};
+void oc_pairs_init(struct oc_pairs *p);
+/* The id of (a, b) (NULL is ""), a new one (== count before the call)
+ * when first seen.  OC_OK or OC_ENOMEM. */
+int oc_pairs_id(struct oc_pairs *p, const char *a, const char *b, size_t *id);
+void oc_pairs_free(struct oc_pairs *p);
+
+/* ---- the file a report streams into ------------------------------------------ */
+
+/* Writers render into b; oc_sink_flush hands what is there to the file
+ * once it is big, so a report of any size holds a megabyte at a time.
+ * The file is written beside its final name and renamed over it when
+ * complete ("-" is stdout): a failure leaves any previous file whole.  A
+ * memory sink (oc_sink_init_mem) never flushes: the whole report stays
+ * in b, for tests and for callers that want the text. */
+struct oc_sink {
+  struct oc_buf *b;
+  struct oc_buf own;
+  int fd;                      /* -1: memory */
+  int is_stdout;
+  char *path, *tmp;
+  int rc;                      /* the first write error */
+  int saved_errno;
+  unsigned long long written;
+};
+
+int oc_sink_open(struct oc_sink *s, const char *path, char *err, size_t errlen);
+void oc_sink_init_mem(struct oc_sink *s, struct oc_buf *b);
+/* Write b out when it holds a megabyte or more (file sinks only); the
+ * first failure is kept and returned from here on. */
+int oc_sink_flush(struct oc_sink *s);
+/* Finish: everything written and renamed into place.  rc is the render's
+ * own result: non-zero abandons the file (the temporary is removed).
+ * Returns OC_OK or the error, with err naming the file. */
+int oc_sink_close(struct oc_sink *s, int rc, char *err, size_t errlen);
+
+/* ---- writing ----------------------------------------------------------------- */
+
+/* The JSON results, pretty-printed: the frame's members, then "results",
+ * streamed from rs (each result's text re-indented, not parsed). */
+int oc_report_json_render(struct oc_results *rs, struct oc_sink *s);
+/* Write the requested reports of rs (each path may be NULL).  Errors are
  * logged naming the file; returns the number of reports that failed. */
+int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,
+                          const char *html);
+/* The same for a whole document in memory. */
 int oc_reports_write(const cJSON *doc, const char *json, const char *junit, const char *html);
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "results_json.h"
 
 #define OC_CI_FIELD_MAX 600     /* bytes of one message or cell */
@@ -106,18 +107,24 @@ static const char *repo_path(const char *file, const char *workspace)
   return NULL;
 }
 
-static int case_label(struct oc_buf *b, const cJSON *r, enum medium m)
+static int case_label_of(struct oc_buf *b, const char *target, const char *suite, const char *kase,
+                         enum medium m)
 {
-  int rc = add_esc(b, oc_json_str(r, "target"), 200, m);
+  int rc = add_esc(b, target, 200, m);
   if(!rc)
     rc = oc_buf_adds(b, m == MD_CELL ? " · " : " ");
   if(!rc)
-    rc = add_esc(b, oc_json_str(r, "suite"), 200, m);
+    rc = add_esc(b, suite, 200, m);
   if(!rc)
     rc = oc_buf_addc(b, '/');
   if(!rc)
-    rc = add_esc(b, oc_json_str(r, "case"), 200, m);
+    rc = add_esc(b, kase, 200, m);
   return rc;
+}
+
+static int case_label(struct oc_buf *b, const cJSON *r, enum medium m)
+{
+  return case_label_of(b, oc_json_str(r, "target"), oc_json_str(r, "suite"), oc_json_str(r, "case"), m);
 }
 
 /* "[error] RULE at chunk 3 (/path): message" for the finding a failure is
@@ -170,19 +177,33 @@ static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace)
   return rc;
 }
 
-int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b)
+/* Result i of rs, borrowed until the next read; NULL (logged) when it
+ * cannot be read back. */
+static const cJSON *read_result(struct oc_results *rs, size_t i)
 {
+  char err[700];
+  const cJSON *r = oc_results_get(rs, i, err, sizeof(err));
+  if(!r)
+    oc_error("%s", err);
+  return r;
+}
+
+int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, struct oc_buf *b)
+{
+  const cJSON *doc = rs->doc;
   int rc = OC_OK;
   long shown = 0, more = 0;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    enum oc_status st = oc_result_status(r);
+  for(size_t i = 0; i < rs->count; i++) {
+    enum oc_status st = rs->refs[i].status;
     if(st == OC_ST_PASS || st == OC_ST_SKIP)
       continue;
     if(shown >= OC_CI_ANNOTATIONS) {
       more++;
       continue;
     }
+    const cJSON *r = read_result(rs, i);
+    if(!r)
+      return OC_EIO;
     if((rc = annotation(b, r, workspace)))
       return rc;
     shown++;
@@ -213,12 +234,23 @@ int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_
   return rc;
 }
 
+int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b)
+{
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc))
+    return OC_ENOMEM;
+  int rc = oc_ci_github_annotations_from(&rs, workspace, b);
+  oc_results_free(&rs);
+  return rc;
+}
+
 /* ---- the Markdown summary ------------------------------------------------- */
 
 /* A sticky-error writer, as report_html.c has. */
 struct md {
   struct oc_buf *b;
   int rc;
+  struct oc_results *rs;
 };
 
 static void put(struct md *o, const char *s)
@@ -255,31 +287,34 @@ static void link(struct md *o, const char *url, const char *fragment, const char
   putf(o, "[%s](%s%s%s)", text, url, fragment ? "#" : "", fragment ? fragment : "");
 }
 
-static void case_cell(struct md *o, const cJSON *r, const char *url, int index)
+/* A link to case index of the report, labelled from its ref. */
+static void case_cell(struct md *o, size_t index, const char *url)
 {
+  const struct oc_result_ref *f = &o->rs->refs[index];
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 4);
-  int rc = case_label(&t, r, MD_CELL);
+  int rc = case_label_of(&t, f->target, f->suite, f->kase, MD_CELL);
   if(rc) {
     o->rc = rc;
     oc_buf_free(&t);
     return;
   }
   char frag[32];
-  snprintf(frag, sizeof(frag), "c-%d", index);
+  snprintf(frag, sizeof(frag), "c-%zu", index);
   link(o, url, frag, oc_buf_str(&t));
   oc_buf_free(&t);
 }
 
 static void targets_table(struct md *o, const cJSON *doc)
 {
+  const struct oc_results *rs = o->rs;
   put(o, "| target | profile | model | cases | pass | fail | error | skip |\n"
          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
   const cJSON *t;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
     struct oc_counts c;
-    oc_results_count(doc, name, NULL, &c);
+    oc_results_counts(rs, name, NULL, &c);
     put(o, "| ");
     cell(o, name);
     if(cJSON_IsFalse(oc_json_get(t, "reachable")))
@@ -296,21 +331,26 @@ static void targets_table(struct md *o, const cJSON *doc)
  * client with how many cases it works on and its first break.  Nothing
  * when no result carries clients. */
 struct client_row {
-  const char *name;
+  char *name;
   long works, breaks;
-  const cJSON *first; /* result */
-  const char *reason;
-  int first_index;
+  char *reason;
+  long first;   /* the first break's result index, -1 when none */
 };
 
-static void clients_table(struct md *o, const cJSON *doc, const char *url)
+/* Only results that carry "clients" are read (their refs say so). */
+static void clients_table(struct md *o, const char *url)
 {
+  struct oc_results *rs = o->rs;
   struct client_row rows[32];
   size_t n = 0;
-  int i = 0;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const cJSON *c;
+  for(size_t i = 0; i < rs->count && !o->rc; i++) {
+    if(!(rs->refs[i].flags & OC_REF_CLIENTS))
+      continue;
+    const cJSON *r = read_result(rs, i), *c;
+    if(!r) {
+      o->rc = OC_EIO;
+      break;
+    }
     cJSON_ArrayForEach(c, oc_json_obj(r, "clients")) {
       if(!c->string || !cJSON_IsObject(c))
         continue;
@@ -320,124 +360,160 @@ static void clients_table(struct md *o, const cJSON *doc, const char *url)
       if(k == n) {
         if(n == OC_ARRAY_LEN(rows))
           continue;
-        rows[n++] = (struct client_row){ c->string, 0, 0, NULL, NULL, 0 };
+        rows[n] = (struct client_row){ oc_strdup(c->string), 0, 0, NULL, -1 };
+        if(!rows[n].name) {
+          o->rc = OC_ENOMEM;
+          break;
+        }
+        n++;
       }
       const cJSON *w = oc_json_get(c, "works");
       if(cJSON_IsTrue(w))
         rows[k].works++;
       else if(cJSON_IsFalse(w)) {
         if(!rows[k].breaks++) {
-          rows[k].first = r;
-          rows[k].reason = oc_json_str(c, "reason");
-          rows[k].first_index = i;
+          rows[k].first = (long)i;
+          const char *why = oc_json_str(c, "reason");
+          rows[k].reason = why ? oc_strdup(why) : NULL;
         }
       }
     }
-    i++;
   }
-  if(!n)
-    return;
-  put(o, "\n#### Will my client work?\n\n| client | works | breaks | first break |\n"
-         "| --- | ---: | ---: | --- |\n");
-  for(size_t k = 0; k < n; k++) {
-    put(o, "| ");
-    cell(o, rows[k].name);
-    putf(o, " | %ld | %ld | ", rows[k].works, rows[k].breaks);
-    if(rows[k].first) {
-      case_cell(o, rows[k].first, url, rows[k].first_index);
-      if(rows[k].reason) {
-        put(o, ": ");
-        cell(o, rows[k].reason);
+  if(n && !o->rc) {
+    put(o, "\n#### Will my client work?\n\n| client | works | breaks | first break |\n"
+           "| --- | ---: | ---: | --- |\n");
+    for(size_t k = 0; k < n; k++) {
+      put(o, "| ");
+      cell(o, rows[k].name);
+      putf(o, " | %ld | %ld | ", rows[k].works, rows[k].breaks);
+      if(rows[k].first >= 0) {
+        case_cell(o, (size_t)rows[k].first, url);
+        if(rows[k].reason) {
+          put(o, ": ");
+          cell(o, rows[k].reason);
+        }
       }
+      else
+        put(o, "—");
+      put(o, " |\n");
     }
-    else
-      put(o, "—");
-    put(o, " |\n");
+  }
+  for(size_t k = 0; k < n; k++) {
+    free(rows[k].name);
+    free(rows[k].reason);
   }
 }
 
+/* The failing rules with the first case each failed in: the failures are
+ * read in order until every rule has its first case. */
 static void rules_table(struct md *o, const cJSON *doc, const char *url)
 {
-  cJSON *rules = oc_results_failing_rules(doc);
+  struct oc_results *rs = o->rs;
+  cJSON *rules = rs->items ? oc_results_failing_rules(doc)
+                           : cJSON_Duplicate(oc_json_arr(oc_json_obj(doc, "summary"), "failing_rules"), 1);
   if(!rules) {
     o->rc = o->rc ? o->rc : OC_ENOMEM;
     return;
   }
-  if(cJSON_GetArraySize(rules)) {
-    put(o, "\n#### Failing rules\n\n| rule | cases | first case |\n| --- | ---: | --- |\n");
-    const cJSON *fr;
-    cJSON_ArrayForEach(fr, rules) {
+  size_t nr = (size_t)cJSON_GetArraySize(rules);
+  long *first = nr ? calloc(nr, sizeof(*first)) : NULL;
+  char **msg = nr ? calloc(nr, sizeof(*msg)) : NULL;
+  if(nr && (!first || !msg)) {
+    o->rc = o->rc ? o->rc : OC_ENOMEM;
+    goto out;
+  }
+  size_t found = 0;
+  for(size_t k = 0; k < nr; k++)
+    first[k] = -1;
+  for(size_t i = 0; i < rs->count && found < nr && !o->rc; i++) {
+    if(rs->refs[i].status != OC_ST_FAIL)
+      continue;
+    const cJSON *r = read_result(rs, i), *f;
+    if(!r) {
+      o->rc = OC_EIO;
+      break;
+    }
+    size_t k = 0;
+    for(const cJSON *fr = rules->child; fr; fr = fr->next, k++) {
+      if(first[k] >= 0)
+        continue;
       const char *rule = oc_json_str(fr, "rule");
-      put(o, "| ");
-      cell(o, rule);
-      putf(o, " | %.0f | ", oc_json_num(fr, "cases", 0));
-      int i = 0;
-      const cJSON *r;
-      const cJSON *found = NULL;
-      cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-        const cJSON *f;
-        cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
-          if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rule)) {
-            found = f;
-            break;
-          }
-        if(found) {
-          case_cell(o, r, url, i);
-          put(o, ": ");
-          cell(o, oc_json_str(found, "message"));
+      cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+        if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rule)) {
+          first[k] = (long)i;
+          const char *m = oc_json_str(f, "message");
+          msg[k] = oc_strdup(m ? m : "");
+          found++;
           break;
         }
-        i++;
+    }
+  }
+  if(nr) {
+    put(o, "\n#### Failing rules\n\n| rule | cases | first case |\n| --- | ---: | --- |\n");
+    size_t k = 0;
+    for(const cJSON *fr = rules->child; fr; fr = fr->next, k++) {
+      put(o, "| ");
+      cell(o, oc_json_str(fr, "rule"));
+      putf(o, " | %.0f | ", oc_json_num(fr, "cases", 0));
+      if(first[k] >= 0) {
+        case_cell(o, (size_t)first[k], url);
+        put(o, ": ");
+        cell(o, msg[k]);
       }
       put(o, " |\n");
     }
   }
+out:
+  for(size_t k = 0; msg && k < nr; k++)
+    free(msg[k]);
+  free(msg);
+  free(first);
   cJSON_Delete(rules);
 }
 
-static void cases_table(struct md *o, const cJSON *doc, const char *url)
+static void cases_table(struct md *o, const char *url)
 {
+  struct oc_results *rs = o->rs;
   long bad = 0, shown = 0;
-  int i = 0;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    enum oc_status st = oc_result_status(r);
-    if(st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID)
+  for(size_t i = 0; i < rs->count; i++)
+    if(oc_status_is_failure(rs->refs[i].status))
       bad++;
-  }
   if(!bad)
     return;
   putf(o, "\n#### Failing cases (%ld)\n\n| status | case | why |\n| --- | --- | --- |\n", bad);
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 4);
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    enum oc_status st = oc_result_status(r);
-    if(st != OC_ST_FAIL && st != OC_ST_ERROR && st != OC_ST_INVALID) {
-      i++;
+  for(size_t i = 0; i < rs->count && !o->rc; i++) {
+    enum oc_status st = rs->refs[i].status;
+    if(!oc_status_is_failure(st))
       continue;
-    }
     if(shown++ >= OC_CI_SUMMARY_CASES)
       break;
+    const cJSON *r = read_result(rs, i);
+    if(!r) {
+      o->rc = OC_EIO;
+      break;
+    }
     putf(o, "| %s | ", oc_status_name(st));
-    case_cell(o, r, url, i);
+    case_cell(o, i, url);
     put(o, " | ");
     oc_buf_reset(&t);
     if(why_text(&t, r))
       oc_buf_reset(&t); /* no reason rather than half of one */
     cell(o, oc_buf_str(&t));
     put(o, " |\n");
-    i++;
   }
   oc_buf_free(&t);
   if(bad > OC_CI_SUMMARY_CASES)
     putf(o, "\n… and %ld more: see the reports.\n", bad - OC_CI_SUMMARY_CASES);
 }
 
-int oc_ci_markdown_summary(const cJSON *doc, const char *url, struct oc_buf *b)
+int oc_ci_markdown_summary_from(struct oc_results *rs, const char *url, struct oc_buf *b)
 {
-  struct md o = { b, OC_OK };
+  const cJSON *doc = rs->doc;
+  struct md o = { b, OC_OK, rs };
   struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
+  oc_results_counts(rs, NULL, NULL, &c);
   const cJSON *run = oc_json_obj(doc, "oacheck");
   putf(&o, "### oacheck: %s — %ld cases: %ld pass, %ld fail, %ld error, %ld skip\n\n",
        c.fail || c.error ? "failed" : "passed", c.total, c.pass, c.fail, c.error, c.skip);
@@ -459,9 +535,9 @@ int oc_ci_markdown_summary(const cJSON *doc, const char *url, struct oc_buf *b)
   }
   oc_buf_free(&t);
   targets_table(&o, doc);
-  clients_table(&o, doc, url);
+  clients_table(&o, url);
   rules_table(&o, doc, url);
-  cases_table(&o, doc, url);
+  cases_table(&o, url);
   put(&o, "\n");
   if(url) {
     link(&o, url, NULL, "The HTML report");
@@ -481,6 +557,16 @@ int oc_ci_markdown_summary(const cJSON *doc, const char *url, struct oc_buf *b)
     putf(&o, ", merged from %.0f files", mf->valuedouble);
   put(&o, "</sub>\n");
   return o.rc;
+}
+
+int oc_ci_markdown_summary(const cJSON *doc, const char *url, struct oc_buf *b)
+{
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc))
+    return OC_ENOMEM;
+  int rc = oc_ci_markdown_summary_from(&rs, url, b);
+  oc_results_free(&rs);
+  return rc;
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -517,8 +603,8 @@ static int append_file(const char *path, const char *data, size_t n, char *err, 
   return OC_OK;
 }
 
-int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
-                        oc_getenv_fn env)
+int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, FILE *out,
+                             oc_getenv_fn env)
 {
   int bad = 0;
   char err[700];
@@ -526,7 +612,7 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
     return 0;
   struct oc_buf md;
   oc_buf_init(&md, OC_CI_CAP);
-  if(oc_ci_markdown_summary(doc, a->report_url, &md)) {
+  if(oc_ci_markdown_summary_from(rs, a->report_url, &md)) {
     oc_error("cannot build the Markdown summary: %s",
              oc_buf_error(&md) == OC_ETOOBIG ? "larger than 1 MiB" : "out of memory");
     oc_buf_free(&md);
@@ -535,7 +621,7 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
   if(a->github) {
     struct oc_buf ann;
     oc_buf_init(&ann, OC_CI_CAP);
-    if(oc_ci_github_annotations(doc, env("GITHUB_WORKSPACE"), &ann)) {
+    if(oc_ci_github_annotations_from(rs, env("GITHUB_WORKSPACE"), &ann)) {
       oc_error("cannot build the GitHub annotations: out of memory");
       bad++;
     }
@@ -557,5 +643,19 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
     bad++;
   }
   oc_buf_free(&md);
+  return bad;
+}
+
+int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out, oc_getenv_fn env)
+{
+  if(!a->github && !a->markdown)
+    return 0;
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc)) {
+    oc_error("out of memory writing the CI reports");
+    return (a->github ? 1 : 0) + (a->markdown ? 1 : 0);
+  }
+  int bad = oc_ci_reports_write_from(&rs, a, out, env);
+  oc_results_free(&rs);
   return bad;
 }

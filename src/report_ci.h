@@ -62,4 +62,12 @@ int oc_ci_markdown_summary(const cJSON *doc, const char *report_url, struct oc_b
 int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
                         oc_getenv_fn getenv_fn);
 
+/* The same three from results read one at a time (report.h): a run's
+ * spool or a document. */
+struct oc_results;
+int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, struct oc_buf *b);
+int oc_ci_markdown_summary_from(struct oc_results *rs, const char *report_url, struct oc_buf *b);
+int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, FILE *out,
+                             oc_getenv_fn getenv_fn);
+
 #endif

@@ -1,10 +1,13 @@
-/* report_html.c — JSON results to one self-contained HTML file.  The
+/* report_html.c — JSON results to one self-contained HTML file, streamed
+ * (report.h): counts, the matrix and the grouping come from the results'
+ * refs, and each case is read once and written out, failures first.  The
  * template, stylesheet and script come from reports/ in the data
  * directory and are inlined; everything from a results file is escaped
  * here, for text or attribute context, and no result data ever goes into
- * the script.  A Content-Security-Policy allowing only the report's own
- * script and style (by hash) is a second wall behind the escaping.
- * Deciding statuses is the runner's; this file only shows them. */
+ * the script, which pages and filters the cases already in the page.  A
+ * Content-Security-Policy allowing only the report's own script and style
+ * (by hash) is a second wall behind the escaping.  Deciding statuses is
+ * the runner's; this file only shows them. */
 #include "config.h"
 #include "report_html.h"
 
@@ -18,6 +21,7 @@
 #include "datadir.h"
 #include "headers.h"
 #include "json.h"
+#include "report.h"
 #include "response.h"
 #include "results_json.h"
 #include "shard.h"
@@ -31,6 +35,11 @@
 #define OC_HTML_HEX_MAX 512           /* bytes of a hex dump of a binary body */
 #define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
 #define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
+/* Cases shown whole (request, response, events, commands), failures
+ * first; the rest show their verdict, findings and timing, and the JSON
+ * results keep everything.  This is what keeps the page of a 10,000-case
+ * run a page a browser opens at once. */
+#define OC_HTML_FULL_CASES 500
 
 /* The output with a sticky error: once an adder fails (the buffer keeps
  * its first error), every later call does nothing, and the caller checks
@@ -38,6 +47,8 @@
 struct out {
   struct oc_buf *b;
   int rc;
+  struct oc_results *rs;   /* the results, one at a time */
+  struct oc_sink *sink;    /* where b goes as it fills */
 };
 
 static void put(struct out *o, const char *s)
@@ -157,7 +168,7 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   const char *name = oc_json_str(t, "name");
   const cJSON *id = oc_json_obj(t, "identity");
   struct oc_counts c;
-  oc_results_count(doc, name ? name : "", NULL, &c);
+  oc_results_counts(o->rs, name ? name : "", NULL, &c);
   char tmp[64];
   put(o, "<tr><td><b>");
   txt(o, name);
@@ -217,7 +228,7 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
 static void summary_section(struct out *o, const cJSON *doc)
 {
   struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
+  oc_results_counts(o->rs, NULL, NULL, &c);
   put(o, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"counts\">\n");
   count_box(o, "total", c.total, "cases");
   count_box(o, "pass", c.pass, "pass");
@@ -255,7 +266,10 @@ static void summary_section(struct out *o, const cJSON *doc)
     put(o, "</details>\n");
 
   put(o, "<h3>Rules that failed most</h3>\n");
-  cJSON *rules = oc_results_failing_rules(doc);
+  /* a document's results are counted again (its summary may be stale); a
+   * run's summary was counted as its cases ended */
+  cJSON *rules = o->rs->items ? oc_results_failing_rules(doc)
+                              : cJSON_Duplicate(oc_json_arr(oc_json_obj(doc, "summary"), "failing_rules"), 1);
   if(!rules) {
     if(!o->rc)
       o->rc = OC_ENOMEM;
@@ -286,61 +300,48 @@ struct pair {
   const char *suite, *name;
 };
 
-static int is_templates_run(const cJSON *doc);
+static int is_templates_run(const struct out *o);
 
 static void matrix_section(struct out *o, const cJSON *doc)
 {
-  if(is_templates_run(doc))
+  if(is_templates_run(o))
     return; /* the grid shows it, a row per template */
-  const char **tnames = NULL;
-  struct pair *rows = NULL;
+  const struct oc_results *rs = o->rs;
+  struct oc_pairs cols, rows;
+  oc_pairs_init(&cols);
+  oc_pairs_init(&rows);
+  size_t *row_of = NULL, *col_of = NULL;
   long *grid = NULL;
-  long *row_of = NULL, *col_of = NULL;
-  size_t nt = 0, nrows = 0, nres = (size_t)cJSON_GetArraySize(oc_json_arr(doc, "results"));
+  size_t nres = rs->count;
   if(!nres)
     return;
-  tnames = calloc(nres + (size_t)cJSON_GetArraySize(oc_json_arr(doc, "targets")) + 1, sizeof(*tnames));
-  rows = calloc(nres, sizeof(*rows));
   row_of = calloc(nres, sizeof(*row_of));
   col_of = calloc(nres, sizeof(*col_of));
-  if(!tnames || !rows || !row_of || !col_of)
+  if(!row_of || !col_of)
     goto nomem;
+  /* columns: the targets in the order given, then any only results name */
   const cJSON *t;
-  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
-    const char *n = oc_json_str(t, "name");
-    size_t k = 0;
-    while(n && k < nt && strcmp(tnames[k], n))
-      k++;
-    if(n && k == nt)
-      tnames[nt++] = n;
-  }
-  size_t i = 0;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const char *tn = oc_json_str(r, "target") ?: "";
-    const char *s = oc_json_str(r, "suite") ?: "", *c = oc_json_str(r, "case") ?: "";
-    size_t k = 0;
-    while(k < nt && strcmp(tnames[k], tn))
-      k++;
-    if(k == nt)
-      tnames[nt++] = tn;
-    col_of[i] = (long)k;
-    k = 0;
-    while(k < nrows && (strcmp(rows[k].suite, s) || strcmp(rows[k].name, c)))
-      k++;
-    if(k == nrows)
-      rows[nrows++] = (struct pair){ s, c };
-    row_of[i] = (long)k;
-    i++;
-  }
+  size_t id;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+    if(oc_json_str(t, "name") && oc_pairs_id(&cols, oc_json_str(t, "name"), "", &id))
+      goto nomem;
+  size_t given = cols.count;
+  unsigned char *used = NULL;
+  for(size_t i = 0; i < nres; i++)
+    if(oc_pairs_id(&cols, rs->refs[i].target ? rs->refs[i].target : "", "", &col_of[i]) ||
+       oc_pairs_id(&rows, rs->refs[i].suite, rs->refs[i].kase, &row_of[i]))
+      goto nomem;
+  size_t nt = cols.count, nrows = rows.count;
   /* targets that ran nothing need no column */
+  used = calloc(nt + 1, 1);
+  if(!used)
+    goto nomem;
   size_t used_cols = 0;
-  for(size_t k = 0; k < nt; k++)
-    for(size_t j = 0; j < nres; j++)
-      if(col_of[j] == (long)k) {
-        used_cols++;
-        break;
-      }
+  for(size_t i = 0; i < nres; i++)
+    if(!used[col_of[i]]++)
+      used_cols++;
+  free(used);
+  (void)given;
   if(used_cols < 2)
     goto out;
   if(nrows * nt > OC_HTML_MATRIX_CELLS) {
@@ -354,7 +355,7 @@ static void matrix_section(struct out *o, const cJSON *doc)
   for(size_t k = 0; k < nrows * nt; k++)
     grid[k] = -1;
   for(size_t j = 0; j < nres; j++)
-    grid[(size_t)row_of[j] * nt + (size_t)col_of[j]] = (long)j;
+    grid[row_of[j] * nt + col_of[j]] = (long)j;
 
   /* a router's (or a model list's) targets are its models: the model matrix */
   int models = 1;
@@ -364,15 +365,15 @@ static void matrix_section(struct out *o, const cJSON *doc)
           "<th>suite</th><th>case</th>", models ? "models" : "targets");
   for(size_t k = 0; k < nt; k++) {
     put(o, "<th>");
-    txt(o, tnames[k]);
+    txt(o, cols.as[k]);
     put(o, "</th>");
   }
   put(o, "</tr></thead>\n<tbody>\n");
-  for(size_t row = 0; row < nrows; row++) {
+  for(size_t row = 0; row < nrows && !o->rc; row++) {
     put(o, "<tr><td>");
-    txt(o, rows[row].suite);
+    txt(o, rows.as[row]);
     put(o, "</td><td class=\"case-name\">");
-    txt(o, rows[row].name);
+    txt(o, rows.bs[row]);
     put(o, "</td>");
     for(size_t k = 0; k < nt; k++) {
       long j = grid[row * nt + k];
@@ -380,10 +381,12 @@ static void matrix_section(struct out *o, const cJSON *doc)
         put(o, "<td><span class=\"st st-none\">—</span></td>");
         continue;
       }
-      const char *st = oc_status_name(oc_result_status(cJSON_GetArrayItem(oc_json_arr(doc, "results"), (int)j)));
+      const char *st = oc_status_name(rs->refs[j].status);
       putf(o, "<td><a class=\"st st-%s\" href=\"#c-%ld\">%s</a></td>", st, j, st);
     }
     put(o, "</tr>\n");
+    if(!o->rc)
+      o->rc = oc_sink_flush(o->sink);
   }
   put(o, "</tbody></table></div>\n</section>\n");
   goto out;
@@ -391,8 +394,8 @@ nomem:
   if(!o->rc)
     o->rc = OC_ENOMEM;
 out:
-  free(tnames);
-  free(rows);
+  oc_pairs_free(&cols);
+  oc_pairs_free(&rows);
   free(row_of);
   free(col_of);
   free(grid);
@@ -404,16 +407,12 @@ out:
 #define OC_HTML_DIFF_CELLS (4u << 20) /* LCS table cells: beyond, no diff */
 
 /* A run of `oacheck templates`: every result is a render of its suite. */
-static int is_templates_run(const cJSON *doc)
+static int is_templates_run(const struct out *o)
 {
-  const cJSON *r;
-  int any = 0;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    if(!oc_streq(oc_json_str(r, "suite"), "templates"))
+  for(size_t i = 0; i < o->rs->count; i++)
+    if(!oc_streq(o->rs->refs[i].suite, "templates"))
       return 0;
-    any = 1;
-  }
-  return any;
+  return o->rs->count > 0;
 }
 
 /* The order a cell sorts in: worst first (fail, error, warning, info,
@@ -443,31 +442,42 @@ static int verdict_rank(const cJSON *r, const cJSON **worst, int *nfind)
   return best == 1 ? 2 : best == 0 ? 2 : best == 2 ? 3 : 4;
 }
 
-static const cJSON *result_at(const cJSON *doc, const char *target, const char *kase, int *index)
+/* The index of the first result of target × case, -1 when none (from the
+ * refs: a templates run is fixtures × targets, a few hundred at most). */
+static long result_index(const struct oc_results *rs, const char *target, const char *kase)
 {
-  int i = 0;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    if(oc_streq(oc_json_str(r, "target"), target) && oc_streq(oc_json_str(r, "case"), kase)) {
-      if(index)
-        *index = i;
-      return r;
-    }
-    i++;
+  for(size_t i = 0; i < rs->count; i++)
+    if(oc_streq(rs->refs[i].target, target) && oc_streq(rs->refs[i].kase, kase))
+      return (long)i;
+  return -1;
+}
+
+/* Result index read (borrowed until the next read), NULL when there is
+ * none or it cannot be read (o->rc then says so). */
+static const cJSON *result_read(struct out *o, long index)
+{
+  if(index < 0)
+    return NULL;
+  char err[700];
+  const cJSON *r = oc_results_get(o->rs, (size_t)index, err, sizeof(err));
+  if(!r) {
+    oc_error("%s", err);
+    if(!o->rc)
+      o->rc = OC_EIO;
   }
-  return NULL;
+  return r;
 }
 
 static void grid_section(struct out *o, const cJSON *doc)
 {
-  if(!is_templates_run(doc))
+  if(!is_templates_run(o))
     return;
   /* fixtures in the order they ran, targets in the order given */
   const char *fx[64];
   size_t nf = 0;
-  const cJSON *r, *t;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const char *c = oc_json_str(r, "case");
+  const cJSON *t;
+  for(size_t i = 0; i < o->rs->count; i++) {
+    const char *c = o->rs->refs[i].kase;
     size_t k = 0;
     while(c && k < nf && strcmp(fx[k], c))
       k++;
@@ -493,7 +503,7 @@ static void grid_section(struct out *o, const cJSON *doc)
     const cJSON *id = oc_json_obj(t, "identity");
     long total = 0;
     for(size_t k = 0; k < nf; k++) {
-      const cJSON *x = result_at(doc, name, fx[k], NULL);
+      const cJSON *x = result_read(o, result_index(o->rs, name, fx[k]));
       total += x ? cJSON_GetArraySize(oc_json_arr(x, "findings")) : 0;
     }
     put(o, "<tr><td class=\"tname\">");
@@ -517,8 +527,8 @@ static void grid_section(struct out *o, const cJSON *doc)
       put(o, "<span class=\"muted\">unknown</span>");
     putf(o, "</td><td class=\"num\" data-v=\"%ld\">%ld</td>", total, total);
     for(size_t k = 0; k < nf; k++) {
-      int idx = -1;
-      const cJSON *x = result_at(doc, name, fx[k], &idx);
+      int idx = (int)result_index(o->rs, name, fx[k]);
+      const cJSON *x = result_read(o, idx);
       if(!x) {
         put(o, "<td class=\"cell\" data-v=\"9000000000\"><span class=\"st st-none\">—</span></td>");
         continue;
@@ -636,7 +646,8 @@ out:
 
 /* A render's prompt, and how it differs from the first target's render
  * of the same fixture. */
-static void render_block(struct out *o, const cJSON *doc, const cJSON *r)
+static void render_block(struct out *o, const cJSON *doc, const cJSON *r, const char *base_prompt,
+                         int have_base)
 {
   const char *prompt = oc_json_str(r, "message");
   if(!oc_streq(oc_json_str(r, "suite"), "templates") || !prompt)
@@ -648,8 +659,7 @@ static void render_block(struct out *o, const cJSON *doc, const cJSON *r)
   const char *fname = oc_json_str(first, "name");
   if(!fname || oc_streq(fname, oc_json_str(r, "target")))
     return;
-  const cJSON *base = result_at(doc, fname, oc_json_str(r, "case"), NULL);
-  const char *bp = oc_json_str(base, "message");
+  const char *bp = have_base ? base_prompt : NULL;
   put(o, "<h4>Compared with ");
   txt(o, fname);
   put(o, "</h4>\n");
@@ -859,11 +869,11 @@ static void body_block(struct out *o, const cJSON *body)
   const char *text = oc_json_str(body, "text"), *b64 = oc_json_str(body, "base64");
   char *pretty = NULL;
   if(json)
-    pretty = cJSON_Print(json);
+    pretty = oc_json_print_pretty(json);
   else if(text) {
     cJSON *parsed = oc_json_parse(text, strlen(text), NULL);
     if(parsed && (cJSON_IsObject(parsed) || cJSON_IsArray(parsed)))
-      pretty = cJSON_Print(parsed);
+      pretty = oc_json_print_pretty(parsed);
     cJSON_Delete(parsed);
   }
   if(pretty || text) {
@@ -1061,7 +1071,7 @@ static char *build_curl(const cJSON *doc, const cJSON *r)
   if(!rc && !auth && oc_streq(oc_json_str(t, "kind"), "live"))
     rc = oc_buf_adds(&b, " -H \"Authorization: Bearer $OPENAI_API_KEY\"");
   const cJSON *body = oc_json_obj(req, "body");
-  char *compact = oc_json_get(body, "json") ? cJSON_PrintUnformatted(oc_json_get(body, "json")) : NULL;
+  char *compact = oc_json_get(body, "json") ? oc_json_print(oc_json_get(body, "json")) : NULL;
   const char *data = compact ? compact : oc_json_str(body, "text");
   if(!rc && data) {
     rc = oc_buf_adds(&b, " -d ");
@@ -1136,13 +1146,17 @@ static void reproduce_block(struct out *o, const cJSON *doc, const cJSON *r)
   free(oac);
 }
 
-static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
+/* One case; full: with its request, response, events and commands (else
+ * the verdict, findings and timing, and a pointer to the JSON results).
+ * base_prompt: a templates render's first-target prompt, when have_base. */
+static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i, int full,
+                       const char *base_prompt, int have_base)
 {
   enum oc_status st = oc_result_status(r);
   const char *sn = oc_status_name(st);
-  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s>\n<summary>"
+  putf(o, "<details class=\"case\" id=\"c-%zu\" data-status=\"%s\"%s>\n<summary>"
           "<span class=\"badge st-%s\">%s</span><span class=\"cname\">",
-       i, sn, (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
+       i, sn, full && oc_status_is_failure(st) ? " open" : "", sn, sn);
   txt(o, oc_json_str(r, "case"));
   put(o, "</span><span class=\"muted\">");
   txt(o, oc_json_str(r, "target"));
@@ -1194,8 +1208,14 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
     put(o, "</p>\n");
   }
   findings_block(o, r);
-  render_block(o, doc, r);
+  render_block(o, doc, r, base_prompt, have_base);
   timing_block(o, r);
+  if(!full) {
+    putf(o, "<p class=\"muted more\">The request, response and reproducing commands are shown "
+            "for the first %d cases (failures first); the JSON results have them for every "
+            "case.</p>\n</div>\n</details>\n", OC_HTML_FULL_CASES);
+    return;
+  }
 
   const cJSON *req = oc_json_obj(r, "request");
   if(req) {
@@ -1235,7 +1255,7 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
     put(o, "<h4>Response</h4>\n<p class=\"muted\">No response.</p>\n");
   const cJSON *msg = oc_json_get(r, "message");
   if(msg && !cJSON_IsNull(msg)) {
-    char *p = cJSON_Print(msg);
+    char *p = oc_json_print_pretty(msg);
     if(p) {
       put(o, "<h4>Rebuilt message</h4>\n<pre>");
       txtcut(o, p, OC_HTML_BODY_MAX);
@@ -1256,31 +1276,97 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
   put(o, "</div>\n</details>\n");
 }
 
+/* The first target's prompt for a templates render of case kase, copied
+ * (reading it would end the borrow of any other result). */
+static char *base_prompt_of(struct out *o, const cJSON *doc, size_t i, int *have)
+{
+  *have = 0;
+  const struct oc_result_ref *f = &o->rs->refs[i];
+  const char *fname = oc_json_str(cJSON_GetArrayItem(oc_json_arr(doc, "targets"), 0), "name");
+  if(!oc_streq(f->suite, "templates") || !fname || oc_streq(fname, f->target))
+    return NULL;
+  long bi = result_index(o->rs, fname, f->kase);
+  const cJSON *base = result_read(o, bi);
+  *have = base != NULL;
+  const char *bp = oc_json_str(base, "message");
+  return bp ? oc_strdup(bp) : NULL;
+}
+
+/* Every case, failures first, grouped by target and suite as they come;
+ * each read once and written out before the next. */
 static void cases_section(struct out *o, const cJSON *doc)
 {
-  const char *pt = NULL, *ps = NULL;
-  int i = 0;
-  const cJSON *r;
-  if(!cJSON_GetArraySize(oc_json_arr(doc, "results")))
+  struct oc_results *rs = o->rs;
+  if(!rs->count) {
     put(o, "<p class=\"muted\">No cases ran.</p>\n");
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const char *t = oc_json_str(r, "target") ?: "", *s = oc_json_str(r, "suite") ?: "";
-    if(!pt || strcmp(pt, t) || strcmp(ps, s)) {
-      struct oc_counts c;
-      oc_results_count(doc, t, s, &c);
-      put(o, "<h3 class=\"group\">target <b>");
-      txt(o, t);
-      put(o, "</b> · suite <b>");
-      txt(o, s);
-      putf(o, "</b> <span class=\"muted\">%ld pass, %ld fail, %ld error, %ld skip</span></h3>\n",
-           c.pass, c.fail, c.error, c.skip);
-      pt = t;
-      ps = s;
-    }
-    if(cJSON_IsObject(r))
-      case_block(o, doc, r, i);
-    i++;
+    return;
   }
+  /* each target × suite's counts, for the group headings */
+  struct oc_pairs groups;
+  oc_pairs_init(&groups);
+  size_t *group_of = calloc(rs->count, sizeof(*group_of));
+  struct oc_counts *gc = NULL;
+  size_t nfail = 0;
+  if(!group_of)
+    goto nomem;
+  for(size_t i = 0; i < rs->count; i++) {
+    if(oc_pairs_id(&groups, rs->refs[i].target, rs->refs[i].suite, &group_of[i]))
+      goto nomem;
+    nfail += oc_status_is_failure(rs->refs[i].status);
+  }
+  gc = calloc(groups.count + 1, sizeof(*gc));
+  if(!gc)
+    goto nomem;
+  for(size_t i = 0; i < rs->count; i++) {
+    struct oc_counts *c = &gc[group_of[i]];
+    switch(rs->refs[i].status) {
+    case OC_ST_PASS: c->pass++; break;
+    case OC_ST_FAIL: c->fail++; break;
+    case OC_ST_SKIP: c->skip++; break;
+    default: c->error++; break;
+    }
+  }
+  size_t shown = 0;
+  for(int part = 0; part < 2 && !o->rc; part++) {
+    size_t n = part ? rs->count - nfail : nfail;
+    if(!n)
+      continue;
+    putf(o, "<h3 class=\"part\" id=\"%s\">%zu %s</h3>\n", part ? "passed" : "failures", n,
+         part ? (n == 1 ? "case passed or skipped" : "cases passed or skipped")
+              : (n == 1 ? "case failed or errored" : "cases failed or errored"));
+    size_t prev = (size_t)-1;
+    for(size_t i = 0; i < rs->count && !o->rc; i++) {
+      if(oc_status_is_failure(rs->refs[i].status) == part)
+        continue;
+      if(group_of[i] != prev) {
+        const struct oc_counts *c = &gc[group_of[i]];
+        put(o, "<h3 class=\"group\">target <b>");
+        txt(o, groups.as[group_of[i]]);
+        put(o, "</b> · suite <b>");
+        txt(o, groups.bs[group_of[i]]);
+        putf(o, "</b> <span class=\"muted\">%ld pass, %ld fail, %ld error, %ld skip</span></h3>\n",
+             c->pass, c->fail, c->error, c->skip);
+        prev = group_of[i];
+      }
+      int have = 0;
+      char *bp = base_prompt_of(o, doc, i, &have);
+      const cJSON *r = result_read(o, (long)i);
+      if(r && cJSON_IsObject(r))
+        case_block(o, doc, r, i, shown < OC_HTML_FULL_CASES, bp, have);
+      free(bp);
+      shown++;
+      if(!o->rc)
+        o->rc = oc_sink_flush(o->sink);
+    }
+  }
+  goto out;
+nomem:
+  if(!o->rc)
+    o->rc = OC_ENOMEM;
+out:
+  oc_pairs_free(&groups);
+  free(group_of);
+  free(gc);
 }
 
 /* ---- the page --------------------------------------------------------- */
@@ -1335,11 +1421,13 @@ static int contains_ci(const char *hay, const char *needle)
   return 0;
 }
 
-int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_buf *b, char *err,
-                          size_t errlen)
+int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct oc_sink *sink,
+                          char *err, size_t errlen)
 {
   char *tmpl = NULL, *css = NULL, *js = NULL;
-  struct out o = { b, OC_OK };
+  const cJSON *doc = rs->doc;
+  struct oc_buf *b = sink->b;
+  struct out o = { b, OC_OK, rs, sink };
   int rc;
   if((rc = read_asset(assets_dir, "report.html.in", &tmpl, err, errlen)) ||
      (rc = read_asset(assets_dir, "report.css", &css, err, errlen)) ||
@@ -1357,7 +1445,7 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
     goto out;
   }
   struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
+  oc_results_counts(rs, NULL, NULL, &c);
 
   for(const char *p = tmpl; *p && !o.rc;) {
     const char *at = strchr(p, '@');
@@ -1418,26 +1506,45 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
     snprintf(err, errlen, "cannot render the HTML report: %s",
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
 out:
-  if(rc)
-    oc_buf_free(b);
   free(tmpl);
   free(css);
   free(js);
   return rc;
 }
 
+int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_buf *b, char *err,
+                          size_t errlen)
+{
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc)) {
+    snprintf(err, errlen, "cannot render the HTML report: out of memory");
+    return OC_ENOMEM;
+  }
+  struct oc_sink sink;
+  oc_sink_init_mem(&sink, b);
+  int rc = oc_report_html_stream(&rs, assets_dir, &sink, err, errlen);
+  if(rc)
+    oc_buf_free(b);
+  oc_results_free(&rs);
+  return rc;
+}
+
 int oc_report_html_write(const cJSON *results, const char *path, char *err, size_t errlen)
 {
-  struct oc_buf b;
-  oc_buf_init(&b, OC_CAP_REPORT);
-  char why[512];
-  int rc = oc_report_html_render(results, NULL, &b, why, sizeof(why));
-  if(rc) {
-    snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
-    oc_buf_free(&b);
-    return rc;
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, results)) {
+    snprintf(err, errlen, "cannot write HTML report '%s': out of memory", path);
+    return OC_ENOMEM;
   }
-  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
-  oc_buf_free(&b);
+  struct oc_sink sink;
+  char why[512];
+  int rc = oc_sink_open(&sink, path, err, errlen);
+  if(!rc) {
+    int r = oc_report_html_stream(&rs, NULL, &sink, why, sizeof(why));
+    rc = oc_sink_close(&sink, r, err, errlen);
+    if(r)
+      snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
+  }
+  oc_results_free(&rs);
   return rc;
 }

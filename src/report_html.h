@@ -12,6 +12,15 @@
 
 #include "util.h"
 
+struct oc_results;
+struct oc_sink;
+
+/* Stream the report of rs into sink (report.h): each case read once,
+ * failures first, the sink flushed as it goes.  OC_OK, or an OC_E* code
+ * with err filled. */
+int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct oc_sink *sink,
+                          char *err, size_t errlen);
+
 /* Append the report for results (borrowed, never trusted) to out, using
  * the template, stylesheet and script read from assets_dir (NULL: the
  * data directory's reports/).  OC_OK, or an OC_E* code with err filled

@@ -1,5 +1,7 @@
 /* report_junit.c — JSON results to JUnit XML (the Jenkins xUnit plugin's
- * junit-10.xsd, which GitLab and GitHub reporters also read).  Escaping is
+ * junit-10.xsd, which GitLab and GitHub reporters also read), streamed:
+ * the results are grouped from their refs in one pass and each is read
+ * once (report.h), so a run of any size holds one case.  Escaping is
  * results_json.c's; deciding what passed is the runner's: this file only
  * maps.  The mapping table is in docs/reports.md. */
 #include "config.h"
@@ -10,18 +12,13 @@
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "results_json.h"
 #include "shard.h"
 
 #define OC_JUNIT_MESSAGE_MAX 1000 /* bytes of a failure/error/skipped message attribute */
 #define OC_JUNIT_EVENT_MAX 600    /* bytes of one event in a stream excerpt */
 #define OC_JUNIT_EVENTS 12        /* events in a stream excerpt */
-
-/* One testsuite: a target × suite pair, in order of first appearance. */
-struct group {
-  const char *target;
-  const char *suite;
-};
 
 static int add_attr(struct oc_buf *b, const char *name, const char *value)
 {
@@ -313,44 +310,9 @@ out:
   return rc;
 }
 
-static int collect_groups(const cJSON *doc, struct group **out, size_t *nout)
+static const char *or_none(const char *s, const char *none)
 {
-  struct group *g = NULL;
-  size_t n = 0, alloc = 0;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
-    if(!t)
-      t = "(no target)";
-    if(!s)
-      s = "(no suite)";
-    size_t i = 0;
-    while(i < n && !(strcmp(g[i].target, t) == 0 && strcmp(g[i].suite, s) == 0))
-      i++;
-    if(i < n)
-      continue;
-    struct group *p = oc_array_grow(g, &alloc, n + 1, sizeof(*g));
-    if(!p) {
-      free(g);
-      return OC_ENOMEM;
-    }
-    g = p;
-    g[n].target = t;
-    g[n].suite = s;
-    n++;
-  }
-  *out = g;
-  *nout = n;
-  return OC_OK;
-}
-
-static int target_has_results(const cJSON *doc, const char *name)
-{
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
-    if(oc_streq(oc_json_str(r, "target"), name))
-      return 1;
-  return 0;
+  return s ? s : none;
 }
 
 /* A target that could not be reached and has no case results of its own
@@ -407,24 +369,82 @@ static int add_shard_problems(struct oc_buf *b, const cJSON *doc, long id, long 
   return rc;
 }
 
-int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
+/* The testsuites: a target × suite pair each, in order of first
+ * appearance; their members in document order (a counting sort of the
+ * refs by group). */
+struct groups {
+  struct oc_pairs pairs;
+  size_t *first;    /* group g's members are order[first[g] .. first[g + 1]) */
+  size_t *order;
+};
+
+static int group_results(const struct oc_results *rs, struct groups *g)
 {
-  struct group *groups = NULL;
-  size_t ngroups = 0;
+  memset(g, 0, sizeof(*g));
+  oc_pairs_init(&g->pairs);
+  size_t *of = calloc(rs->count + 1, sizeof(*of));
+  if(!of)
+    return OC_ENOMEM;
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < rs->count; i++)
+    rc = oc_pairs_id(&g->pairs, or_none(rs->refs[i].target, "(no target)"),
+                     or_none(rs->refs[i].suite, "(no suite)"), &of[i]);
+  size_t n = g->pairs.count;
+  if(!rc && (!(g->first = calloc(n + 2, sizeof(*g->first))) ||
+             !(g->order = calloc(rs->count + 1, sizeof(*g->order)))))
+    rc = OC_ENOMEM;
+  if(!rc) {
+    for(size_t i = 0; i < rs->count; i++)
+      g->first[of[i] + 1]++;
+    for(size_t k = 0; k < n; k++)
+      g->first[k + 1] += g->first[k];
+    size_t *fill = calloc(n + 1, sizeof(*fill));
+    if(!fill)
+      rc = OC_ENOMEM;
+    for(size_t i = 0; !rc && i < rs->count; i++)
+      g->order[g->first[of[i]] + fill[of[i]]++] = i;
+    free(fill);
+  }
+  free(of);
+  return rc;
+}
+
+static void groups_free(struct groups *g)
+{
+  oc_pairs_free(&g->pairs);
+  free(g->first);
+  free(g->order);
+}
+
+/* Did the target named name run anything?  (the refs, once per target) */
+static int target_has_results(const struct oc_results *rs, const char *name)
+{
+  for(size_t i = 0; i < rs->count; i++)
+    if(oc_streq(rs->refs[i].target, name))
+      return 1;
+  return 0;
+}
+
+int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
+{
+  const cJSON *doc = rs->doc;
+  struct oc_buf *b = sink->b;
+  struct groups groups;
   struct oc_buf classname;
   oc_buf_init(&classname, OC_CAP_MESSAGE * 4);
-  int rc = collect_groups(doc, &groups, &ngroups);
+  int rc = group_results(rs, &groups);
   if(rc)
     goto out;
+  size_t ngroups = groups.pairs.count;
   const char *timestamp = oc_json_str(oc_json_obj(doc, "oacheck"), "started");
 
   struct oc_counts all;
-  oc_results_count(doc, NULL, NULL, &all);
+  oc_results_counts(rs, NULL, NULL, &all);
   long unreachable = 0;
   const cJSON *t;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
-    if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(doc, name))
+    if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(rs, name))
       unreachable++;
   }
   /* a merge that lacks shards (shard.c) is an error testcase each */
@@ -438,17 +458,28 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
      (rc = add_attr(b, "time", secs)) || (rc = oc_buf_adds(b, ">\n")))
     goto out;
 
-  for(size_t i = 0; i < ngroups; i++) {
+  for(size_t g = 0; g < ngroups; g++) {
+    const char *gt = groups.pairs.as[g], *gs = groups.pairs.bs[g];
+    /* the group's counts from its members' refs */
     struct oc_counts c;
-    oc_results_count(doc, groups[i].target, groups[i].suite, &c);
+    memset(&c, 0, sizeof(c));
+    for(size_t k = groups.first[g]; k < groups.first[g + 1]; k++) {
+      const struct oc_result_ref *f = &rs->refs[groups.order[k]];
+      c.total++;
+      c.pass += f->status == OC_ST_PASS;
+      c.fail += f->status == OC_ST_FAIL;
+      c.skip += f->status == OC_ST_SKIP;
+      c.error += f->status == OC_ST_ERROR || f->status == OC_ST_INVALID;
+      c.duration_ms += f->duration_ms;
+    }
     oc_buf_reset(&classname);
-    if((rc = oc_buf_printf(&classname, "%s.%s", groups[i].target, groups[i].suite)))
+    if((rc = oc_buf_printf(&classname, "%s.%s", gt, gs)))
       goto out;
     oc_ms_to_seconds(c.duration_ms, secs);
     if((rc = oc_buf_adds(b, "  <testsuite")) ||
        (rc = add_attr(b, "name", oc_buf_str(&classname))) ||
-       (rc = add_attr(b, "package", groups[i].target)) ||
-       (rc = add_attr_long(b, "id", (long)i)) ||
+       (rc = add_attr(b, "package", gt)) ||
+       (rc = add_attr_long(b, "id", (long)g)) ||
        (rc = add_attr_long(b, "tests", c.total)) ||
        (rc = add_attr_long(b, "failures", c.fail)) ||
        (rc = add_attr_long(b, "errors", c.error)) ||
@@ -456,15 +487,17 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
        (rc = add_attr(b, "time", secs)) ||
        (timestamp && (rc = add_attr(b, "timestamp", timestamp))) ||
        (rc = oc_buf_adds(b, ">\n")) ||
-       (rc = add_properties(b, doc, groups[i].target)))
+       (rc = add_properties(b, doc, gt)))
       goto out;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-      const char *rt = oc_json_str(r, "target") ?: "(no target)";
-      const char *rs = oc_json_str(r, "suite") ?: "(no suite)";
-      if(strcmp(rt, groups[i].target) || strcmp(rs, groups[i].suite))
-        continue;
-      if((rc = add_testcase(b, r, oc_buf_str(&classname))))
+    for(size_t k = groups.first[g]; k < groups.first[g + 1]; k++) {
+      char err[700];
+      const cJSON *r = oc_results_get(rs, groups.order[k], err, sizeof(err));
+      if(!r) {
+        oc_error("%s", err);
+        rc = OC_EIO;
+        goto out;
+      }
+      if((rc = add_testcase(b, r, oc_buf_str(&classname))) || (rc = oc_sink_flush(sink)))
         goto out;
     }
     if((rc = oc_buf_adds(b, "  </testsuite>\n")))
@@ -473,7 +506,7 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
   long id = (long)ngroups;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
-    if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(doc, name) &&
+    if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(rs, name) &&
        (rc = add_unreachable(b, doc, t, id++, timestamp)))
       goto out;
   }
@@ -481,23 +514,34 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
     goto out;
   rc = oc_buf_adds(b, "</testsuites>\n");
 out:
-  free(groups);
+  groups_free(&groups);
   oc_buf_free(&classname);
+  return rc;
+}
+
+int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
+{
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc))
+    return OC_ENOMEM;
+  struct oc_sink sink;
+  oc_sink_init_mem(&sink, b);
+  int rc = oc_report_junit_stream(&rs, &sink);
+  oc_results_free(&rs);
   return rc;
 }
 
 int oc_report_junit_write(const cJSON *results, const char *path, char *err, size_t errlen)
 {
-  struct oc_buf b;
-  oc_buf_init(&b, OC_CAP_REPORT);
-  int rc = oc_report_junit_render(results, &b);
-  if(rc) {
-    snprintf(err, errlen, "cannot render JUnit report '%s': %s", path,
-             rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
-    oc_buf_free(&b);
-    return rc;
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, results)) {
+    snprintf(err, errlen, "cannot render JUnit report '%s': out of memory", path);
+    return OC_ENOMEM;
   }
-  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
-  oc_buf_free(&b);
+  struct oc_sink sink;
+  int rc = oc_sink_open(&sink, path, err, errlen);
+  if(!rc)
+    rc = oc_sink_close(&sink, oc_report_junit_stream(&rs, &sink), err, errlen);
+  oc_results_free(&rs);
   return rc;
 }

@@ -10,6 +10,14 @@
 
 #include "util.h"
 
+struct oc_results;
+struct oc_sink;
+
+/* Stream the JUnit document of rs into sink (report.h), one result at a
+ * time.  OC_OK or the first error (the buffer's, or OC_EIO when a result
+ * cannot be read back). */
+int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink);
+
 /* Append the JUnit document for results (borrowed, shaped per
  * schemas/results.schema.json but never trusted: members of the wrong
  * type are skipped) to out.  Returns OC_OK or the oc_buf error (the

@@ -16,6 +16,7 @@
 #include "expect.h"
 #include "http.h"
 #include "json.h"
+#include "report.h"
 #include "results_json.h"
 #include "report.h"
 #include "result.h"
@@ -287,8 +288,16 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   if(j->recording && record_dir && j->rec.status)
     record_case(j, record_dir, complete);
   r->done++;
-  if(res)
+  if(res) {
     oc_summary_add(&r->summary, res);
+    /* what the writers may know without reading it back; the strings are
+     * the plan's, which outlive the result */
+    struct oc_result_ref *f = &r->refs[j->item->index];
+    oc_result_ref_of(f, res);
+    f->target = j->item->target->name;
+    f->suite = j->item->kase->suite;
+    f->kase = j->item->kase->name;
+  }
   if(r->on_result && res)
     r->on_result(r->ud, j->item, res, r->done, r->nitems);
   spool_result(r, j->item, res);
@@ -606,6 +615,12 @@ static void feed(struct oc_run *r)
 
 int oc_run_execute(struct oc_run *r, char *err, size_t errlen)
 {
+  free(r->refs);
+  r->refs = calloc(r->nitems + 1, sizeof(*r->refs));
+  if(!r->refs) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
   int rc = oc_spool_open(&r->spool, r->opts->spool_dir, r->nitems, err, errlen);
   if(rc)
     return rc;
@@ -644,8 +659,8 @@ cJSON *oc_run_result(struct oc_run *r, size_t i)
   return res;
 }
 
-cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
-                      const char *started)
+cJSON *oc_run_frame(const struct oc_run *r, const char *command, const char *note,
+                    const char *started)
 {
   int live = 0, replay = 0;
   for(size_t i = 0; i < r->ntargets; i++) {
@@ -670,8 +685,24 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; !oom && i < r->ntargets; i++)
     oc_json_put(&oom, targets, NULL, oc_target_json(&r->targets[i]));
+  /* counted as the cases ended */
+  oc_json_set(&oom, doc, "summary", oc_summary_json(&r->summary, -1));
+  if(oom) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
+  return doc;
+}
+
+cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
+                      const char *started)
+{
+  cJSON *doc = oc_run_frame(r, command, note, started);
+  if(!doc)
+    return NULL;
   /* every case has a result (finish_job built it); a missing one is a
    * result that could not be built, and the document would lie */
+  int oom = r->lost != 0;
   cJSON *results = oc_json_arr(doc, "results");
   for(size_t i = 0; !oom && i < r->nitems; i++)
     oc_json_put(&oom, results, NULL, oc_run_result((struct oc_run *)r, i));
@@ -682,12 +713,34 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   return doc;
 }
 
+int oc_run_results_of(struct oc_run *r, const cJSON *frame, struct oc_results *rs)
+{
+  size_t n = r->spool_open ? r->spool.stored : 0;
+  struct oc_result_ref *refs = calloc(n + 1, sizeof(*refs));
+  size_t *at = calloc(n + 1, sizeof(*at));
+  if(!refs || !at) {
+    free(refs);
+    free(at);
+    return OC_ENOMEM;
+  }
+  size_t k = 0;
+  for(size_t i = 0; i < r->nitems && k < n; i++)
+    if(oc_spool_has(&r->spool, i)) {
+      refs[k] = r->refs[i];
+      at[k++] = i;
+    }
+  oc_results_from_spool(rs, frame, &r->spool, refs, at, k);
+  return OC_OK;
+}
+
 void oc_run_free(struct oc_run *r)
 {
   if(r->spool_open)
     oc_spool_close(&r->spool);
   r->spool_open = 0;
   oc_summary_free(&r->summary);
+  free(r->refs);
+  r->refs = NULL;
   free(r->items);
   r->items = NULL;
   r->nitems = 0;

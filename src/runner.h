@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "response.h"
+#include "report.h"
 #include "results_json.h"
 #include "shard.h"
 #include "spool.h"
@@ -63,6 +64,7 @@ struct oc_run {
   int spool_open;
   size_t lost;              /* results the spool could not take */
   struct oc_summary summary; /* counted as each case ends */
+  struct oc_result_ref *refs; /* by plan index: what writers know of a result unread */
   oc_run_result_cb on_result;
   void *ud;
   size_t done;
@@ -92,6 +94,15 @@ cJSON *oc_run_result(struct oc_run *r, size_t i);
  * a case's result could not be built: never a document missing a case. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
+/* The document without results: oacheck, targets, and the summary
+ * counted as the cases ended.  Caller deletes; NULL when memory runs out. */
+cJSON *oc_run_frame(const struct oc_run *r, const char *command, const char *note,
+                    const char *started);
+/* The finished results for the report writers (report.h): read one at a
+ * time from the spool, frame (borrowed) as their document.  rs borrows r:
+ * free rs first.  OC_OK or OC_ENOMEM. */
+struct oc_results;
+int oc_run_results_of(struct oc_run *r, const cJSON *frame, struct oc_results *rs);
 void oc_run_free(struct oc_run *r);
 
 /* Does glob (with * and ?) match s? */
