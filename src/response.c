@@ -51,9 +51,24 @@ static const char *doc_rel(size_t i)
        : i == OC_ARRAY_LEN(schema_slots) ? "common.json" : NULL;
 }
 
-int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
+int oc_schemas_load_registry(struct oc_schemas *s, char *err, size_t errlen)
 {
   memset(s, 0, sizeof(*s));
+  s->reg = oc_schema_registry_new();
+  if(!s->reg) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
+  int rc = oc_schema_registry_add_shipped(s->reg, err, errlen);
+  if(rc)
+    oc_schemas_free(s);
+  return rc;
+}
+
+int oc_schemas_compile(struct oc_schemas *s, char *err, size_t errlen)
+{
+  if(s->chat)
+    return OC_OK; /* compiled already */
   int rc = OC_ENOMEM;
   char *dir = oc_data_path("schemas");
   if(!dir)
@@ -68,12 +83,6 @@ int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
       goto out;
     }
   }
-  s->reg = oc_schema_registry_new();
-  if(!s->reg)
-    goto out;
-  rc = oc_schema_registry_add_shipped(s->reg, err, errlen);
-  if(rc)
-    goto out;
   for(size_t i = 0; i < OC_ARRAY_LEN(schema_slots); i++) {
     char uri[256];
     snprintf(uri, sizeof(uri), "%s%s", OC_SCHEMA_SHIPPED_BASE, schema_slots[i].rel);
@@ -92,6 +101,12 @@ out:
   if(rc)
     oc_schemas_free(s);
   return rc;
+}
+
+int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen)
+{
+  int rc = oc_schemas_load_registry(s, err, errlen);
+  return rc ? rc : oc_schemas_compile(s, err, errlen);
 }
 
 void oc_schemas_free(struct oc_schemas *s)

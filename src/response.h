@@ -48,6 +48,12 @@ struct oc_schemas {
  * missing or broken schema is an error naming the file (exit status 2 for
  * the caller). */
 int oc_schemas_load(struct oc_schemas *s, char *err, size_t errlen);
+/* The same in two steps, for a command that may not need the compiled
+ * response schemas (`run --list` checks suites, it decodes nothing): the
+ * registry of the shipped documents, then (idempotent) the compiled
+ * schemas.  On failure s is freed. */
+int oc_schemas_load_registry(struct oc_schemas *s, char *err, size_t errlen);
+int oc_schemas_compile(struct oc_schemas *s, char *err, size_t errlen);
 void oc_schemas_free(struct oc_schemas *s);
 
 /* The severity of one validation error against the shipped schema rel

@@ -605,6 +605,7 @@ struct rdoc {
   char *uri;
   char *id;               /* the root's own $id, resolved, or NULL */
   struct oc_jdoc doc;
+  char *pending;          /* a shipped file not read yet (its path), or NULL */
   struct rdoc *next;
 };
 
@@ -626,6 +627,7 @@ void oc_schema_registry_free(struct oc_schema_registry *r)
     struct rdoc *n = d->next;
     free(d->uri);
     free(d->id);
+    free(d->pending);
     oc_jdoc_free(&d->doc);
     free(d);
     d = n;
@@ -644,6 +646,8 @@ static char *normalize_uri(const char *uri)
   return u;
 }
 
+static void set_id(struct rdoc *e);
+
 /* Take over a parsed document (d is moved into the registry). */
 static int registry_take(struct oc_schema_registry *r, const char *uri, struct oc_jdoc *d,
                          char *err, size_t errlen)
@@ -660,6 +664,22 @@ static int registry_take(struct oc_schema_registry *r, const char *uri, struct o
   e->doc = *d;
   memset(d, 0, sizeof(*d));
   e->uri = u;
+  set_id(e);
+  if(!e->uri && !e->id) {
+    snprintf(err, errlen, "schema has no URI: give one or an \"$id\"");
+    oc_jdoc_free(&e->doc);
+    free(e);
+    return OC_EUSAGE;
+  }
+  e->next = r->docs;
+  r->docs = e;
+  return OC_OK;
+}
+
+/* The root's own $id, resolved against the document's URI. */
+static void set_id(struct rdoc *e)
+{
+  const char *u = e->uri;
   const struct oc_jv *idv = jget(e->doc.root, "$id");
   if(idv && idv->type == OC_JSTRING) {
     char *abs = uri_resolve(u, idv->u.str);
@@ -670,15 +690,6 @@ static int registry_take(struct oc_schema_registry *r, const char *uri, struct o
       e->id = NULL;
     }
   }
-  if(!e->uri && !e->id) {
-    snprintf(err, errlen, "schema has no URI: give one or an \"$id\"");
-    oc_jdoc_free(&e->doc);
-    free(e);
-    return OC_EUSAGE;
-  }
-  e->next = r->docs;
-  r->docs = e;
-  return OC_OK;
 }
 
 int oc_schema_registry_add(struct oc_schema_registry *r, const char *uri, cJSON *doc,
@@ -744,8 +755,42 @@ int oc_schema_registry_add_file(struct oc_schema_registry *r, const char *uri,
   return registry_take(r, uri, &d, err, errlen);
 }
 
+/* A shipped file registered by URI and read on first use (registry_get):
+ * a command that validates against one schema reads one file. */
+static int add_pending(struct oc_schema_registry *r, const char *uri, const char *path)
+{
+  struct rdoc *e = calloc(1, sizeof(*e));
+  if(!e || !(e->uri = normalize_uri(uri)) || !(e->pending = oc_strdup(path))) {
+    if(e)
+      free(e->uri);
+    free(e);
+    return OC_ENOMEM;
+  }
+  oc_jdoc_init(&e->doc);
+  e->next = r->docs;
+  r->docs = e;
+  return OC_OK;
+}
+
+/* Read a pending document in place.  OC_OK, or the error with err. */
+static int load_pending(struct rdoc *e, char *err, size_t errlen)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = oc_read_file(e->pending, OC_CAP_FILE, &buf, &len, err, errlen);
+  if(!rc)
+    rc = parse_text(&e->doc, e->pending, buf, len, err, errlen);
+  free(buf);
+  if(rc)
+    return rc;
+  free(e->pending);
+  e->pending = NULL;
+  set_id(e);
+  return OC_OK;
+}
+
 static int add_dir_rec(struct oc_schema_registry *r, const char *dir, const char *base,
-                       int depth, char *err, size_t errlen)
+                       int depth, int lazy, char *err, size_t errlen)
 {
   if(depth > OC_SCHEMA_DIR_DEPTH) {
     snprintf(err, errlen, "%s: directories nested too deep", dir);
@@ -767,11 +812,11 @@ static int add_dir_rec(struct oc_schema_registry *r, const char *dir, const char
       rc = OC_ENOMEM;
     else if(oc_is_dir(path)) {
       char *sub = oc_asprintf("%s/", uri);
-      rc = sub ? add_dir_rec(r, path, sub, depth + 1, err, errlen) : OC_ENOMEM;
+      rc = sub ? add_dir_rec(r, path, sub, depth + 1, lazy, err, errlen) : OC_ENOMEM;
       free(sub);
     }
     else if(oc_endswith(de->d_name, ".json"))
-      rc = oc_schema_registry_add_file(r, uri, path, err, errlen);
+      rc = lazy ? add_pending(r, uri, path) : oc_schema_registry_add_file(r, uri, path, err, errlen);
     free(path);
     free(uri);
   }
@@ -791,7 +836,7 @@ int oc_schema_registry_add_dir(struct oc_schema_registry *r, const char *dir,
   char *base = oc_endswith(base_uri, "/") ? oc_strdup(base_uri) : oc_asprintf("%s/", base_uri);
   if(!base)
     return OC_ENOMEM;
-  int rc = add_dir_rec(r, dir, base, 0, err, errlen);
+  int rc = add_dir_rec(r, dir, base, 0, 0, err, errlen);
   free(base);
   return rc;
 }
@@ -803,7 +848,11 @@ int oc_schema_registry_add_shipped(struct oc_schema_registry *r, char *err, size
     snprintf(err, errlen, "out of memory");
     return OC_ENOMEM;
   }
-  int rc = oc_schema_registry_add_dir(r, dir, OC_SCHEMA_SHIPPED_BASE, err, errlen);
+  int rc = OC_ENOTFOUND;
+  if(!oc_is_dir(dir))
+    snprintf(err, errlen, "%s: not a directory", dir);
+  else if((rc = add_dir_rec(r, dir, OC_SCHEMA_SHIPPED_BASE, 0, 1, err, errlen)) == OC_ENOMEM)
+    snprintf(err, errlen, "out of memory");
   free(dir);
   return rc;
 }
@@ -834,10 +883,22 @@ static const struct oc_jv *registry_get(struct oc_schema_registry *r, const char
 {
   for(struct rdoc *d = r->docs; d; d = d->next)
     if(oc_streq(d->uri, uri))
-      return d->doc.root;
-  for(struct rdoc *d = r->docs; d; d = d->next)
-    if(oc_streq(d->id, uri))
-      return d->doc.root;
+      return d->pending && load_pending(d, err, errlen) ? NULL : d->doc.root;
+  for(int pass = 0; pass < 2; pass++) {
+    int pending = 0;
+    for(struct rdoc *d = r->docs; d; d = d->next) {
+      if(d->pending) {
+        /* a $id is known only once its file is read: read them all */
+        if(pass == 1 && load_pending(d, err, errlen))
+          return NULL;
+        pending = 1;
+      }
+      if(!d->pending && oc_streq(d->id, uri))
+        return d->doc.root;
+    }
+    if(!pending)
+      break;
+  }
   for(size_t i = 0; i < OC_ARRAY_LEN(meta_files); i++) {
     if(strcmp(meta_files[i].uri, uri) != 0)
       continue;
