@@ -42,16 +42,19 @@ bench_median() {
   tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# bench_suite BODY N: a suite of N cases (c0 … cN-1) whose request is the
-# JSON body in file BODY (one line) POSTed to /v1/chat/completions, with
-# its "model" replaced by ${MODEL}.
+# bench_suite BODY N [EVERY]: a suite of N cases (c0 … cN-1) whose request
+# is the JSON body in file BODY (one line) POSTed to /v1/chat/completions,
+# with its "model" replaced by ${MODEL}; with EVERY, every EVERY-th case
+# also expects HTTP 201, so that it fails (HTTP-STATUS).
 bench_suite() {
-  sed 's/"model":"[^"]*"/"model":"${MODEL}"/' "$1" | awk -v n="$2" '
+  sed 's/"model":"[^"]*"/"model":"${MODEL}"/' "$1" | awk -v n="$2" -v every="${3:-0}" '
     { body = $0 }
     END {
       printf "{\"suite\":\"gen\",\"description\":\"generated for the bench\",\"cases\":[\n"
-      for (i = 0; i < n; i++)
-        printf "%s{\"name\":\"c%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":%s}}\n", i ? "," : "", i, body
+      for (i = 0; i < n; i++) {
+        expect = (every > 0 && i % every == every - 1) ? ",\"expect\":{\"status\":201}" : ""
+        printf "%s{\"name\":\"c%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":%s}%s}\n", i ? "," : "", i, body, expect
+      }
       print "]}"
     }'
 }
