@@ -342,42 +342,49 @@ static const unsigned char json_escaped[256] = {
   ['"'] = 1, ['\\'] = 1,
 };
 
+/* One escaped byte at o (room for six); returns the new end. */
+static inline char *escape_at(char *o, unsigned char c)
+{
+  *o++ = '\\';
+  switch(c) {
+  case '"': *o++ = '"'; break;
+  case '\\': *o++ = '\\'; break;
+  case '\b': *o++ = 'b'; break;
+  case '\f': *o++ = 'f'; break;
+  case '\n': *o++ = 'n'; break;
+  case '\r': *o++ = 'r'; break;
+  case '\t': *o++ = 't'; break;
+  default:
+    *o++ = 'u';
+    *o++ = '0';
+    *o++ = '0';
+    *o++ = hexdigits[c >> 4];
+    *o++ = hexdigits[c & 15];
+    break;
+  }
+  return o;
+}
+
 static void jw_string(struct jw *w, const char *s)
 {
-  jw_putc(w, '"');
   const unsigned char *p = (const unsigned char *)(s ? s : "");
-  while(!w->rc) {
-    const unsigned char *q = p;
-    while(!json_escaped[*q])
-      q++;
-    if(q > p)
-      jw_put(w, (const char *)p, (size_t)(q - p));
-    unsigned char c = *q;
-    if(!c)
-      break;
-    jw_room(w, 6);
+  size_t left = strlen((const char *)p);
+  jw_putc(w, '"');
+  /* in blocks of 64 input bytes (room made for six output bytes each),
+   * written straight into the piece */
+  while(left && !w->rc) {
+    jw_room(w, 64 * 6 + 8);
     char *o = w->piece + w->n;
-    o[0] = '\\';
-    size_t k = 2;
-    switch(c) {
-    case '"': o[1] = '"'; break;
-    case '\\': o[1] = '\\'; break;
-    case '\b': o[1] = 'b'; break;
-    case '\f': o[1] = 'f'; break;
-    case '\n': o[1] = 'n'; break;
-    case '\r': o[1] = 'r'; break;
-    case '\t': o[1] = 't'; break;
-    default:
-      o[1] = 'u';
-      o[2] = '0';
-      o[3] = '0';
-      o[4] = hexdigits[c >> 4];
-      o[5] = hexdigits[c & 15];
-      k = 6;
-      break;
+    size_t take = left < 64 ? left : 64;
+    for(const unsigned char *end = p + take; p < end; p++) {
+      unsigned char c = *p;
+      if(!json_escaped[c])
+        *o++ = (char)c;
+      else
+        o = escape_at(o, c);
     }
-    w->n += k;
-    p = q + 1;
+    left -= take;
+    w->n = (size_t)(o - w->piece);
   }
   jw_putc(w, '"');
 }

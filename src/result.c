@@ -50,8 +50,16 @@ cJSON *oc_finding_json(const struct oc_finding *f)
 static int shell_quote(struct oc_buf *b, const char *s)
 {
   int rc = oc_buf_addc(b, '\'');
-  for(; !rc && *s; s++)
-    rc = *s == '\'' ? oc_buf_adds(b, "'\\''") : oc_buf_addc(b, *s);
+  /* the runs between quotes at once: a body is long and has few */
+  while(!rc && *s) {
+    size_t run = strcspn(s, "'");
+    rc = oc_buf_add(b, s, run);
+    s += run;
+    if(!rc && *s == '\'') {
+      rc = oc_buf_adds(b, "'\\''");
+      s++;
+    }
+  }
   return rc ? rc : oc_buf_addc(b, '\'');
 }
 

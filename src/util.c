@@ -287,7 +287,15 @@ int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad)
     size_t need;
     uint32_t cp;
     if(c < 0x80) {
+      /* ASCII runs eight bytes at a time: most of a body is ASCII */
       i++;
+      while(n - i >= 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if(w & 0x8080808080808080ull)
+          break;
+        i += 8;
+      }
       continue;
     }
     else if(c >= 0xC2 && c <= 0xDF) {

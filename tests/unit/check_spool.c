@@ -78,6 +78,25 @@ START_TEST(strings_escaped_as_cjson_does)
   free(ours);
   cJSON_free(theirs);
   cJSON_Delete(j);
+  /* every byte value at every alignment, in runs of any length: the same
+   * text as cJSON's */
+  char text[5000];
+  unsigned x = 12345;
+  for(size_t i = 0; i < sizeof(text) - 1; i++) {
+    x = x * 1103515245u + 12345u;
+    unsigned r = (x >> 16) % 100;
+    text[i] = (char)(r < 60 ? 'a' + r % 26 : r < 70 ? '"' : r < 75 ? '\\' : 1 + (x >> 8) % 255);
+  }
+  text[sizeof(text) - 1] = '\0';
+  for(size_t off = 0; off < 9; off++) {
+    j = cJSON_CreateString(text + off);
+    ours = write_json(j, 0);
+    theirs = cJSON_PrintUnformatted(j);
+    ck_assert_str_eq(ours, theirs);
+    free(ours);
+    cJSON_free(theirs);
+    cJSON_Delete(j);
+  }
 }
 END_TEST
 
