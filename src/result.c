@@ -105,6 +105,13 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   }
   cJSON_AddStringToObject(r, "curl", oc_buf_str(&b));
   oc_buf_reset(&b);
+  if(!o->kase->file) {
+    /* no suite file behind it (proxy traffic): its own command, if any */
+    if(o->reproduce_oacheck)
+      cJSON_AddStringToObject(r, "oacheck", o->reproduce_oacheck);
+    oc_buf_free(&b);
+    return r;
+  }
   /* a shipped suite by name; any other by the file it came from */
   char *shipped = oc_suite_resolve(o->kase->suite);
   const char *suite = shipped && o->kase->file && strcmp(shipped, o->kase->file) == 0

@@ -34,6 +34,8 @@ struct oc_case_outcome {
   cJSON *retries;                   /* taken over; may be NULL */
   double duration_ms;               /* < 0 unknown */
   const char *source;               /* "live" or the recording's name */
+  const char *reproduce_oacheck;    /* the oacheck command that reproduces it, when not
+                                     * "oacheck run SUITE --filter CASE" (proxy traffic) */
 };
 
 /* "pass", "fail", "error", "skip". */

@@ -390,6 +390,13 @@ static const struct {
   { "PIN-TEMPLATE", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-CONTEXT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-BUILD", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "REQUEST-ROLE", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-TOOL-RESULT-ID", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-TOOL-ARGS-STRING", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-STREAM-OPTIONS", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-CONTEXT", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "CONV-TOOL-ID-REJECTED", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "CONV-TOOL-RESULT-DROPPED", "conversation.c (oacheck proxy); tested in check_conversation.c" },
 };
 
 static const struct rule_test *test_for(const char *rule)
