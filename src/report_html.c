@@ -18,7 +18,9 @@
 #include "datadir.h"
 #include "headers.h"
 #include "json.h"
+#include "response.h"
 #include "results_json.h"
+#include "shard.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
 #define OC_HTML_FIELD_MAX 2000        /* bytes of expected/actual/excerpt */
@@ -115,6 +117,21 @@ static void header_section(struct out *o, const cJSON *doc)
   if(oc_json_is_integer(mf))
     putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
   put(o, "</div>\n");
+  /* a merge without all its shards is not the whole run: say so first */
+  struct oc_buf sp;
+  oc_buf_init(&sp, OC_CAP_MESSAGE * 16);
+  if(oc_shards_problems(doc, &sp)) {
+    put(o, "<div class=\"banner\" id=\"shards-problem\" role=\"alert\"><b>Incomplete run.</b>");
+    for(const char *p = oc_buf_str(&sp); *p;) {
+      const char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      put(o, "<br>");
+      txtn(o, p, n);
+      p += n + (nl ? 1 : 0);
+    }
+    put(o, "</div>\n");
+  }
+  oc_buf_free(&sp);
   if(oc_json_str(run, "note")) {
     put(o, "<div class=\"meta\">");
     txt(o, oc_json_str(run, "note"));
@@ -543,37 +560,6 @@ static void headers_table(struct out *o, const cJSON *headers)
   put(o, "</tbody></table>\n");
 }
 
-static unsigned char *b64_decode(const char *s, size_t *outlen)
-{
-  size_t n = strlen(s);
-  char *clean = malloc(n + 4);
-  unsigned char *out = NULL;
-  if(!clean)
-    return NULL;
-  size_t k = 0;
-  for(size_t i = 0; i < n; i++)
-    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
-      clean[k++] = s[i];
-  while(k % 4)
-    clean[k++] = '=';
-  out = malloc(k / 4 * 3 + 1);
-  if(!out)
-    goto out;
-  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
-  if(got < 0) {
-    free(out);
-    out = NULL;
-    goto out;
-  }
-  size_t pad = 0;
-  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
-    pad++;
-  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
-out:
-  free(clean);
-  return out;
-}
-
 /* A body: JSON pretty-printed, text as text, base64 decoded with invalid
  * bytes shown as U+FFFD and a hex dump. */
 static void body_block(struct out *o, const cJSON *body)
@@ -598,7 +584,7 @@ static void body_block(struct out *o, const cJSON *body)
   }
   else if(b64) {
     size_t n = 0;
-    unsigned char *raw = b64_decode(b64, &n);
+    unsigned char *raw = oc_base64_decode(b64, &n);
     if(!raw) {
       put(o, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
       txtcut(o, b64, OC_HTML_FIELD_MAX);
@@ -1031,8 +1017,7 @@ static int read_asset(const char *dir, const char *name, char **out, char *err, 
   return rc;
 }
 
-/* 'sha256-BASE64' of s, for the Content-Security-Policy. */
-static int csp_hash(const char *s, char out[64])
+int oc_report_html_csp_hash(const char *s, char out[64])
 {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int mdlen = 0;
@@ -1073,7 +1058,7 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
     goto out;
   }
   char css_hash[64], js_hash[64];
-  if((rc = csp_hash(css, css_hash)) || (rc = csp_hash(js, js_hash))) {
+  if((rc = oc_report_html_csp_hash(css, css_hash)) || (rc = oc_report_html_csp_hash(js, js_hash))) {
     snprintf(err, errlen, "cannot hash the report assets");
     goto out;
   }

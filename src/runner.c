@@ -87,15 +87,14 @@ int oc_run_plan(struct oc_run *r)
   r->items = calloc(ncases * (r->ntargets ? r->ntargets : 1) + 1, sizeof(*r->items));
   if(!r->items)
     return OC_ENOMEM;
-  size_t pos = 0; /* position among selected cases, for sharding */
+  const struct oc_shard *sh = o->shard && o->shard->n > 1 ? o->shard : NULL;
   for(size_t s = 0; s < r->suites->count; s++) {
     struct oc_suite *su = &r->suites->items[s];
     for(size_t c = 0; c < su->ncases; c++) {
       struct oc_case *k = &su->cases[c];
       if(!selected(o, k))
         continue;
-      size_t p = pos++;
-      if(o->shard_n > 1 && (int)(p % (size_t)o->shard_n) != o->shard_k - 1)
+      if(sh && oc_shard_of(sh, k->suite, k->name) != sh->k - 1)
         continue;
       for(size_t t = 0; t < r->ntargets; t++) {
         struct oc_plan_item *it = &r->items[r->nitems];
@@ -304,20 +303,9 @@ static void run_replay(struct job *j)
   }
   j->source = c->name;
   int timing = c->timing_recorded;
-  uint64_t t0 = timing ? oc_now_ns() : 0;
+  uint64_t t0 = timing ? oc_now_ns() : 0, t_end = 0;
   start_response(j, t0, timing);
-  oc_response_head(&j->resp, c->status, &c->headers, timing ? t0 + c->headers_ns : 0);
-  size_t at = 0;
-  for(size_t i = 0; i < c->npieces && at < c->body_len; i++) {
-    size_t end = c->pieces[i].end < c->body_len ? c->pieces[i].end : c->body_len;
-    if(end > at)
-      oc_response_body(&j->resp, c->body + at, end - at, timing ? t0 + c->pieces[i].t_ns : 0);
-    at = end;
-  }
-  if(at < c->body_len)
-    oc_response_body(&j->resp, c->body + at, c->body_len - at,
-                     timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0);
-  uint64_t t_end = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
+  oc_response_replay(&j->resp, c, t0, &t_end);
   if(!c->complete) {
     /* what arrived is still decoded, by finish_job, as a cut body */
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
@@ -532,13 +520,9 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
   for(size_t i = 0; suites && i < r->suites->count; i++)
     cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
-  if(r->opts->shard_n > 1) {
-    cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
-    if(sh) {
-      cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
-      cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
-    }
-  }
+  cJSON *sh = r->opts->shard ? oc_shard_json(r->opts->shard) : NULL;
+  if(sh)
+    cJSON_AddItemToObject(meta, "shard", sh);
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; i < r->ntargets; i++) {
     cJSON *t = oc_target_json(&r->targets[i]);

@@ -331,10 +331,16 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
   const struct oc_jv *jcases = oc_jv_get(doc.root, "cases");
   const cJSON *cj;
   size_t k = 0;
+  /* lines counted on from the previous case: one pass over the file */
+  size_t line_at = 0;
+  int line = 1;
   cJSON_ArrayForEach(cj, cases)
   {
     struct oc_case *c = &s.cases[k];
     const struct oc_jv *jc = oc_jv_at(jcases, k);
+    for(size_t end = jc && jc->offset < len ? jc->offset : line_at; line_at < end; line_at++)
+      line += buf[line_at] == '\n';
+    c->line = line;
     c->suite = s.name;
     c->file = s.file;
     c->order = k;
