@@ -90,6 +90,7 @@ static void on_result(void *ud, const cJSON *result, size_t number)
 {
   struct console_state *cs = ud;
   oc_console_result(&cs->con, result, number, 0);
+  fflush(stdout); /* someone is watching this as the client works */
 }
 
 /* The exchanges with the most error findings, worst first, at most 5. */
