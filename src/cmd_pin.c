@@ -2,6 +2,9 @@
  * model file, context per slot, chat template hash, build) to a pin file,
  * and later check that it still serves exactly that — the nightly
  * question "did someone change the model, the template or the flags".
+ * On a router, each model's flags as /v1/models states them (status.args
+ * and status.preset, without the port of each load and with secrets
+ * masked: target.c) are pinned too, and a change names the flag.
  * The identity comes from target.c; the check reports PIN-* findings in
  * an ordinary results document (suite "pin", case "identity"). */
 #include "config.h"
@@ -23,8 +26,9 @@ static const char pin_usage[] =
   "Usage: oacheck pin --target [NAME=]URL... --out FILE\n"
   "       oacheck pin --check FILE --target [NAME=]URL... [--json F] [--junit F]\n"
   "Write what each target serves — its model list, model file, context per slot,\n"
-  "chat template SHA-256 and build — to a pin file, or check that it still serves\n"
-  "exactly what was pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD).\n"
+  "chat template SHA-256 and build, and on a router every model's flags — to a pin\n"
+  "file, or check that it still serves exactly what was pinned (PIN-MODEL,\n"
+  "PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag that changed).\n"
   "Targets are matched to the pin file by name.\n";
 
 static const char pin_footer[] =
@@ -44,19 +48,119 @@ static const struct {
   { "n_ctx", OC_R_PIN_CONTEXT, "the context per request" },
   { "total_slots", OC_R_PIN_CONTEXT, "the number of slots" },
   { "build", OC_R_PIN_BUILD, "the server build" },
+  { "model_flags", OC_R_PIN_FLAGS, "the flags of the router's models" },
 };
+
+/* A token of an argument list that names a flag ("--ctx-size", "-c"),
+ * not a value ("-1" is a value). */
+static int is_flag(const char *a)
+{
+  return a[0] == '-' && ((a[1] == '-' && a[2]) || (a[1] >= 'a' && a[1] <= 'z') ||
+                         (a[1] >= 'A' && a[1] <= 'Z'));
+}
+
+/* The value(s) args gives flag ("1024", "a, b" when repeated, "" for a
+ * bare switch), or NULL when flag is not there.  Caller frees. */
+static char *flag_value(const cJSON *args, const char *flag)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  int found = 0;
+  int n = cJSON_GetArraySize(args);
+  for(int i = 1; i < n; i++) {
+    const char *a = cJSON_GetArrayItem(args, i)->valuestring;
+    if(!a || !is_flag(a))
+      continue;
+    const char *eq = strchr(a, '=');
+    size_t fl = eq ? (size_t)(eq - a) : strlen(a);
+    if(fl != strlen(flag) || strncmp(a, flag, fl) != 0)
+      continue;
+    const char *v = eq ? eq + 1 : "";
+    const cJSON *next = cJSON_GetArrayItem(args, i + 1);
+    if(!eq && next && cJSON_IsString(next) && !is_flag(next->valuestring))
+      v = next->valuestring;
+    oc_buf_printf(&b, "%s%s", found ? ", " : "", v);
+    found = 1;
+  }
+  char *out = found ? oc_buf_take(&b, NULL) : NULL;
+  if(found && !out)
+    out = oc_strdup("");
+  oc_buf_free(&b);
+  return out;
+}
+
+/* Compare one model's pinned flags (args, preset) with its flags now:
+ * a finding per flag that was added, removed or changed. */
+static void compare_model_flags(struct oc_check *c, const char *model, const cJSON *pin,
+                                const cJSON *now)
+{
+  const cJSON *pa = oc_json_arr(pin, "args"), *na = oc_json_arr(now, "args");
+  for(int side = 0; side < 2; side++) {
+    const cJSON *from = side ? na : pa;
+    int n = cJSON_GetArraySize(from);
+    for(int i = 1; i < n; i++) {
+      const char *a = cJSON_GetArrayItem(from, i)->valuestring;
+      if(!a || !is_flag(a))
+        continue;
+      char flag[128];
+      snprintf(flag, sizeof(flag), "%.*s", (int)strcspn(a, "="), a);
+      /* a repeated flag is compared once */
+      int seen = 0;
+      for(int k = 1; k < i; k++) {
+        const char *b = cJSON_GetArrayItem(from, k)->valuestring;
+        seen |= b && is_flag(b) && strncmp(b, flag, strlen(flag)) == 0 &&
+                (b[strlen(flag)] == '\0' || b[strlen(flag)] == '=');
+      }
+      if(seen)
+        continue;
+      char *w = flag_value(pa, flag), *g = flag_value(na, flag);
+      char path[300];
+      snprintf(path, sizeof(path), "/model_flags/%s/args", model);
+      if(side == 0 && !g)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = flag, .actual = "absent"),
+                "model %s: flag %s was removed (pinned %s)", model, flag, *w ? w : "as a switch");
+      else if(side == 0 && strcmp(w, g) != 0)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = w, .actual = g),
+                "model %s: flag %s changed: pinned %s, now %s", model, flag, *w ? w : "(switch)",
+                *g ? g : "(switch)");
+      else if(side == 1 && !w)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = "absent", .actual = flag),
+                "model %s: flag %s was added (%s)", model, flag, *g ? g : "a switch");
+      free(w);
+      free(g);
+    }
+  }
+  const char *pp = oc_json_str(pin, "preset"), *np = oc_json_str(now, "preset");
+  if(pp && np && strcmp(pp, np) != 0) {
+    /* name the first line that differs */
+    size_t i = 0;
+    while(pp[i] && pp[i] == np[i])
+      i++;
+    while(i > 0 && pp[i - 1] != '\n')
+      i--;
+    char w[120], g[120], path[300];
+    snprintf(w, sizeof(w), "%.*s", (int)strcspn(pp + i, "\n"), pp + i);
+    snprintf(g, sizeof(g), "%.*s", (int)strcspn(np + i, "\n"), np + i);
+    snprintf(path, sizeof(path), "/model_flags/%s/preset", model);
+    oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = w, .actual = g),
+            "model %s: its preset changed: pinned '%s', now '%s'", model, w, g);
+  }
+}
 
 static cJSON *pin_entry(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *e = cJSON_CreateObject();
-  if(!e)
-    return NULL;
-  cJSON_AddStringToObject(e, "name", t->name);
-  cJSON *id = cJSON_AddObjectToObject(e, "identity");
-  for(size_t i = 0; id && i < OC_ARRAY_LEN(pinned); i++) {
+  oc_json_put_str(&oom, e, "name", t->name);
+  cJSON *id = oc_json_put(&oom, e, "identity", cJSON_CreateObject());
+  for(size_t i = 0; !oom && i < OC_ARRAY_LEN(pinned); i++) {
     const cJSON *v = oc_json_get(t->identity, pinned[i].field);
     if(v && !cJSON_IsNull(v))
-      cJSON_AddItemToObject(id, pinned[i].field, cJSON_Duplicate(v, 1));
+      oc_json_put(&oom, id, pinned[i].field, cJSON_Duplicate(v, 1));
+  }
+  if(oom) {
+    cJSON_Delete(e);
+    return NULL;
   }
   return e;
 }
@@ -71,6 +175,17 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
       continue;
     if(got && oc_json_equal(want, got))
       continue;
+    if(pinned[i].rule == OC_R_PIN_FLAGS) {
+      /* per model, per flag: the operator wants the flag's name */
+      const cJSON *m;
+      cJSON_ArrayForEach(m, want)
+      {
+        const cJSON *g = oc_json_obj(got, m->string);
+        if(g && !oc_json_equal(m, g))
+          compare_model_flags(c, m->string, m, g);
+      }
+      continue;
+    }
     char *w = oc_json_brief(want, 100), *g = oc_json_brief(got, 100);
     char path[64];
     snprintf(path, sizeof(path), "/%s", pinned[i].field);
@@ -110,10 +225,9 @@ int oc_cmd_pin(int argc, char **argv)
     status = prc;
     goto out;
   }
-  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
-  if(brc) {
-    status = brc == OC_EUSAGE ? oc_cli_usage_error("pin", "%s", err)
-                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+  int brc = oc_targets_build_for("pin", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
     goto out;
   }
   if(nt == 0 || (!out == !check)) {
@@ -127,7 +241,7 @@ int oc_cmd_pin(int argc, char **argv)
       goto out;
     }
   }
-  struct oc_identify_options io = { 30000, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = 30000 };
   size_t reachable = 0;
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);
@@ -140,15 +254,16 @@ int oc_cmd_pin(int argc, char **argv)
     goto out;
   }
   if(out) {
+    int oom = 0;
     cJSON *p = cJSON_CreateObject();
     char now[32];
     oc_now_rfc3339(now);
-    cJSON_AddStringToObject(p, "pinned_at", now);
-    cJSON *arr = cJSON_AddArrayToObject(p, "targets");
-    for(size_t i = 0; arr && i < nt; i++)
+    oc_json_put_str(&oom, p, "pinned_at", now);
+    cJSON *arr = oc_json_put(&oom, p, "targets", cJSON_CreateArray());
+    for(size_t i = 0; !oom && i < nt; i++)
       if(ts[i].reachable)
-        cJSON_AddItemToArray(arr, pin_entry(&ts[i]));
-    char *text = cJSON_Print(p);
+        oc_json_put(&oom, arr, NULL, pin_entry(&ts[i]));
+    char *text = oom ? NULL : cJSON_Print(p);
     cJSON_Delete(p);
     if(!text || oc_write_file(out, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory");
@@ -170,8 +285,9 @@ int oc_cmd_pin(int argc, char **argv)
   cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
   oc_console_init(&con, stdout);
-  for(size_t i = 0; i < nt; i++) {
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
+  int oom = 0;
+  for(size_t i = 0; !oom && i < nt; i++) {
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
     const cJSON *entry = NULL, *e;
     cJSON_ArrayForEach(e, oc_json_arr(pin, "targets"))
     {
@@ -196,25 +312,26 @@ int oc_cmd_pin(int argc, char **argv)
       if(oc_findings_worst(&f) == OC_SEV_ERROR)
         st = "fail";
     }
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "target", ts[i].name);
-    cJSON_AddStringToObject(r, "suite", "pin");
-    cJSON_AddStringToObject(r, "case", "identity");
-    cJSON_AddStringToObject(r, "description", "The deployment serves what was pinned.");
-    cJSON_AddStringToObject(r, "status", st);
-    if(reason)
-      cJSON_AddStringToObject(r, "reason", reason);
-    else
-      cJSON_AddNullToObject(r, "reason");
-    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-    for(size_t k = 0; k < f.count; k++)
-      cJSON_AddItemToArray(fs, oc_finding_json(&f.items[k]));
-    cJSON_AddItemToArray(results, r);
-    oc_console_result(&con, r, i + 1, nt);
+    cJSON *r = oc_json_put(&oom, results, NULL, cJSON_CreateObject());
+    oc_json_put_str(&oom, r, "target", ts[i].name);
+    oc_json_put_str(&oom, r, "suite", "pin");
+    oc_json_put_str(&oom, r, "case", "identity");
+    oc_json_put_str(&oom, r, "description", "The deployment serves what was pinned.");
+    oc_json_put_str(&oom, r, "status", st);
+    oc_json_put_str_or_null(&oom, r, "reason", reason);
+    cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+    for(size_t k = 0; !oom && k < f.count; k++)
+      oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[k]));
+    oom |= ck.oom;
+    if(!oom)
+      oc_console_result(&con, r, i + 1, nt);
     oc_findings_free(&f);
   }
-  if(oc_results_summarize(doc))
+  if(oom || oc_results_summarize(doc)) {
+    oc_error("out of memory building the results");
+    status = OC_EXIT_FAIL;
     goto out;
+  }
   oc_console_summary(&con, doc);
   int bad = oc_reports_write(doc, ra.json, ra.junit, NULL);
   struct oc_counts counts;

@@ -31,6 +31,7 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int by_target;            /* plan every case of a target before the next target's */
 };
 
 void oc_run_options_init(struct oc_run_options *o);
@@ -69,7 +70,8 @@ int oc_run_plan(struct oc_run *r);
  * errors) or OC_ENOMEM. */
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
- * deletes.  mode_note may be NULL. */
+ * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
+ * a case's result could not be built: never a document missing a case. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);
