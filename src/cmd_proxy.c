@@ -198,7 +198,7 @@ int oc_cmd_proxy(int argc, char **argv)
     oc_error("cannot load the shipped schemas: %s", err);
     goto out;
   }
-  struct oc_identify_options io = { a.connect_timeout_ms + a.idle_timeout_ms, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = a.connect_timeout_ms + a.idle_timeout_ms };
   oc_target_identify(&target, &io);
   if(!target.reachable) {
     oc_error("target %s unreachable: %s", target.name, target.error ? target.error : "");

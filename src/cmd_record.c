@@ -220,7 +220,7 @@ static cJSON *case_from(const struct oc_cassette *c, const char *file)
   if(c->req_body) {
     /* a JSON body stays readable unless it holds "${", which the suite
      * would take for a variable: then the bytes go as they are */
-    cJSON *body = memmem(c->req_body, c->req_body_len, "${", 2) ? NULL
+    cJSON *body = oc_memfind(c->req_body, c->req_body_len, "${", 2) ? NULL
                   : oc_json_parse(c->req_body, c->req_body_len, NULL);
     if(body)
       oc_json_put(&oom, rq, "body", body);
