@@ -425,6 +425,36 @@ static int is_stream(const cJSON *r)
   return cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream"));
 }
 
+/* A streamed request answered without a stream (a 400 before any event,
+ * as llama-server answers an overflow): the answer's arrival on the same
+ * axis, so every streamed case has its timeline. */
+static void answer_timeline(struct out *o, const cJSON *r, const cJSON *timing)
+{
+  const cJSON *fb = oc_json_get(timing, "first_byte_ms");
+  double total = oc_json_num(timing, "total_ms", 0);
+  if(!cJSON_IsNumber(fb) || !isfinite(fb->valuedouble) || fb->valuedouble < 0) {
+    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    return;
+  }
+  double tmax = isfinite(total) && total > fb->valuedouble ? total : fb->valuedouble;
+  if(tmax <= 0)
+    tmax = 1;
+  const double W = 760, L = 12, R = 12, AXIS = 62;
+  double x = L + (fb->valuedouble / tmax) * (W - L - R);
+  double status = oc_json_num(oc_json_obj(r, "response"), "status", 0);
+  put(o, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
+         "width=\"760\" height=\"84\" role=\"img\" aria-label=\"the answer's arrival over time\">\n");
+  putf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
+       W - R, AXIS);
+  putf(o, "<line class=\"tick flag\" x1=\"%.1f\" y1=\"26\" x2=\"%.1f\" y2=\"%.1f\">"
+          "<title>HTTP %.0f answer at %.1f ms</title></line>\n", x, x, AXIS, status, fb->valuedouble);
+  putf(o, "<text x=\"%.1f\" y=\"18\" text-anchor=\"%s\">HTTP %.0f, no stream, at %.1f ms</text>\n",
+       x + (x > W / 2 ? -4 : 4), x > W / 2 ? "end" : "start", status, fb->valuedouble);
+  putf(o, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
+  putf(o, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
+  put(o, "</svg>\n");
+}
+
 /* Chunk arrivals over time as inline SVG, with TTFT and the longest gap
  * marked.  Every number is computed here and checked to be finite; the
  * only text from the results goes through the escaper. */
@@ -443,7 +473,7 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
     }
   }
   if(!with_times) {
-    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    answer_timeline(o, r, timing);
     return;
   }
   if(!isfinite(tmax) || tmax <= 0)

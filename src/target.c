@@ -156,9 +156,11 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
     oc_target_free(t);
     return OC_ENOTFOUND;
   }
+  /* the cases' recordings decide: identification requests are recorded
+   * without arrival times (they are not judged, only read) */
   t->timing_recorded = 1;
   for(size_t i = 0; i < t->store.count; i++)
-    if(!t->store.items[i].timing_recorded)
+    if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
       t->timing_recorded = 0;
   return OC_OK;
 }
