@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "datadir.h"
+#include "deployment.h"
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
@@ -110,7 +111,9 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
                     "run the K-th of N shards (by case, same on every target)"),
     OC_OPT_FLAG(0, "list", &a->list, "print the plan and run nothing"),
     OC_OPT_GROUP("Transport:"),
-    OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256, "live cases in flight (default 4)"),
+    OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256,
+               "live cases in flight per target (default: a llama-server's\n"
+               "total_slots, else 4)"),
     OC_OPT_SECONDS(0, "timeout", &ro->timeout_ms, "total seconds per case (default 120)"),
     OC_OPT_SECONDS(0, "idle-timeout", &ro->idle_timeout_ms,
                    "seconds without a byte before giving up (default 60)"),
@@ -228,6 +231,49 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
       t->ctx_size = a->ctx_size;
   }
   return -1;
+}
+
+/* How many cases each live target gets in flight: --jobs, else as many as
+ * it has slots (more would only queue, and on a shared context could make
+ * failures one client never sees), else 4. */
+static void choose_jobs(struct oc_target *t, int jobs)
+{
+  int slots = oc_deployment_slots(&t->deployment);
+  if(jobs > 0) {
+    t->jobs = jobs;
+    t->jobs_source = "option";
+  }
+  else if(slots > 0) {
+    t->jobs = slots > 256 ? 256 : slots;
+    t->jobs_source = "total_slots";
+  }
+  else {
+    t->jobs = 4;
+    t->jobs_source = "default";
+  }
+}
+
+/* The first lines about a target, after its identity: what its
+ * recordings are, what the deployment says about itself, and how many
+ * cases run at once. */
+static void target_lines(const struct oc_target *t)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  cJSON *j = oc_target_json(t);
+  if(oc_json_obj(j, "recorded") && oc_recorded_text(oc_json_obj(j, "recorded"), &b) == OC_OK)
+    printf("  recorded: %s\n", oc_buf_str(&b));
+  oc_buf_reset(&b);
+  if(oc_json_obj(j, "deployment") && oc_deployment_text(oc_json_obj(j, "deployment"), &b) == OC_OK)
+    printf("  deployment: %s\n", oc_buf_str(&b));
+  if(t->live && t->jobs > 0) {
+    const char *why = oc_streq(t->jobs_source, "total_slots") ? "the target's total_slots; --jobs N overrides"
+                      : oc_streq(t->jobs_source, "option") ? "--jobs"
+                      : "no slot count known; --jobs N sets it";
+    printf("  jobs: %d in flight (%s)\n", t->jobs, why);
+  }
+  cJSON_Delete(j);
+  oc_buf_free(&b);
 }
 
 static void on_result(void *ud, const struct oc_plan_item *it, const cJSON *res, size_t done,
@@ -360,7 +406,14 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
               t->profile->name, t->profile_source, model ? ", model " : "", model ? model : "");
     else
       fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
+    if(t->reachable) {
+      choose_jobs(t, a.opts.jobs);
+      target_lines(t);
+    }
   }
+  /* with the concurrency the targets' own, a shared-context failure is
+   * oacheck's doing: such a case runs again alone */
+  a.opts.rerun_alone = a.opts.jobs == 0;
   fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
           suites.count, suites.count == 1 ? "" : "s");
   fflush(stdout);
@@ -379,6 +432,11 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     goto out;
   }
   oc_console_summary(&con, doc);
+  struct oc_buf dsum;
+  oc_buf_init(&dsum, 1u << 20);
+  if(oc_deployment_summary(doc, &dsum) == OC_OK && dsum.len)
+    fputs(oc_buf_str(&dsum), stdout);
+  oc_buf_free(&dsum);
   int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);

@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 
 #include "datadir.h"
+#include "deployment.h"
 #include "headers.h"
 #include "json.h"
 #include "results_json.h"
@@ -192,6 +193,100 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   put(o, "</td></tr>\n");
 }
 
+/* Under the targets table: what each target's recordings are, what the
+ * deployment says about itself, how many cases it ran at once, and what
+ * the run learnt about it (cases run again alone, waits for a slot, the
+ * diagnoses with their fixes). */
+static void deployment_section(struct out *o, const cJSON *doc)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE * 4);
+  int any = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+  {
+    const cJSON *rec = oc_json_obj(t, "recorded"), *dep = oc_json_obj(t, "deployment");
+    const cJSON *jobs = oc_json_get(t, "jobs");
+    if(!rec && !dep && !jobs)
+      continue;
+    if(!any++)
+      put(o, "<h3>Deployment</h3>\n<dl class=\"deployment\">\n");
+    put(o, "<dt>");
+    txt(o, oc_json_str(t, "name"));
+    put(o, "</dt>\n");
+    oc_buf_reset(&b);
+    if(rec && oc_recorded_text(rec, &b) == OC_OK) {
+      put(o, "<dd class=\"recorded\">recorded: ");
+      txt(o, oc_buf_str(&b));
+      put(o, "</dd>\n");
+    }
+    oc_buf_reset(&b);
+    if(dep && oc_deployment_text(dep, &b) == OC_OK) {
+      put(o, "<dd class=\"facts\">");
+      txt(o, oc_buf_str(&b));
+      put(o, "</dd>\n");
+    }
+    if(oc_json_str(dep, "context")) {
+      put(o, "<dd class=\"muted\">context: ");
+      txt(o, oc_json_str(dep, "context"));
+      put(o, "</dd>\n");
+    }
+    if(oc_json_is_integer(jobs)) {
+      putf(o, "<dd>%.0f case%s in flight (", jobs->valuedouble, jobs->valuedouble == 1 ? "" : "s");
+      txt(o, oc_streq(oc_json_str(t, "jobs_source"), "total_slots") ? "the target's total_slots"
+                                                                     : oc_json_str(t, "jobs_source"));
+      put(o, ")</dd>\n");
+    }
+  }
+  if(any)
+    put(o, "</dl>\n");
+  oc_buf_reset(&b);
+  if(oc_deployment_summary(doc, &b) == OC_OK && b.len) {
+    put(o, "<pre class=\"deployment-summary\">");
+    txt(o, oc_buf_str(&b));
+    put(o, "</pre>\n");
+  }
+  oc_buf_free(&b);
+}
+
+/* A finding's diagnosis, beside it: the cause in this deployment's own
+ * numbers, the flags and the fix. */
+static void diagnosis_row(struct out *o, const cJSON *f)
+{
+  const cJSON *dg = oc_json_obj(f, "diagnosis");
+  if(!dg)
+    return;
+  put(o, "<tr class=\"diagnosis\"><td colspan=\"7\"><b>cause</b> <code>");
+  txt(o, oc_json_str(dg, "id"));
+  put(o, "</code>: ");
+  txt(o, oc_json_str(dg, "cause"));
+  put(o, "<br><b>fix</b> (<code>");
+  txt(o, oc_json_str(dg, "flags"));
+  put(o, "</code>): ");
+  txt(o, oc_json_str(dg, "fix"));
+  put(o, "</td></tr>\n");
+}
+
+/* A case that ran again alone says what it got with others in flight. */
+static void rerun_note(struct out *o, const cJSON *r)
+{
+  const cJSON *first = oc_json_obj(r, "rerun");
+  if(!first)
+    return;
+  putf(o, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had ",
+       oc_json_num(first, "in_flight", 0));
+  txt(o, oc_json_str(first, "status"));
+  put(o, "ed (");
+  txt(o, oc_json_str(first, "message"));
+  put(o, ")");
+  const cJSON *dg = oc_json_obj(first, "diagnosis");
+  if(dg) {
+    put(o, ": ");
+    txt(o, oc_json_str(dg, "cause"));
+  }
+  put(o, ".</p>\n");
+}
+
 static void summary_section(struct out *o, const cJSON *doc)
 {
   struct oc_counts c;
@@ -223,6 +318,7 @@ static void summary_section(struct out *o, const cJSON *doc)
     if(cJSON_IsObject(t))
       target_row(o, doc, t);
   put(o, "</tbody></table></div>\n");
+  deployment_section(o, doc);
 
   put(o, "<h3>Rules that failed most</h3>\n");
   cJSON *rules = oc_results_failing_rules(doc);
@@ -366,6 +462,7 @@ static void findings_block(struct out *o, const cJSON *r)
 {
   const cJSON *fs = oc_json_arr(r, "findings");
   put(o, "<h4>Findings</h4>\n");
+  rerun_note(o, r);
   if(!cJSON_GetArraySize(fs))
     put(o, "<p class=\"muted\">No findings.</p>\n");
   else {
@@ -402,6 +499,7 @@ static void findings_block(struct out *o, const cJSON *r)
         txtcut(o, oc_json_str(f, "excerpt"), OC_HTML_FIELD_MAX);
         put(o, "</pre></td></tr>\n");
       }
+      diagnosis_row(o, f);
     }
     put(o, "</tbody></table></div>\n");
   }

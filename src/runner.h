@@ -15,7 +15,8 @@
 #include "target.h"
 
 struct oc_run_options {
-  int jobs;                 /* live cases in flight (default 4) */
+  int jobs;                 /* live cases in flight per target: 0 = each target's own
+                               (oc_target.jobs, else 4) */
   long timeout_ms;          /* total per case (default 120 s) */
   long idle_timeout_ms;     /* no byte for this long (default 60 s) */
   long connect_timeout_ms;  /* default 10 s */
@@ -30,6 +31,9 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int rerun_alone;          /* a case that ran out of a shared context while others were in
+                               flight runs again alone, and that is its result (set when the
+                               concurrency is the target's own, not --jobs) */
 };
 
 void oc_run_options_init(struct oc_run_options *o);
@@ -57,14 +61,21 @@ struct oc_run {
   void *ud;
   size_t done;
   double started_ms;
+  int *in_flight;           /* per plan item: most requests in flight on its target while it
+                               ran (live), 0 for a replay */
+  size_t reruns;            /* cases run again alone (rerun_alone) */
+  unsigned char *deferred;  /* per plan item: held back for its run alone */
 };
 
 /* Build the plan from every case of every suite × every target, keeping
  * what the filters, tags and shard select.  Sharding is by case (the same
  * cases on every target), stable across runs. */
 int oc_run_plan(struct oc_run *r);
-/* Run every planned case.  Returns OC_OK (case failures are results, not
- * errors) or OC_ENOMEM. */
+/* Run every planned case: replayed ones in plan order, live ones with at
+ * most jobs in flight per target (opts->jobs, else the target's own, else
+ * 4).  Each result gets the target's deployment diagnoses and the server's
+ * wait time (deployment.h).  Returns OC_OK (case failures are results,
+ * not errors) or OC_ENOMEM. */
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
  * deletes.  mode_note may be NULL. */

@@ -19,6 +19,7 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_deployment_init(&t->deployment);
   t->profile_source = "auto";
 }
 
@@ -37,6 +38,7 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  oc_deployment_free(&t->deployment);
   memset(t, 0, sizeof(*t));
 }
 
@@ -586,6 +588,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   cJSON_Delete(t->vars);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
+  oc_deployment_free(&t->deployment);
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
   t->reachable = 0;
@@ -675,8 +678,11 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       if(s2)
         add_ident(t->identity, "server", s2);
     }
+    oc_deployment_from_props(&t->deployment, doc);
   }
   cJSON_Delete(doc);
+  if(t->reachable && oc_deployment_gather(&t->deployment, t, o) == OC_ENOMEM)
+    goto oom;
   if(t->ctx_size > 0) {
     cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
     cJSON_AddNumberToObject(t->vars, "N_CTX", (double)t->ctx_size);
@@ -734,6 +740,18 @@ cJSON *oc_target_json(const struct oc_target *t)
       cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
       cJSON_AddItemToObject(o, "identity", id);
     }
+  }
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  if(dep)
+    cJSON_AddItemToObject(o, "deployment", dep);
+  if(!t->live && t->store.count) {
+    cJSON *rec = oc_recorded_json(&t->store);
+    if(rec)
+      cJSON_AddItemToObject(o, "recorded", rec);
+  }
+  if(t->live && t->jobs > 0) {
+    cJSON_AddNumberToObject(o, "jobs", t->jobs);
+    cJSON_AddStringToObject(o, "jobs_source", t->jobs_source ? t->jobs_source : "option");
   }
   return o;
 }

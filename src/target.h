@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "deployment.h"
 #include "headers.h"
 #include "rules.h"
 
@@ -35,6 +36,9 @@ struct oc_target {
   cJSON *identity;              /* results "identity" object */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
+  struct oc_deployment deployment; /* /props, /slots, /metrics (deployment.h) */
+  int jobs;                     /* live cases in flight; 0: the run's --jobs */
+  const char *jobs_source;      /* "option", "total_slots", "default" */
 };
 
 /* Fill *t as an empty target; cannot fail. */
