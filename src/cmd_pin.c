@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "deployment.h"
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
@@ -23,8 +24,10 @@ static const char pin_usage[] =
   "Usage: oacheck pin --target [NAME=]URL... --out FILE\n"
   "       oacheck pin --check FILE --target [NAME=]URL... [--json F] [--junit F]\n"
   "Write what each target serves — its model list, model file, context per slot,\n"
-  "chat template SHA-256 and build — to a pin file, or check that it still serves\n"
-  "exactly what was pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD).\n"
+  "chat template SHA-256 and build, and on a llama-server each slot's context, the\n"
+  "template's capabilities and the endpoints that are on — to a pin file, or check\n"
+  "that it still serves exactly what was pinned (PIN-MODEL, PIN-TEMPLATE,\n"
+  "PIN-CONTEXT, PIN-BUILD, PIN-DEPLOYMENT).\n"
   "Targets are matched to the pin file by name.\n";
 
 static const char pin_footer[] =
@@ -46,6 +49,40 @@ static const struct {
   { "build", OC_R_PIN_BUILD, "the server build" },
 };
 
+/* And from the deployment's facts (deployment.h), under "deployment". */
+static const struct {
+  const char *field;
+  enum oc_rule_id rule;
+  const char *what;
+} pinned_deployment[] = {
+  { "slots_n_ctx", OC_R_PIN_CONTEXT, "each slot's context (/slots)" },
+  { "template", OC_R_PIN_TEMPLATE, "the chat template's capabilities (/props chat_template_caps)" },
+  { "endpoints", OC_R_PIN_DEPLOYMENT, "the endpoints that are on (/metrics, /slots, POST /props)" },
+};
+
+/* The pinnable deployment facts of t: NULL when it has none. */
+static cJSON *pinned_facts(const struct oc_target *t)
+{
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  if(!dep)
+    return NULL;
+  cJSON *o = cJSON_CreateObject();
+  const cJSON *slots = oc_json_arr(dep, "slots");
+  if(o && slots) {
+    cJSON *a = cJSON_AddArrayToObject(o, "slots_n_ctx");
+    const cJSON *s;
+    cJSON_ArrayForEach(s, slots)
+      if(a && oc_json_get(s, "n_ctx"))
+        cJSON_AddItemToArray(a, cJSON_Duplicate(oc_json_get(s, "n_ctx"), 1));
+  }
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "template")))
+    cJSON_AddItemToObject(o, "template", cJSON_Duplicate(oc_json_obj(dep, "template"), 1));
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "endpoints")))
+    cJSON_AddItemToObject(o, "endpoints", cJSON_Duplicate(oc_json_obj(dep, "endpoints"), 1));
+  cJSON_Delete(dep);
+  return o;
+}
+
 static cJSON *pin_entry(const struct oc_target *t)
 {
   cJSON *e = cJSON_CreateObject();
@@ -58,28 +95,53 @@ static cJSON *pin_entry(const struct oc_target *t)
     if(v && !cJSON_IsNull(v))
       cJSON_AddItemToObject(id, pinned[i].field, cJSON_Duplicate(v, 1));
   }
+  cJSON *dep = pinned_facts(t);
+  if(dep)
+    cJSON_AddItemToObject(e, "deployment", dep);
   return e;
 }
 
-/* Compare a target's identity with its pinned one: findings through c. */
-static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
+/* A value for a message: scalars as oc_json_brief says them, arrays and
+ * objects as compact JSON (a list of slot sizes says more than "[…]"). */
+static char *brief(const cJSON *v)
 {
-  for(size_t i = 0; i < OC_ARRAY_LEN(pinned); i++) {
-    const cJSON *want = oc_json_get(pin, pinned[i].field);
-    const cJSON *got = oc_json_get(now, pinned[i].field);
-    if(!want)
-      continue;
-    if(got && oc_json_equal(want, got))
-      continue;
-    char *w = oc_json_brief(want, 100), *g = oc_json_brief(got, 100);
-    char path[64];
-    snprintf(path, sizeof(path), "/%s", pinned[i].field);
-    oc_emit(c, pinned[i].rule, OC_AT(.path = path, .expected = w, .actual = g),
-            "%s changed: pinned %s, now %s",
-            pinned[i].what, w ? w : "?", g ? g : "?");
-    free(w);
-    free(g);
-  }
+  if(!cJSON_IsArray(v) && !cJSON_IsObject(v))
+    return oc_json_brief(v, 100);
+  char *s = cJSON_PrintUnformatted(v);
+  if(s && strlen(s) > 100)
+    strcpy(s + 97, "...");
+  return s;
+}
+
+static void compare_one(struct oc_check *c, const cJSON *want, const cJSON *got, const char *prefix,
+                        const char *field, enum oc_rule_id rule, const char *what)
+{
+  if(!want || (got && oc_json_equal(want, got)))
+    return;
+  char *w = brief(want), *g = brief(got);
+  char path[96];
+  snprintf(path, sizeof(path), "%s/%s", prefix, field);
+  oc_emit(c, rule, OC_AT(.path = path, .expected = w, .actual = g), "%s changed: pinned %s, now %s",
+          what, w ? w : "?", g ? g : "?");
+  free(w);
+  free(g);
+}
+
+/* Compare a target's identity and deployment facts with the pinned ones
+ * (an older pin without "deployment" checks the identity only). */
+static void compare(struct oc_check *c, const cJSON *entry, const struct oc_target *t)
+{
+  const cJSON *pin = oc_json_obj(entry, "identity");
+  for(size_t i = 0; i < OC_ARRAY_LEN(pinned); i++)
+    compare_one(c, oc_json_get(pin, pinned[i].field), oc_json_get(t->identity, pinned[i].field), "",
+                pinned[i].field, pinned[i].rule, pinned[i].what);
+  const cJSON *pdep = oc_json_obj(entry, "deployment");
+  cJSON *now = pdep ? pinned_facts(t) : NULL;
+  for(size_t i = 0; pdep && i < OC_ARRAY_LEN(pinned_deployment); i++)
+    compare_one(c, oc_json_get(pdep, pinned_deployment[i].field),
+                oc_json_get(now, pinned_deployment[i].field), "/deployment",
+                pinned_deployment[i].field, pinned_deployment[i].rule, pinned_deployment[i].what);
+  cJSON_Delete(now);
 }
 
 int oc_cmd_pin(int argc, char **argv)
@@ -192,7 +254,7 @@ int oc_cmd_pin(int argc, char **argv)
       reason = "not in the pin file";
     }
     else {
-      compare(&ck, oc_json_obj(entry, "identity"), ts[i].identity);
+      compare(&ck, entry, &ts[i]);
       if(oc_findings_worst(&f) == OC_SEV_ERROR)
         st = "fail";
     }

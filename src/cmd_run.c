@@ -13,6 +13,7 @@
 #include "datadir.h"
 #include "deployment.h"
 #include "json.h"
+#include "loadcheck.h"
 #include "report_console.h"
 #include "report.h"
 #include "response.h"
@@ -57,6 +58,8 @@ struct run_args {
   long ctx_size;
   int list;
   int verbose;
+  int load;                 /* --load N */
+  long duration_ms;         /* --duration S */
 };
 
 static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
@@ -120,6 +123,11 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_SECONDS(0, "connect-timeout", &ro->connect_timeout_ms, "default 10"),
     OC_OPT_INT(0, "retries", &ro->retries, "N", 0, 10,
                "retries of 429/503, honouring Retry-After (default 2)"),
+    OC_OPT_INT(0, "load", &a->load, "N", 1, 256,
+               "after the run, run the live cases again with N in\n"
+               "flight per target and report what fails only under load"),
+    OC_OPT_SECONDS(0, "duration", &a->duration_ms,
+                   "with --load: keep the load on this long (default: one round)"),
     OC_OPT_STRING(0, "cacert", &ro->cacert, "FILE", "CA bundle for TLS"),
     OC_OPT_FLAG(0, "insecure", &ro->insecure, "do not verify TLS"),
     OC_OPT_GROUP("Findings and reports:"),
@@ -371,6 +379,21 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
         status = oc_cli_usage_error(cmd, "record needs live targets (--target URL)");
         goto out;
       }
+  if(a.duration_ms && !a.load) {
+    status = oc_cli_usage_error(cmd, "--duration goes with --load N");
+    goto out;
+  }
+  if(a.load) {
+    size_t live = 0;
+    for(size_t i = 0; i < ntargets; i++)
+      live += targets[i].live;
+    if(record_dir || !live) {
+      status = oc_cli_usage_error(cmd, record_dir ? "--load does not record: use 'oacheck run'"
+                                                  : "--load needs a live target (--target URL): "
+                                                    "recordings are replayed one case at a time");
+      goto out;
+    }
+  }
   run.opts = &a.opts;
   run.targets = targets;
   run.ntargets = ntargets;
@@ -424,16 +447,42 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_FAIL;
     goto out;
   }
+  cJSON *load = NULL;
+  if(a.load) {
+    struct oc_identify_options lio = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
+                                       a.opts.cacert, NULL };
+    struct oc_load_options lo = { a.load, a.duration_ms, &lio };
+    for(size_t i = 0; i < ntargets; i++)
+      if(targets[i].live && targets[i].reachable && targets[i].jobs >= a.load)
+        oc_warn("target %s: --load %d is not above its %d in flight: nothing more will queue",
+                targets[i].name, a.load, targets[i].jobs);
+    fprintf(stdout, "\nload: the live cases again, %d in flight per target%s\n", a.load,
+            a.duration_ms ? ", until the duration has passed" : "");
+    fflush(stdout);
+    if(oc_load_check(&run, &lo, &load)) {
+      oc_error("out of memory");
+      status = OC_EXIT_FAIL;
+      goto out;
+    }
+  }
   cmdline = command_line(argc, argv);
   doc = oc_run_results(&run, cmdline, note, started);
+  if(doc && load) {
+    cJSON_AddItemToObject(doc, "load", load);
+    load = NULL;
+  }
+  cJSON_Delete(load);
   if(!doc || oc_results_summarize(doc)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;
     goto out;
   }
-  oc_console_summary(&con, doc);
   struct oc_buf dsum;
   oc_buf_init(&dsum, 1u << 20);
+  if(oc_json_obj(doc, "load") && oc_load_text(oc_json_obj(doc, "load"), &dsum) == OC_OK)
+    fputs(oc_buf_str(&dsum), stdout);
+  oc_buf_reset(&dsum);
+  oc_console_summary(&con, doc);
   if(oc_deployment_summary(doc, &dsum) == OC_OK && dsum.len)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_free(&dsum);

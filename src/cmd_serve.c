@@ -44,6 +44,13 @@ static const char serve_footer[] =
   "  The body is written in the recorded pieces, or one SSE event per write when\n"
   "  the recording kept no boundaries.  The reason phrase is the library's.\n"
   "\n"
+  "OVERLOAD (--overload N=DIR)\n"
+  "  While more than N requests are in flight (counted from their arrival until\n"
+  "  the last byte of their answer is handed over), a request is answered from\n"
+  "  DIR's recording of it, when DIR has one: a stand-in for a server that\n"
+  "  fails under load, e.g. DIR recorded with 'oacheck record --jobs 4' against\n"
+  "  a llama-server whose slots share one context.\n"
+  "\n"
   "FAULTS (--fault SPEC, or per request 'X-Oacheck-Fault: SPEC[,SPEC...]',\n"
   "which overrides the global ones; events are SSE events, and a body that is\n"
   "not an event stream counts as one event)\n"
@@ -57,6 +64,11 @@ static const char serve_footer[] =
 static int opt_fault(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
   return oc_faults_parse(o->value, arg, err, errlen);
+}
+
+static int opt_overload(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  return oc_overload_parse(o->value, arg, err, errlen) != OC_OK;
 }
 
 static void load_error(void *ctx, const char *msg)
@@ -80,6 +92,8 @@ int oc_cmd_serve(int argc, char **argv)
   int realtime = 0;
   double speed = 0;
   struct oc_strlist dirs = { NULL, 0, 0 };
+  struct oc_overload overload;
+  oc_overload_init(&overload);
   const struct oc_option options[] = {
     OC_OPT_STRING(0, "host", &opt.host, "HOST", "address to listen on (default 127.0.0.1)"),
     OC_OPT_INT(0, "port", &opt.port, "N", 0, 65535, "port (default 8080; 0 picks a free one)"),
@@ -91,6 +105,9 @@ int oc_cmd_serve(int argc, char **argv)
     OC_OPT_CALLBACK(0, "fault", &opt.faults, "SPEC", opt_fault,
                     "break every response (repeatable; SPEC may be a\n"
                     "comma-separated list); see FAULTS"),
+    OC_OPT_CALLBACK(0, "overload", &overload, "N=DIR", opt_overload,
+                    "while more than N requests are in flight, answer from\n"
+                    "DIR's recordings (a server that fails under load)"),
     OC_OPT_VERBOSE(NULL, "log more (every request is logged by default)"),
     OC_OPT_QUIET(),
     OC_OPT_END(),
@@ -108,6 +125,11 @@ int oc_cmd_serve(int argc, char **argv)
     goto out;
   }
   opt.speed = realtime ? 1 : speed;
+  if(overload.above >= 0) {
+    opt.overload = &overload;
+    oc_info("while more than %ld requests are in flight, answering from %zu recordings in %s",
+            overload.above, overload.store.count, overload.dir);
+  }
   size_t ndirs = dirs.n;
   if(!ndirs) {
     char *shipped = oc_data_path("suites/recordings/llama-server");
@@ -163,6 +185,10 @@ int oc_cmd_serve(int argc, char **argv)
   rc = OC_EXIT_OK;
 out:
   oc_server_stop(srv);
+  if(overload.above >= 0)
+    oc_info("%ld requests were answered from the --overload recordings",
+            (long)atomic_load(&overload.answered));
+  oc_overload_free(&overload);
   oc_cassette_store_free(&store);
   oc_faults_free(&opt.faults);
   oc_strlist_free(&dirs);

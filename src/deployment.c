@@ -461,10 +461,7 @@ const struct oc_diag *oc_deployment_diagnose(const struct oc_deployment *d, cJSO
   long slots = d->total_slots, n_ctx = d->n_ctx;
   long prompt = e.n_prompt_tokens >= 0 ? e.n_prompt_tokens : ctx ? ctx->prompt_tokens : -1;
   int in_flight = ctx ? ctx->in_flight : 0;
-  char ptxt[128] = "", ftxt[80] = "";
-  if(prompt >= 0)
-    snprintf(ptxt, sizeof(ptxt), " (%ld prompt tokens%s)", prompt,
-             e.n_prompt_tokens >= 0 ? "" : ", counted by the server's /tokenize");
+  char ftxt[80] = "";
   if(in_flight > 1)
     snprintf(ftxt, sizeof(ftxt), " (%d requests were in flight)", in_flight);
   if(e.found && strstr(e.message, "requires --jinja")) {
@@ -476,13 +473,21 @@ const struct oc_diag *oc_deployment_diagnose(const struct oc_deployment *d, cJSO
           n_ctx > 0) {
     dg = &oc_diags[OC_DIAG_SHARED_CONTEXT];
     long mt = max_tokens_of(result);
-    char mtxt[64] = "";
-    if(mt > 0)
-      snprintf(mtxt, sizeof(mtxt), " and up to %ld to generate", mt);
-    cause = oc_asprintf("the %ld slots share one %ld-token KV cache (-c %ld --kv-unified): this "
-                        "request%s%s fits on its own but not beside the others in flight%s, and "
-                        "the cache ran out %s",
-                        slots, n_ctx, n_ctx, ptxt, prompt >= 0 ? mtxt : "", ftxt,
+    char ptxt[128] = "";
+    if(prompt >= 0)
+      snprintf(ptxt, sizeof(ptxt), " (%ld prompt tokens%s%s%s%.0ld%s)", prompt,
+               e.n_prompt_tokens >= 0 || !ctx || !ctx->prompt_source ? "" : " by ",
+               e.n_prompt_tokens >= 0 || !ctx || !ctx->prompt_source ? "" : ctx->prompt_source,
+               mt > 0 ? ", up to " : "", mt > 0 ? mt : 0, mt > 0 ? " to generate" : "");
+    /* /slots tells whether each slot sees the whole window */
+    int whole = d->slots_known && d->nslots > 0;
+    for(size_t i = 0; i < d->nslots; i++)
+      whole &= d->slots[i].n_ctx == n_ctx;
+    cause = oc_asprintf("the %ld slots (/props total_slots) share one %ld-token KV cache "
+                        "(-c %ld --kv-unified%s): this request%s fits on its own but not beside "
+                        "the others in flight%s, and the cache ran out %s",
+                        slots, n_ctx, n_ctx, whole ? "; /slots: each slot may use all of it" : "",
+                        ptxt, ftxt,
                         e.in_stream ? "after the stream began (no [DONE] follows)"
                                     : "after the request was admitted (HTTP 500)");
   }
@@ -690,6 +695,17 @@ static int cmp_double(const void *a, const void *b)
 #define OC_WAIT_MIN_MS 5.0
 #define OC_WAIT_MIN_SHARE 0.2
 
+/* A result that passed on its own: no error but the load check's. */
+static int passed_alone(const cJSON *r)
+{
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+    if(oc_streq(oc_json_str(f, "severity"), "error") && !oc_json_bool(f, "allowed", 0) &&
+       !oc_streq(oc_json_str(f, "rule"), "DEPLOY-LOAD"))
+      return 0;
+  return !oc_streq(oc_json_str(r, "status"), "error") && !oc_streq(oc_json_str(r, "status"), "skip");
+}
+
 int oc_deployment_summary(const cJSON *doc, struct oc_buf *b)
 {
   int rc = OC_OK;
@@ -720,7 +736,7 @@ int oc_deployment_summary(const cJSON *doc, struct oc_buf *b)
     }
     if(oc_json_obj(r, "rerun")) {
       reruns++;
-      rerun_pass += oc_streq(oc_json_str(r, "status"), "pass");
+      rerun_pass += passed_alone(r);
     }
     const cJSON *dg = oc_result_diagnosis(r);
     for(size_t k = 0; dg && k < OC_DIAG__COUNT; k++)
@@ -746,4 +762,61 @@ int oc_deployment_summary(const cJSON *doc, struct oc_buf *b)
                           oc_diags[k].fix);
   free(waits);
   return rc ? OC_ENOMEM : OC_OK;
+}
+
+/* ---- counting a prompt ------------------------------------------------------------------ */
+
+/* POST path with body; the parsed JSON answer of a 200, else NULL. */
+static cJSON *post_json(struct oc_target *t, const struct oc_identify_options *o, const char *path,
+                        const cJSON *body)
+{
+  char *text = cJSON_PrintUnformatted(body);
+  if(!text)
+    return NULL;
+  int status = 0;
+  char *resp = NULL, err[600];
+  size_t len = 0;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  cJSON *doc = NULL;
+  if(oc_target_fetch(t, o, "POST", path, text, &status, &h, &resp, &len, err, sizeof(err)) == OC_OK &&
+     status == 200)
+    doc = oc_json_parse(resp, len, NULL);
+  oc_headers_free(&h);
+  free(resp);
+  free(text);
+  return doc;
+}
+
+long oc_deployment_count_prompt(struct oc_target *t, const struct oc_identify_options *o,
+                                const cJSON *request)
+{
+  if(!t->deployment.llama || !cJSON_IsArray(oc_json_get(request, "messages")))
+    return -1;
+  long n = -1;
+  cJSON *req = cJSON_CreateObject(), *tok = NULL, *rendered = NULL, *tokens = NULL;
+  if(!req)
+    return -1;
+  cJSON_AddItemToObject(req, "messages", cJSON_Duplicate(oc_json_get(request, "messages"), 1));
+  if(oc_json_arr(request, "tools"))
+    cJSON_AddItemToObject(req, "tools", cJSON_Duplicate(oc_json_get(request, "tools"), 1));
+  rendered = post_json(t, o, "/apply-template", req);
+  const char *prompt = oc_json_str(rendered, "prompt");
+  if(!prompt)
+    goto out;
+  tok = cJSON_CreateObject();
+  if(!tok)
+    goto out;
+  cJSON_AddStringToObject(tok, "content", prompt);
+  cJSON_AddBoolToObject(tok, "add_special", 1);
+  cJSON_AddBoolToObject(tok, "parse_special", 1);
+  tokens = post_json(t, o, "/tokenize", tok);
+  if(oc_json_arr(tokens, "tokens"))
+    n = cJSON_GetArraySize(oc_json_arr(tokens, "tokens"));
+out:
+  cJSON_Delete(req);
+  cJSON_Delete(tok);
+  cJSON_Delete(rendered);
+  cJSON_Delete(tokens);
+  return n;
 }

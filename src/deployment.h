@@ -57,6 +57,12 @@ void oc_deployment_from_props(struct oc_deployment *d, const cJSON *props);
  * OC_OK or OC_ENOMEM; an unanswered endpoint stays unknown. */
 int oc_deployment_gather(struct oc_deployment *d, struct oc_target *t,
                          const struct oc_identify_options *o);
+/* The tokens of a chat request's prompt as t counts them: its messages
+ * (and tools) rendered by POST /apply-template, then POST /tokenize.  -1
+ * when t cannot say (not llama-server, a replay without those
+ * exchanges, an error). */
+long oc_deployment_count_prompt(struct oc_target *t, const struct oc_identify_options *o,
+                                const cJSON *request);
 /* The results "targets[].deployment" object; NULL when nothing is known
  * (not a llama-server) or out of memory. */
 cJSON *oc_deployment_json(const struct oc_deployment *d);
@@ -118,6 +124,7 @@ extern const size_t oc_rule_nfixes;
 struct oc_diag_context {
   int in_flight;           /* most requests in flight on the target while it ran; 0 unknown */
   long prompt_tokens;      /* its prompt as the server counts it; -1 unknown */
+  const char *prompt_source; /* where that count comes from ("the server's /tokenize") */
 };
 
 /* Attach {"id","cause","flags","fix"} as "diagnosis" to each finding of

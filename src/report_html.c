@@ -193,6 +193,50 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   put(o, "</td></tr>\n");
 }
 
+/* `oacheck run --load`: what failed only with N in flight, and why. */
+static void load_table(struct out *o, const cJSON *load)
+{
+  if(!load)
+    return;
+  const cJSON *only = oc_json_arr(load, "only_under_load");
+  int n = cJSON_GetArraySize(only);
+  putf(o, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
+          "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
+       oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
+       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
+       n == 1 ? "" : "s");
+  if(!n)
+    return;
+  put(o, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"
+         "<th>under load</th><th>cause</th><th>fix</th></tr></thead><tbody>\n");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, only)
+  {
+    const cJSON *dg = oc_json_obj(e, "diagnosis");
+    put(o, "<tr><td>");
+    txt(o, oc_json_str(e, "target"));
+    put(o, "</td><td>");
+    txt(o, oc_json_str(e, "suite"));
+    put(o, "/");
+    txt(o, oc_json_str(e, "case"));
+    put(o, "</td><td>");
+    txt(o, oc_json_str(e, "failure"));
+    put(o, "</td><td>");
+    if(dg) {
+      put(o, "<code>");
+      txt(o, oc_json_str(dg, "id"));
+      put(o, "</code>: ");
+      txt(o, oc_json_str(dg, "cause"));
+    }
+    else
+      put(o, "<span class=\"muted\">not one the deployment's facts explain</span>");
+    put(o, "</td><td>");
+    txt(o, oc_json_str(dg, "fix"));
+    put(o, "</td></tr>\n");
+  }
+  put(o, "</tbody></table></div>\n");
+}
+
 /* Under the targets table: what each target's recordings are, what the
  * deployment says about itself, how many cases it ran at once, and what
  * the run learnt about it (cases run again alone, waits for a slot, the
@@ -240,6 +284,7 @@ static void deployment_section(struct out *o, const cJSON *doc)
   }
   if(any)
     put(o, "</dl>\n");
+  load_table(o, oc_json_obj(doc, "load"));
   oc_buf_reset(&b);
   if(oc_deployment_summary(doc, &b) == OC_OK && b.len) {
     put(o, "<pre class=\"deployment-summary\">");

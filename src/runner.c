@@ -198,7 +198,7 @@ static void annotate(struct job *j, cJSON *res)
     return;
   struct oc_target *t = j->item->target;
   oc_deployment_timing(res);
-  struct oc_diag_context ctx = { j->max_in_flight, -1 };
+  struct oc_diag_context ctx = { j->max_in_flight, -1, NULL };
   oc_deployment_diagnose(&t->deployment, res, &ctx);
   if(t->live && j->max_in_flight > 0) {
     cJSON *c = cJSON_AddObjectToObject(res, "concurrency");

@@ -28,6 +28,7 @@
 struct oc_server {
   struct MHD_Daemon *daemon;
   const struct oc_cassette_store *store;
+  struct oc_overload *overload;
   double speed;
   struct oc_faults faults;
   int port;
@@ -255,6 +256,7 @@ struct plan {
   size_t pos;         /* bytes handed to MHD so far */
   size_t cur;         /* the write in progress */
   int cur_started;
+  struct oc_overload_ticket ticket; /* given back with the last byte */
 };
 
 static void plan_free(void *cls)
@@ -262,6 +264,7 @@ static void plan_free(void *cls)
   struct plan *p = cls;
   if(!p)
     return;
+  oc_overload_leave(&p->ticket);
   free(p->owned_body);
   free(p->w);
   free(p);
@@ -485,9 +488,11 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
   (void)pos;
   if(atomic_load(&p->srv->stopping))
     return MHD_CONTENT_READER_END_WITH_ERROR;
-  if(p->pos >= p->limit || p->cur >= p->nw)
+  if(p->pos >= p->limit || p->cur >= p->nw) {
+    oc_overload_leave(&p->ticket);
     return p->abort_at_limit ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
+  }
   if(!p->cur_started) {
     uint64_t deadline = 0;
     if(p->paced)
@@ -507,6 +512,8 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
     n = max;
   memcpy(buf, p->body + p->pos, n);
   p->pos += n;
+  if(p->pos >= p->len)
+    oc_overload_leave(&p->ticket); /* before the client can see the end */
   if(p->pos >= p->w[p->cur].end) {
     p->cur++;
     p->cur_started = 0;
@@ -521,6 +528,7 @@ struct req {
   struct oc_buf body;
   int too_big;
   uint64_t t0;
+  struct oc_overload_ticket ticket; /* counted in flight until answered */
 };
 
 static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -531,6 +539,7 @@ static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
   (void)conn;
   (void)toe;
   if(r) {
+    oc_overload_leave(&r->ticket);
     oc_buf_free(&r->body);
     free(r);
     *con_cls = NULL;
@@ -637,13 +646,15 @@ static int skip_header(const char *name, const struct oc_faults *f)
 
 static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connection *conn,
                                         const struct oc_cassette *c, struct oc_faults *f,
-                                        uint64_t t0)
+                                        struct req *r)
 {
+  uint64_t t0 = r->t0;
   struct plan *p = calloc(1, sizeof(*p));
   struct MHD_Response *resp = NULL;
   enum MHD_Result ret = MHD_NO;
   if(!p)
     return MHD_NO;
+  oc_overload_hand(&p->ticket, &r->ticket);
   p->srv = srv;
   p->t0 = t0;
   p->speed = srv->speed;
@@ -713,6 +724,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       return MHD_NO;
     oc_buf_init(&r->body, OC_CAP_BODY);
     r->t0 = oc_now_ns();
+    oc_overload_enter(srv->overload, &r->ticket);
     *con_cls = r;
     return MHD_YES;
   }
@@ -722,10 +734,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     *upload_data_size = 0;
     return MHD_YES;
   }
-  if(r->too_big)
+  if(r->too_big) {
+    oc_overload_leave(&r->ticket);
     return answer_error(conn, 413, "invalid_request_error",
                         "request_too_large", "request body larger than oacheck serve accepts",
                         NULL, NULL);
+  }
   struct oc_faults f;
   char err[OC_CAP_MESSAGE];
   oc_faults_init(&f);
@@ -743,26 +757,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
   const struct oc_cassette *c;
-  if(name)
-    c = oc_cassette_store_find_name(srv->store, name);
-  else {
-    char key[65];
-    if(oc_cassette_request_key(method, url, r->body.data, r->body.len, key)) {
-      ret = MHD_NO;
-      goto out;
-    }
-    c = oc_cassette_store_find_key(srv->store, key);
+  char key[65] = "";
+  long busy = 0;
+  if(!name && oc_cassette_request_key(method, url, r->body.data, r->body.len, key)) {
+    ret = MHD_NO;
+    goto out;
   }
+  c = oc_overload_find(srv->overload, srv->store, key, name, &busy);
   if(!c) {
     ret = answer_unmatched(srv, conn, method, url, name, r);
     goto out;
   }
   char desc[256];
   oc_faults_describe(&f, desc, sizeof(desc));
-  oc_info("%s %s -> %s (%d)%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc);
-  ret = answer_recording(srv, conn, c, &f, r->t0);
+  oc_info("%s %s -> %s (%d)%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
+          desc, busy ? " [overloaded: from the --overload recordings]" : "");
+  ret = answer_recording(srv, conn, c, &f, r);
 out:
+  oc_overload_leave(&r->ticket); /* an answer of our own: out before it is sent */
   oc_faults_free(&f);
   return ret;
 }
@@ -796,6 +808,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
     return OC_ENOMEM;
   }
   srv->store = store;
+  srv->overload = opt->overload;
   srv->speed = opt->speed;
   oc_faults_init(&srv->faults);
   pthread_mutex_init(&srv->lock, NULL);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "cassette.h"
+#include "overload.h"
 
 /* Bounds on fault values, so a typo cannot park a connection for days. */
 #define OC_FAULT_MAX_MS 600000L    /* drip and stall: at most 10 minutes */
@@ -47,6 +48,7 @@ struct oc_server_options {
   int port;               /* 0: any free port (read it back with oc_server_port) */
   double speed;           /* 0: no pacing; 1: the recorded times; 2: twice as fast */
   struct oc_faults faults;/* applied to every request (per-request faults overlay them) */
+  struct oc_overload *overload; /* --overload N=DIR, or NULL (borrowed, as store is) */
 };
 
 struct oc_server;

@@ -1,0 +1,263 @@
+/* loadcheck.c — the load check: the live cases again with N in flight,
+ * compared case by case with the baseline.  A case that failed under load
+ * but passed alone gets a DEPLOY-LOAD finding in its baseline result,
+ * through the same oc_emit as every finding (profile and allow lists
+ * apply), carrying the load failure's diagnosis computed with the
+ * prompt's token count (the server's own /tokenize where it has one, else
+ * the baseline's usage).  Nothing here sends a request itself except that
+ * count (deployment.c). */
+#include "config.h"
+#include "loadcheck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "deployment.h"
+#include "json.h"
+#include "result.h"
+#include "rules.h"
+#include "util.h"
+
+/* One case that failed under load. */
+struct loaded {
+  size_t base;          /* index in the baseline's plan */
+  cJSON *result;        /* its first failing result under load (owned) */
+  int in_flight;
+  int rounds_failed;
+};
+
+static int failed(const cJSON *res)
+{
+  const char *st = oc_json_str(res, "status");
+  return oc_streq(st, "fail") || oc_streq(st, "error");
+}
+
+/* The first error finding of a result: "RULE: message". */
+static char *first_error(const cJSON *res)
+{
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(res, "findings"))
+  {
+    if(!oc_streq(oc_json_str(f, "severity"), "error") || oc_json_bool(f, "allowed", 0))
+      continue;
+    return oc_asprintf("%s: %s", oc_json_str(f, "rule") ? oc_json_str(f, "rule") : "?",
+                       oc_json_str(f, "message") ? oc_json_str(f, "message") : "");
+  }
+  const char *reason = oc_json_str(res, "reason");
+  return oc_strdup(reason ? reason : oc_json_str(res, "status"));
+}
+
+/* The prompt's tokens: the server's count, else the baseline's usage. */
+static long prompt_tokens(struct oc_plan_item *it, const cJSON *base_res,
+                          const struct oc_load_options *lo, const char **source)
+{
+  *source = "the server's /tokenize";
+  const cJSON *req = oc_json_obj(oc_json_obj(oc_json_obj(base_res, "request"), "body"), "json");
+  long n = -1;
+  if(lo->identify && it->target->live)
+    n = oc_deployment_count_prompt(it->target, lo->identify, req);
+  if(n < 0) {
+    *source = "the usage of its run alone";
+    const cJSON *pt = NULL;
+    const cJSON *msg = oc_json_obj(base_res, "message");
+    pt = oc_json_get(oc_json_obj(msg, "usage"), "prompt_tokens");
+    if(!pt) {
+      const char *text = oc_json_str(oc_json_obj(oc_json_obj(base_res, "response"), "body"), "text");
+      cJSON *doc = text ? oc_json_parse(text, strlen(text), NULL) : NULL;
+      const cJSON *v = oc_json_get(oc_json_obj(doc, "usage"), "prompt_tokens");
+      if(oc_json_is_integer(v) && v->valuedouble >= 0 && v->valuedouble < 1e9)
+        n = (long)v->valuedouble;
+      cJSON_Delete(doc);
+    }
+    else if(oc_json_is_integer(pt) && pt->valuedouble >= 0 && pt->valuedouble < 1e9)
+      n = (long)pt->valuedouble;
+  }
+  return n;
+}
+
+/* The DEPLOY-LOAD finding, through the case's profile and allow lists,
+ * into the baseline result; the status follows its severity. */
+static void add_finding(struct oc_run *base, struct loaded *l, int n, const char *what,
+                        const cJSON *diag)
+{
+  struct oc_plan_item *it = &base->items[l->base];
+  cJSON *res = base->results[l->base];
+  struct oc_findings fs;
+  oc_findings_init(&fs);
+  struct oc_check ck;
+  oc_check_init(&ck, &fs, it->target->profile);
+  struct oc_ruleset allow = it->kase->allow;
+  oc_ruleset_merge(&allow, &it->target->allow);
+  oc_ruleset_merge(&allow, base->opts->allow);
+  ck.allow = &allow;
+  char expected[64], actual[64];
+  snprintf(expected, sizeof(expected), "the answer it gets alone");
+  snprintf(actual, sizeof(actual), "%s with %d in flight", oc_json_str(l->result, "status"), n);
+  oc_emit(&ck, OC_R_DEPLOY_LOAD, OC_AT(.expected = expected, .actual = actual),
+          "works for one client, fails with %d requests in flight (%d of the load rounds): %s", n,
+          l->rounds_failed, what);
+  if(fs.count) {
+    cJSON *f = oc_finding_json(&fs.items[0]);
+    if(f && diag)
+      cJSON_AddItemToObject(f, "diagnosis", cJSON_Duplicate(diag, 1));
+    if(f)
+      cJSON_AddItemToArray(oc_json_arr(res, "findings"), f);
+    if(fs.items[0].severity == OC_SEV_ERROR && !fs.items[0].allowed && oc_streq(oc_json_str(res, "status"), "pass")) {
+      cJSON_DeleteItemFromObjectCaseSensitive(res, "status");
+      cJSON_AddStringToObject(res, "status", "fail");
+    }
+  }
+  oc_findings_free(&fs);
+}
+
+int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out)
+{
+  *out = NULL;
+  int rc = OC_ENOMEM;
+  size_t nlive = 0;
+  for(size_t i = 0; i < base->nitems; i++)
+    nlive += base->items[i].target->live;
+  struct oc_plan_item *items = calloc(nlive + 1, sizeof(*items));
+  size_t *map = calloc(nlive + 1, sizeof(*map));
+  struct loaded *ld = calloc(nlive + 1, sizeof(*ld));
+  cJSON *load = cJSON_CreateObject();
+  if(!items || !map || !ld || !load)
+    goto out;
+  size_t k = 0;
+  for(size_t i = 0; i < base->nitems; i++)
+    if(base->items[i].target->live) {
+      items[k] = base->items[i];
+      items[k].index = k;
+      map[k++] = i;
+    }
+  struct oc_run_options opts = *base->opts;
+  opts.jobs = lo->in_flight;
+  opts.rerun_alone = 0;
+  opts.record_dir = NULL;
+  uint64_t t0 = oc_now_ns();
+  int rounds = 0;
+  size_t nld = 0;
+  do {
+    struct oc_run r;
+    memset(&r, 0, sizeof(r));
+    r.opts = &opts;
+    r.targets = base->targets;
+    r.ntargets = base->ntargets;
+    r.suites = base->suites;
+    r.schemas = base->schemas;
+    r.nitems = nlive;
+    r.results = calloc(nlive + 1, sizeof(*r.results));
+    r.in_flight = calloc(nlive + 1, sizeof(*r.in_flight));
+    r.deferred = calloc(nlive + 1, sizeof(*r.deferred));
+    r.items = items;
+    int erc = r.results && r.in_flight && r.deferred ? oc_run_execute(&r) : OC_ENOMEM;
+    rounds++;
+    size_t nfail = 0;
+    for(size_t j = 0; erc == OC_OK && j < nlive; j++) {
+      const cJSON *was = base->results[map[j]];
+      if(!r.results[j] || !failed(r.results[j]))
+        continue;
+      nfail++;
+      if(!oc_streq(oc_json_str(was, "status"), "pass"))
+        continue; /* it fails (or is skipped) alone too: not the load's doing */
+      size_t m = 0;
+      while(m < nld && ld[m].base != map[j])
+        m++;
+      if(m == nld) {
+        ld[nld].base = map[j];
+        ld[nld].result = r.results[j];
+        ld[nld].in_flight = r.in_flight[j];
+        r.results[j] = NULL;
+        nld++;
+      }
+      ld[m].rounds_failed++;
+    }
+    oc_info("load round %d: %zu case%s with %d in flight, %zu failed", rounds, nlive,
+            nlive == 1 ? "" : "s", lo->in_flight, nfail);
+    r.items = NULL; /* borrowed */
+    oc_run_free(&r);
+    if(erc) {
+      rc = erc;
+      goto out;
+    }
+  } while(lo->duration_ms > 0 && (oc_now_ns() - t0) / 1000000u < (uint64_t)lo->duration_ms);
+  cJSON_AddNumberToObject(load, "in_flight", lo->in_flight);
+  cJSON_AddNumberToObject(load, "duration_ms", (double)((oc_now_ns() - t0) / 1000000u));
+  cJSON_AddNumberToObject(load, "rounds", rounds);
+  cJSON_AddNumberToObject(load, "cases", (double)nlive);
+  cJSON *only = cJSON_AddArrayToObject(load, "only_under_load");
+  for(size_t m = 0; only && m < nld; m++) {
+    struct oc_plan_item *it = &base->items[ld[m].base];
+    const cJSON *was = base->results[ld[m].base];
+    /* the load failure diagnosed with the prompt's size, now known */
+    struct oc_diag_context ctx = { ld[m].in_flight, -1, NULL };
+    ctx.prompt_tokens = prompt_tokens(it, was, lo, &ctx.prompt_source);
+    oc_deployment_diagnose(&it->target->deployment, ld[m].result, &ctx);
+    const cJSON *dg = oc_result_diagnosis(ld[m].result);
+    char *what = first_error(ld[m].result);
+    cJSON *e = cJSON_CreateObject();
+    if(e) {
+      cJSON_AddStringToObject(e, "target", it->target->name);
+      cJSON_AddStringToObject(e, "suite", it->kase->suite);
+      cJSON_AddStringToObject(e, "case", it->kase->name);
+      cJSON_AddStringToObject(e, "status", oc_json_str(ld[m].result, "status"));
+      cJSON_AddStringToObject(e, "failure", what ? what : "");
+      cJSON_AddNumberToObject(e, "in_flight", ld[m].in_flight);
+      cJSON_AddNumberToObject(e, "rounds_failed", ld[m].rounds_failed);
+      if(ctx.prompt_tokens >= 0)
+        cJSON_AddNumberToObject(e, "prompt_tokens", (double)ctx.prompt_tokens);
+      if(dg)
+        cJSON_AddItemToObject(e, "diagnosis", cJSON_Duplicate(dg, 1));
+      cJSON *rules = cJSON_AddArrayToObject(e, "rules");
+      const cJSON *f;
+      cJSON_ArrayForEach(f, oc_json_arr(ld[m].result, "findings"))
+        if(rules && oc_streq(oc_json_str(f, "severity"), "error") && !oc_json_bool(f, "allowed", 0))
+          cJSON_AddItemToArray(rules, cJSON_CreateString(oc_json_str(f, "rule")));
+      cJSON_AddItemToArray(only, e);
+    }
+    add_finding(base, &ld[m], lo->in_flight, what ? what : "", dg);
+    free(what);
+  }
+  *out = load;
+  load = NULL;
+  rc = OC_OK;
+out:
+  for(size_t m = 0; ld && m < nlive; m++)
+    cJSON_Delete(ld[m].result);
+  free(ld);
+  free(items);
+  free(map);
+  cJSON_Delete(load);
+  return rc;
+}
+
+int oc_load_text(const cJSON *load, struct oc_buf *b)
+{
+  if(!cJSON_IsObject(load))
+    return OC_OK;
+  const cJSON *only = oc_json_arr(load, "only_under_load");
+  int n = cJSON_GetArraySize(only);
+  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f cases: "
+                            "%d case%s fail%s only under load%s\n",
+                         oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
+                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s",
+                         oc_json_num(load, "cases", 0), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+                         n ? ":" : "");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, only)
+  {
+    rc |= oc_buf_printf(b, "  %s %s/%s: %s\n", oc_json_str(e, "target") ? oc_json_str(e, "target") : "",
+                        oc_json_str(e, "suite") ? oc_json_str(e, "suite") : "",
+                        oc_json_str(e, "case") ? oc_json_str(e, "case") : "",
+                        oc_json_str(e, "failure") ? oc_json_str(e, "failure") : "");
+    const cJSON *dg = oc_json_obj(e, "diagnosis");
+    if(dg)
+      rc |= oc_buf_printf(b, "    cause (%s): %s\n    fix: %s\n",
+                          oc_json_str(dg, "id") ? oc_json_str(dg, "id") : "",
+                          oc_json_str(dg, "cause") ? oc_json_str(dg, "cause") : "",
+                          oc_json_str(dg, "fix") ? oc_json_str(dg, "fix") : "");
+    else
+      rc |= oc_buf_adds(b, "    cause: not one the deployment's facts explain\n");
+  }
+  return rc ? OC_ENOMEM : OC_OK;
+}
