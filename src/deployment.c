@@ -495,11 +495,14 @@ const struct oc_diag *oc_deployment_diagnose(const struct oc_deployment *d, cJSO
     long c = e.n_ctx > 0 ? e.n_ctx : n_ctx;
     if(prompt >= 0 && c > 0 && slots >= 2 && prompt <= c * slots) {
       dg = &oc_diags[OC_DIAG_PER_SLOT_CONTEXT];
+      long mt = max_tokens_of(result);
+      long need = prompt + (mt > 0 ? mt : 0);
       cause = oc_asprintf("the request's %ld-token prompt does not fit a slot's %ld tokens: with "
                           "%ld slots that is -c %ld split per slot (no --kv-unified), which would "
-                          "hold it whole, or -c %ld shared (--kv-unified); -c %ld or more keeps "
-                          "-np %ld",
-                          prompt, c, slots, c * slots, c, prompt * slots, slots);
+                          "hold it whole, or -c %ld shared (--kv-unified); -c %ld or more (%ld "
+                          "slots × %ld tokens%s) keeps -np %ld",
+                          prompt, c, slots, c * slots, c, need * slots, slots, need,
+                          mt > 0 ? " with max_tokens" : "", slots);
     }
     else if(prompt >= 0 && c > 0) {
       dg = &oc_diags[OC_DIAG_CONTEXT_OVERFLOW];

@@ -1034,9 +1034,10 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
 {
   enum oc_status st = oc_result_status(r);
   const char *sn = oc_status_name(st);
-  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s>\n<summary>"
+  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s%s>\n<summary>"
           "<span class=\"badge st-%s\">%s</span><span class=\"cname\">",
-       i, sn, (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
+       i, sn, is_stream(r) ? " data-stream=\"1\"" : "",
+       (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
   txt(o, oc_json_str(r, "case"));
   put(o, "</span><span class=\"muted\">");
   txt(o, oc_json_str(r, "target"));

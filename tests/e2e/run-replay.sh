@@ -77,10 +77,24 @@ check_verdicts() { # check_verdicts CONSOLE-OUTPUT WHAT
   fi
 }
 
-# 1. replay: no target, no network
-expect_status 1 "$OACHECK" run --json "$TMP/replay.json"
+# 1. replay: no target, no network (the README's run command)
+expect_status 1 "$OACHECK" run --json "$TMP/replay.json" --html "$TMP/replay.html"
 expect_grep '^oacheck [0-9.]+: no target given: replaying the shipped llama-server recordings' "$TMP/out"
 expect_grep '^target llama-server: replay of .*, profile llama-server \(auto\), model tiny-random.gguf' "$TMP/out"
+# the first lines say what the recordings are, from their own metadata:
+# the cassettes' provenance and the recorded /props, /slots, /metrics
+expect_grep "^  recorded: 53 cases \\(and [0-9]+ identification requests\\), recorded live from target '[^']*', 2026-12-01, arrival times kept$" "$TMP/out"
+expect_grep '^  deployment: llama-server b10587-3f545becc: 2 slots × 512 tokens each \(-c 512 --kv-unified, or -c 1024 split\); /slots: 2, 0 busy; flags seen: -np 2 --metrics --props; template: tool calls$' "$TMP/out"
+expect_no_grep 'not recorded' "$TMP/out"
+expect_grep '"timing_recorded":[[:space:]]*true' "$TMP/replay.json"
+# a timeline for every streamed case (data-stream marks one)
+streamed=$(grep -c 'data-stream="1"' "$TMP/replay.html" || true)
+[ "$streamed" -ge 14 ] || fail "only $streamed streamed cases in the HTML report"
+without=$(awk '/<details class="case"/ { if (s && !t) bad++; s = /data-stream/; t = 0 }
+               /<svg class="timeline"/ { t = 1 }
+               END { if (s && !t) bad++; print bad + 0 }' "$TMP/replay.html")
+[ "$without" = 0 ] || fail "$without streamed case(s) without a timeline"
+pass "the first lines say what the recordings are; every one of the $streamed streamed cases has a timeline"
 expect_grep '^53 cases: 42 passed, 11 failed, 0 errors, 0 skipped' "$TMP/out"
 check_verdicts "$TMP/out" "replay"
 expect_grep '"mode":[[:space:]]*"replay"' "$TMP/replay.json"
@@ -97,6 +111,7 @@ serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"
 check_verdicts "$TMP/out" "live against oacheck serve"
 expect_grep "^target llama: live server, profile llama-server \\(auto\\), model tiny-random.gguf" "$TMP/out"
+expect_grep '^  jobs: 2 in flight \(the target.s total_slots; --jobs N overrides\)$' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"live"' "$TMP/live.json"
 expect_grep '"recorded":[[:space:]]*true' "$TMP/live.json"
 serve_stop

@@ -392,7 +392,7 @@ static const struct {
   { "PIN-BUILD", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-DEPLOYMENT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "DEPLOY-LOAD", "loadcheck.c (oacheck run --load: the baseline and the load run compared); "
-                   "tested in check_deployment.c and tests/e2e/load.sh" },
+                   "tested in tests/e2e/load.sh (against oacheck serve --overload)" },
 };
 
 static const struct rule_test *test_for(const char *rule)
