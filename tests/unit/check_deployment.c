@@ -25,6 +25,7 @@
 
 #include "deployment.h"
 #include "json.h"
+#include "overload.h"
 #include "response.h"
 #include "rules.h"
 #include "runner.h"
@@ -450,6 +451,85 @@ START_TEST(wait_from_the_server_timings)
 }
 END_TEST
 
+/* ---- serve --overload: the count and the choice ----------------------------------------- */
+
+static void put_cassette(struct oc_cassette_store *s, const char *name, const char *reason)
+{
+  struct oc_cassette c;
+  oc_cassette_init(&c);
+  c.name = oc_strdup(name);
+  c.method = oc_strdup("GET");
+  c.path = oc_asprintf("/%s", name);
+  c.status = 200;
+  c.reason = oc_strdup(reason);
+  ck_assert_int_eq(oc_cassette_add_piece(&c, "{}", 2, 0), OC_OK);
+  ck_assert_int_eq(oc_cassette_update_key(&c), OC_OK);
+  ck_assert_int_eq(oc_cassette_store_take(s, &c), OC_OK);
+}
+
+START_TEST(overload_counts_and_chooses)
+{
+  struct oc_cassette_store main;
+  struct oc_overload o;
+  oc_cassette_store_init(&main);
+  oc_overload_init(&o);
+  put_cassette(&main, "a", "main");
+  put_cassette(&main, "b", "main");
+  put_cassette(&o.store, "a", "overloaded");
+  o.above = 1;
+  long busy;
+  struct oc_overload_ticket t1, t2, t3;
+  memset(&t3, 0, sizeof(t3));
+  oc_overload_enter(&o, &t1);
+  ck_assert_str_eq(oc_overload_find(&o, &main, NULL, "a", &busy)->reason, "main");
+  ck_assert_int_eq(busy, 0);
+  oc_overload_enter(&o, &t2); /* two in flight: more than 1 */
+  ck_assert_str_eq(oc_overload_find(&o, &main, NULL, "a", &busy)->reason, "overloaded");
+  ck_assert_int_eq(busy, 2);
+  /* what the overload recordings lack comes from the main ones */
+  ck_assert_str_eq(oc_overload_find(&o, &main, NULL, "b", &busy)->reason, "main");
+  ck_assert_int_eq(busy, 0);
+  /* by key as well */
+  const struct oc_cassette *ka = oc_cassette_store_find_name(&main, "a");
+  ck_assert_str_eq(oc_overload_find(&o, &main, ka->key, NULL, &busy)->reason, "overloaded");
+  oc_overload_leave(&t2);
+  oc_overload_leave(&t2); /* given back once */
+  ck_assert_int_eq(atomic_load(&o.busy), 1);
+  ck_assert_str_eq(oc_overload_find(&o, &main, NULL, "a", &busy)->reason, "main");
+  /* the answer takes the ticket over: the request's is then empty */
+  oc_overload_hand(&t3, &t1);
+  oc_overload_leave(&t1);
+  ck_assert_int_eq(atomic_load(&o.busy), 1);
+  oc_overload_leave(&t3);
+  ck_assert_int_eq(atomic_load(&o.busy), 0);
+  ck_assert_int_eq(atomic_load(&o.answered), 2);
+  /* no overload configured: a plain lookup, nothing counted */
+  struct oc_overload_ticket t0;
+  oc_overload_enter(NULL, &t0);
+  ck_assert(!t0.held);
+  oc_overload_leave(&t0);
+  ck_assert_str_eq(oc_overload_find(NULL, &main, NULL, "a", &busy)->reason, "main");
+  oc_overload_free(&o);
+  oc_cassette_store_free(&main);
+  /* the option */
+  char err[600];
+  static const char *const bad[] = { "2", "=dir", "x=dir", "2=", "2=/nonexistent-oacheck-dir" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bad); i++) {
+    ck_assert_msg(oc_overload_parse(&o, bad[i], err, sizeof(err)) != OC_OK, "%s accepted", bad[i]);
+    ck_assert(strlen(err) > 0);
+    oc_overload_free(&o);
+  }
+  char *dir = oc_test_src("tests/data/recordings/llama-server-concurrency");
+  char *spec = oc_asprintf("2=%s", dir);
+  ck_assert_msg(oc_overload_parse(&o, spec, err, sizeof(err)) == OC_OK, "%s", err);
+  ck_assert_int_eq(o.above, 2);
+  ck_assert_uint_gt(o.store.count, 50);
+  oc_overload_free(&o);
+  free(spec);
+  free(dir);
+}
+END_TEST
+
 /* ---- the table itself ------------------------------------------------------------------- */
 
 START_TEST(fixes_table_names_what_exists)
@@ -488,6 +568,7 @@ static Suite *deployment_suite(void)
   tcase_add_test(tc, shared_context_says_the_numbers);
   tcase_add_test(tc, wait_from_the_server_timings);
   tcase_add_test(tc, fixes_table_names_what_exists);
+  tcase_add_test(tc, overload_counts_and_chooses);
   suite_add_tcase(s, tc);
   return s;
 }
