@@ -16,10 +16,12 @@
 #include "loadcheck.h"
 #include "report_console.h"
 #include "report.h"
+#include "report_ci.h"
 #include "response.h"
 #include "results_json.h"
 #include "runner.h"
 #include "schema.h"
+#include "shard.h"
 #include "suite.h"
 #include "target.h"
 #include "url.h"
@@ -52,9 +54,13 @@ struct run_args {
   struct oc_run_options opts;
   struct oc_target_args targets;
   struct oc_report_args reports;
+  struct oc_ci_args ci;
   struct oc_strlist filters, tags, suites;
   struct oc_ruleset allow;
   const char *model, *profile;
+  const char *shard, *durations; /* --shard K/N|auto, --durations FILE */
+  long shard_total;
+  struct oc_shard sh;
   long ctx_size;
   int list;
   int verbose;
@@ -69,27 +75,6 @@ static int opt_profile(const struct oc_option *o, const char *arg, char *err, si
     return 1;
   }
   *(const char **)o->value = arg;
-  return 0;
-}
-
-static int opt_shard(const struct oc_option *o, const char *arg, char *err, size_t errlen)
-{
-  struct oc_run_options *ro = o->value;
-  long k, n;
-  const char *slash = strchr(arg, '/');
-  char kbuf[16];
-  if(!slash || (size_t)(slash - arg) >= sizeof(kbuf)) {
-    snprintf(err, errlen, "wants K/N, e.g. 2/4, not '%s'", arg);
-    return 1;
-  }
-  memcpy(kbuf, arg, (size_t)(slash - arg));
-  kbuf[slash - arg] = '\0';
-  if(oc_parse_long(kbuf, 1, 10000, &k) || oc_parse_long(slash + 1, 1, 10000, &n) || k > n) {
-    snprintf(err, errlen, "wants K/N with 1 <= K <= N, not '%s'", arg);
-    return 1;
-  }
-  ro->shard_k = (int)k;
-  ro->shard_n = (int)n;
   return 0;
 }
 
@@ -110,8 +95,16 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_GROUP("Selection:"),
     OC_OPT_LIST(0, "filter", &a->filters, "GLOB", "run cases whose 'suite/case', case or suite matches"),
     OC_OPT_LIST(0, "tag", &a->tags, "T", "run cases with this tag"),
-    OC_OPT_CALLBACK(0, "shard", ro, "K/N", opt_shard,
-                    "run the K-th of N shards (by case, same on every target)"),
+    OC_OPT_STRING(0, "shard", &a->shard, "K/N|auto",
+                  "run the K-th of N shards (by case, the same on every\n"
+                  "target; a case keeps its shard when cases are added);\n"
+                  "'auto': K and N from the CI engine's variables"),
+    OC_OPT_LONG(0, "shard-total", &a->shard_total, "N", 1, 10000,
+                "--shard auto: the number of shards where the engine\n"
+                "gives only an index (Kubernetes JOB_COMPLETION_INDEX)"),
+    OC_OPT_STRING(0, "durations", &a->durations, "FILE",
+                  "balance the shards by the case durations recorded in\n"
+                  "FILE (JSON results of an earlier run, best merged)"),
     OC_OPT_FLAG(0, "list", &a->list, "print the plan and run nothing"),
     OC_OPT_GROUP("Transport:"),
     OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256,
@@ -133,6 +126,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_GROUP("Findings and reports:"),
     OC_OPT_ALLOW(&a->allow),
     OC_OPT_REPORTS(&a->reports),
+    OC_OPT_CI(&a->ci),
     OC_OPT_VERBOSE(&a->verbose, "print every finding (repeat for debug and trace output)"),
     OC_OPT_QUIET(),
     record ? out : end,
@@ -140,6 +134,48 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
   };
   const struct oc_cli cli = { cmd, record ? record_usage : run_usage, run_footer, options };
   return oc_cli_parse(&cli, argc, argv, &a->suites);
+}
+
+static const char *real_getenv(const char *name)
+{
+  return getenv(name);
+}
+
+/* --shard, --shard-total and --durations into a->sh (then a->opts.shard);
+ * -1 to go on, else an exit status. */
+static int resolve_shard(struct run_args *a, const char *cmd)
+{
+  char err[700];
+  if(!a->shard) {
+    if(a->shard_total || a->durations)
+      return oc_cli_usage_error(cmd, "--%s needs --shard", a->durations ? "durations" : "shard-total");
+    return -1;
+  }
+  if(strcmp(a->shard, "auto") == 0) {
+    if(oc_shard_from_env(&a->sh, real_getenv, a->shard_total, err, sizeof(err)))
+      return oc_cli_usage_error(cmd, "--shard auto: %s", err);
+  }
+  else if(a->shard_total)
+    return oc_cli_usage_error(cmd, "--shard-total goes with --shard auto");
+  else if(oc_shard_parse(&a->sh, a->shard, err, sizeof(err)))
+    return oc_cli_usage_error(cmd, "--shard: %s", err);
+  if(a->durations) {
+    cJSON *doc = oc_results_load(a->durations, err, sizeof(err));
+    if(!doc) {
+      oc_error("--durations: %s", err);
+      return OC_EXIT_USAGE;
+    }
+    int rc = oc_shard_balance(&a->sh, doc, err, sizeof(err));
+    cJSON_Delete(doc);
+    if(rc) {
+      oc_error("--durations '%s': %s", a->durations, err);
+      return OC_EXIT_USAGE;
+    }
+  }
+  oc_info("shard %d of %d (%s, by %s)", a->sh.k, a->sh.n, a->sh.source,
+          oc_shard_method_name(a->sh.method));
+  a->opts.shard = &a->sh;
+  return -1;
 }
 
 /* Load every suite first: one broken file stops the run before any case. */
@@ -347,6 +383,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   memset(&sch, 0, sizeof(sch));
   if(status >= 0)
     goto out;
+  if((status = resolve_shard(&a, cmd)) >= 0)
+    goto out;
   const char *record_dir = a.opts.record_dir;
   if(record && !record_dir) {
     status = oc_cli_usage_error(cmd, "live recording needs --out DIR");
@@ -487,6 +525,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_free(&dsum);
   int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
+  bad_reports += oc_ci_reports_write(doc, &a.ci, stdout, real_getenv);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   if(reachable == 0)
@@ -508,6 +547,7 @@ out:
   oc_strlist_free(&a.filters);
   oc_strlist_free(&a.tags);
   oc_strlist_free(&a.suites);
+  oc_shard_free(&a.sh);
   return status;
 }
 

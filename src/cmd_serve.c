@@ -17,7 +17,8 @@
 
 static const char serve_usage[] =
   "Usage: oacheck serve DIR... [--host HOST] [--port N] [--realtime | --speed X]\n"
-  "                    [--fault SPEC]...\n"
+  "                    [--fault SPEC]... [--max-body BYTES] [--max-connections N]\n"
+  "                    [--request-timeout S] [--idle-timeout S]\n"
   "Serve recorded exchanges over HTTP: a faithful copy of the recorded server,\n"
   "optionally broken on purpose, to test clients against.\n"
   "\n"
@@ -84,13 +85,12 @@ int oc_cmd_serve(int argc, char **argv)
   struct oc_server *srv = NULL;
   char err[OC_CAP_MESSAGE];
   int rc = OC_EXIT_USAGE;
-  memset(&opt, 0, sizeof(opt));
-  opt.host = "127.0.0.1";
-  opt.port = 8080;
-  oc_faults_init(&opt.faults);
+  oc_server_options_init(&opt);
   oc_cassette_store_init(&store);
   int realtime = 0;
   double speed = 0;
+  long max_body = OC_SERVE_MAX_BODY, max_conn = OC_SERVE_MAX_CONNECTIONS;
+  long req_to = OC_SERVE_REQUEST_TIMEOUT, idle_to = OC_SERVE_IDLE_TIMEOUT;
   struct oc_strlist dirs = { NULL, 0, 0 };
   struct oc_overload overload;
   oc_overload_init(&overload);
@@ -105,6 +105,18 @@ int oc_cmd_serve(int argc, char **argv)
     OC_OPT_CALLBACK(0, "fault", &opt.faults, "SPEC", opt_fault,
                     "break every response (repeatable; SPEC may be a\n"
                     "comma-separated list); see FAULTS"),
+    OC_OPT_LONG(0, "max-body", &max_body, "BYTES", 1, (long)OC_CAP_BODY,
+                "request bodies up to BYTES (default 8 MiB); a bigger one\n"
+                "gets 413, and all bodies held at once stay under 16 times it"),
+    OC_OPT_LONG(0, "max-connections", &max_conn, "N", 1, 1000000,
+                "connections open at once (default 1024); one more closes\n"
+                "the connection that has waited longest for its request"),
+    OC_OPT_LONG(0, "request-timeout", &req_to, "S", 0, 86400,
+                "seconds a connection has to send a whole request, from\n"
+                "opening or its previous answer (default 10; 0: none)"),
+    OC_OPT_LONG(0, "idle-timeout", &idle_to, "S", 0, 86400,
+                "seconds without a byte either way before a connection is\n"
+                "closed (default 60; 0: none; paced waits do not count)"),
     OC_OPT_CALLBACK(0, "overload", &overload, "N=DIR", opt_overload,
                     "while more than N requests are in flight, answer from\n"
                     "DIR's recordings (a server that fails under load)"),
@@ -125,6 +137,10 @@ int oc_cmd_serve(int argc, char **argv)
     goto out;
   }
   opt.speed = realtime ? 1 : speed;
+  opt.max_body = (size_t)max_body;
+  opt.max_connections = (size_t)max_conn;
+  opt.request_timeout_s = req_to ? req_to : -1; /* 0 on the command line: none */
+  opt.idle_timeout_s = idle_to ? idle_to : -1;
   if(overload.above >= 0) {
     opt.overload = &overload;
     oc_info("while more than %ld requests are in flight, answering from %zu recordings in %s",

@@ -20,6 +20,7 @@
 #include "headers.h"
 #include "json.h"
 #include "results_json.h"
+#include "shard.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
 #define OC_HTML_FIELD_MAX 2000        /* bytes of expected/actual/excerpt */
@@ -116,6 +117,21 @@ static void header_section(struct out *o, const cJSON *doc)
   if(oc_json_is_integer(mf))
     putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
   put(o, "</div>\n");
+  /* a merge without all its shards is not the whole run: say so first */
+  struct oc_buf sp;
+  oc_buf_init(&sp, OC_CAP_MESSAGE * 16);
+  if(oc_shards_problems(doc, &sp)) {
+    put(o, "<div class=\"banner\" id=\"shards-problem\" role=\"alert\"><b>Incomplete run.</b>");
+    for(const char *p = oc_buf_str(&sp); *p;) {
+      const char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      put(o, "<br>");
+      txtn(o, p, n);
+      p += n + (nl ? 1 : 0);
+    }
+    put(o, "</div>\n");
+  }
+  oc_buf_free(&sp);
   if(oc_json_str(run, "note")) {
     put(o, "<div class=\"meta\">");
     txt(o, oc_json_str(run, "note"));
@@ -1205,8 +1221,7 @@ static int read_asset(const char *dir, const char *name, char **out, char *err, 
   return rc;
 }
 
-/* 'sha256-BASE64' of s, for the Content-Security-Policy. */
-static int csp_hash(const char *s, char out[64])
+int oc_report_html_csp_hash(const char *s, char out[64])
 {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int mdlen = 0;
@@ -1247,7 +1262,7 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
     goto out;
   }
   char css_hash[64], js_hash[64];
-  if((rc = csp_hash(css, css_hash)) || (rc = csp_hash(js, js_hash))) {
+  if((rc = oc_report_html_csp_hash(css, css_hash)) || (rc = oc_report_html_csp_hash(js, js_hash))) {
     snprintf(err, errlen, "cannot hash the report assets");
     goto out;
   }

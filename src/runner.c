@@ -88,15 +88,14 @@ int oc_run_plan(struct oc_run *r)
   r->items = calloc(ncases * (r->ntargets ? r->ntargets : 1) + 1, sizeof(*r->items));
   if(!r->items)
     return OC_ENOMEM;
-  size_t pos = 0; /* position among selected cases, for sharding */
+  const struct oc_shard *sh = o->shard && o->shard->n > 1 ? o->shard : NULL;
   for(size_t s = 0; s < r->suites->count; s++) {
     struct oc_suite *su = &r->suites->items[s];
     for(size_t c = 0; c < su->ncases; c++) {
       struct oc_case *k = &su->cases[c];
       if(!selected(o, k))
         continue;
-      size_t p = pos++;
-      if(o->shard_n > 1 && (int)(p % (size_t)o->shard_n) != o->shard_k - 1)
+      if(sh && oc_shard_of(sh, k->suite, k->name) != sh->k - 1)
         continue;
       for(size_t t = 0; t < r->ntargets; t++) {
         struct oc_plan_item *it = &r->items[r->nitems];
@@ -744,13 +743,9 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
   for(size_t i = 0; suites && i < r->suites->count; i++)
     cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
-  if(r->opts->shard_n > 1) {
-    cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
-    if(sh) {
-      cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
-      cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
-    }
-  }
+  cJSON *sh = r->opts->shard ? oc_shard_json(r->opts->shard) : NULL;
+  if(sh)
+    cJSON_AddItemToObject(meta, "shard", sh);
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; i < r->ntargets; i++) {
     cJSON *t = oc_target_json(&r->targets[i]);

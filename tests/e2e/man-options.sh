@@ -33,6 +33,7 @@ check pin pin
 check "report render" report render
 check "report merge" report merge
 check "report diff" report diff
+check "report history" report history
 check validate validate
 check rules rules
 [ "$missing" -eq 0 ] || fail "$missing option(s) missing from the man page"
