@@ -709,6 +709,17 @@ static int passed_alone(const cJSON *r)
   return !oc_streq(oc_json_str(r, "status"), "error") && !oc_streq(oc_json_str(r, "status"), "skip");
 }
 
+int oc_deployment_waited(const cJSON *r, double *wait_ms)
+{
+  const cJSON *t = oc_json_obj(r, "timing");
+  const cJSON *w = oc_json_get(t, "wait_ms");
+  if(!cJSON_IsNumber(w) || !isfinite(w->valuedouble))
+    return -1;
+  *wait_ms = w->valuedouble;
+  double total = oc_json_num(t, "total_ms", 0);
+  return w->valuedouble >= OC_WAIT_MIN_MS && w->valuedouble >= OC_WAIT_MIN_SHARE * total;
+}
+
 int oc_deployment_summary(const cJSON *doc, struct oc_buf *b)
 {
   int rc = OC_OK;
@@ -729,14 +740,11 @@ int oc_deployment_summary(const cJSON *doc, struct oc_buf *b)
       max_flight = fl;
     if((int)oc_json_num(c, "slots", 0) > slots)
       slots = (int)oc_json_num(c, "slots", 0);
-    const cJSON *t = oc_json_obj(r, "timing");
-    const cJSON *w = oc_json_get(t, "wait_ms");
-    if(cJSON_IsNumber(w) && isfinite(w->valuedouble)) {
-      timed++;
-      double total = oc_json_num(t, "total_ms", 0);
-      if(w->valuedouble >= OC_WAIT_MIN_MS && w->valuedouble >= OC_WAIT_MIN_SHARE * total)
-        waits[nw++] = w->valuedouble;
-    }
+    double w;
+    int waited = oc_deployment_waited(r, &w);
+    timed += waited >= 0;
+    if(waited > 0)
+      waits[nw++] = w;
     if(oc_json_obj(r, "rerun")) {
       reruns++;
       rerun_pass += passed_alone(r);

@@ -85,6 +85,11 @@ cJSON *oc_recorded_json(const struct oc_cassette_store *s);
  * 'ls', 2026-12-01, arrival times kept" into b. */
 int oc_recorded_text(const cJSON *rec, struct oc_buf *b);
 
+/* Did the case wait for a slot?  1 with *wait_ms when its timing.wait_ms
+ * is more than a few ms of HTTP on 127.0.0.1 and a fair share of its
+ * time; 0 when it did not; -1 when nothing says (no server timings). */
+int oc_deployment_waited(const cJSON *result, double *wait_ms);
+
 /* Lines about the run as a whole from a results document, each ending in
  * a newline: cases run again alone, requests that waited for a slot, the
  * diagnoses made and their fixes.  Nothing when there is nothing to say. */

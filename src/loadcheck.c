@@ -9,6 +9,7 @@
 #include "config.h"
 #include "loadcheck.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,8 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
   uint64_t t0 = oc_now_ns();
   int rounds = 0;
   size_t nld = 0;
+  size_t nwait = 0, ntimed = 0;
+  double wait_max = 0, wait_sum = 0;
   do {
     struct oc_run r;
     memset(&r, 0, sizeof(r));
@@ -154,6 +157,15 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     rounds++;
     size_t nfail = 0;
     for(size_t j = 0; erc == OC_OK && j < nlive; j++) {
+      double w;
+      int waited = r.results[j] ? oc_deployment_waited(r.results[j], &w) : -1;
+      ntimed += waited >= 0;
+      if(waited > 0) {
+        nwait++;
+        wait_sum += w;
+        if(w > wait_max)
+          wait_max = w;
+      }
       const cJSON *was = base->results[map[j]];
       if(!r.results[j] || !failed(r.results[j]))
         continue;
@@ -185,6 +197,15 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
   cJSON_AddNumberToObject(load, "duration_ms", (double)((oc_now_ns() - t0) / 1000000u));
   cJSON_AddNumberToObject(load, "rounds", rounds);
   cJSON_AddNumberToObject(load, "cases", (double)nlive);
+  if(ntimed) {
+    cJSON *w = cJSON_AddObjectToObject(load, "waited");
+    if(w) {
+      cJSON_AddNumberToObject(w, "requests", (double)nwait);
+      cJSON_AddNumberToObject(w, "timed", (double)ntimed);
+      cJSON_AddNumberToObject(w, "mean_ms", nwait ? round(wait_sum / (double)nwait) : 0);
+      cJSON_AddNumberToObject(w, "max_ms", round(wait_max));
+    }
+  }
   cJSON *only = cJSON_AddArrayToObject(load, "only_under_load");
   for(size_t m = 0; only && m < nld; m++) {
     struct oc_plan_item *it = &base->items[ld[m].base];
@@ -243,6 +264,13 @@ int oc_load_text(const cJSON *load, struct oc_buf *b)
                          oc_json_num(load, "rounds", 0) == 1 ? "" : "s",
                          oc_json_num(load, "cases", 0), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
                          n ? ":" : "");
+  const cJSON *w = oc_json_obj(load, "waited");
+  if(w && oc_json_num(w, "requests", 0) > 0)
+    rc |= oc_buf_printf(b, "  under load %.0f of %.0f requests waited for a slot: %.0f ms on "
+                           "average, %.0f ms at most (the server's timings against oacheck's "
+                           "clock; TTFT includes it)\n",
+                        oc_json_num(w, "requests", 0), oc_json_num(w, "timed", 0),
+                        oc_json_num(w, "mean_ms", 0), oc_json_num(w, "max_ms", 0));
   const cJSON *e;
   cJSON_ArrayForEach(e, only)
   {
