@@ -78,8 +78,8 @@ static long prompt_tokens(struct oc_plan_item *it, const cJSON *base_res,
 
 /* The DEPLOY-LOAD finding, through the case's profile and allow lists,
  * into the baseline result; the status follows its severity. */
-static void add_finding(struct oc_run *base, struct loaded *l, int n, const char *what,
-                        const cJSON *diag)
+static void add_finding(struct oc_run *base, struct loaded *l, int n, int rounds,
+                        const char *what, const cJSON *diag)
 {
   struct oc_plan_item *it = &base->items[l->base];
   cJSON *res = base->results[l->base];
@@ -95,8 +95,8 @@ static void add_finding(struct oc_run *base, struct loaded *l, int n, const char
   snprintf(expected, sizeof(expected), "the answer it gets alone");
   snprintf(actual, sizeof(actual), "%s with %d in flight", oc_json_str(l->result, "status"), n);
   oc_emit(&ck, OC_R_DEPLOY_LOAD, OC_AT(.expected = expected, .actual = actual),
-          "works for one client, fails with %d requests in flight (%d of the load rounds): %s", n,
-          l->rounds_failed, what);
+          "works for one client, fails with %d requests in flight (in %d of %d load round%s): %s",
+          n, l->rounds_failed, rounds, rounds == 1 ? "" : "s", what);
   if(fs.count) {
     cJSON *f = oc_finding_json(&fs.items[0]);
     if(f && diag)
@@ -236,7 +236,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
           cJSON_AddItemToArray(rules, cJSON_CreateString(oc_json_str(f, "rule")));
       cJSON_AddItemToArray(only, e);
     }
-    add_finding(base, &ld[m], lo->in_flight, what ? what : "", dg);
+    add_finding(base, &ld[m], lo->in_flight, rounds, what ? what : "", dg);
     free(what);
   }
   *out = load;

@@ -334,10 +334,9 @@ static void rerun_note(struct out *o, const cJSON *r)
   const cJSON *first = oc_json_obj(r, "rerun");
   if(!first)
     return;
-  putf(o, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had ",
-       oc_json_num(first, "in_flight", 0));
-  txt(o, oc_json_str(first, "status"));
-  put(o, "ed (");
+  const char *st = oc_json_str(first, "status");
+  putf(o, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had %s (",
+       oc_json_num(first, "in_flight", 0), oc_streq(st, "error") ? "ended in an error" : "failed");
   txt(o, oc_json_str(first, "message"));
   put(o, ")");
   const cJSON *dg = oc_json_obj(first, "diagnosis");
