@@ -262,19 +262,21 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
        * resend (openai-python doubles it) or another call on this index */
       int had = t->id && t->id[0];
       int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
+      char idpath[176]; /* the byte is the id's: so is the pointer */
+      snprintf(idpath, sizeof(idpath), "%s/id", TPATH());
       if(had && !same)
         EMIT(s, OC_R_TOOL_ID_INDEX,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = id->u.str),
                 "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
                 "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
         EMIT(s, OC_R_TOOL_NAME_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = "id only on the first fragment", .actual = "id resent"),
                 "tool call %ld's id is resent on a later fragment", idx);
         EMIT(s, OC_R_CLIENT_PY_CONCAT,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = "the id twice"),
                 "openai-python's stream helper would rebuild tool call %ld's id "
                 "as '%s%s'", idx, t->id, id->u.str);
@@ -754,10 +756,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   }
   size_t olen = 0;
   const char *object = oc_jv_str(root, "object", &olen);
+  const struct oc_jv *objv = oc_jv_get(root, "object");
   if(s->object_expected && (!object || strcmp(object, s->object_expected) != 0) &&
      s->req->api == OC_API_CHAT)
     EMIT(s, OC_R_CLIENT_PY_DROPPED_CHUNK,
-         OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/object",
+         OC_AT(.chunk = n, .byte = data_byte(ev, (objv ? objv : root)->offset), .path = "/object",
                .expected = s->object_expected, .actual = object ? object : "absent"),
             "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
             object ? "'" : "", object ? object : "absent", object ? "'" : "");

@@ -19,6 +19,7 @@
 #include "deployment.h"
 #include "headers.h"
 #include "json.h"
+#include "response.h"
 #include "results_json.h"
 #include "shard.h"
 
@@ -731,37 +732,6 @@ static void headers_table(struct out *o, const cJSON *headers)
   put(o, "</tbody></table>\n");
 }
 
-static unsigned char *b64_decode(const char *s, size_t *outlen)
-{
-  size_t n = strlen(s);
-  char *clean = malloc(n + 4);
-  unsigned char *out = NULL;
-  if(!clean)
-    return NULL;
-  size_t k = 0;
-  for(size_t i = 0; i < n; i++)
-    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
-      clean[k++] = s[i];
-  while(k % 4)
-    clean[k++] = '=';
-  out = malloc(k / 4 * 3 + 1);
-  if(!out)
-    goto out;
-  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
-  if(got < 0) {
-    free(out);
-    out = NULL;
-    goto out;
-  }
-  size_t pad = 0;
-  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
-    pad++;
-  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
-out:
-  free(clean);
-  return out;
-}
-
 /* A body: JSON pretty-printed, text as text, base64 decoded with invalid
  * bytes shown as U+FFFD and a hex dump. */
 static void body_block(struct out *o, const cJSON *body)
@@ -786,7 +756,7 @@ static void body_block(struct out *o, const cJSON *body)
   }
   else if(b64) {
     size_t n = 0;
-    unsigned char *raw = b64_decode(b64, &n);
+    unsigned char *raw = oc_base64_decode(b64, &n);
     if(!raw) {
       put(o, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
       txtcut(o, b64, OC_HTML_FIELD_MAX);

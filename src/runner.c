@@ -369,20 +369,9 @@ static void run_replay(struct job *j)
   }
   j->source = c->name;
   int timing = c->timing_recorded;
-  uint64_t t0 = timing ? oc_now_ns() : 0;
+  uint64_t t0 = timing ? oc_now_ns() : 0, t_end = 0;
   start_response(j, t0, timing);
-  oc_response_head(&j->resp, c->status, &c->headers, timing ? t0 + c->headers_ns : 0);
-  size_t at = 0;
-  for(size_t i = 0; i < c->npieces && at < c->body_len; i++) {
-    size_t end = c->pieces[i].end < c->body_len ? c->pieces[i].end : c->body_len;
-    if(end > at)
-      oc_response_body(&j->resp, c->body + at, end - at, timing ? t0 + c->pieces[i].t_ns : 0);
-    at = end;
-  }
-  if(at < c->body_len)
-    oc_response_body(&j->resp, c->body + at, c->body_len - at,
-                     timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0);
-  uint64_t t_end = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
+  oc_response_replay(&j->resp, c, t0, &t_end);
   if(!c->complete) {
     /* what arrived is still decoded, by finish_job, as a cut body */
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,

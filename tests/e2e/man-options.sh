@@ -25,6 +25,7 @@ check() {
   done <"$TMP/opts"
 }
 check run run
+check check check
 check record record
 check "record (live)" record --target http://127.0.0.1:1
 check serve serve
