@@ -293,18 +293,151 @@ static int hash_body(EVP_MD_CTX *md, const char *body, size_t len)
   return len && EVP_DigestUpdate(md, body, len) != 1 ? OC_ENOMEM : OC_OK;
 }
 
+/* Percent-decoding of one query component ('+' is a space, as in forms
+ * and as libmicrohttpd decodes arguments); an invalid escape stays as it
+ * is. */
+static int hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static int query_unescape(struct oc_buf *b, const char *s, size_t n)
+{
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < n; i++) {
+    int hi, lo;
+    if(s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+      rc = oc_buf_addc(b, (char)(hi << 4 | lo));
+      i += 2;
+    }
+    else
+      rc = oc_buf_addc(b, s[i] == '+' ? ' ' : s[i]);
+  }
+  return rc;
+}
+
+int oc_cassette_query_append(struct oc_buf *q, const char *name, const char *value)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  int rc = q->len ? oc_buf_addc(q, '&') : OC_OK;
+  for(int part = 0; !rc && part < 2; part++) {
+    const char *s = part ? value : name;
+    if(part) {
+      if(!value)
+        break;
+      rc = oc_buf_addc(q, '=');
+    }
+    for(const unsigned char *p = (const unsigned char *)(s ? s : ""); !rc && *p; p++) {
+      if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+         *p == '-' || *p == '.' || *p == '_' || *p == '~')
+        rc = oc_buf_addc(q, (char)*p);
+      else {
+        char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+        rc = oc_buf_add(q, e, 3);
+      }
+    }
+  }
+  return rc;
+}
+
+struct qparam {
+  char *name, *value; /* decoded; value NULL for "?flag" */
+};
+
+static int qparam_cmp(const void *a, const void *b)
+{
+  const struct qparam *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  if(c)
+    return c;
+  if(!x->value || !y->value) /* "?flag" before "?flag=" */
+    return (x->value != NULL) - (y->value != NULL);
+  return strcmp(x->value, y->value);
+}
+
+char *oc_cassette_key_path(const char *path)
+{
+  const char *q = path ? strchr(path, '?') : NULL;
+  if(!q || !q[1])
+    return oc_strndup(path ? path : "", q ? (size_t)(q - path) : strlen(path ? path : ""));
+  struct qparam *ps = NULL;
+  size_t n = 0, alloc = 0;
+  char *out = NULL;
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_HTTP_HEAD);
+  for(const char *p = q + 1; *p;) {
+    size_t len = strcspn(p, "&");
+    if(len) {
+      struct qparam *g = oc_array_grow(ps, &alloc, n + 1, sizeof(*ps));
+      if(!g)
+        goto out;
+      ps = g;
+      const char *eq = memchr(p, '=', len);
+      size_t nl = eq ? (size_t)(eq - p) : len;
+      struct oc_buf t;
+      oc_buf_init(&t, OC_CAP_HTTP_HEAD);
+      ps[n].name = query_unescape(&t, p, nl) ? NULL : oc_buf_take(&t, NULL);
+      oc_buf_free(&t);
+      ps[n].value = NULL;
+      if(eq) {
+        oc_buf_init(&t, OC_CAP_HTTP_HEAD);
+        ps[n].value = query_unescape(&t, eq + 1, len - nl - 1) ? NULL : oc_buf_take(&t, NULL);
+        oc_buf_free(&t);
+        if(!ps[n].value)
+          ps[n].value = oc_strdup("");
+      }
+      if(!ps[n].name)
+        ps[n].name = oc_strdup("");
+      n++;
+      if(!ps[n - 1].name || (eq && !ps[n - 1].value))
+        goto out;
+    }
+    p += len;
+    if(*p == '&')
+      p++;
+  }
+  qsort(ps, n, sizeof(*ps), qparam_cmp);
+  if(oc_buf_add(&b, path, (size_t)(q - path)))
+    goto out;
+  struct oc_buf query;
+  oc_buf_init(&query, OC_CAP_HTTP_HEAD);
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < n; i++)
+    rc = oc_cassette_query_append(&query, ps[i].name, ps[i].value);
+  if(!rc && query.len)
+    rc = oc_buf_addc(&b, '?') || oc_buf_add(&b, query.data, query.len);
+  oc_buf_free(&query);
+  if(!rc)
+    out = oc_buf_take(&b, NULL);
+out:
+  for(size_t i = 0; i < n; i++) {
+    free(ps[i].name);
+    free(ps[i].value);
+  }
+  free(ps);
+  oc_buf_free(&b);
+  return out;
+}
+
 static EVP_MD_CTX *key_begin(const char *method, const char *path)
 {
   pthread_once(&sha256_once, sha256_fetch);
+  /* the query is part of the key, canonical: a router's GET /props?model=a
+   * is not its /props?model=b; without a query the key is as it always was */
+  char *kpath = !path || !strchr(path, '?') ? NULL : oc_cassette_key_path(path);
+  if(path && strchr(path, '?') && !kpath)
+    return NULL;
   EVP_MD_CTX *md = EVP_MD_CTX_new();
   const char *m = method ? method : "";
-  const char *p = path ? path : "";
+  const char *p = kpath ? kpath : path ? path : "";
   if(md && (EVP_DigestInit_ex(md, sha256_md, NULL) != 1 ||
             EVP_DigestUpdate(md, m, strlen(m) + 1) != 1 || /* the NUL separates the fields */
             EVP_DigestUpdate(md, p, strlen(p) + 1) != 1)) {
     EVP_MD_CTX_free(md);
     md = NULL;
   }
+  free(kpath);
   return md;
 }
 

@@ -83,11 +83,14 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
 {
   struct oc_run_options *ro = &a->opts;
   const struct oc_option out = OC_OPT_STRING(0, "out", &ro->record_dir, "DIR",
-                                             "record: where the cassettes go (created when missing)");
+                                             "record: where the cassettes go (created when missing); with "
+                                             "--model all or a,b, each model's in DIR/MODEL");
   const struct oc_option end = OC_OPT_END();
   const struct oc_option options[] = {
     OC_OPT_TARGETS(&a->targets),
-    OC_OPT_STRING(0, "model", &a->model, "NAME", "${MODEL} (default: the first id of /v1/models)"),
+    OC_OPT_STRING(0, "model", &a->model, "NAME",
+                  "${MODEL} (default: the first id of /v1/models); 'all' or 'a,b': the suites once "
+                  "per model, a target NAME/MODEL each"),
     OC_OPT_CALLBACK(0, "profile", &a->profile, "P", opt_profile,
                     "openai, llama-server, vllm, ollama or auto (default)"),
     OC_OPT_LONG(0, "ctx-size", &a->ctx_size, "N", 1, 100000000,
@@ -269,7 +272,7 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
       t->profile_name = oc_strdup(a->profile);
       t->profile_source = strcmp(a->profile, "auto") == 0 ? "auto" : "option";
     }
-    if(a->model && !t->model)
+    if(a->model && !t->model && !oc_model_spec_is_list(a->model))
       t->model = oc_strdup(a->model);
     if(a->ctx_size && !t->ctx_size)
       t->ctx_size = a->ctx_size;
@@ -348,6 +351,71 @@ static char *command_line(int argc, char **argv)
       oc_buf_printf(&b, " %s", argv[i]);
   }
   return oc_buf_take(&b, NULL);
+}
+
+static void print_target(const struct oc_target *t)
+{
+  const char *model = oc_json_str(t->identity, "model");
+  if(!t->reachable) {
+    fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
+    return;
+  }
+  fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s%s\n", t->name,
+          t->live ? "live" : "replay of", t->live ? "server" : t->recordings, t->profile->name,
+          t->profile_source, t->router ? ", router" : "", model ? ", model " : "",
+          model ? model : "");
+  /* a model that loaded on first use: slow once, reported, not judged */
+  const cJSON *load = oc_json_obj(t->identity, "load");
+  if(load)
+    fprintf(stdout, "target %s: model %s was %s; its first request took %.1f ms (loading it)\n",
+            t->name, model ? model : "?", oc_json_str(load, "was") ? oc_json_str(load, "was") : "?",
+            oc_json_num(load, "first_request_ms", 0));
+}
+
+/* The model matrix: a line per model of each router (or model list),
+ * its counts by status, and the rules that failed there. */
+static void model_matrix(const cJSON *doc, const struct oc_target *ts, size_t n)
+{
+  int any = 0;
+  for(size_t i = 0; i < n; i++)
+    any |= ts[i].router_name != NULL;
+  if(!any)
+    return;
+  int w = 6;
+  for(size_t i = 0; i < n; i++)
+    if((int)strlen(ts[i].name) > w)
+      w = (int)strlen(ts[i].name) > 48 ? 48 : (int)strlen(ts[i].name);
+  printf("\n%-*s  %-24s %5s %5s %5s %5s  %s\n", w, "target", "model", "pass", "fail", "error", "skip",
+         "failing rules");
+  for(size_t i = 0; i < n; i++) {
+    struct oc_counts c;
+    oc_results_count(doc, ts[i].name, NULL, &c);
+    struct oc_buf rules;
+    oc_buf_init(&rules, OC_CAP_MESSAGE);
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    {
+      if(!oc_streq(oc_json_str(r, "target"), ts[i].name) || !oc_streq(oc_json_str(r, "status"), "fail"))
+        continue;
+      const cJSON *f;
+      cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+      {
+        const char *rule = oc_json_str(f, "rule");
+        if(!oc_streq(oc_json_str(f, "severity"), "error") || !rule)
+          continue;
+        char word[80];
+        snprintf(word, sizeof(word), " %s ", rule);
+        char padded[OC_CAP_MESSAGE + 2];
+        snprintf(padded, sizeof(padded), " %s ", oc_buf_str(&rules));
+        if(!strstr(padded, word))
+          oc_buf_printf(&rules, "%s%s", rules.len ? " " : "", rule);
+      }
+    }
+    const char *model = oc_target_model(&ts[i]);
+    printf("%-*.*s  %-24.24s %5ld %5ld %5ld %5ld  %s\n", w, w, ts[i].name, model ? model : "-",
+           c.pass, c.fail, c.error, c.skip, rules.len ? oc_buf_str(&rules) : "-");
+    oc_buf_free(&rules);
+  }
 }
 
 static void list_plan(const struct oc_run *r)
@@ -432,6 +500,49 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
       goto out;
     }
   }
+  char started[32];
+  oc_now_rfc3339(started);
+  struct oc_console con;
+  oc_console_init(&con, stdout);
+  con.verbose = a.verbose;
+  int models = oc_model_spec_is_list(a.model);
+  size_t reachable = 0;
+  if(!a.list || models) {
+    if(note)
+      fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
+    struct oc_identify_options io = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
+                                      .insecure = a.opts.insecure, .cacert = a.opts.cacert,
+                                      .record_dir = record_dir };
+    /* --model all / a,b: each target once per model, each identified on its own */
+    if(models) {
+      struct oc_identify_options lo = io;
+      lo.models_only = 1;
+      for(size_t i = 0; i < ntargets; i++)
+        oc_target_identify(&targets[i], &lo);
+      if((status = oc_targets_expand_models(&targets, &ntargets, a.model, record_dir, err,
+                                            sizeof(err))) != OC_OK) {
+        status = status == OC_EUSAGE ? oc_cli_usage_error(cmd, "%s", err)
+                                     : (oc_error("%s", status == OC_ENOMEM ? "out of memory" : err),
+                                        OC_EXIT_USAGE);
+        goto out;
+      }
+      a.opts.by_target = 1;
+    }
+    for(size_t i = 0; i < ntargets; i++) {
+      oc_target_identify(&targets[i], &io);
+      reachable += targets[i].reachable;
+      if(targets[i].reachable)
+        choose_jobs(&targets[i], a.opts.jobs);
+      if(!a.list) {
+        print_target(&targets[i]);
+        if(targets[i].reachable)
+          target_lines(&targets[i]);
+      }
+    }
+  }
+  /* with the concurrency the targets' own, a shared-context failure is
+   * oacheck's doing: such a case runs again alone */
+  a.opts.rerun_alone = a.opts.jobs == 0;
   run.opts = &a.opts;
   run.targets = targets;
   run.ntargets = ntargets;
@@ -446,35 +557,6 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_OK;
     goto out;
   }
-  char started[32];
-  oc_now_rfc3339(started);
-  struct oc_console con;
-  oc_console_init(&con, stdout);
-  con.verbose = a.verbose;
-  if(note)
-    fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
-  size_t reachable = 0;
-  for(size_t i = 0; i < ntargets; i++) {
-    struct oc_identify_options io = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
-                                      a.opts.cacert, record_dir };
-    oc_target_identify(&targets[i], &io);
-    struct oc_target *t = &targets[i];
-    reachable += t->reachable;
-    const char *model = oc_json_str(t->identity, "model");
-    if(t->reachable)
-      fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s\n", t->name,
-              t->live ? "live" : "replay of", t->live ? "server" : t->recordings,
-              t->profile->name, t->profile_source, model ? ", model " : "", model ? model : "");
-    else
-      fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
-    if(t->reachable) {
-      choose_jobs(t, a.opts.jobs);
-      target_lines(t);
-    }
-  }
-  /* with the concurrency the targets' own, a shared-context failure is
-   * oacheck's doing: such a case runs again alone */
-  a.opts.rerun_alone = a.opts.jobs == 0;
   fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
           suites.count, suites.count == 1 ? "" : "s");
   fflush(stdout);
@@ -487,8 +569,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   }
   cJSON *load = NULL;
   if(a.load) {
-    struct oc_identify_options lio = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
-                                       a.opts.cacert, NULL };
+    struct oc_identify_options lio = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
+                                       .insecure = a.opts.insecure, .cacert = a.opts.cacert };
     struct oc_load_options lo = { a.load, a.duration_ms, &lio };
     for(size_t i = 0; i < ntargets; i++)
       if(targets[i].live && targets[i].reachable && targets[i].jobs >= a.load)
@@ -521,6 +603,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_reset(&dsum);
   oc_console_summary(&con, doc);
+  model_matrix(doc, targets, ntargets);
   if(oc_deployment_summary(doc, &dsum) == OC_OK && dsum.len)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_free(&dsum);

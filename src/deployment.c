@@ -324,6 +324,16 @@ int oc_deployment_text(const cJSON *dep, struct oc_buf *b)
       if(cJSON_IsString(f))
         rc |= oc_buf_printf(b, " %s", f->valuestring);
   }
+  const cJSON *args = oc_json_arr(dep, "args");
+  if(cJSON_GetArraySize(args) > 1) {
+    /* a router's model: its own command line, as the router reports it */
+    rc |= oc_buf_adds(b, "; started with:");
+    const cJSON *x;
+    int k = 0;
+    cJSON_ArrayForEach(x, args)
+      if(cJSON_IsString(x) && k++ > 0)
+        rc |= oc_buf_printf(b, " %s", x->valuestring);
+  }
   const cJSON *tp = oc_json_obj(dep, "template");
   const cJSON *tc = oc_json_get(tp, "tool_calls");
   if(cJSON_IsBool(tc))

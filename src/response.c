@@ -13,6 +13,7 @@
 
 #include "cassette.h"
 #include "datadir.h"
+#include "dialect.h"
 #include "json.h"
 #include "schema.h"
 #include "util.h"
@@ -315,6 +316,16 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
   }
   schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, OC_R_ERROR_SHAPE,
                   "error body");
+  size_t mlen = 0;
+  const char *msg = oc_jv_str(err, "message", &mlen);
+  char fmt[64];
+  if(msg && r->status >= 500 && oc_dialect_parse_failure(msg, mlen, fmt, sizeof(fmt)))
+    oc_emit(c, OC_R_CHAT_OUTPUT_PARSE,
+            OC_AT(.byte = err->offset, .path = "/error/message",
+                  .expected = "the model's output as an answer", .actual = "a parser error"),
+            "HTTP %d: the server could not parse the model's output as its template's %s "
+            "format (\"%.*s\")", r->status, *fmt ? fmt : "output", (int)(mlen < 200 ? mlen : 200),
+            msg);
 }
 
 static void check_usage(struct oc_response *r, const struct oc_jv *root)

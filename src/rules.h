@@ -77,6 +77,8 @@ const struct oc_profile *oc_profile_default(void); /* "openai" */
 
 /* Everything a check needs to report: where findings go, which profile
  * and allow list apply.  One per checked response. */
+struct oc_dialect;
+
 struct oc_check {
   struct oc_findings *out;
   const struct oc_profile *profile;
@@ -86,6 +88,8 @@ struct oc_check {
                                 rules (STREAM-DONE, STREAM-FINISH-ONCE, STREAM-TRUNCATED, …)
                                 do not judge it; everything that arrived still is */
   int oom;                   /* an allocation failed while reporting */
+  const struct oc_dialect *dialect; /* the target's own tool-call markers (its chat template),
+                                       looked for in content beside tool_markers.def; may be NULL */
 };
 
 void oc_check_init(struct oc_check *c, struct oc_findings *out, const struct oc_profile *profile);

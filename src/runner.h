@@ -35,6 +35,7 @@ struct oc_run_options {
   int rerun_alone;          /* a case that ran out of a shared context while others were in
                                flight runs again alone, and that is its result (set when the
                                concurrency is the target's own, not --jobs) */
+  int by_target;            /* plan every case of a target before the next target's */
 };
 
 void oc_run_options_init(struct oc_run_options *o);

@@ -116,10 +116,12 @@ expect_grep '^  end: partial: the capture ends after a line but without the blan
 # and the same capture, complete, is complete
 expect_status 0 "$OACHECK" check "$TMP/chat-stream.body"
 expect_no_grep '^  end:' "$TMP/out"
-# --partial on a complete stream: its end is not judged
-expect_status 0 "$OACHECK" check --partial --profile llama-server --request "$TMP/json-object-stream.req.json" \
+# --partial on a complete stream: its end is not judged (what is in it
+# is: the server's parser failing at its last event, CHAT-OUTPUT-PARSE)
+expect_status 1 "$OACHECK" check --partial --profile llama-server --request "$TMP/json-object-stream.req.json" \
   "$TMP/json-object-stream.body"
 expect_no_grep 'STREAM-DONE' "$TMP/out"
+expect_grep '^  \[error\] CHAT-OUTPUT-PARSE at chunk 15' "$TMP/out"
 pass "a pasted excerpt is judged as partial and says so; --complete and --partial force it"
 
 # ---- reports: the results document is run's, suite check, a case per file

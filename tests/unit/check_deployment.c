@@ -70,7 +70,7 @@ static void replay_run(struct replay *f, const char *rel)
   char *dir = oc_test_src(rel);
   ck_assert_msg(oc_target_from_recordings(&f->t, NULL, dir, err, sizeof(err)) == OC_OK, "%s", err);
   free(dir);
-  struct oc_identify_options io = { 10000, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = 10000 };
   ck_assert_int_eq(oc_target_identify(&f->t, &io), OC_OK);
   ck_assert(f->t.reachable);
   oc_run_options_init(&f->opts);
@@ -134,7 +134,7 @@ START_TEST(facts_of_the_shipped_recordings)
   char *dir = oc_test_src("suites/recordings/llama-server");
   ck_assert_msg(oc_target_from_recordings(&f.t, NULL, dir, err, sizeof(err)) == OC_OK, "%s", err);
   free(dir);
-  struct oc_identify_options io = { 10000, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = 10000 };
   ck_assert_int_eq(oc_target_identify(&f.t, &io), OC_OK);
   const struct oc_deployment *d = &f.t.deployment;
   /* identify-props-*: -c 512 --kv-unified -np 2 --metrics --slots --props */

@@ -100,6 +100,12 @@ static const struct {
   { "TEMPLATE-TOOL-ID", "templates.c (oacheck templates); tested in check_templates.c" },
   { "TEMPLATE-RENDER", "templates.c (oacheck templates); tested in check_templates.c" },
   { "TEMPLATE-SERVER-DATE", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-TOOLS-RENDERED", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-TOOLS-EMPTY", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-TOOL-CALL-RENDERED", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-TOOL-RESULT-RENDERED", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-DOUBLE-ENCODED", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-REFUSED", "templates.c (oacheck templates); tested in check_templates.c" },
   { "PIN-MODEL", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-TEMPLATE", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-CONTEXT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
@@ -107,6 +113,9 @@ static const struct {
   { "PIN-DEPLOYMENT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "DEPLOY-LOAD", "loadcheck.c (oacheck run --load: the baseline and the load run compared); "
                    "tested in tests/e2e/load.sh (against oacheck serve --overload)" },
+  { "PIN-FLAGS", "cmd_pin.c (oacheck pin --check on a router); tested in tests/e2e/router.sh" },
+  { "MODELS-ROUTED", "runner.c, for a router target's answers (the model asked for is the "
+                     "target's, not the request's); tested in tests/e2e/router.sh and check_router" },
 };
 
 /* Each rule's public ID is its C name with '-' for '_', so the two can be
