@@ -1234,6 +1234,23 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   return answer_recording(srv, conn, r);
 }
 
+/* PATH?QUERY for the request key, built from the decoded arguments
+ * (oc_cassette_query_append puts them in the key's canonical form). */
+struct query_walk {
+  struct oc_buf *query;
+  int failed;
+};
+
+static enum MHD_Result add_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+  struct query_walk *qw = cls;
+  (void)kind;
+  if(oc_cassette_query_append(qw->query, key, value))
+    qw->failed = 1;
+  return qw->failed ? MHD_NO : MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -1268,7 +1285,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     oc_keyer_init(&r->key, cap);
     oc_overload_enter(srv->overload, &r->ticket);
-    return oc_keyer_begin(&r->key, method, url) ? MHD_NO : MHD_YES;
+    /* the query is part of the request key (a router's ?model=): the
+     * library hands over the path and the decoded arguments apart */
+    struct oc_buf query, target;
+    oc_buf_init(&query, OC_CAP_HTTP_HEAD);
+    oc_buf_init(&target, OC_CAP_HTTP_HEAD);
+    struct query_walk qw = { &query, 0 };
+    int bad = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_query_arg, &qw) < 0 ||
+              qw.failed;
+    if(!bad && query.len)
+      bad = oc_buf_printf(&target, "%s?%s", url, oc_buf_str(&query)) != OC_OK;
+    bad = bad || oc_keyer_begin(&r->key, method, query.len ? oc_buf_str(&target) : url);
+    oc_buf_free(&query);
+    oc_buf_free(&target);
+    return bad ? MHD_NO : MHD_YES;
   }
   if(*upload_data_size) {
     if(!r->refused) {

@@ -63,3 +63,15 @@ pass "an answer from another model is MODELS-ROUTED"
 expect_status 2 "$OACHECK" run --replay "$R" --model qwen-tiny,no-such-model
 expect_grep "router 'llama-server-router' does not list model 'no-such-model'" "$TMP/err"
 pass "a model the router does not list is a usage error"
+
+# oacheck serve stands in for the router: the query is part of the key,
+# so every model-aware request (GET /props?model=…, /slots?model=…) finds
+# its recording, and the live run over serve skips nothing as unrecorded
+serve_start "$R" "$R/qwen-tiny" "$R/llama31-tiny" "$R/nemo-tiny"
+expect_status 1 "$OACHECK" run --target "r=$URL" --model all
+expect_no_grep 'not recorded' "$TMP/out"
+expect_grep '^r/qwen-tiny +qwen-tiny +[0-9]+ ' "$TMP/out"
+serve_stop
+expect_no_grep ' -> 404 not recorded' "$SERVE_ERR"
+expect_grep 'GET /props -> identify-props-model-qwen-tiny-[0-9a-f]+ \(200\)' "$SERVE_ERR"
+pass "through oacheck serve, every request of every model finds its recording"
