@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "rules.h"
 #include "util.h"
 
@@ -334,6 +335,7 @@ int oc_cmd_help(int argc, char **argv)
 
 int oc_cli_main(int argc, char **argv)
 {
+  oc_json_init();
   int i = 1;
   for(; i < argc && argv[i][0] == '-'; i++) {
     const char *a = argv[i];

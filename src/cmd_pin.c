@@ -167,20 +167,25 @@ static cJSON *pinned_facts(const struct oc_target *t)
   cJSON *dep = oc_deployment_json(&t->deployment);
   if(!dep)
     return NULL;
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
   const cJSON *slots = oc_json_arr(dep, "slots");
   if(o && slots) {
-    cJSON *a = cJSON_AddArrayToObject(o, "slots_n_ctx");
+    cJSON *a = oc_json_put(&oom, o, "slots_n_ctx", cJSON_CreateArray());
     const cJSON *s;
     cJSON_ArrayForEach(s, slots)
       if(a && oc_json_get(s, "n_ctx"))
-        cJSON_AddItemToArray(a, cJSON_Duplicate(oc_json_get(s, "n_ctx"), 1));
+        oc_json_put(&oom, a, NULL, cJSON_Duplicate(oc_json_get(s, "n_ctx"), 1));
   }
   if(o && cJSON_GetArraySize(oc_json_obj(dep, "template")))
-    cJSON_AddItemToObject(o, "template", cJSON_Duplicate(oc_json_obj(dep, "template"), 1));
+    oc_json_put(&oom, o, "template", cJSON_Duplicate(oc_json_obj(dep, "template"), 1));
   if(o && cJSON_GetArraySize(oc_json_obj(dep, "endpoints")))
-    cJSON_AddItemToObject(o, "endpoints", cJSON_Duplicate(oc_json_obj(dep, "endpoints"), 1));
+    oc_json_put(&oom, o, "endpoints", cJSON_Duplicate(oc_json_obj(dep, "endpoints"), 1));
   cJSON_Delete(dep);
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 
@@ -192,7 +197,7 @@ static char *brief(const cJSON *v)
     return oc_json_brief(v, 100);
   char *s = cJSON_PrintUnformatted(v);
   if(s && strlen(s) > 100)
-    strcpy(s + 97, "...");
+    oc_strlcpy(s + 97, "...", 4);
   return s;
 }
 
@@ -222,19 +227,24 @@ static void compare_deployment(struct oc_check *c, const cJSON *entry, const str
 
 static cJSON *pin_entry(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *e = cJSON_CreateObject();
-  if(!e)
-    return NULL;
-  cJSON_AddStringToObject(e, "name", t->name);
-  cJSON *id = cJSON_AddObjectToObject(e, "identity");
-  for(size_t i = 0; id && i < OC_ARRAY_LEN(pinned); i++) {
+  oc_json_put_str(&oom, e, "name", t->name);
+  cJSON *id = oc_json_put(&oom, e, "identity", cJSON_CreateObject());
+  for(size_t i = 0; !oom && i < OC_ARRAY_LEN(pinned); i++) {
     const cJSON *v = oc_json_get(t->identity, pinned[i].field);
     if(v && !cJSON_IsNull(v))
-      cJSON_AddItemToObject(id, pinned[i].field, cJSON_Duplicate(v, 1));
+      oc_json_put(&oom, id, pinned[i].field, cJSON_Duplicate(v, 1));
+  }
+  if(oom) {
+    cJSON_Delete(e);
+    return NULL;
   }
   cJSON *dep = pinned_facts(t);
-  if(dep)
-    cJSON_AddItemToObject(e, "deployment", dep);
+  if(dep && oc_json_add(e, "deployment", dep)) {
+    cJSON_Delete(e);
+    return NULL;
+  }
   return e;
 }
 
@@ -298,10 +308,9 @@ int oc_cmd_pin(int argc, char **argv)
     status = prc;
     goto out;
   }
-  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
-  if(brc) {
-    status = brc == OC_EUSAGE ? oc_cli_usage_error("pin", "%s", err)
-                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+  int brc = oc_targets_build_for("pin", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
     goto out;
   }
   if(nt == 0 || (!out == !check)) {
@@ -328,15 +337,16 @@ int oc_cmd_pin(int argc, char **argv)
     goto out;
   }
   if(out) {
+    int oom = 0;
     cJSON *p = cJSON_CreateObject();
     char now[32];
     oc_now_rfc3339(now);
-    cJSON_AddStringToObject(p, "pinned_at", now);
-    cJSON *arr = cJSON_AddArrayToObject(p, "targets");
-    for(size_t i = 0; arr && i < nt; i++)
+    oc_json_put_str(&oom, p, "pinned_at", now);
+    cJSON *arr = oc_json_put(&oom, p, "targets", cJSON_CreateArray());
+    for(size_t i = 0; !oom && i < nt; i++)
       if(ts[i].reachable)
-        cJSON_AddItemToArray(arr, pin_entry(&ts[i]));
-    char *text = cJSON_Print(p);
+        oc_json_put(&oom, arr, NULL, pin_entry(&ts[i]));
+    char *text = oom ? NULL : cJSON_Print(p);
     cJSON_Delete(p);
     if(!text || oc_write_file(out, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory");
@@ -358,8 +368,9 @@ int oc_cmd_pin(int argc, char **argv)
   cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
   oc_console_init(&con, stdout);
-  for(size_t i = 0; i < nt; i++) {
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
+  int oom = 0;
+  for(size_t i = 0; !oom && i < nt; i++) {
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
     const cJSON *entry = NULL, *e;
     cJSON_ArrayForEach(e, oc_json_arr(pin, "targets"))
     {
@@ -385,25 +396,26 @@ int oc_cmd_pin(int argc, char **argv)
       if(oc_findings_worst(&f) == OC_SEV_ERROR)
         st = "fail";
     }
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "target", ts[i].name);
-    cJSON_AddStringToObject(r, "suite", "pin");
-    cJSON_AddStringToObject(r, "case", "identity");
-    cJSON_AddStringToObject(r, "description", "The deployment serves what was pinned.");
-    cJSON_AddStringToObject(r, "status", st);
-    if(reason)
-      cJSON_AddStringToObject(r, "reason", reason);
-    else
-      cJSON_AddNullToObject(r, "reason");
-    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-    for(size_t k = 0; k < f.count; k++)
-      cJSON_AddItemToArray(fs, oc_finding_json(&f.items[k]));
-    cJSON_AddItemToArray(results, r);
-    oc_console_result(&con, r, i + 1, nt);
+    cJSON *r = oc_json_put(&oom, results, NULL, cJSON_CreateObject());
+    oc_json_put_str(&oom, r, "target", ts[i].name);
+    oc_json_put_str(&oom, r, "suite", "pin");
+    oc_json_put_str(&oom, r, "case", "identity");
+    oc_json_put_str(&oom, r, "description", "The deployment serves what was pinned.");
+    oc_json_put_str(&oom, r, "status", st);
+    oc_json_put_str_or_null(&oom, r, "reason", reason);
+    cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+    for(size_t k = 0; !oom && k < f.count; k++)
+      oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[k]));
+    oom |= ck.oom;
+    if(!oom)
+      oc_console_result(&con, r, i + 1, nt);
     oc_findings_free(&f);
   }
-  if(oc_results_summarize(doc))
+  if(oom || oc_results_summarize(doc)) {
+    oc_error("out of memory building the results");
+    status = OC_EXIT_FAIL;
     goto out;
+  }
   oc_console_summary(&con, doc);
   int bad = oc_reports_write(doc, ra.json, ra.junit, NULL);
   struct oc_counts counts;

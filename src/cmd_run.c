@@ -234,6 +234,8 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   }
   if(bad) {
     fputs(oc_buf_str(&errs), stderr);
+    if(oc_buf_error(&errs))
+      oc_error("more suite errors than fit the message buffer; the first are shown");
     oc_error("suite errors: no case was run");
   }
   oc_buf_free(&errs);
@@ -243,13 +245,9 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
-  int rc = oc_targets_build(&a->targets, ts, nt, err, sizeof(err));
-  if(rc == OC_EUSAGE)
-    return oc_cli_usage_error("run", "%s", err);
-  if(rc) {
-    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
-    return OC_EXIT_USAGE;
-  }
+  int rc = oc_targets_build_for("run", &a->targets, ts, nt);
+  if(rc >= 0)
+    return rc;
   if(*nt == 0) {
     char *dir = oc_data_path("suites/recordings/llama-server");
     struct oc_target *d = calloc(1, sizeof(*d));
@@ -350,7 +348,7 @@ static char *command_line(int argc, char **argv)
     else
       oc_buf_printf(&b, " %s", argv[i]);
   }
-  return oc_buf_take(&b, NULL);
+  return oc_buf_take(&b, NULL); /* NULL, not a cut command, when an add failed */
 }
 
 static void print_target(const struct oc_target *t)
@@ -586,10 +584,14 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     }
   }
   cmdline = command_line(argc, argv);
-  doc = oc_run_results(&run, cmdline, note, started);
+  doc = cmdline ? oc_run_results(&run, cmdline, note, started) : NULL;
   if(doc && load) {
-    cJSON_AddItemToObject(doc, "load", load);
+    int lrc = oc_json_add(doc, "load", load); /* doc takes it, whatever happens */
     load = NULL;
+    if(lrc) {
+      cJSON_Delete(doc);
+      doc = NULL;
+    }
   }
   cJSON_Delete(load);
   if(!doc || oc_results_summarize(doc)) {

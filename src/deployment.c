@@ -195,10 +195,10 @@ int oc_deployment_slots(const struct oc_deployment *d)
   return d->llama && d->total_slots > 0 && d->total_slots < 100000 ? (int)d->total_slots : 0;
 }
 
-static void add_bool(cJSON *o, const char *key, int v)
+static void add_bool(int *oom, cJSON *o, const char *key, int v)
 {
   if(v >= 0)
-    cJSON_AddBoolToObject(o, key, v);
+    oc_json_put(oom, o, key, cJSON_CreateBool(v));
 }
 
 /* What n_ctx per slot means for -c: with one slot it is -c; with more, a
@@ -218,69 +218,73 @@ cJSON *oc_deployment_json(const struct oc_deployment *d)
 {
   if(!d->llama)
     return NULL;
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
   if(!o)
     return NULL;
-  cJSON_AddStringToObject(o, "server", "llama-server");
+  oc_json_put_str(&oom, o, "server", "llama-server");
   if(d->build)
-    cJSON_AddStringToObject(o, "build", d->build);
+    oc_json_put_str(&oom, o, "build", d->build);
   if(d->n_ctx >= 0)
-    cJSON_AddNumberToObject(o, "n_ctx", (double)d->n_ctx);
+    oc_json_put(&oom, o, "n_ctx", cJSON_CreateNumber((double)d->n_ctx));
   if(d->total_slots >= 0)
-    cJSON_AddNumberToObject(o, "total_slots", (double)d->total_slots);
+    oc_json_put(&oom, o, "total_slots", cJSON_CreateNumber((double)d->total_slots));
   char *ctx = context_text(d);
   if(ctx)
-    cJSON_AddStringToObject(o, "context", ctx);
+    oc_json_put_str(&oom, o, "context", ctx);
   free(ctx);
   if(d->slots_known) {
-    cJSON *a = cJSON_AddArrayToObject(o, "slots");
+    cJSON *a = oc_json_put(&oom, o, "slots", cJSON_CreateArray());
     for(size_t i = 0; a && i < d->nslots; i++) {
-      cJSON *s = cJSON_CreateObject();
+      cJSON *s = oc_json_put(&oom, a, NULL, cJSON_CreateObject());
       if(!s)
         break;
       if(d->slots[i].id >= 0)
-        cJSON_AddNumberToObject(s, "id", (double)d->slots[i].id);
+        oc_json_put(&oom, s, "id", cJSON_CreateNumber((double)d->slots[i].id));
       if(d->slots[i].n_ctx >= 0)
-        cJSON_AddNumberToObject(s, "n_ctx", (double)d->slots[i].n_ctx);
-      add_bool(s, "processing", d->slots[i].processing);
-      cJSON_AddItemToArray(a, s);
+        oc_json_put(&oom, s, "n_ctx", cJSON_CreateNumber((double)d->slots[i].n_ctx));
+      add_bool(&oom, s, "processing", d->slots[i].processing);
     }
   }
-  cJSON *e = cJSON_AddObjectToObject(o, "endpoints");
-  add_bool(e, "slots", d->endpoint_slots);
-  add_bool(e, "props", d->endpoint_props);
-  add_bool(e, "metrics", d->endpoint_metrics);
-  cJSON *tp = cJSON_AddObjectToObject(o, "template");
-  add_bool(tp, "tools", d->tools);
-  add_bool(tp, "tool_calls", d->tool_calls);
-  add_bool(tp, "parallel_tool_calls", d->parallel_tool_calls);
-  add_bool(tp, "system_role", d->system_role);
+  cJSON *e = oc_json_put(&oom, o, "endpoints", cJSON_CreateObject());
+  add_bool(&oom, e, "slots", d->endpoint_slots);
+  add_bool(&oom, e, "props", d->endpoint_props);
+  add_bool(&oom, e, "metrics", d->endpoint_metrics);
+  cJSON *tp = oc_json_put(&oom, o, "template", cJSON_CreateObject());
+  add_bool(&oom, tp, "tools", d->tools);
+  add_bool(&oom, tp, "tool_calls", d->tool_calls);
+  add_bool(&oom, tp, "parallel_tool_calls", d->parallel_tool_calls);
+  add_bool(&oom, tp, "system_role", d->system_role);
   if(d->metrics_known) {
-    cJSON *m = cJSON_AddObjectToObject(o, "metrics");
-    cJSON_AddNumberToObject(m, "requests_processing", d->requests_processing);
-    cJSON_AddNumberToObject(m, "requests_deferred", d->requests_deferred);
-    cJSON_AddNumberToObject(m, "n_tokens_max", d->n_tokens_max);
+    cJSON *m = oc_json_put(&oom, o, "metrics", cJSON_CreateObject());
+    oc_json_put(&oom, m, "requests_processing", cJSON_CreateNumber(d->requests_processing));
+    oc_json_put(&oom, m, "requests_deferred", cJSON_CreateNumber(d->requests_deferred));
+    oc_json_put(&oom, m, "n_tokens_max", cJSON_CreateNumber(d->n_tokens_max));
   }
   /* the flags the facts show; -c is in "context" (it cannot be told apart) */
-  cJSON *fl = cJSON_AddArrayToObject(o, "flags");
+  cJSON *fl = oc_json_put(&oom, o, "flags", cJSON_CreateArray());
   char tmp[64];
   if(fl && d->total_slots > 0) {
     snprintf(tmp, sizeof(tmp), "-np %ld", d->total_slots);
-    cJSON_AddItemToArray(fl, cJSON_CreateString(tmp));
+    oc_json_put(&oom, fl, NULL, cJSON_CreateString(tmp));
   }
   if(fl && d->endpoint_metrics == 1)
-    cJSON_AddItemToArray(fl, cJSON_CreateString("--metrics"));
+    oc_json_put(&oom, fl, NULL, cJSON_CreateString("--metrics"));
   if(fl && d->endpoint_slots == 0)
-    cJSON_AddItemToArray(fl, cJSON_CreateString("--no-slots"));
+    oc_json_put(&oom, fl, NULL, cJSON_CreateString("--no-slots"));
   if(fl && d->endpoint_props == 1)
-    cJSON_AddItemToArray(fl, cJSON_CreateString("--props"));
-  cJSON *src = cJSON_AddArrayToObject(o, "sources");
+    oc_json_put(&oom, fl, NULL, cJSON_CreateString("--props"));
+  cJSON *src = oc_json_put(&oom, o, "sources", cJSON_CreateArray());
   if(src) {
-    cJSON_AddItemToArray(src, cJSON_CreateString("/props"));
+    oc_json_put(&oom, src, NULL, cJSON_CreateString("/props"));
     if(d->slots_known)
-      cJSON_AddItemToArray(src, cJSON_CreateString("/slots"));
+      oc_json_put(&oom, src, NULL, cJSON_CreateString("/slots"));
     if(d->metrics_known)
-      cJSON_AddItemToArray(src, cJSON_CreateString("/metrics"));
+      oc_json_put(&oom, src, NULL, cJSON_CreateString("/metrics"));
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }
@@ -446,16 +450,16 @@ static void attach(cJSON *result, const struct oc_diag *dg, const char *cause,
     int quotes = e && e->message[0] && msg && strstr(msg, e->message);
     if(!error && !quotes)
       continue;
+    int oom = 0;
     cJSON *o = cJSON_CreateObject();
-    if(!o)
-      return;
-    cJSON_AddStringToObject(o, "id", dg->id);
-    cJSON_AddStringToObject(o, "server", dg->server);
-    cJSON_AddStringToObject(o, "cause", cause);
-    cJSON_AddStringToObject(o, "flags", dg->flags);
-    cJSON_AddStringToObject(o, "fix", dg->fix);
-    cJSON_DeleteItemFromObjectCaseSensitive(f, "diagnosis");
-    cJSON_AddItemToObject(f, "diagnosis", o);
+    oc_json_put_str(&oom, o, "id", dg->id);
+    oc_json_put_str(&oom, o, "server", dg->server);
+    oc_json_put_str(&oom, o, "cause", cause);
+    oc_json_put_str(&oom, o, "flags", dg->flags);
+    oc_json_put_str(&oom, o, "fix", dg->fix);
+    oc_json_set(&oom, f, "diagnosis", o); /* an earlier one is replaced */
+    if(oom)
+      return; /* out of memory: the rest stay undiagnosed */
   }
 }
 
@@ -589,10 +593,9 @@ void oc_deployment_timing(cJSON *result)
     return;
   double server = pm + gm;
   double wait = total->valuedouble - server;
-  cJSON_DeleteItemFromObjectCaseSensitive(timing, "server_ms");
-  cJSON_DeleteItemFromObjectCaseSensitive(timing, "wait_ms");
-  cJSON_AddNumberToObject(timing, "server_ms", round(server * 1000) / 1000);
-  cJSON_AddNumberToObject(timing, "wait_ms", wait > 0 ? round(wait * 1000) / 1000 : 0);
+  int oom = 0; /* out of memory: the timing just lacks these */
+  oc_json_set(&oom, timing, "server_ms", cJSON_CreateNumber(round(server * 1000) / 1000));
+  oc_json_set(&oom, timing, "wait_ms", cJSON_CreateNumber(wait > 0 ? round(wait * 1000) / 1000 : 0));
 }
 
 /* ---- recordings ------------------------------------------------------------------------ */
@@ -610,12 +613,14 @@ static int in_list(const cJSON *arr, const char *s)
 
 cJSON *oc_recorded_json(const struct oc_cassette_store *s)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
   if(!o)
     return NULL;
   long cases = 0, ident = 0, timed = 0;
   const char *first = NULL, *last = NULL;
-  cJSON *sources = cJSON_CreateArray(), *servers = cJSON_CreateArray();
+  cJSON *sources = oc_json_put(&oom, o, "sources", cJSON_CreateArray());
+  cJSON *servers = oc_json_put(&oom, o, "servers", cJSON_CreateArray());
   for(size_t i = 0; i < s->count; i++) {
     const struct oc_cassette *c = &s->items[i];
     if(oc_startswith(c->name, "identify-")) {
@@ -628,14 +633,14 @@ cJSON *oc_recorded_json(const struct oc_cassette_store *s)
        !in_list(sources, c->source)) {
       char *t = oc_utf8_sanitize(c->source, strlen(c->source));
       if(t)
-        cJSON_AddItemToArray(sources, cJSON_CreateString(t));
+        oc_json_put(&oom, sources, NULL, cJSON_CreateString(t));
       free(t);
     }
     if(c->server && servers && cJSON_GetArraySize(servers) < OC_RECORDED_MAX_SOURCES &&
        !in_list(servers, c->server)) {
       char *t = oc_utf8_sanitize(c->server, strlen(c->server));
       if(t)
-        cJSON_AddItemToArray(servers, cJSON_CreateString(t));
+        oc_json_put(&oom, servers, NULL, cJSON_CreateString(t));
       free(t);
     }
     /* RFC 3339 UTC times compare as strings */
@@ -644,22 +649,22 @@ cJSON *oc_recorded_json(const struct oc_cassette_store *s)
     if(c->recorded_at && (!last || strcmp(c->recorded_at, last) > 0))
       last = c->recorded_at;
   }
-  cJSON_AddNumberToObject(o, "cases", (double)cases);
-  cJSON_AddNumberToObject(o, "identification", (double)ident);
-  cJSON_AddNumberToObject(o, "timed", (double)timed);
-  if(sources)
-    cJSON_AddItemToObject(o, "sources", sources);
-  if(servers)
-    cJSON_AddItemToObject(o, "servers", servers);
+  oc_json_put(&oom, o, "cases", cJSON_CreateNumber((double)cases));
+  oc_json_put(&oom, o, "identification", cJSON_CreateNumber((double)ident));
+  oc_json_put(&oom, o, "timed", cJSON_CreateNumber((double)timed));
   if(first) {
     char *t = oc_utf8_sanitize(first, strlen(first));
-    cJSON_AddStringToObject(o, "first", t ? t : "");
+    oc_json_put_str(&oom, o, "first", t ? t : "");
     free(t);
   }
   if(last) {
     char *t = oc_utf8_sanitize(last, strlen(last));
-    cJSON_AddStringToObject(o, "last", t ? t : "");
+    oc_json_put_str(&oom, o, "last", t ? t : "");
     free(t);
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }
@@ -815,12 +820,15 @@ long oc_deployment_count_prompt(struct oc_target *t, const struct oc_identify_op
   if(!t->deployment.llama || !cJSON_IsArray(oc_json_get(request, "messages")))
     return -1;
   long n = -1;
+  int oom = 0;
   cJSON *req = cJSON_CreateObject(), *tok = NULL, *rendered = NULL, *tokens = NULL;
   if(!req)
     return -1;
-  cJSON_AddItemToObject(req, "messages", cJSON_Duplicate(oc_json_get(request, "messages"), 1));
+  oc_json_put(&oom, req, "messages", cJSON_Duplicate(oc_json_get(request, "messages"), 1));
   if(oc_json_arr(request, "tools"))
-    cJSON_AddItemToObject(req, "tools", cJSON_Duplicate(oc_json_get(request, "tools"), 1));
+    oc_json_put(&oom, req, "tools", cJSON_Duplicate(oc_json_get(request, "tools"), 1));
+  if(oom)
+    goto out;
   rendered = post_json(t, o, "/apply-template", req);
   const char *prompt = oc_json_str(rendered, "prompt");
   if(!prompt)
@@ -828,9 +836,11 @@ long oc_deployment_count_prompt(struct oc_target *t, const struct oc_identify_op
   tok = cJSON_CreateObject();
   if(!tok)
     goto out;
-  cJSON_AddStringToObject(tok, "content", prompt);
-  cJSON_AddBoolToObject(tok, "add_special", 1);
-  cJSON_AddBoolToObject(tok, "parse_special", 1);
+  oc_json_put_str(&oom, tok, "content", prompt);
+  oc_json_put(&oom, tok, "add_special", cJSON_CreateBool(1));
+  oc_json_put(&oom, tok, "parse_special", cJSON_CreateBool(1));
+  if(oom)
+    goto out;
   tokens = post_json(t, o, "/tokenize", tok);
   if(oc_json_arr(tokens, "tokens"))
     n = cJSON_GetArraySize(oc_json_arr(tokens, "tokens"));

@@ -98,15 +98,15 @@ static void add_finding(struct oc_run *base, struct loaded *l, int n, int rounds
           "works for one client, fails with %d requests in flight (in %d of %d load round%s): %s",
           n, l->rounds_failed, rounds, rounds == 1 ? "" : "s", what);
   if(fs.count) {
-    cJSON *f = oc_finding_json(&fs.items[0]);
-    if(f && diag)
-      cJSON_AddItemToObject(f, "diagnosis", cJSON_Duplicate(diag, 1));
-    if(f)
-      cJSON_AddItemToArray(oc_json_arr(res, "findings"), f);
-    if(fs.items[0].severity == OC_SEV_ERROR && !fs.items[0].allowed && oc_streq(oc_json_str(res, "status"), "pass")) {
-      cJSON_DeleteItemFromObjectCaseSensitive(res, "status");
-      cJSON_AddStringToObject(res, "status", "fail");
-    }
+    int oom = 0;
+    cJSON *f = oc_json_put(&oom, oc_json_arr(res, "findings"), NULL, oc_finding_json(&fs.items[0]));
+    if(diag)
+      oc_json_put(&oom, f, "diagnosis", cJSON_Duplicate(diag, 1));
+    if(!oom && fs.items[0].severity == OC_SEV_ERROR && !fs.items[0].allowed &&
+       oc_streq(oc_json_str(res, "status"), "pass"))
+      oc_json_set(&oom, res, "status", cJSON_CreateString("fail"));
+    if(oom)
+      oc_warn("%s/%s: out of memory recording its load finding", it->kase->suite, it->kase->name);
   }
   oc_findings_free(&fs);
 }
@@ -136,7 +136,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
   opts.rerun_alone = 0;
   opts.record_dir = NULL;
   uint64_t t0 = oc_now_ns();
-  int rounds = 0;
+  int rounds = 0, oom = 0;
   size_t nld = 0;
   size_t nwait = 0, ntimed = 0;
   double wait_max = 0, wait_sum = 0;
@@ -193,20 +193,20 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
       goto out;
     }
   } while(lo->duration_ms > 0 && (oc_now_ns() - t0) / 1000000u < (uint64_t)lo->duration_ms);
-  cJSON_AddNumberToObject(load, "in_flight", lo->in_flight);
-  cJSON_AddNumberToObject(load, "duration_ms", (double)((oc_now_ns() - t0) / 1000000u));
-  cJSON_AddNumberToObject(load, "rounds", rounds);
-  cJSON_AddNumberToObject(load, "cases", (double)nlive);
+  oc_json_put(&oom, load, "in_flight", cJSON_CreateNumber(lo->in_flight));
+  oc_json_put(&oom, load, "duration_ms", cJSON_CreateNumber((double)((oc_now_ns() - t0) / 1000000u)));
+  oc_json_put(&oom, load, "rounds", cJSON_CreateNumber(rounds));
+  oc_json_put(&oom, load, "cases", cJSON_CreateNumber((double)nlive));
   if(ntimed) {
-    cJSON *w = cJSON_AddObjectToObject(load, "waited");
+    cJSON *w = oc_json_put(&oom, load, "waited", cJSON_CreateObject());
     if(w) {
-      cJSON_AddNumberToObject(w, "requests", (double)nwait);
-      cJSON_AddNumberToObject(w, "timed", (double)ntimed);
-      cJSON_AddNumberToObject(w, "mean_ms", nwait ? round(wait_sum / (double)nwait) : 0);
-      cJSON_AddNumberToObject(w, "max_ms", round(wait_max));
+      oc_json_put(&oom, w, "requests", cJSON_CreateNumber((double)nwait));
+      oc_json_put(&oom, w, "timed", cJSON_CreateNumber((double)ntimed));
+      oc_json_put(&oom, w, "mean_ms", cJSON_CreateNumber(nwait ? round(wait_sum / (double)nwait) : 0));
+      oc_json_put(&oom, w, "max_ms", cJSON_CreateNumber(round(wait_max)));
     }
   }
-  cJSON *only = cJSON_AddArrayToObject(load, "only_under_load");
+  cJSON *only = oc_json_put(&oom, load, "only_under_load", cJSON_CreateArray());
   for(size_t m = 0; only && m < nld; m++) {
     struct oc_plan_item *it = &base->items[ld[m].base];
     const cJSON *was = base->results[ld[m].base];
@@ -216,28 +216,31 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     oc_deployment_diagnose(&it->target->deployment, ld[m].result, &ctx);
     const cJSON *dg = oc_result_diagnosis(ld[m].result);
     char *what = first_error(ld[m].result);
-    cJSON *e = cJSON_CreateObject();
+    cJSON *e = oc_json_put(&oom, only, NULL, cJSON_CreateObject());
     if(e) {
-      cJSON_AddStringToObject(e, "target", it->target->name);
-      cJSON_AddStringToObject(e, "suite", it->kase->suite);
-      cJSON_AddStringToObject(e, "case", it->kase->name);
-      cJSON_AddStringToObject(e, "status", oc_json_str(ld[m].result, "status"));
-      cJSON_AddStringToObject(e, "failure", what ? what : "");
-      cJSON_AddNumberToObject(e, "in_flight", ld[m].in_flight);
-      cJSON_AddNumberToObject(e, "rounds_failed", ld[m].rounds_failed);
+      oc_json_put_str(&oom, e, "target", it->target->name);
+      oc_json_put_str(&oom, e, "suite", it->kase->suite);
+      oc_json_put_str(&oom, e, "case", it->kase->name);
+      oc_json_put_str(&oom, e, "status", oc_json_str(ld[m].result, "status"));
+      oc_json_put_str(&oom, e, "failure", what ? what : "");
+      oc_json_put(&oom, e, "in_flight", cJSON_CreateNumber(ld[m].in_flight));
+      oc_json_put(&oom, e, "rounds_failed", cJSON_CreateNumber(ld[m].rounds_failed));
       if(ctx.prompt_tokens >= 0)
-        cJSON_AddNumberToObject(e, "prompt_tokens", (double)ctx.prompt_tokens);
+        oc_json_put(&oom, e, "prompt_tokens", cJSON_CreateNumber((double)ctx.prompt_tokens));
       if(dg)
-        cJSON_AddItemToObject(e, "diagnosis", cJSON_Duplicate(dg, 1));
-      cJSON *rules = cJSON_AddArrayToObject(e, "rules");
+        oc_json_put(&oom, e, "diagnosis", cJSON_Duplicate(dg, 1));
+      cJSON *rules = oc_json_put(&oom, e, "rules", cJSON_CreateArray());
       const cJSON *f;
       cJSON_ArrayForEach(f, oc_json_arr(ld[m].result, "findings"))
         if(rules && oc_streq(oc_json_str(f, "severity"), "error") && !oc_json_bool(f, "allowed", 0))
-          cJSON_AddItemToArray(rules, cJSON_CreateString(oc_json_str(f, "rule")));
-      cJSON_AddItemToArray(only, e);
+          oc_json_put(&oom, rules, NULL, cJSON_CreateString(oc_json_str(f, "rule")));
     }
     add_finding(base, &ld[m], lo->in_flight, rounds, what ? what : "", dg);
     free(what);
+  }
+  if(oom) {
+    rc = OC_ENOMEM;
+    goto out;
   }
   *out = load;
   load = NULL;

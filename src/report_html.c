@@ -33,9 +33,9 @@
 #define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
 #define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
 
-/* The output with a sticky error: once an adder fails (and the buffer has
- * freed itself), every later call does nothing, and the caller checks rc
- * once at the end. */
+/* The output with a sticky error: once an adder fails (the buffer keeps
+ * its first error), every later call does nothing, and the caller checks
+ * rc once at the end. */
 struct out {
   struct oc_buf *b;
   int rc;
@@ -1242,8 +1242,10 @@ static char *build_curl(const cJSON *doc, const cJSON *r)
   free(compact);
   if(!rc && oc_json_bool(body, "truncated", 0))
     rc = oc_buf_adds(&b, "  # the results kept only part of this body");
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -1275,8 +1277,10 @@ static char *build_oacheck(const cJSON *doc, const cJSON *r)
   if(filter)
     shell_quote(&b, &rc, filter);
   free(filter);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -1603,6 +1607,7 @@ int oc_report_html_write(const cJSON *results, const char *path, char *err, size
   int rc = oc_report_html_render(results, NULL, &b, why, sizeof(why));
   if(rc) {
     snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);

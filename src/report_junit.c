@@ -98,7 +98,7 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
     if(!cJSON_IsString(m))
       continue;
     if((models.len && oc_buf_adds(&models, ", ")) || oc_buf_adds(&models, m->valuestring)) {
-      oc_buf_init(&models, OC_CAP_MESSAGE * 4); /* too many: leave them out */
+      oc_buf_reset(&models); /* too many: leave them out */
       break;
     }
   }
@@ -358,16 +358,12 @@ static int collect_groups(const cJSON *doc, struct group **out, size_t *nout)
       i++;
     if(i < n)
       continue;
-    if(n == alloc) {
-      size_t na = alloc ? alloc * 2 : 16;
-      struct group *p = realloc(g, na * sizeof(*g));
-      if(!p) {
-        free(g);
-        return OC_ENOMEM;
-      }
-      g = p;
-      alloc = na;
+    struct group *p = oc_array_grow(g, &alloc, n + 1, sizeof(*g));
+    if(!p) {
+      free(g);
+      return OC_ENOMEM;
     }
+    g = p;
     g[n].target = t;
     g[n].suite = s;
     n++;
@@ -527,6 +523,7 @@ int oc_report_junit_write(const cJSON *results, const char *path, char *err, siz
   if(rc) {
     snprintf(err, errlen, "cannot render JUnit report '%s': %s", path,
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);

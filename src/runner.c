@@ -144,6 +144,7 @@ struct job {
   enum oc_case_end end;
   char reason[700];
   cJSON *retries;
+  int retries_oom;          /* a retry could not be written down */
   uint64_t t_start;
   const char *source;
   struct oc_cassette rec; /* record mode */
@@ -201,20 +202,21 @@ static void annotate(struct job *j, cJSON *res)
   if(!res)
     return;
   struct oc_target *t = j->item->target;
+  int oom = 0; /* out of memory: the result lacks these notes, nothing else */
   oc_deployment_timing(res);
   struct oc_diag_context ctx = { j->max_in_flight, -1, NULL };
   oc_deployment_diagnose(&t->deployment, res, &ctx);
   if(t->live && j->max_in_flight > 0) {
-    cJSON *c = cJSON_AddObjectToObject(res, "concurrency");
+    cJSON *c = oc_json_put(&oom, res, "concurrency", cJSON_CreateObject());
     if(c) {
-      cJSON_AddNumberToObject(c, "in_flight", j->max_in_flight);
+      oc_json_put(&oom, c, "in_flight", cJSON_CreateNumber(j->max_in_flight));
       int slots = oc_deployment_slots(&t->deployment);
       if(slots)
-        cJSON_AddNumberToObject(c, "slots", slots);
+        oc_json_put(&oom, c, "slots", cJSON_CreateNumber(slots));
     }
   }
   if(j->first) {
-    cJSON_AddItemToObject(res, "rerun", j->first);
+    oc_json_put(&oom, res, "rerun", j->first);
     j->first = NULL;
   }
 }
@@ -260,9 +262,16 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
       oc_strlcpy(j->reason, why, sizeof(j->reason));
     }
   }
-  if(j->check.oom)
-    oc_warn("%s/%s: memory ran out while recording findings; some may be missing",
-            j->item->kase->suite, j->item->kase->name);
+  if(!j->check.oom && j->resp_started && j->resp.status && !response)
+    j->check.oom = 1;
+  if(j->check.oom || j->retries_oom) {
+    /* a verdict from part of the findings would be a guess: the case is
+     * an error that says why */
+    j->end = OC_END_ERROR;
+    oc_strlcpy(j->reason, "oacheck ran out of memory while checking this case; its findings are incomplete",
+               sizeof(j->reason));
+    oc_error("%s/%s: out of memory while checking", j->item->kase->suite, j->item->kase->name);
+  }
   struct oc_case_outcome o;
   memset(&o, 0, sizeof(o));
   o.target = j->item->target;
@@ -470,17 +479,15 @@ static int on_body(void *ud, const void *p, size_t n, uint64_t t)
 static void on_retry(void *ud, int attempt, int status, long delay_ms)
 {
   struct job *j = ud;
+  int oom = 0;
   if(!j->retries)
     j->retries = cJSON_CreateArray();
-  cJSON *o = cJSON_CreateObject();
-  if(!j->retries || !o) {
-    cJSON_Delete(o);
-    return;
-  }
-  cJSON_AddNumberToObject(o, "attempt", attempt);
-  cJSON_AddNumberToObject(o, "status", status);
-  cJSON_AddNumberToObject(o, "delay_ms", (double)delay_ms);
-  cJSON_AddItemToArray(j->retries, o);
+  cJSON *o = oc_json_put(&oom, j->retries, NULL, cJSON_CreateObject());
+  oc_json_put(&oom, o, "attempt", cJSON_CreateNumber(attempt));
+  oc_json_put(&oom, o, "status", cJSON_CreateNumber(status));
+  oc_json_put(&oom, o, "delay_ms", cJSON_CreateNumber((double)delay_ms));
+  if(oom) /* the result then says so instead of leaving a retry out */
+    j->retries_oom = 1;
   oc_info("%s/%s: HTTP %d, retrying in %ld ms (attempt %d)", j->item->kase->suite,
           j->item->kase->name, status, delay_ms, attempt + 1);
 }
@@ -697,12 +704,13 @@ out:
 /* What a case's first attempt gave, for its run alone. */
 static cJSON *first_attempt(const cJSON *res, int in_flight)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
   if(!o)
     return NULL;
-  cJSON_AddStringToObject(o, "status", oc_json_str(res, "status") ? oc_json_str(res, "status") : "fail");
-  cJSON_AddNumberToObject(o, "in_flight", in_flight);
-  cJSON *rules = cJSON_AddArrayToObject(o, "rules");
+  oc_json_put_str(&oom, o, "status", oc_json_str(res, "status") ? oc_json_str(res, "status") : "fail");
+  oc_json_put(&oom, o, "in_flight", cJSON_CreateNumber(in_flight));
+  cJSON *rules = oc_json_put(&oom, o, "rules", cJSON_CreateArray());
   const char *msg = NULL;
   const cJSON *f;
   cJSON_ArrayForEach(f, oc_json_arr(res, "findings"))
@@ -711,15 +719,19 @@ static cJSON *first_attempt(const cJSON *res, int in_flight)
       continue;
     const char *rule = oc_json_str(f, "rule");
     if(rule && rules)
-      cJSON_AddItemToArray(rules, cJSON_CreateString(rule));
+      oc_json_put(&oom, rules, NULL, cJSON_CreateString(rule));
     if(!msg)
       msg = oc_json_str(f, "message");
   }
   if(msg)
-    cJSON_AddStringToObject(o, "message", msg);
+    oc_json_put_str(&oom, o, "message", msg);
   const cJSON *dg = oc_result_diagnosis(res);
   if(dg)
-    cJSON_AddItemToObject(o, "diagnosis", cJSON_Duplicate(dg, 1));
+    oc_json_put(&oom, o, "diagnosis", cJSON_Duplicate(dg, 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 
@@ -774,23 +786,27 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
                                   command);
   if(!doc)
     return NULL;
+  int oom = 0;
   cJSON *meta = oc_json_obj(doc, "oacheck");
-  cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
-  for(size_t i = 0; suites && i < r->suites->count; i++)
-    cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
-  cJSON *sh = r->opts->shard ? oc_shard_json(r->opts->shard) : NULL;
-  if(sh)
-    cJSON_AddItemToObject(meta, "shard", sh);
+  cJSON *suites = oc_json_put(&oom, meta, "suites", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < r->suites->count; i++)
+    oc_json_put(&oom, suites, NULL, cJSON_CreateString(r->suites->items[i].name));
+  /* a run of one shard has none (oc_shard_json says NULL); else NULL is
+   * memory running out */
+  if(r->opts->shard && r->opts->shard->n > 1)
+    oc_json_put(&oom, meta, "shard", oc_shard_json(r->opts->shard));
   cJSON *targets = oc_json_arr(doc, "targets");
-  for(size_t i = 0; i < r->ntargets; i++) {
-    cJSON *t = oc_target_json(&r->targets[i]);
-    if(t)
-      cJSON_AddItemToArray(targets, t);
-  }
+  for(size_t i = 0; !oom && i < r->ntargets; i++)
+    oc_json_put(&oom, targets, NULL, oc_target_json(&r->targets[i]));
+  /* every case has a result (finish_job built it); a missing one is a
+   * result that could not be built, and the document would lie */
   cJSON *results = oc_json_arr(doc, "results");
-  for(size_t i = 0; i < r->nitems; i++)
-    if(r->results[i])
-      cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  for(size_t i = 0; !oom && i < r->nitems; i++)
+    oc_json_put(&oom, results, NULL, r->results[i] ? cJSON_Duplicate(r->results[i], 1) : NULL);
+  if(oom) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
   return doc;
 }
 

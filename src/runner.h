@@ -81,7 +81,8 @@ int oc_run_plan(struct oc_run *r);
  * not errors) or OC_ENOMEM. */
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
- * deletes.  mode_note may be NULL. */
+ * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
+ * a case's result could not be built: never a document missing a case. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);

@@ -269,7 +269,7 @@ int oc_faults_merge(struct oc_faults *base, const struct oc_faults *over)
 void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
 {
   struct oc_buf b;
-  oc_buf_init(&b, outlen ? outlen - 1 : 0);
+  oc_buf_init(&b, OC_CAP_MESSAGE);
   const char *sep = "";
 #define NUM(field, name)                                                                           \
   if(f->field >= 0) {                                                                              \
@@ -293,8 +293,14 @@ void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
   }
   if(f->content_type)
     oc_buf_printf(&b, "%scontent-type=%s", sep, f->content_type);
-  if(outlen)
-    oc_strlcpy(out, oc_buf_str(&b), outlen);
+  /* checked once: what does not fit is cut at the end and says so, never
+   * left out from the middle */
+  if(outlen) {
+    if(oc_buf_error(&b) == OC_ENOMEM)
+      oc_strlcpy(out, "(out of memory)", outlen);
+    else if(oc_strlcpy(out, oc_buf_str(&b), outlen) >= outlen || oc_buf_error(&b))
+      oc_strlcpy(out + (outlen > 4 ? outlen - 4 : 0), "...", outlen > 4 ? 4 : outlen);
+  }
   oc_buf_free(&b);
 }
 
@@ -566,14 +572,12 @@ static void plan_free(void *cls)
 
 static int push_write(struct write **w, size_t *n, size_t *alloc, size_t end, uint64_t t)
 {
-  if(*n == *alloc) {
-    if(*n >= OC_CAP_CASSETTE_PIECES * 2)
-      return OC_ETOOBIG;
-    struct write *v = oc_array_grow(*w, alloc, *n + 1, sizeof(*v));
-    if(!v)
-      return OC_ENOMEM;
-    *w = v;
-  }
+  if(*n >= OC_CAP_CASSETTE_PIECES * 2)
+    return OC_ETOOBIG;
+  struct write *v = oc_array_grow(*w, alloc, *n + 1, sizeof(*v));
+  if(!v)
+    return OC_ENOMEM;
+  *w = v;
   (*w)[*n].end = end;
   (*w)[*n].t_ns = t;
   (*n)++;
@@ -835,15 +839,15 @@ static int build_wire(struct plan *p)
     size_t start = i ? p->w[i - 1].end : 0;
     if(p->w[i].end <= start)
       continue;
-    if(oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start) ||
-       oc_buf_add(&b, p->body + start, p->w[i].end - start) || oc_buf_add(&b, "\r\n", 2))
-      return OC_ENOMEM; /* the buffer freed itself */
+    oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start);
+    oc_buf_add(&b, p->body + start, p->w[i].end - start);
+    oc_buf_add(&b, "\r\n", 2);
     p->wire_end[n] = b.len;
     p->wire_write[n++] = i;
   }
   p->nchunks = n;
   p->wire_len = p->wire_stop = b.len;
-  p->wire = oc_buf_take(&b, NULL);
+  p->wire = oc_buf_take(&b, NULL); /* checked once: NULL when an add failed */
   return p->wire ? OC_OK : OC_ENOMEM;
 }
 
@@ -1038,26 +1042,31 @@ static enum MHD_Result answer_unmatched(struct oc_server *srv, struct MHD_Connec
   struct oc_buf msg, list;
   oc_buf_init(&msg, OC_CAP_MESSAGE);
   oc_buf_init(&list, OC_CAP_MESSAGE);
+  /* every piece is bounded so that the whole fits OC_CAP_MESSAGE: five
+   * names and routes of at most 300 bytes, the client's name and URL */
   for(size_t i = 0; i < n; i++)
-    oc_buf_printf(&list, "%s%s (%s %s)", i ? ", " : "", near[i]->name, near[i]->method,
+    oc_buf_printf(&list, "%s%.200s (%.16s %.80s)", i ? ", " : "", near[i]->name, near[i]->method,
                   near[i]->path);
   if(name)
-    oc_buf_printf(&msg, "no recording named '%s' (X-Oacheck-Case)", name);
+    oc_buf_printf(&msg, "no recording named '%.300s' (X-Oacheck-Case)", name);
   else
-    oc_buf_printf(&msg, "no recording matches %s %s with this body (request key %.12s)", method,
-                  url, key);
+    oc_buf_printf(&msg, "no recording matches %.16s %.300s with this body (request key %.12s)",
+                  method, url, key);
   oc_buf_printf(&msg, "; nearest: %s", n ? oc_buf_str(&list) : "none (no recordings loaded)");
   oc_info("%s %s -> 404 not recorded%s%s", method, url, name ? " as " : "", name ? name : "");
   struct oc_buf names;
   oc_buf_init(&names, OC_CAP_MESSAGE);
   for(size_t i = 0; i < n; i++)
-    oc_buf_printf(&names, "%s%s", i ? ", " : "", near[i]->name);
+    oc_buf_printf(&names, "%s%.200s", i ? ", " : "", near[i]->name);
   enum MHD_Result ret;
   cJSON *root = cJSON_CreateObject();
   cJSON *e = cJSON_AddObjectToObject(root, "error");
   char *text = NULL;
   struct MHD_Response *resp = NULL;
   ret = MHD_NO;
+  /* checked once: only memory can fail them (see above) */
+  if(oc_buf_error(&list) || oc_buf_error(&msg) || oc_buf_error(&names))
+    goto out;
   if(!e || !cJSON_AddStringToObject(e, "message", oc_buf_str(&msg)) ||
      !cJSON_AddStringToObject(e, "type", "not_found_error") ||
      !cJSON_AddNullToObject(e, "param") || !cJSON_AddStringToObject(e, "code", "not_recorded") ||

@@ -69,6 +69,11 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
  * read; err says which and why. */
 int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size_t *n, char *err,
                      size_t errlen);
+/* The same for command cmd ("run"), saying what went wrong the one way
+ * every command does: a usage error (Try 'oacheck CMD --help'), else the
+ * reason.  Returns -1 when the targets were built, else the exit status. */
+int oc_targets_build_for(const char *cmd, const struct oc_target_args *a, struct oc_target **ts,
+                         size_t *n);
 void oc_targets_free(struct oc_target *ts, size_t n);
 
 struct oc_identify_options {
