@@ -21,6 +21,7 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_deployment_init(&t->deployment);
   oc_dialect_init(&t->dialect);
   t->profile_source = "auto";
 }
@@ -40,6 +41,7 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  oc_deployment_free(&t->deployment);
   free(t->chat_template);
   oc_dialect_free(&t->dialect);
   free(t->router_name);
@@ -163,9 +165,11 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
     oc_target_free(t);
     return OC_ENOTFOUND;
   }
+  /* the cases' recordings decide: identification requests are recorded
+   * without arrival times (they are not judged, only read) */
   t->timing_recorded = 1;
   for(size_t i = 0; i < t->store.count; i++)
-    if(!t->store.items[i].timing_recorded)
+    if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
       t->timing_recorded = 0;
   return OC_OK;
 }
@@ -1091,6 +1095,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   oc_dialect_free(&t->dialect);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
+  oc_deployment_free(&t->deployment);
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
   int oom = 0;
@@ -1196,8 +1201,11 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       if(s2)
         add_ident(&oom, t->identity, "server", s2);
     }
+    oc_deployment_from_props(&t->deployment, doc);
   }
   cJSON_Delete(doc);
+  if(t->reachable && !o->models_only && oc_deployment_gather(&t->deployment, t, o) == OC_ENOMEM)
+    goto nomem;
   if(t->ctx_size > 0) {
     cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
     oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber((double)t->ctx_size));
@@ -1259,6 +1267,22 @@ cJSON *oc_target_json(const struct oc_target *t)
     cJSON *id = oc_json_put(&oom, o, "identity", cJSON_Duplicate(t->identity, 1));
     if(id)
       cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
+  }
+  /* what the deployment says about itself (deployment.c); for one model
+   * of a router, with the command line the router says it started */
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  const char *rm = t->router ? oc_target_model(t) : NULL;
+  const cJSON *given = rm ? oc_json_arr(oc_json_obj(oc_json_obj(t->identity, "model_flags"), rm), "args")
+                          : NULL;
+  if(dep && given)
+    oc_json_put(&oom, dep, "args", cJSON_Duplicate(given, 1));
+  if(dep)
+    oc_json_put(&oom, o, "deployment", dep);
+  if(!t->live && t->store.count)
+    oc_json_put(&oom, o, "recorded", oc_recorded_json(&t->store));
+  if(t->live && t->jobs > 0) {
+    oc_json_put(&oom, o, "jobs", cJSON_CreateNumber(t->jobs));
+    oc_json_put_str(&oom, o, "jobs_source", t->jobs_source ? t->jobs_source : "option");
   }
   if(oom) {
     cJSON_Delete(o);

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "deployment.h"
 #include "dialect.h"
 #include "headers.h"
 #include "rules.h"
@@ -36,6 +37,9 @@ struct oc_target {
   cJSON *identity;              /* results "identity" object */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
+  struct oc_deployment deployment; /* /props, /slots, /metrics (deployment.h) */
+  int jobs;                     /* live cases in flight; 0: the run's --jobs */
+  const char *jobs_source;      /* "option", "total_slots", "default" */
   char *chat_template;          /* its template's text (/props chat_template), or NULL */
   struct oc_dialect dialect;    /* the tool-call markers that text uses (dialect.c) */
   /* routers (llama-server --models-preset: several models behind one URL) */
