@@ -255,10 +255,11 @@ int oc_cmd_proxy(int argc, char **argv)
     status = OC_EXIT_FAIL;
     goto out;
   }
-  cJSON_AddItemToArray(oc_json_arr(doc, "targets"), oc_target_json(&target));
-  cJSON_ReplaceItemInObjectCaseSensitive(doc, "results", results);
+  int oom = 0;
+  oc_json_put(&oom, oc_json_arr(doc, "targets"), NULL, oc_target_json(&target));
+  oc_json_set(&oom, doc, "results", results);
   results = NULL;
-  if(oc_results_summarize(doc)) {
+  if(oom || oc_results_summarize(doc)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;
     goto out;

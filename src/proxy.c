@@ -124,6 +124,40 @@ static void exchange_free(struct exchange *x)
 
 /* ---- judging ------------------------------------------------------------------- */
 
+/* The request-side rules, and what only the target's own template can
+ * tell: whether the tool results reach the prompt, and, for a
+ * conversation long enough to matter, how many tokens it is.  These ask
+ * the target (POST /apply-template, /tokenize, where it offers them, as
+ * llama-server does) after the answer is through, so the client never
+ * waits for them. */
+static void judge_conversation(struct exchange *x)
+{
+  if(x->info.api != OC_API_CHAT || !cJSON_IsObject(x->body_json))
+    return;
+  struct oc_target *t = x->px->opt.target;
+  const cJSON *nc = oc_json_get(t->vars, "N_CTX");
+  long n_ctx = oc_json_is_integer(nc) ? (long)nc->valuedouble : 0;
+  int renders = t->profile && strcmp(t->profile->name, "llama-server") == 0;
+  int tool_results = oc_conversation_has_tool_result(x->body_json);
+  /* a token covers at least a byte of the text; the template adds its own
+   * markup, a few hundred tokens at most */
+  int long_enough = n_ctx > 0 && (long)x->body.len + 512 >= n_ctx;
+  const cJSON *messages = oc_json_arr(x->body_json, "messages");
+  char *prompt = NULL;
+  long tokens = -1;
+  if(renders && messages && (tool_results || long_enough)) {
+    struct oc_identify_options io = { .timeout_ms = x->px->opt.connect_timeout_ms +
+                                                    x->px->opt.idle_timeout_ms };
+    prompt = oc_target_render(t, &io, messages, oc_json_arr(x->body_json, "tools"));
+    if(prompt && long_enough)
+      tokens = oc_target_count_tokens(t, &io, prompt);
+  }
+  if(prompt && tool_results)
+    oc_conversation_check_prompt(&x->check, x->body_json, prompt);
+  oc_conversation_check_request(&x->check, x->body_json, n_ctx, tokens);
+  free(prompt);
+}
+
 /* The exchange's result: the same decoding and rules as a run's case,
  * under a case of suite "proxy" named by method, path and number. */
 static void finish(struct exchange *x)
@@ -140,6 +174,7 @@ static void finish(struct exchange *x)
     oc_response_finish(&x->resp, x->outcome.t_done ? x->outcome.t_done : oc_now_ns(), complete);
     response = oc_response_json(&x->resp, &message, &timing);
   }
+  judge_conversation(x);
   if(x->body_json && x->resp_started) {
     const char *emsg = oc_json_str(oc_json_obj(x->resp.parsed, "error"), "message");
     oc_conversation_check_answer(&px->conv, &x->check, x->body_json, x->status, emsg);
@@ -224,10 +259,12 @@ static void finish(struct exchange *x)
     oc_error("exchange %zu: out of memory building its result", x->number);
     return;
   }
-  cJSON_AddNumberToObject(res, "exchange", (double)x->number);
+  int oom = 0;
+  oc_json_put(&oom, res, "exchange", cJSON_CreateNumber((double)x->number));
   pthread_mutex_lock(&px->lock);
-  cJSON_AddItemToArray(px->results, res);
-  if(px->opt.on_result)
+  if(oom || oc_json_add(px->results, NULL, res))
+    oc_error("exchange %zu: out of memory keeping its result", x->number);
+  else if(px->opt.on_result)
     px->opt.on_result(px->opt.ud, res, x->number);
   pthread_mutex_unlock(&px->lock);
 }
@@ -350,7 +387,7 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
     }
     return (ssize_t)n;
   }
-  finish(x);
+  /* judged in on_completed, once the client has all of it */
   /* a target that cut its answer is cut for the client as well */
   return x->outcome.error == OC_HTTP_OK ? MHD_CONTENT_READER_END_OF_STREAM
                                         : MHD_CONTENT_READER_END_WITH_ERROR;
@@ -450,8 +487,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   if(x->body.len)
     x->body_json = oc_json_parse(x->body.data, x->body.len, NULL);
   oc_request_info_init(&x->info, x->method, x->path, x->body_json);
-  if(x->info.api == OC_API_CHAT && x->body_json)
-    oc_conversation_check_request(&x->check, x->body_json, 0, -1);
   if(start_upstream(x)) {
     finish(x);
     return answer_bad_gateway(conn, "out of memory");
@@ -606,9 +641,12 @@ static cJSON *sorted(cJSON *results)
   for(int i = n - 1; i >= 0; i--)
     items[i] = cJSON_DetachItemFromArray(results, i);
   qsort(items, (size_t)n, sizeof(*items), cmp_exchange);
+  int failed = 0;
   for(int i = 0; i < n; i++)
-    cJSON_AddItemToArray(results, items[i]);
+    failed |= oc_json_add(results, NULL, items[i]) != OC_OK;
   free(items);
+  if(failed)
+    oc_error("out of memory putting the exchanges in order: some results are lost");
   return results;
 }
 

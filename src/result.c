@@ -112,8 +112,8 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   oc_buf_reset(&b);
   if(!o->kase->file) {
     /* no suite file behind it (proxy traffic): its own command, if any */
-    if(o->reproduce_oacheck)
-      cJSON_AddStringToObject(r, "oacheck", o->reproduce_oacheck);
+    if(o->reproduce_oacheck && !oc_json_put_str(&oom, r, "oacheck", o->reproduce_oacheck))
+      goto fail;
     oc_buf_free(&b);
     return r;
   }

@@ -103,6 +103,25 @@ expect_status 1 "$OACHECK" run "$TMP/repro.json" --replay "$TMP/rec.1" --json "$
 expect_grep '^FAIL ' "$TMP/out"
 pass "record --to-suite: the recorded exchange fails again as a suite case"
 
+# ---- a tool result the target's template drops: seen from the traffic
+# alone (the proxy asks the target to render the conversation it sent)
+TPL="$OACHECK_SRCDIR/tests/data/recordings/proxy-templates"
+for t in phi-3.5:1 qwen-2.5:0; do
+  want=${t#*:}; t=${t%:*}
+  serve_start "$TPL/$t"
+  proxy_start "$URL" --json "$TMP/tpl.$t.json"
+  curl -sS -X POST -H 'X-Oacheck-Case: tool-call.tool-result-turn' -H 'Content-Type: application/json' \
+    --data-binary @"$TPL/tool-result-turn.request.json" -o "$TMP/tpl.$t.got" "$PURL/v1/chat/completions"
+  grep -q '"choices"' "$TMP/tpl.$t.got" || fail "$t: the client got no answer through the proxy"
+  proxy_stop "$want"
+  serve_stop
+  expect_grep 'POST /apply-template -> template-renders.render-tool-call \(200\)' "$SERVE_ERR"
+done
+expect_grep '"rule":[[:space:]]*"CONV-TOOL-RESULT-DROPPED"' "$TMP/tpl.phi-3.5.json"
+expect_grep '"path":[[:space:]]*"/messages/3/content"' "$TMP/tpl.phi-3.5.json"
+expect_no_grep 'CONV-TOOL-RESULT-DROPPED' "$TMP/tpl.qwen-2.5.json"
+pass "Phi-3.5's template drops the client's tool result (CONV-TOOL-RESULT-DROPPED); Qwen 2.5's keeps it"
+
 # ---- a client that disconnects mid-stream, a target that resets
 serve_start "$OACHECK_SRCDIR/bench/data" --speed 0.002
 proxy_start "$URL" --json "$TMP/cut.json"
