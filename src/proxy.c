@@ -249,6 +249,7 @@ static void finish(struct exchange *x)
   o.timing = timing;
   o.duration_ms = x->t_start ? (double)(oc_now_ns() - x->t_start) / 1e6 : -1;
   o.source = "proxy";
+  o.no_suite = 1;
   o.reproduce_oacheck = to_suite;
   cJSON *res = oc_result_json(&o);
   free(to_suite);

@@ -110,7 +110,7 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   if(!oc_buf_error(&b) && !oc_json_put_str(&oom, r, "curl", oc_buf_str(&b)))
     goto fail;
   oc_buf_reset(&b);
-  if(!o->kase->file) {
+  if(o->no_suite) {
     /* no suite file behind it (proxy traffic): its own command, if any */
     if(o->reproduce_oacheck && !oc_json_put_str(&oom, r, "oacheck", o->reproduce_oacheck))
       goto fail;
