@@ -1354,6 +1354,26 @@ static int cmp_items(const void *a, const void *b)
   return (x->file == NULL) - (y->file == NULL);
 }
 
+/* Within one directory, the same request may be recorded twice: a live
+ * recording holds a case's exchange and the identification request that
+ * asked the same thing (GET /props), the latter without arrival times.
+ * The first match answers, so a timed one is moved ahead of an untimed
+ * one with the same key: a replayed case keeps its timeline. */
+static void prefer_timed(struct oc_cassette_store *tmp)
+{
+  for(size_t i = 0; i < tmp->count; i++) {
+    if(tmp->items[i].timing_recorded)
+      continue;
+    for(size_t j = i + 1; j < tmp->count; j++)
+      if(tmp->items[j].timing_recorded && strcmp(tmp->items[j].key, tmp->items[i].key) == 0) {
+        struct oc_cassette c = tmp->items[i];
+        tmp->items[i] = tmp->items[j];
+        tmp->items[j] = c;
+        break;
+      }
+  }
+}
+
 static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ctx *lc)
 {
   struct oc_cassette_store tmp;
@@ -1405,6 +1425,7 @@ static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ct
   }
   if(tmp.count)
     qsort(tmp.items, tmp.count, sizeof(*tmp.items), cmp_items);
+  prefer_timed(&tmp);
   for(size_t i = 0; i < tmp.count; i++)
     if((rc = oc_cassette_store_take(s, &tmp.items[i])))
       goto out;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "deployment.h"
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
@@ -26,9 +27,11 @@ static const char pin_usage[] =
   "Usage: oacheck pin --target [NAME=]URL... --out FILE\n"
   "       oacheck pin --check FILE --target [NAME=]URL... [--json F] [--junit F]\n"
   "Write what each target serves — its model list, model file, context per slot,\n"
-  "chat template SHA-256 and build, and on a router every model's flags — to a pin\n"
-  "file, or check that it still serves exactly what was pinned (PIN-MODEL,\n"
-  "PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag that changed).\n"
+  "chat template SHA-256 and build, on a router every model's flags, and on a\n"
+  "llama-server each slot's context, the template's capabilities and the endpoints\n"
+  "that are on — to a pin file, or check that it still serves exactly what was\n"
+  "pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag\n"
+  "that changed, PIN-DEPLOYMENT).\n"
   "Targets are matched to the pin file by name.\n";
 
 static const char pin_footer[] =
@@ -147,6 +150,81 @@ static void compare_model_flags(struct oc_check *c, const char *model, const cJS
   }
 }
 
+/* And from the deployment's facts (deployment.h), under "deployment". */
+static const struct {
+  const char *field;
+  enum oc_rule_id rule;
+  const char *what;
+} pinned_deployment[] = {
+  { "slots_n_ctx", OC_R_PIN_CONTEXT, "each slot's context (/slots)" },
+  { "template", OC_R_PIN_TEMPLATE, "the chat template's capabilities (/props chat_template_caps)" },
+  { "endpoints", OC_R_PIN_DEPLOYMENT, "the endpoints that are on (/metrics, /slots, POST /props)" },
+};
+
+/* The pinnable deployment facts of t: NULL when it has none. */
+static cJSON *pinned_facts(const struct oc_target *t)
+{
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  if(!dep)
+    return NULL;
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  const cJSON *slots = oc_json_arr(dep, "slots");
+  if(o && slots) {
+    cJSON *a = oc_json_put(&oom, o, "slots_n_ctx", cJSON_CreateArray());
+    const cJSON *s;
+    cJSON_ArrayForEach(s, slots)
+      if(a && oc_json_get(s, "n_ctx"))
+        oc_json_put(&oom, a, NULL, cJSON_Duplicate(oc_json_get(s, "n_ctx"), 1));
+  }
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "template")))
+    oc_json_put(&oom, o, "template", cJSON_Duplicate(oc_json_obj(dep, "template"), 1));
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "endpoints")))
+    oc_json_put(&oom, o, "endpoints", cJSON_Duplicate(oc_json_obj(dep, "endpoints"), 1));
+  cJSON_Delete(dep);
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* A value for a message: scalars as oc_json_brief says them, arrays and
+ * objects as compact JSON (a list of slot sizes says more than "[…]"). */
+static char *brief(const cJSON *v)
+{
+  if(!cJSON_IsArray(v) && !cJSON_IsObject(v))
+    return oc_json_brief(v, 100);
+  char *s = oc_json_print(v);
+  if(s && strlen(s) > 100)
+    oc_strlcpy(s + 97, "...", 4);
+  return s;
+}
+
+/* The deployment's facts against the pinned ones (a pin written before
+ * they existed has none: nothing to compare). */
+static void compare_deployment(struct oc_check *c, const cJSON *entry, const struct oc_target *t)
+{
+  const cJSON *pdep = oc_json_obj(entry, "deployment");
+  if(!pdep)
+    return;
+  cJSON *now = pinned_facts(t);
+  for(size_t i = 0; i < OC_ARRAY_LEN(pinned_deployment); i++) {
+    const cJSON *want = oc_json_get(pdep, pinned_deployment[i].field);
+    const cJSON *got = oc_json_get(now, pinned_deployment[i].field);
+    if(!want || (got && oc_json_equal(want, got)))
+      continue;
+    char *w = brief(want), *g = brief(got);
+    char path[96];
+    snprintf(path, sizeof(path), "/deployment/%s", pinned_deployment[i].field);
+    oc_emit(c, pinned_deployment[i].rule, OC_AT(.path = path, .expected = w, .actual = g),
+            "%s changed: pinned %s, now %s", pinned_deployment[i].what, w ? w : "?", g ? g : "?");
+    free(w);
+    free(g);
+  }
+  cJSON_Delete(now);
+}
+
 static cJSON *pin_entry(const struct oc_target *t)
 {
   int oom = 0;
@@ -159,6 +237,11 @@ static cJSON *pin_entry(const struct oc_target *t)
       oc_json_put(&oom, id, pinned[i].field, cJSON_Duplicate(v, 1));
   }
   if(oom) {
+    cJSON_Delete(e);
+    return NULL;
+  }
+  cJSON *dep = pinned_facts(t);
+  if(dep && oc_json_add(e, "deployment", dep)) {
     cJSON_Delete(e);
     return NULL;
   }
@@ -309,6 +392,7 @@ int oc_cmd_pin(int argc, char **argv)
     }
     else {
       compare(&ck, oc_json_obj(entry, "identity"), ts[i].identity);
+      compare_deployment(&ck, entry, &ts[i]);
       if(oc_findings_worst(&f) == OC_SEV_ERROR)
         st = "fail";
     }

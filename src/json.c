@@ -686,6 +686,29 @@ void oc_json_arena_end(void)
   ARENA_POISON(arena_base->data, arena_base->size);
 }
 
+static _Thread_local int arena_paused;
+
+int oc_json_arena_active(void)
+{
+  return arena_active;
+}
+
+void oc_json_arena_pause(void)
+{
+  if(arena_active) {
+    arena_active = 0;
+    arena_paused = 1;
+  }
+}
+
+void oc_json_arena_resume(void)
+{
+  if(arena_paused) {
+    arena_paused = 0;
+    arena_active = 1;
+  }
+}
+
 size_t oc_json_arena_resident(void)
 {
   size_t n = 0;

@@ -96,6 +96,12 @@ int oc_json_reindent(struct oc_buf *b, const char *text, size_t len, int depth);
  * returns OC_EUSAGE when an arena is already active on this thread. */
 int oc_json_arena_begin(void);
 void oc_json_arena_end(void);
+/* Is the arena in use on this thread?  And a pause in it: what is made
+ * between pause and resume is malloc'd as usual (a tree that must outlive
+ * the one being built). */
+int oc_json_arena_active(void);
+void oc_json_arena_pause(void);
+void oc_json_arena_resume(void);
 /* Bytes the arena keeps between uses (for the bench and tests). */
 size_t oc_json_arena_resident(void);
 

@@ -24,6 +24,8 @@ cJSON *oc_results_doc_new(const char *mode, const char *started, const char *not
 
 /* What a writer may know of a result without reading it: enough to group,
  * count and order (failures first) in passes over a few bytes a case. */
+struct oc_deploy_tally;
+
 struct oc_result_ref {
   const char *target, *suite, *kase; /* borrowed from the source; NULL when absent */
   enum oc_status status;
@@ -53,6 +55,9 @@ struct oc_results {
   size_t *spool_at;            /* ref i is spool entry spool_at[i] */
   cJSON *cur;                  /* the last result read from the spool */
   struct oc_buf text;
+  /* a run's deployment lines, tallied as its cases ended (NULL: a
+   * document's, which writers tally from its results) */
+  struct oc_deploy_tally *deploy;
 };
 
 /* Over the "results" array of doc (borrowed; it must outlive rs).

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deployment.h"
 #include "json.h"
 #include "report.h"
 #include "results_json.h"
@@ -53,6 +54,28 @@ static int add_property_json(struct oc_buf *b, const char *name, const cJSON *v)
 {
   char tmp[64];
   return add_property(b, name, oc_json_scalar_text(v, tmp, sizeof(tmp)));
+}
+
+/* What the deployment said about itself, and its recordings' origin. */
+static int deployment_properties(struct oc_buf *b, const cJSON *t)
+{
+  const cJSON *dep = oc_json_obj(t, "deployment");
+  struct oc_buf text;
+  oc_buf_init(&text, OC_CAP_MESSAGE * 4);
+  int rc = OC_OK;
+  if(dep && (rc = oc_deployment_text(dep, &text)) == OC_OK)
+    rc = add_property(b, "deployment", oc_buf_str(&text));
+  if(!rc && dep)
+    rc = add_property(b, "deployment.context", oc_json_str(dep, "context"));
+  if(!rc && oc_json_obj(t, "recorded")) {
+    oc_buf_reset(&text);
+    if((rc = oc_recorded_text(oc_json_obj(t, "recorded"), &text)) == OC_OK)
+      rc = add_property(b, "recorded", oc_buf_str(&text));
+  }
+  if(!rc)
+    rc = add_property_json(b, "jobs", oc_json_get(t, "jobs"));
+  oc_buf_free(&text);
+  return rc;
 }
 
 /* The target's identity, so a CI page says what was tested. */
@@ -102,7 +125,8 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
      (rc = add_property(b, "oacheck.mode", oc_json_str(run, "mode"))) ||
      (rc = add_property(b, "oacheck.started", oc_json_str(run, "started"))) ||
      (rc = add_property(b, "oacheck.shard", shard[0] ? shard : NULL)) ||
-     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))))
+     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))) ||
+     (rc = deployment_properties(b, t)))
     goto out;
   rc = oc_buf_adds(b, "    </properties>\n");
 out:
@@ -174,6 +198,11 @@ static int system_out_text(struct oc_buf *t, const cJSON *r)
     if((rc = oc_buf_adds(t, "findings:\n")) || (rc = findings_text(t, r)))
       return rc;
   }
+  const cJSON *dg = oc_result_diagnosis(r);
+  if(dg && (rc = oc_buf_printf(t, "cause (%s): %s\nfix (%s): %s\n", oc_json_str(dg, "id") ?: "?",
+                               oc_json_str(dg, "cause") ?: "", oc_json_str(dg, "flags") ?: "",
+                               oc_json_str(dg, "fix") ?: "")))
+    return rc;
   const cJSON *ev[OC_JUNIT_EVENTS];
   size_t n = oc_result_excerpt_events(r, ev, OC_JUNIT_EVENTS);
   if(n) {

@@ -6,27 +6,28 @@
  * everything into one result object, built in the JSON arena, counted,
  * shown, written to the results spool and forgotten: the heavy state is
  * freed there, so memory does not grow with the number of cases that
- * already ran.  Live cases are started as earlier ones end. */
+ * already ran.  A live case's job is made when its target has room for
+ * it, so the cases still waiting cost their plan entry only. */
 #include "config.h"
 #include "runner.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "deployment.h"
 #include "expect.h"
 #include "http.h"
 #include "json.h"
 #include "report.h"
-#include "results_json.h"
-#include "report.h"
 #include "result.h"
+#include "results_json.h"
 #include "url.h"
 #include "util.h"
 
 void oc_run_options_init(struct oc_run_options *o)
 {
   memset(o, 0, sizeof(*o));
-  o->jobs = 4;
+  o->jobs = 0;
   o->timeout_ms = 120000;
   o->idle_timeout_ms = 60000;
   o->connect_timeout_ms = 10000;
@@ -112,12 +113,29 @@ int oc_run_plan(struct oc_run *r)
       }
     }
   }
-  return OC_OK;
+  r->in_flight = calloc(r->nitems + 1, sizeof(*r->in_flight));
+  r->deferred = calloc(r->nitems + 1, sizeof(*r->deferred));
+  r->firsts = calloc(r->nitems + 1, sizeof(*r->firsts));
+  return r->in_flight && r->deferred && r->firsts ? OC_OK : OC_ENOMEM;
 }
 
-static void feed(struct oc_run *r);
-
 /* ---- one case -------------------------------------------------------------------- */
+
+struct job;
+
+/* One target's live cases: at most limit in flight, the rest waiting as
+ * plan indexes (a job is made when it starts). */
+struct tstate {
+  struct oc_run *run;
+  struct oc_target *target;
+  int limit;
+  int inflight;
+  int alone;                /* the run alone after shared-context failures */
+  struct job **running;     /* limit entries, NULL where free */
+  size_t *queue;            /* waiting, in plan order */
+  size_t nq, qhead;
+  struct oc_http *http;
+};
 
 struct job {
   struct oc_run *run;
@@ -141,6 +159,11 @@ struct job {
   struct oc_headers send_headers;
   char *url;
   int unmatched;
+  struct tstate *ts;        /* live */
+  int max_in_flight;        /* on its target, while it ran */
+  int slot;                 /* its index in ts->running */
+  int rerun;                /* this is the run alone after a shared-context failure */
+  cJSON *first;             /* rerun: what the first attempt gave */
 };
 
 static void job_free(struct job *j)
@@ -154,6 +177,7 @@ static void job_free(struct job *j)
     oc_cassette_free(&j->rec);
   oc_headers_free(&j->send_headers);
   free(j->url);
+  cJSON_Delete(j->first);
   free(j);
 }
 
@@ -176,6 +200,40 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   j->check.dialect = &t->dialect; /* its template's own tool-call markers */
   return j;
 }
+
+/* What the deployment's facts say about a result: the server's wait
+ * time, the diagnoses, how many requests were in flight, and for a case
+ * run again alone, what the first attempt gave. */
+static void annotate(struct job *j, cJSON *res)
+{
+  if(!res)
+    return;
+  struct oc_target *t = j->item->target;
+  int oom = 0; /* out of memory: the result lacks these notes, nothing else */
+  oc_deployment_timing(res);
+  struct oc_diag_context ctx = { j->max_in_flight, -1, NULL };
+  oc_deployment_diagnose(&t->deployment, res, &ctx);
+  if(t->live && j->max_in_flight > 0) {
+    cJSON *c = oc_json_put(&oom, res, "concurrency", cJSON_CreateObject());
+    if(c) {
+      oc_json_put(&oom, c, "in_flight", cJSON_CreateNumber(j->max_in_flight));
+      int slots = oc_deployment_slots(&t->deployment);
+      if(slots)
+        oc_json_put(&oom, c, "slots", cJSON_CreateNumber(slots));
+    }
+  }
+  if(j->first) {
+    /* made outside the arena: the result takes a copy made in it, so
+     * that it can be dropped whole */
+    cJSON *first = oc_json_arena_active() ? cJSON_Duplicate(j->first, 1) : j->first;
+    if(first != j->first)
+      cJSON_Delete(j->first);
+    j->first = NULL;
+    oc_json_put(&oom, res, "rerun", first);
+  }
+}
+
+static cJSON *first_attempt(const cJSON *res, int in_flight);
 
 static void record_case(struct job *j, const char *record_dir, int complete)
 {
@@ -201,11 +259,16 @@ static void spool_result(struct oc_run *r, const struct oc_plan_item *it, const 
   int rc = res ? oc_spool_put_json(&r->spool, it->index, res, oc_result_status(res), err,
                                    sizeof(err))
                : OC_ENOMEM;
-  if(rc) {
-    if(!r->lost++)
-      oc_error("%s/%s: the result is lost: %s", it->kase->suite, it->kase->name,
-               res ? err : "out of memory building it");
-  }
+  if(rc && !r->lost++)
+    oc_error("%s/%s: the result is lost: %s", it->kase->suite, it->kase->name,
+             res ? err : "out of memory building it");
+}
+
+static int needs_rerun(const struct oc_run *r, const struct job *j, const cJSON *res)
+{
+  const cJSON *dg = oc_result_diagnosis(res);
+  return r->opts->rerun_alone && j->item->target->live && j->max_in_flight > 1 && dg &&
+         oc_streq(oc_json_str(dg, "id"), "shared-context");
 }
 
 /* A router's answer must come from the model the request named. */
@@ -230,7 +293,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   cJSON *message = NULL, *timing = NULL, *response = NULL;
   /* Everything made from here to the spool is one tree thrown away whole:
    * its nodes come from the arena (no malloc or free per node).  Trees
-   * made before (the retries) are freed normally when deleted. */
+   * made before (the retries, a first attempt) are copied into it. */
   int arena = oc_json_arena_begin() == OC_OK;
   if(j->resp_started && j->resp.status) {
     oc_response_finish(&j->resp, t_end, complete);
@@ -268,7 +331,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.message = message;
   o.timing = timing;
   /* the retries were made during the transfer, outside the arena: the
-   * result takes a copy made in it, so the whole result can be dropped */
+   * result takes a copy made in it */
   o.retries = arena && j->retries ? cJSON_Duplicate(j->retries, 1) : j->retries;
   if(o.retries != j->retries)
     cJSON_Delete(j->retries);
@@ -276,6 +339,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
   cJSON *res = oc_result_json(&o);
+  annotate(j, res);
   if(!arena) {
     cJSON_Delete(o.retries);
     cJSON_Delete(o.response);
@@ -287,12 +351,31 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   /* an unsupported answer (a 501) is recorded too: it is what the server says */
   if(j->recording && record_dir && j->rec.status)
     record_case(j, record_dir, complete);
+  size_t idx = j->item->index;
+  r->in_flight[idx] = j->max_in_flight;
+  /* a shared-context failure with others in flight is not the verdict yet:
+   * the case runs again alone (oc_run_execute), and that one is shown; what
+   * this attempt gave is kept (outside the arena) for it */
+  if(!j->rerun && needs_rerun(r, j, res)) {
+    oc_json_arena_pause();
+    cJSON_Delete(r->firsts[idx]);
+    r->firsts[idx] = first_attempt(res, j->max_in_flight);
+    oc_json_arena_resume();
+    r->deferred[idx] = 1;
+    if(arena)
+      oc_json_arena_end();
+    else
+      cJSON_Delete(res);
+    job_free(j);
+    return;
+  }
   r->done++;
   if(res) {
     oc_summary_add(&r->summary, res);
+    oc_deploy_tally_add(&r->deploy, res);
     /* what the writers may know without reading it back; the strings are
      * the plan's, which outlive the result */
-    struct oc_result_ref *f = &r->refs[j->item->index];
+    struct oc_result_ref *f = &r->refs[idx];
     oc_result_ref_of(f, res);
     f->target = j->item->target->name;
     f->suite = j->item->kase->suite;
@@ -474,9 +557,8 @@ static void on_retry(void *ud, int attempt, int status, long delay_ms)
           j->item->kase->name, status, delay_ms, attempt + 1);
 }
 
-static void on_done(void *ud, const struct oc_http_outcome *o)
+static void job_done(struct job *j, const struct oc_http_outcome *o)
 {
-  struct job *j = ud;
   if(j->unmatched) {
     j->end = OC_END_SKIP;
     oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
@@ -521,7 +603,7 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
   finish_job(j, complete, o->t_done);
 }
 
-static void on_done_feed(void *ud, const struct oc_http_outcome *o);
+static void on_done(void *ud, const struct oc_http_outcome *o);
 
 static int submit_live(struct job *j, struct oc_http *http)
 {
@@ -564,53 +646,182 @@ static int submit_live(struct job *j, struct oc_http *http)
   rq.max_retries = opt->retries;
   rq.insecure = opt->insecure;
   rq.cacert = opt->cacert;
-  static const struct oc_http_callbacks cb = { on_head, on_body, on_retry, on_done_feed };
+  static const struct oc_http_callbacks cb = { on_head, on_body, on_retry, on_done };
   return oc_http_submit(http, &rq, &cb, j);
 }
 
-static void on_done_feed(void *ud, const struct oc_http_outcome *o)
+/* Start waiting cases of one target while it has room: each one's job is
+ * made now, its request built, and a case that cannot run finishes here. */
+static void pump(struct tstate *ts)
 {
-  struct job *j = ud;
-  struct oc_run *r = j->run;
-  on_done(ud, o);
-  /* a slot is free: start the next cases (submitting is allowed here) */
-  feed(r);
-}
-
-/* Start plan items until twice --jobs live ones are in flight or queued;
- * replayed items and those that cannot run finish on the spot. */
-static void feed(struct oc_run *r)
-{
-  int jobs = r->opts->jobs > 0 ? r->opts->jobs : 1;
-  while(r->next < r->nitems && !r->oom) {
-    if(r->http && oc_http_pending(r->http) >= 2 * jobs)
-      return;
-    struct oc_plan_item *it = &r->items[r->next];
-    struct job *j = job_new(r, it);
+  struct oc_run *r = ts->run;
+  while(ts->inflight < ts->limit && ts->qhead < ts->nq && !r->oom) {
+    size_t i = ts->queue[ts->qhead++];
+    struct job *j = job_new(r, &r->items[i]);
     if(!j) {
       r->oom = 1;
       return;
     }
-    r->next++;
+    if(ts->alone) {
+      j->rerun = 1;
+      j->first = r->firsts[i];
+      r->firsts[i] = NULL;
+    }
     if(!prepare(j)) {
       finish_job(j, 1, 0);
       continue;
     }
-    if(!it->target->live) {
-      run_replay(j);
-      continue;
-    }
-    if(!r->http && !(r->http = oc_http_new(jobs))) {
-      job_free(j);
-      r->oom = 1;
-      return;
-    }
-    if(submit_live(j, r->http)) {
+    j->ts = ts;
+    int slot = 0;
+    while(ts->running[slot])
+      slot++;
+    j->slot = slot;
+    ts->running[slot] = j;
+    ts->inflight++;
+    for(int k = 0; k < ts->limit; k++)
+      if(ts->running[k] && ts->running[k]->max_in_flight < ts->inflight)
+        ts->running[k]->max_in_flight = ts->inflight;
+    if(submit_live(j, ts->http)) {
+      ts->running[slot] = NULL;
+      ts->inflight--;
       j->end = OC_END_ERROR;
       oc_strlcpy(j->reason, "the request could not be submitted", sizeof(j->reason));
       finish_job(j, 1, 0);
     }
   }
+}
+
+static void on_done(void *ud, const struct oc_http_outcome *o)
+{
+  struct job *j = ud;
+  struct tstate *ts = j->ts;
+  ts->running[j->slot] = NULL;
+  ts->inflight--;
+  job_done(j, o);
+  pump(ts);
+}
+
+static int target_limit(const struct oc_run *r, const struct oc_target *t, int alone)
+{
+  if(alone)
+    return 1;
+  int n = r->opts->jobs > 0 ? r->opts->jobs : t->jobs > 0 ? t->jobs : 4;
+  return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
+/* Run the plan items idx[0..n) (idx NULL: the first n); alone: one in
+ * flight per target, each job taking r->firsts[i], what its first attempt
+ * gave.  Replayed items run in plan order first, live ones as their
+ * targets have room. */
+static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone)
+{
+  int rc = OC_OK;
+  struct tstate *ts = calloc(r->ntargets ? r->ntargets : 1, sizeof(*ts));
+  if(!ts)
+    return OC_ENOMEM;
+  /* each target's queue holds its own items (indexes, 8 bytes each) */
+  for(size_t k = 0; k < n; k++) {
+    const struct oc_plan_item *it = &r->items[idx ? idx[k] : k];
+    if(it->target->live)
+      ts[it->target - r->targets].nq++;
+  }
+  int total = 0;
+  for(size_t t = 0; t < r->ntargets; t++) {
+    ts[t].run = r;
+    ts[t].alone = alone;
+    ts[t].target = &r->targets[t];
+    ts[t].limit = target_limit(r, &r->targets[t], alone);
+    ts[t].running = calloc((size_t)ts[t].limit, sizeof(*ts[t].running));
+    ts[t].queue = calloc(ts[t].nq ? ts[t].nq : 1, sizeof(*ts[t].queue));
+    if(!ts[t].running || !ts[t].queue) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    ts[t].nq = 0;
+    if(r->targets[t].live)
+      total += ts[t].limit;
+  }
+  int queued = 0;
+  for(size_t k = 0; k < n && !r->oom; k++) {
+    size_t i = idx ? idx[k] : k;
+    struct oc_plan_item *it = &r->items[i];
+    if(it->target->live) {
+      struct tstate *s = &ts[it->target - r->targets];
+      s->queue[s->nq++] = i;
+      queued = 1;
+      continue;
+    }
+    struct job *j = job_new(r, it);
+    if(!j) {
+      r->oom = 1;
+      break;
+    }
+    if(alone) {
+      j->rerun = 1;
+      j->first = r->firsts[i];
+      r->firsts[i] = NULL;
+    }
+    if(!prepare(j))
+      finish_job(j, 1, 0);
+    else
+      run_replay(j);
+  }
+  if(!queued || r->oom)
+    goto out;
+  struct oc_http *http = oc_http_new(total > 0 ? total : 1);
+  if(!http) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  for(size_t t = 0; t < r->ntargets; t++) {
+    ts[t].http = http;
+    pump(&ts[t]);
+  }
+  oc_http_run(http, -1);
+  oc_http_free(http);
+out:
+  if(r->oom)
+    rc = OC_ENOMEM;
+  for(size_t t = 0; t < r->ntargets; t++) {
+    free(ts[t].running);
+    free(ts[t].queue);
+  }
+  free(ts);
+  return rc;
+}
+
+/* What a case's first attempt gave, for its run alone. */
+static cJSON *first_attempt(const cJSON *res, int in_flight)
+{
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  oc_json_put_str(&oom, o, "status", oc_json_str(res, "status") ? oc_json_str(res, "status") : "fail");
+  oc_json_put(&oom, o, "in_flight", cJSON_CreateNumber(in_flight));
+  cJSON *rules = oc_json_put(&oom, o, "rules", cJSON_CreateArray());
+  const char *msg = NULL;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(res, "findings"))
+  {
+    if(!oc_streq(oc_json_str(f, "severity"), "error") || oc_json_bool(f, "allowed", 0))
+      continue;
+    const char *rule = oc_json_str(f, "rule");
+    if(rule && rules)
+      oc_json_put(&oom, rules, NULL, cJSON_CreateString(rule));
+    if(!msg)
+      msg = oc_json_str(f, "message");
+  }
+  if(msg)
+    oc_json_put_str(&oom, o, "message", msg);
+  const cJSON *dg = oc_result_diagnosis(res);
+  if(dg)
+    oc_json_put(&oom, o, "diagnosis", cJSON_Duplicate(dg, 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
 }
 
 int oc_run_execute(struct oc_run *r, char *err, size_t errlen)
@@ -625,27 +836,74 @@ int oc_run_execute(struct oc_run *r, char *err, size_t errlen)
   if(rc)
     return rc;
   r->spool_open = 1;
-  r->next = 0;
-  feed(r);
-  while(r->http && !r->oom) {
-    /* callbacks feed more as cases end; an empty queue with items left
-     * means feeding stopped on memory */
-    oc_http_run(r->http, -1);
-    if(r->next >= r->nitems || oc_http_pending(r->http) == 0) {
-      feed(r);
-      if(!oc_http_pending(r->http))
-        break;
+  rc = execute(r, NULL, r->nitems, 0);
+  if(rc)
+    goto out;
+  /* the cases that ran out of a shared context while others were in
+   * flight, and were held back by finish_job: once more, one at a time */
+  size_t n = 0;
+  for(size_t i = 0; i < r->nitems; i++)
+    n += r->deferred[i];
+  if(!n)
+    goto out;
+  size_t *idx = calloc(n, sizeof(*idx));
+  if(!idx) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  size_t k = 0;
+  for(size_t i = 0; i < r->nitems; i++)
+    if(r->deferred[i]) {
+      idx[k++] = i;
+      r->deferred[i] = 0;
     }
-  }
-  if(r->http) {
-    oc_http_free(r->http);
-    r->http = NULL;
-  }
-  if(r->oom) {
+  oc_info("%zu case%s ran out of the target's shared context while other requests were in "
+          "flight: running %s again, one at a time", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+  r->reruns += n;
+  rc = execute(r, idx, n, 1);
+  free(idx);
+out:
+  if(rc)
     snprintf(err, errlen, "out of memory");
-    return OC_ENOMEM;
+  return rc;
+}
+
+int oc_run_replace_result(struct oc_run *r, size_t i, const cJSON *res)
+{
+  char err[700];
+  if(!r->spool_open || !res)
+    return OC_EUSAGE;
+  int rc = oc_spool_replace_json(&r->spool, i, res, oc_result_status(res), err, sizeof(err));
+  if(rc) {
+    oc_error("%s", err);
+    return rc;
   }
+  struct oc_result_ref *f = &r->refs[i];
+  oc_result_ref_of(f, res);
+  f->target = r->items[i].target->name;
+  f->suite = r->items[i].kase->suite;
+  f->kase = r->items[i].kase->name;
   return OC_OK;
+}
+
+int oc_run_recount(struct oc_run *r)
+{
+  oc_summary_free(&r->summary);
+  oc_deploy_tally_free(&r->deploy);
+  oc_summary_init(&r->summary);
+  oc_deploy_tally_init(&r->deploy);
+  for(size_t i = 0; i < r->nitems; i++) {
+    cJSON *res = oc_run_result(r, i);
+    if(!res) {
+      if(oc_spool_has(&r->spool, i))
+        return OC_ENOMEM;
+      continue;
+    }
+    oc_summary_add(&r->summary, res);
+    oc_deploy_tally_add(&r->deploy, res);
+    cJSON_Delete(res);
+  }
+  return r->summary.oom || r->deploy.oom ? OC_ENOMEM : OC_OK;
 }
 
 cJSON *oc_run_result(struct oc_run *r, size_t i)
@@ -730,6 +988,7 @@ int oc_run_results_of(struct oc_run *r, const cJSON *frame, struct oc_results *r
       at[k++] = i;
     }
   oc_results_from_spool(rs, frame, &r->spool, refs, at, k);
+  rs->deploy = &r->deploy;
   return OC_OK;
 }
 
@@ -739,8 +998,17 @@ void oc_run_free(struct oc_run *r)
     oc_spool_close(&r->spool);
   r->spool_open = 0;
   oc_summary_free(&r->summary);
+  oc_deploy_tally_free(&r->deploy);
   free(r->refs);
   r->refs = NULL;
+  for(size_t i = 0; r->firsts && i < r->nitems; i++)
+    cJSON_Delete(r->firsts[i]);
+  free(r->firsts);
+  r->firsts = NULL;
+  free(r->in_flight);
+  free(r->deferred);
+  r->in_flight = NULL;
+  r->deferred = NULL;
   free(r->items);
   r->items = NULL;
   r->nitems = 0;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "response.h"
+#include "deployment.h"
 #include "report.h"
 #include "results_json.h"
 #include "shard.h"
@@ -19,7 +20,8 @@
 #include "target.h"
 
 struct oc_run_options {
-  int jobs;                 /* live cases in flight (default 4) */
+  int jobs;                 /* live cases in flight per target: 0 = each target's own
+                               (oc_target.jobs, else 4) */
   long timeout_ms;          /* total per case (default 120 s) */
   long idle_timeout_ms;     /* no byte for this long (default 60 s) */
   long connect_timeout_ms;  /* default 10 s */
@@ -34,6 +36,9 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int rerun_alone;          /* a case that ran out of a shared context while others were in
+                               flight runs again alone, and that is its result (set when the
+                               concurrency is the target's own, not --jobs) */
   int by_target;            /* plan every case of a target before the next target's */
   const char *spool_dir;    /* where the results spool goes (NULL: $TMPDIR) */
 };
@@ -64,15 +69,18 @@ struct oc_run {
   int spool_open;
   size_t lost;              /* results the spool could not take */
   struct oc_summary summary; /* counted as each case ends */
+  struct oc_deploy_tally deploy; /* the deployment's lines, tallied as each case ends */
   struct oc_result_ref *refs; /* by plan index: what writers know of a result unread */
   oc_run_result_cb on_result;
   void *ud;
   size_t done;
   double started_ms;
-  /* execution state */
-  size_t next;              /* the next plan item to start */
-  struct oc_http *http;     /* live transfers, made on first need */
-  int oom;
+  int *in_flight;           /* per plan item: most requests in flight on its target while it
+                               ran (live), 0 for a replay */
+  size_t reruns;            /* cases run again alone (rerun_alone) */
+  unsigned char *deferred;  /* per plan item: held back for its run alone */
+  cJSON **firsts;           /* per plan item held back: what its first attempt gave */
+  int oom;                  /* a job could not be made */
 };
 
 /* Build the plan from every case of every suite × every target, keeping
@@ -80,15 +88,25 @@ struct oc_run {
  * cases on every target): oc_shard_of (shard.c) by hash of suite/case or
  * by a durations table, so a case keeps its shard when others are added. */
 int oc_run_plan(struct oc_run *r);
-/* Run every planned case.  Live cases are started as others end (at most
- * twice --jobs waiting), so the cases not yet started cost only their
- * plan entry.  Returns OC_OK (case failures are results, not errors),
- * OC_ENOMEM, or OC_EIO with err naming the spool directory that could
- * not be used. */
+/* Run every planned case: replayed ones in plan order, live ones with at
+ * most jobs in flight per target (opts->jobs, else the target's own, else
+ * 4), each case's job made when its target has room, so the cases not yet
+ * started cost only their plan entry.  Each result gets the target's
+ * deployment diagnoses and the server's wait time (deployment.h), and is
+ * spooled as it ends.  Returns OC_OK (case failures are results, not
+ * errors), OC_ENOMEM, or OC_EIO with err naming the spool directory that
+ * could not be used. */
 int oc_run_execute(struct oc_run *r, char *err, size_t errlen);
 /* The result of plan item i parsed from the spool, or NULL when it has
  * none (it did not run, or memory ran out); caller deletes. */
 cJSON *oc_run_result(struct oc_run *r, size_t i);
+/* Store res (borrowed) as plan item i's result instead of the one it had
+ * (a later check added to it); call oc_run_recount once after such
+ * replacements.  OC_OK or the spool's error (logged). */
+int oc_run_replace_result(struct oc_run *r, size_t i, const cJSON *res);
+/* The summary and the deployment tally counted again from the spool.
+ * OC_OK or OC_ENOMEM. */
+int oc_run_recount(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
  * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
  * a case's result could not be built: never a document missing a case. */

@@ -78,6 +78,8 @@ struct oc_server {
   struct MHD_Daemon *daemon;
   const struct oc_cassette_store *store;
   struct prep *prep; /* one per store item */
+  struct oc_overload *overload; /* --overload, or NULL */
+  struct prep *oprep;           /* one per item of the overload's store */
   double speed;
   struct oc_faults faults;
   int port;
@@ -551,6 +553,7 @@ struct plan {
   size_t *wire_write; /* the write chunk i holds */
   size_t nchunks;
   uint64_t progress_at; /* the last time the socket took bytes */
+  struct oc_overload_ticket ticket; /* --overload: given back with the last byte */
 };
 
 static void plan_free(void *cls)
@@ -558,6 +561,7 @@ static void plan_free(void *cls)
   struct plan *p = cls;
   if(!p)
     return;
+  oc_overload_leave(&p->ticket);
   free(p->owned_body);
   free(p->owned_w);
   free(p->wire);
@@ -667,6 +671,15 @@ static int prep_build(struct prep *pr, const struct oc_cassette *c)
 
 /* Build the writes for cassette c under faults f.  The body and the
  * writes stay the cassette's unless a fault rewrites them. */
+/* A recording's prepared writes: from the main store, or --overload's. */
+static const struct prep *prep_of(const struct oc_server *srv, const struct oc_cassette *c)
+{
+  const struct oc_cassette_store *m = srv->store;
+  if(c >= m->items && c < m->items + m->count)
+    return &srv->prep[c - m->items];
+  return &srv->oprep[c - srv->overload->store.items];
+}
+
 static int plan_build(struct plan *p, const struct oc_cassette *c, const struct prep *pr,
                       const struct oc_faults *f)
 {
@@ -779,9 +792,11 @@ static uint64_t write_deadline(const struct plan *p)
 /* The ordinary way: one write per call, each a chunk of its own. */
 static ssize_t read_writes(struct plan *p, char *buf, size_t max)
 {
-  if(p->pos >= p->limit || p->cur >= p->nw)
+  if(p->pos >= p->limit || p->cur >= p->nw) {
+    oc_overload_leave(&p->ticket);
     return p->abort_at_limit ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
+  }
   if(!p->cur_started) {
     if(!p->deadline)
       p->deadline = write_deadline(p);
@@ -800,6 +815,8 @@ static ssize_t read_writes(struct plan *p, char *buf, size_t max)
     n = max;
   memcpy(buf, p->body + p->pos, n);
   p->pos += n;
+  if(p->pos >= p->len)
+    oc_overload_leave(&p->ticket); /* before the client can see the end */
   if(p->pos >= p->w[p->cur].end) {
     p->cur++;
     p->cur_started = 0;
@@ -874,6 +891,7 @@ static ssize_t write_direct(struct plan *p, char *buf, size_t max)
     p->progress_at = now;
   }
   if(p->wire_pos == p->wire_len) {
+    oc_overload_leave(&p->ticket); /* the library's end of the body is still to come */
     direct_off(p, p->nw);
     return MHD_CONTENT_READER_END_OF_STREAM;
   }
@@ -918,6 +936,7 @@ struct req {
   struct conn *cc;
   int corked;          /* TCP_CORK set for this answer; lifted when it is done */
   int http11;          /* the request was HTTP/1.1: a body of unknown size is chunked */
+  struct oc_overload_ticket ticket; /* --overload: counted in flight until answered */
   /* REQ_HEAD_WAIT: what to send when the head may go */
   const struct oc_cassette *c;
   struct plan *plan;
@@ -952,6 +971,7 @@ static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
   budget_set(srv, r, 0);
   oc_keyer_free(&r->key);
   plan_free(r->plan);
+  oc_overload_leave(&r->ticket);
   oc_faults_free(&r->f);
   free(r);
   *con_cls = NULL;
@@ -1091,7 +1111,7 @@ static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *
                                   struct req *r)
 {
   const struct oc_cassette *c = r->c;
-  const struct prep *pr = &srv->prep[c - srv->store->items];
+  const struct prep *pr = prep_of(srv, c);
   const struct oc_faults *f = &r->f;
   struct plan *p = r->plan;
   /* A recording that was chunked stays chunked; one with a length gets
@@ -1149,8 +1169,9 @@ static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connec
   p->t0 = r->t0;
   p->speed = srv->speed;
   p->paced = srv->speed > 0 && c->timing_recorded;
+  oc_overload_hand(&p->ticket, &r->ticket);
   r->plan = p;
-  if(plan_build(p, c, &srv->prep[c - srv->store->items], &r->f))
+  if(plan_build(p, c, prep_of(srv, c), &r->f))
     return answer_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error", "replay_failed",
                         "oacheck serve could not prepare this recording (out of memory?)", NULL,
                         NULL);
@@ -1188,14 +1209,11 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
   char key[65] = "";
-  const struct oc_cassette *c;
-  if(name)
-    c = oc_cassette_store_find_name(srv->store, name);
-  else {
-    if(oc_keyer_end(&r->key, key))
-      return MHD_NO;
-    c = oc_cassette_store_find_key(srv->store, key);
-  }
+  long busy = 0;
+  if(!name && oc_keyer_end(&r->key, key))
+    return MHD_NO;
+  /* more than --overload N in flight: the overloaded recordings answer */
+  const struct oc_cassette *c = oc_overload_find(srv->overload, srv->store, key, name, &busy);
   if(!c) {
     size_t len = 0;
     const char *body = oc_keyer_body(&r->key, &len);
@@ -1219,8 +1237,8 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   }
   char desc[256];
   oc_faults_describe(&r->f, desc, sizeof(desc));
-  oc_info("%s %s -> %s (%d)%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc);
+  oc_info("%s %s -> %s (%d)%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
+          desc, busy ? " [overloaded: from the --overload recordings]" : "");
   r->c = c;
   return answer_recording(srv, conn, r);
 }
@@ -1275,6 +1293,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       cap = (size_t)declared;
     }
     oc_keyer_init(&r->key, cap);
+    oc_overload_enter(srv->overload, &r->ticket);
     /* the query is part of the request key (a router's ?model=): the
      * library hands over the path and the decoded arguments apart */
     struct oc_buf query, target;
@@ -1319,7 +1338,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   if(r->state != REQ_RECEIVING)
     return MHD_NO;
   conn_busy(srv, r->cc);
-  return answer_request(srv, conn, url, method, r);
+  enum MHD_Result ret = answer_request(srv, conn, url, method, r);
+  oc_overload_leave(&r->ticket); /* an answer of our own: out before it is sent */
+  return ret;
 }
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
@@ -1381,6 +1402,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
     return OC_ENOMEM;
   }
   srv->store = store;
+  srv->overload = opt->overload;
   srv->speed = opt->speed;
   srv->max_body = opt->max_body ? opt->max_body : OC_SERVE_MAX_BODY;
   srv->body_budget = srv->max_body * BODY_BUDGET_FACTOR;
@@ -1410,6 +1432,12 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
       oc_warn("recording '%s' holds status %d, an interim (1xx) response: it is answered "
               "with 502", store->items[i].name, store->items[i].status);
   }
+  const struct oc_cassette_store *os = srv->overload ? &srv->overload->store : NULL;
+  if(os && os->count && !(srv->oprep = calloc(os->count, sizeof(*srv->oprep))))
+    goto out;
+  for(size_t i = 0; os && i < os->count; i++)
+    if(prep_build(&srv->oprep[i], &os->items[i]))
+      goto out;
   /* libmicrohttpd's own ceiling sits well above ours, so that it is this
    * server's policy (make room by closing the oldest waiting connection)
    * that decides, not a full pool thread turning a client away. */
@@ -1493,6 +1521,9 @@ void oc_server_stop(struct oc_server *s)
   for(size_t i = 0; s->prep && i < s->store->count; i++)
     free(s->prep[i].w);
   free(s->prep);
+  for(size_t i = 0; s->oprep && i < s->overload->store.count; i++)
+    free(s->oprep[i].w);
+  free(s->oprep);
   free(s->heap);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);

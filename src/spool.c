@@ -90,11 +90,27 @@ static int flush_pending(struct oc_spool *s, char *err, size_t errlen)
   return OC_OK;
 }
 
+static int spool_put(struct oc_spool *s, size_t index, const char *text, size_t len, int status,
+                     int replace, char *err, size_t errlen);
+
 int oc_spool_put(struct oc_spool *s, size_t index, const char *text, size_t len, int status,
                  char *err, size_t errlen)
 {
-  if(s->fd < 0 || index >= s->nitems || s->items[index].len) {
-    snprintf(err, errlen, "internal: result %zu stored twice or out of range", index);
+  return spool_put(s, index, text, len, status, 0, err, errlen);
+}
+
+int oc_spool_replace(struct oc_spool *s, size_t index, const char *text, size_t len, int status,
+                     char *err, size_t errlen)
+{
+  return spool_put(s, index, text, len, status, 1, err, errlen);
+}
+
+static int spool_put(struct oc_spool *s, size_t index, const char *text, size_t len, int status,
+                     int replace, char *err, size_t errlen)
+{
+  if(s->fd < 0 || index >= s->nitems || (s->items[index].len != 0) != (replace != 0)) {
+    snprintf(err, errlen, "internal: result %zu %s", index,
+             replace ? "replaced before it was stored, or out of range" : "stored twice or out of range");
     return OC_EUSAGE;
   }
   if(len == 0 || len > SPOOL_MAX_RESULT) {
@@ -143,12 +159,13 @@ int oc_spool_put(struct oc_spool *s, size_t index, const char *text, size_t len,
   s->items[index].offset = at;
   s->items[index].len = (uint32_t)len;
   s->items[index].status = (uint8_t)status;
-  s->stored++;
+  if(!replace)
+    s->stored++;
   return OC_OK;
 }
 
-int oc_spool_put_json(struct oc_spool *s, size_t index, const cJSON *result, int status, char *err,
-                      size_t errlen)
+static int put_json(struct oc_spool *s, size_t index, const cJSON *result, int status, int replace,
+                    char *err, size_t errlen)
 {
   struct oc_buf b;
   oc_buf_init(&b, SPOOL_MAX_RESULT);
@@ -159,9 +176,21 @@ int oc_spool_put_json(struct oc_spool *s, size_t index, const cJSON *result, int
     oc_buf_free(&b);
     return rc;
   }
-  rc = oc_spool_put(s, index, b.data, b.len, status, err, errlen);
+  rc = spool_put(s, index, b.data, b.len, status, replace, err, errlen);
   oc_buf_free(&b);
   return rc;
+}
+
+int oc_spool_put_json(struct oc_spool *s, size_t index, const cJSON *result, int status, char *err,
+                      size_t errlen)
+{
+  return put_json(s, index, result, status, 0, err, errlen);
+}
+
+int oc_spool_replace_json(struct oc_spool *s, size_t index, const cJSON *result, int status,
+                          char *err, size_t errlen)
+{
+  return put_json(s, index, result, status, 1, err, errlen);
 }
 
 int oc_spool_has(const struct oc_spool *s, size_t index)

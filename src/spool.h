@@ -51,6 +51,14 @@ int oc_spool_put(struct oc_spool *s, size_t index, const char *text, size_t len,
 int oc_spool_put_json(struct oc_spool *s, size_t index, const cJSON *result, int status, char *err,
                       size_t errlen);
 
+/* Store a new text for a result already stored (a later check added to
+ * it): written after the others, the index moved to it; the old text
+ * stays in the file, unreferenced.  OC_EUSAGE when nothing was stored. */
+int oc_spool_replace(struct oc_spool *s, size_t index, const char *text, size_t len, int status,
+                     char *err, size_t errlen);
+int oc_spool_replace_json(struct oc_spool *s, size_t index, const cJSON *result, int status,
+                          char *err, size_t errlen);
+
 /* Is a result stored under index? */
 int oc_spool_has(const struct oc_spool *s, size_t index);
 /* The stored text of index into out (reset first; NUL-terminated).

@@ -21,6 +21,7 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_deployment_init(&t->deployment);
   oc_dialect_init(&t->dialect);
   t->profile_source = "auto";
 }
@@ -40,6 +41,7 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  oc_deployment_free(&t->deployment);
   free(t->chat_template);
   oc_dialect_free(&t->dialect);
   free(t->router_name);
@@ -163,9 +165,11 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
     oc_target_free(t);
     return OC_ENOTFOUND;
   }
+  /* the cases' recordings decide: identification requests are recorded
+   * without arrival times (they are not judged, only read) */
   t->timing_recorded = 1;
   for(size_t i = 0; i < t->store.count; i++)
-    if(!t->store.items[i].timing_recorded)
+    if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
       t->timing_recorded = 0;
   return OC_OK;
 }
@@ -551,63 +555,87 @@ const char *oc_profile_guess(const cJSON *identity)
   return "openai";
 }
 
-/* The prompt tokens of a one-message conversation of w filler words, as the
- * server counts them: its own chat template (/apply-template), its own
- * tokenizer (/tokenize).  -1 when the target cannot say. */
-static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
+                       const cJSON *messages, const cJSON *tools)
 {
-  long n = -1;
-  int status;
-  char *body = NULL, *out = NULL, err[600];
+  int oom = 0, status;
+  char *out = NULL, *body = NULL, *prompt = NULL, err[600];
   size_t len;
   struct oc_headers h;
   oc_headers_init(&h);
+  cJSON *req = cJSON_CreateObject();
+  oc_json_put(&oom, req, "messages", cJSON_Duplicate(messages, 1));
+  if(tools)
+    oc_json_put(&oom, req, "tools", cJSON_Duplicate(tools, 1));
+  if(!oom)
+    out = oc_json_print(req);
+  cJSON_Delete(req);
+  if(out && !oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err,
+                             sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(body, len, NULL);
+    const char *p = oc_json_str(doc, "prompt");
+    prompt = p ? oc_strdup(p) : NULL;
+    cJSON_Delete(doc);
+  }
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  return prompt;
+}
+
+long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_options *o,
+                            const char *prompt)
+{
+  int oom = 0, status;
+  long n = -1;
+  char *out = NULL, *body = NULL, err[600];
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  cJSON *tok = cJSON_CreateObject();
+  oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
+  oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
+  oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
+  if(!oom)
+    out = oc_json_print(tok);
+  cJSON_Delete(tok);
+  if(out && !oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err,
+                             sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(body, len, NULL);
+    const cJSON *tokens = oc_json_arr(doc, "tokens");
+    if(tokens)
+      n = cJSON_GetArraySize(tokens);
+    cJSON_Delete(doc);
+  }
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  return n;
+}
+
+/* The prompt tokens of a one-message conversation of w filler words, as the
+ * server counts them.  -1 when the target cannot say. */
+static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+{
+  long n = -1;
+  int oom = 0;
+  char *prompt = NULL;
   struct oc_buf text;
   oc_buf_init(&text, OC_CAP_FILE);
   for(long i = 0; i < w; i++)
     if((i && oc_buf_addc(&text, ' ')) || oc_buf_adds(&text, "hello"))
       goto out;
-  int oom = 0;
-  cJSON *req = cJSON_CreateObject();
-  cJSON *msgs = oc_json_put(&oom, req, "messages", cJSON_CreateArray());
+  cJSON *msgs = cJSON_CreateArray();
   cJSON *m = oc_json_put(&oom, msgs, NULL, cJSON_CreateObject());
   oc_json_put_str(&oom, m, "role", "user");
   oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
   if(!oom)
-    out = oc_json_print(req);
-  cJSON_Delete(req);
-  if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
-     status != 200)
-    goto out;
-  cJSON *doc = oc_json_parse(body, len, NULL);
-  const char *prompt = oc_json_str(doc, "prompt");
-  free(out);
-  out = NULL;
-  if(prompt) {
-    cJSON *tok = cJSON_CreateObject();
-    oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
-    oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
-    oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
-    if(!oom)
-      out = oc_json_print(tok);
-    cJSON_Delete(tok);
-  }
-  cJSON_Delete(doc);
-  free(body);
-  body = NULL;
-  oc_headers_free(&h);
-  if(!out || oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err, sizeof(err)) ||
-     status != 200)
-    goto out;
-  doc = oc_json_parse(body, len, NULL);
-  const cJSON *tokens = oc_json_arr(doc, "tokens");
-  if(tokens)
-    n = cJSON_GetArraySize(tokens);
-  cJSON_Delete(doc);
+    prompt = oc_target_render(t, o, msgs, NULL);
+  cJSON_Delete(msgs);
+  if(prompt)
+    n = oc_target_count_tokens(t, o, prompt);
 out:
-  free(out);
-  free(body);
-  oc_headers_free(&h);
+  free(prompt);
   oc_buf_free(&text);
   return n;
 }
@@ -1091,6 +1119,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   oc_dialect_free(&t->dialect);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
+  oc_deployment_free(&t->deployment);
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
   int oom = 0;
@@ -1196,8 +1225,11 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       if(s2)
         add_ident(&oom, t->identity, "server", s2);
     }
+    oc_deployment_from_props(&t->deployment, doc);
   }
   cJSON_Delete(doc);
+  if(t->reachable && !o->models_only && oc_deployment_gather(&t->deployment, t, o) == OC_ENOMEM)
+    goto nomem;
   if(t->ctx_size > 0) {
     cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
     oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber((double)t->ctx_size));
@@ -1259,6 +1291,22 @@ cJSON *oc_target_json(const struct oc_target *t)
     cJSON *id = oc_json_put(&oom, o, "identity", cJSON_Duplicate(t->identity, 1));
     if(id)
       cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
+  }
+  /* what the deployment says about itself (deployment.c); for one model
+   * of a router, with the command line the router says it started */
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  const char *rm = t->router ? oc_target_model(t) : NULL;
+  const cJSON *given = rm ? oc_json_arr(oc_json_obj(oc_json_obj(t->identity, "model_flags"), rm), "args")
+                          : NULL;
+  if(dep && given)
+    oc_json_put(&oom, dep, "args", cJSON_Duplicate(given, 1));
+  if(dep)
+    oc_json_put(&oom, o, "deployment", dep);
+  if(!t->live && t->store.count)
+    oc_json_put(&oom, o, "recorded", oc_recorded_json(&t->store));
+  if(t->live && t->jobs > 0) {
+    oc_json_put(&oom, o, "jobs", cJSON_CreateNumber(t->jobs));
+    oc_json_put_str(&oom, o, "jobs_source", t->jobs_source ? t->jobs_source : "option");
   }
   if(oom) {
     cJSON_Delete(o);

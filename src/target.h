@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "deployment.h"
 #include "dialect.h"
 #include "headers.h"
 #include "rules.h"
@@ -36,6 +37,9 @@ struct oc_target {
   cJSON *identity;              /* results "identity" object */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
+  struct oc_deployment deployment; /* /props, /slots, /metrics (deployment.h) */
+  int jobs;                     /* live cases in flight; 0: the run's --jobs */
+  const char *jobs_source;      /* "option", "total_slots", "default" */
   char *chat_template;          /* its template's text (/props chat_template), or NULL */
   struct oc_dialect dialect;    /* the tool-call markers that text uses (dialect.c) */
   /* routers (llama-server --models-preset: several models behind one URL) */
@@ -147,6 +151,16 @@ int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o,
                        const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                        char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
                        size_t errlen);
+
+/* The prompt t's chat template makes of messages (and tools, may be
+ * NULL), through POST /apply-template as llama-server offers it; caller
+ * frees; NULL when the target cannot render (or runs out of memory).  And
+ * how many tokens t's tokenizer makes of a prompt (POST /tokenize), -1
+ * when it cannot say. */
+char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
+                       const cJSON *messages, const cJSON *tools);
+long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_options *o,
+                            const char *prompt);
 
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */

@@ -20,7 +20,7 @@ cd "$OACHECK_SRCDIR" || fail "no source tree at $OACHECK_SRCDIR"
 # the profile a recording is judged under: its server's, else openai's
 profile_of() {
   case "$1" in
-    */recordings/llama-server/*) echo llama-server ;;
+    */recordings/llama-server/*|*/recordings/llama-server-*/*) echo llama-server ;;
     */recordings/vllm/*) echo vllm ;;
     */recordings/ollama/*) echo ollama ;;
     *) echo openai ;;
@@ -30,7 +30,7 @@ profile_of() {
 if [ "${TORTURE_ALL:-0}" = 1 ]; then
   recordings=$(find suites/recordings tests/data/recordings -name '*.cassette.gz' | LC_ALL=C sort)
 else
-  ls=suites/recordings/llama-server
+  ls=tests/data/recordings/llama-server-curl # the curl captures, by their names
   td=tests/data/recordings
   recordings="$ls/chat-basic.cassette.gz $ls/chat-stream.wire.cassette.gz
     $ls/chat-n-2-stream.cassette.gz $ls/json-schema-stream.cassette.gz
