@@ -386,20 +386,24 @@ int oc_report_json_render(struct oc_results *rs, struct oc_sink *s)
     if(!rc)
       rc = oc_json_write_at(b, m, 1, 1);
   }
+  /* laid out as oc_json_write lays out the whole document, so that a run
+   * and `report render` write the same bytes: elements of an array on one
+   * line, ", " between them, each result's members one level in */
   if(!rc)
     rc = oc_buf_adds(b, first ? "\n  \"results\": [" : ",\n  \"results\": [");
   for(size_t i = 0; !rc && i < rs->count; i++) {
-    oc_buf_adds(b, i ? ",\n    " : "\n    ");
+    if(i)
+      oc_buf_adds(b, ", ");
     rc = oc_results_text(rs, i, &rs->text, err, sizeof(err));
     if(rc)
       oc_error("%s", err);
     else
-      rc = oc_json_reindent(b, rs->text.data, rs->text.len, 2);
+      rc = oc_json_reindent(b, rs->text.data, rs->text.len, 1);
     if(!rc)
       rc = oc_sink_flush(s);
   }
   if(!rc)
-    rc = oc_buf_adds(b, rs->count ? "\n  ]\n}\n" : "]\n}\n");
+    rc = oc_buf_adds(b, "]\n}");
   return rc ? rc : oc_buf_error(b);
 }
 

@@ -155,7 +155,7 @@ pass "the grid sorts by a column"
 awk 'BEGIN {
   printf "{\"suite\":\"long\",\"description\":\"a long run\",\"cases\":[\n"
   for (i = 0; i < 250; i++)
-    printf "%s{\"name\":\"l%03d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"chat-stream\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}%s}\n",
+    printf "%s{\"name\":\"l%03d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"streaming.stream-basic\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}%s}\n",
       i ? "," : "", i, i % 50 == 49 ? ",\"expect\":{\"status\":201}" : ""
   print "]}" }' >"$TMP/long-suite.json"
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" -q

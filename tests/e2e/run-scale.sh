@@ -16,12 +16,12 @@ MEASURE="${OACHECK_BUILDDIR:-.}/tests/e2e/measure"
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
 export ASAN_OPTIONS
 
-# suite N: N cases of the recorded chat stream, named by X-Oacheck-Case
+# suite N: N cases of the recorded stream-basic, named by X-Oacheck-Case
 suite() {
   awk -v n="$1" 'BEGIN {
     printf "{\"suite\":\"scale\",\"description\":\"many slow streams\",\"cases\":[\n"
     for (i = 0; i < n; i++)
-      printf "%s{\"name\":\"s%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"chat-stream\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}}\n", i ? "," : "", i
+      printf "%s{\"name\":\"s%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"streaming.stream-basic\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}}\n", i ? "," : "", i
     print "]}" }'
 }
 suite 100 >"$TMP/s100.json"
@@ -35,7 +35,7 @@ for n in 100 600; do
   st=$?
   set -e
   [ "$st" -le 1 ] || { tail -n 20 "$TMP/err$n" >&2; fail "run of $n cases exited $st"; }
-  expect_grep "^$n cases: " "$TMP/out$n"
+  expect_grep "^$n cases: $n passed" "$TMP/out$n"
   got=$(grep -Eo '"case":[[:space:]]*"s[0-9]+"' "$TMP/r$n.json" | sort -u | wc -l | tr -d ' ')
   [ "$got" = "$n" ] || fail "the JSON results of $n cases hold $got of them"
 done

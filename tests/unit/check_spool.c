@@ -1,7 +1,9 @@
 /* check_spool.c — results at scale: the results spool (stored, read back
  * in any order, nothing left on disk, errors named), the JSON writer that
  * fills it (what it writes reads back as the same tree; numbers and
- * escapes as cJSON would have them) and the arena results are built in. */
+ * escapes as cJSON would have them), the arena results are built in, and
+ * what the report writers read through (struct oc_results over a document
+ * or a spool, string pairs, the sink). */
 #include "config.h"
 
 #include <check.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "report.h"
 #include "spool.h"
 #include "testutil.h"
 
@@ -300,6 +303,174 @@ START_TEST(spool_dir_beside_the_json_report)
 }
 END_TEST
 
+/* ---- results one at a time ---- */
+
+static cJSON *fixture_doc(size_t n)
+{
+  cJSON *doc = oc_results_doc_new("replay", "2026-01-01T00:00:00Z", NULL, "oacheck run");
+  cJSON *results = oc_json_arr(doc, "results");
+  for(size_t i = 0; i < n; i++) {
+    cJSON *r = cJSON_CreateObject();
+    char name[32];
+    snprintf(name, sizeof(name), "c%zu", i);
+    cJSON_AddStringToObject(r, "target", i % 3 ? "b" : "a");
+    cJSON_AddStringToObject(r, "suite", i % 2 ? "s1" : "s2");
+    cJSON_AddStringToObject(r, "case", name);
+    cJSON_AddStringToObject(r, "status", i % 7 ? "pass" : "fail");
+    cJSON_AddNumberToObject(r, "duration_ms", 1.5);
+    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
+    if(i % 5 == 0) {
+      cJSON *f = cJSON_CreateObject();
+      cJSON_AddStringToObject(f, "rule", "X-RULE");
+      cJSON_AddStringToObject(f, "severity", "warning");
+      cJSON_AddItemToArray(fs, f);
+    }
+    cJSON_AddItemToArray(results, r);
+  }
+  return doc;
+}
+
+START_TEST(json_report_streams_the_same_bytes)
+{
+  cJSON *doc = fixture_doc(40);
+  struct oc_results rs;
+  ck_assert_int_eq(oc_results_from_doc(&rs, doc), OC_OK);
+  ck_assert_uint_eq(rs.count, 40);
+  struct oc_counts c;
+  oc_results_counts(&rs, NULL, NULL, &c);
+  struct oc_counts d;
+  oc_results_count(doc, NULL, NULL, &d);
+  ck_assert_int_eq(c.total, d.total);
+  ck_assert_int_eq(c.fail, d.fail);
+  ck_assert_int_eq(c.warnings, d.warnings);
+  oc_results_counts(&rs, "a", "s2", &c);
+  oc_results_count(doc, "a", "s2", &d);
+  ck_assert_int_eq(c.total, d.total);
+  ck_assert_int_eq(c.pass, d.pass);
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 24);
+  struct oc_sink sink;
+  oc_sink_init_mem(&sink, &b);
+  ck_assert_int_eq(oc_report_json_render(&rs, &sink), OC_OK);
+  char *whole = oc_json_print_pretty(doc);
+  ck_assert_str_eq(oc_buf_str(&b), whole);
+  free(whole);
+  oc_buf_free(&b);
+  oc_results_free(&rs);
+  cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(results_from_a_spool)
+{
+  make_tmpdir();
+  cJSON *doc = fixture_doc(30);
+  struct oc_spool sp;
+  char err[600];
+  ck_assert_int_eq(oc_spool_open(&sp, tmpdir, 30, err, sizeof(err)), OC_OK);
+  struct oc_result_ref *refs = calloc(30, sizeof(*refs));
+  size_t *at = calloc(30, sizeof(*at));
+  const cJSON *r;
+  size_t i = 0;
+  /* stored backwards: the spool's order is not the document's */
+  cJSON *arr = oc_json_arr(doc, "results");
+  for(size_t k = 30; k-- > 0;) {
+    r = cJSON_GetArrayItem(arr, (int)k);
+    ck_assert_int_eq(oc_spool_put_json(&sp, k, r, oc_result_status(r), err, sizeof(err)), OC_OK);
+  }
+  cJSON_ArrayForEach(r, arr) {
+    oc_result_ref_of(&refs[i], r);
+    at[i] = i;
+    i++;
+  }
+  /* the frame: the document without its results */
+  cJSON *frame = cJSON_Duplicate(doc, 1);
+  cJSON_ReplaceItemInObjectCaseSensitive(frame, "results", cJSON_CreateArray());
+  struct oc_results rs;
+  oc_results_from_spool(&rs, frame, &sp, refs, at, 30);
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 24);
+  struct oc_sink sink;
+  oc_sink_init_mem(&sink, &b);
+  ck_assert_int_eq(oc_report_json_render(&rs, &sink), OC_OK);
+  char *whole = oc_json_print_pretty(doc);
+  ck_assert_str_eq(oc_buf_str(&b), whole);
+  free(whole);
+  /* one at a time, any order */
+  const cJSON *x = oc_results_get(&rs, 17, err, sizeof(err));
+  ck_assert_str_eq(oc_json_str(x, "case"), "c17");
+  x = oc_results_get(&rs, 3, err, sizeof(err));
+  ck_assert_str_eq(oc_json_str(x, "case"), "c3");
+  ck_assert_ptr_null(oc_results_get(&rs, 30, err, sizeof(err)));
+  oc_buf_free(&b);
+  oc_results_free(&rs);
+  oc_spool_close(&sp);
+  cJSON_Delete(frame);
+  cJSON_Delete(doc);
+  rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(pairs_number_what_they_see)
+{
+  struct oc_pairs p;
+  oc_pairs_init(&p);
+  size_t id;
+  char a[32], bb[32];
+  for(int round = 0; round < 2; round++)
+    for(int i = 0; i < 1000; i++) {
+      snprintf(a, sizeof(a), "t%d", i % 37);
+      snprintf(bb, sizeof(bb), "s%d", i);
+      /* the strings are borrowed: keep them alive in a table */
+      static char keep_a[1000][32], keep_b[1000][32];
+      if(!round) {
+        memcpy(keep_a[i], a, sizeof(a));
+        memcpy(keep_b[i], bb, sizeof(bb));
+      }
+      ck_assert_int_eq(oc_pairs_id(&p, round ? a : keep_a[i], round ? bb : keep_b[i], &id), OC_OK);
+      ck_assert_uint_eq(id, (size_t)i);
+    }
+  ck_assert_uint_eq(p.count, 1000);
+  ck_assert_str_eq(p.as[999], "t0");
+  ck_assert_str_eq(p.bs[999], "s999");
+  ck_assert_int_eq(oc_pairs_id(&p, NULL, NULL, &id), OC_OK);
+  ck_assert_uint_eq(id, 1000);
+  ck_assert_int_eq(oc_pairs_id(&p, "", "", &id), OC_OK);
+  ck_assert_uint_eq(id, 1000);
+  oc_pairs_free(&p);
+}
+END_TEST
+
+START_TEST(sink_replaces_the_file_only_when_whole)
+{
+  make_tmpdir();
+  char path[300], err[600];
+  snprintf(path, sizeof(path), "%s/report.txt", tmpdir);
+  struct oc_sink s;
+  ck_assert_int_eq(oc_sink_open(&s, path, err, sizeof(err)), OC_OK);
+  for(int i = 0; i < 3000; i++) {
+    oc_buf_printf(s.b, "line %d of a report that is larger than a megabyte......................"
+                       "....................................................................\n", i);
+    ck_assert_int_eq(oc_sink_flush(&s), OC_OK);
+  }
+  ck_assert_int_eq(oc_sink_close(&s, OC_OK, err, sizeof(err)), OC_OK);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_gt(st.st_size, 1 << 18);
+  ck_assert_int_eq(dir_entries(tmpdir), 1);
+  /* a failed render leaves the old file as it was */
+  ck_assert_int_eq(oc_sink_open(&s, path, err, sizeof(err)), OC_OK);
+  oc_buf_adds(s.b, "half");
+  ck_assert_int_ne(oc_sink_close(&s, OC_ENOMEM, err, sizeof(err)), OC_OK);
+  struct stat st2;
+  ck_assert_int_eq(stat(path, &st2), 0);
+  ck_assert_int_eq(st2.st_size, st.st_size);
+  ck_assert_int_eq(dir_entries(tmpdir), 1);
+  unlink(path);
+  rmdir(tmpdir);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("spool");
@@ -314,6 +485,10 @@ int main(void)
   tcase_add_test(tc, spool_stores_and_reads_in_any_order);
   tcase_add_test(tc, spool_unstored_and_unwritable);
   tcase_add_test(tc, spool_dir_beside_the_json_report);
+  tcase_add_test(tc, json_report_streams_the_same_bytes);
+  tcase_add_test(tc, results_from_a_spool);
+  tcase_add_test(tc, pairs_number_what_they_see);
+  tcase_add_test(tc, sink_replaces_the_file_only_when_whole);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }
