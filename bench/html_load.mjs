@@ -5,7 +5,9 @@
 // "next" to the time the second page is shown, and what the page shows
 // first.  Usage: node html_load.mjs NODE_DIR CHROMIUM PROFILE PAGE.html RUNS
 // (NODE_DIR holds node_modules/puppeteer-core; nothing is downloaded).
-// Prints one "load_ms=… next_ms=… cases=… shown=… first=… dom_nodes=…" line.
+// Prints one "load_ms=… next_ms=… cases=… in_dom=… shown=… first=…
+// dom_nodes=…" line: cases is the run's (a long run's later pages wait
+// outside the DOM until paged to), in_dom the case elements at load.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -33,11 +35,13 @@ try {
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load', timeout: 120000 });
     loads.push(Date.now() - t0);
     facts = await page.evaluate(() => {
-      const cases = document.querySelectorAll('.case');
+      const cases = document.querySelectorAll('details.case');
       let shown = 0;
       for (const c of cases) if (!c.hidden) shown++;
       const first = cases.length ? cases[0].getAttribute('data-status') : '';
-      return { cases: cases.length, shown, first, nodes: document.getElementsByTagName('*').length,
+      const note = document.getElementById('brief-note');
+      const total = note ? Number(note.getAttribute('data-cases')) : cases.length;
+      return { cases: total, in_dom: cases.length, shown, first, nodes: document.getElementsByTagName('*').length,
         page: (document.getElementById('page') || {}).textContent || '' };
     });
     const t1 = Date.now();
@@ -57,5 +61,5 @@ try {
   await browser.close();
 }
 console.log(`load_ms=${median(loads)} next_ms=${nexts.length ? median(nexts) : ''} ` +
-  `cases=${facts.cases} shown=${facts.shown} first=${facts.first} dom_nodes=${facts.nodes} ` +
+  `cases=${facts.cases} in_dom=${facts.in_dom} shown=${facts.shown} first=${facts.first} dom_nodes=${facts.nodes} ` +
   `loads=${loads.join(',')}`);

@@ -65,8 +65,9 @@ echo "| run with --json, --junit and --html | $(kv wall_s "$line") s | $(kv cpu_
 echo "| report render --html --junit of that JSON | $(kv wall_s "$render") s | $(kv cpu_s "$render") s | $(human "$(kv maxrss_kb "$render")") KiB |"
 echo
 echo "Sizes: JSON $(human "$(kib "$tmp/r.json")") KiB, JUnit $(human "$(kib "$tmp/r.xml")") KiB," \
-  "HTML $(human "$(kib "$tmp/r.html")") KiB (the first 500 cases, failures first, with request, response" \
-  "and commands; the rest with verdict, findings and timing)."
+  "HTML $(human "$(kib "$tmp/r.html")") KiB (the first 100 cases, failures first, with request, response" \
+  "and commands; the rest brief, a line per finding, in \`<noscript>\` blocks of 100 that the page's" \
+  "script turns into elements when the reader pages to them, and that show as they are with scripts off)."
 echo
 
 CHROMIUM=$(command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null || true)
@@ -79,7 +80,8 @@ if [ -n "$CHROMIUM" ] && [ -n "${NODE:-}" ] && [ -x "$NODE" ] &&
       "median of ${BENCH_RUNS:-3} fresh pages: **$(kv load_ms "$out") ms** to the load event (the page" \
       "parsed, its script run, the first page of cases shown: $(kv shown "$out") of $(kv cases "$out")," \
       "the first one a \`$(kv first "$out")\`); $(kv next_ms "$out") ms from a click on *next* to the" \
-      "second page drawn; $(human "$(kv dom_nodes "$out")") DOM elements.  Goal: under 2 s."
+      "second page drawn; $(human "$(kv dom_nodes "$out")") DOM elements at load ($(kv in_dom "$out") cases)." \
+      "Goal: under 2 s."
     echo
     echo '```'
     echo "$out"

@@ -2,8 +2,11 @@
  * collapse, sorting a table by a column and opening the case a link
  * points at.  The page is complete without this script; it only adds
  * controls.  It reads no data from the page but data-status (a fixed set
- * of words), a sortable cell's data-v number or text, and the id a link
- * points at. */
+ * of words), the case counts on #brief-note, a sortable cell's data-v
+ * number or text, the id a link points at, and the markup of a long
+ * run's later pages, which wait in noscript.page blocks (with
+ * scripts on, one text node each) and are made elements here, in order,
+ * as the reader pages to them. */
 (function () {
   'use strict';
   var controls = document.getElementById('controls');
@@ -14,50 +17,76 @@
   var prev = document.getElementById('page-prev');
   var next = document.getElementById('page-next');
   var list = document.getElementById('cases');
-  var cases = document.querySelectorAll('.case');
-  if (!controls || !only) return;
+  var note = document.getElementById('brief-note');
+  var pagedNote = document.getElementById('paged-note');
+  if (!controls || !only || !list) return;
   controls.hidden = false;
+  if (pagedNote) pagedNote.hidden = true;
 
-  /* The cases are in the page already, failures first; a long run is
-   * shown PAGE at a time, so the browser lays out a page, not the run. */
+  /* The cases come failures first, so "failures only" is the first
+   * nfail of them and a page is the same slice of the order either way.
+   * A long run is shown PAGE at a time (OC_HTML_PAGE_CASES in
+   * report_html.c), so the browser holds and lays out a page, not the
+   * run. */
   var PAGE = 100;
   var page = 0;
-  var visible = [];
-
+  var cases = list.querySelectorAll('details.case');
   function isFailure(c) {
     var st = c.getAttribute('data-status');
     return st !== 'pass' && st !== 'skip';
   }
-  function pages() { return Math.max(1, Math.ceil(visible.length / PAGE)); }
+  var total = cases.length, nfail = 0;
+  for (var f = 0; f < cases.length; f++) if (isFailure(cases[f])) nfail++;
+  if (note) {
+    total = parseInt(note.getAttribute('data-cases'), 10) || total;
+    nfail = parseInt(note.getAttribute('data-failures'), 10) || 0;
+  }
+  var from = 0, to = 0; /* the slice shown */
+
+  /* the next waiting block made elements in its place, hidden */
+  function materialise() {
+    var block = list.querySelector('noscript.page');
+    if (!block) return false;
+    var t = document.createElement('template');
+    t.innerHTML = block.textContent;
+    var fresh = t.content.querySelectorAll('details.case');
+    for (var i = 0; i < fresh.length; i++) fresh[i].hidden = true;
+    block.parentNode.replaceChild(t.content, block);
+    cases = list.querySelectorAll('details.case');
+    return true;
+  }
+  function count() { return only.checked ? nfail : total; }
+  function pages() { return Math.max(1, Math.ceil(count() / PAGE)); }
   function showPage() {
     if (page >= pages()) page = pages() - 1;
     if (page < 0) page = 0;
-    var from = page * PAGE, to = Math.min(visible.length, from + PAGE);
-    for (var i = 0; i < cases.length; i++) cases[i].hidden = true;
-    for (var k = from; k < to; k++) visible[k].hidden = false;
+    for (var i = from; i < to && i < cases.length; i++) cases[i].hidden = true;
+    from = page * PAGE;
+    to = Math.min(count(), from + PAGE);
+    while (cases.length < to && materialise()) { /* the blocks up to this page */ }
+    to = Math.min(to, cases.length);
+    for (var k = from; k < to; k++) cases[k].hidden = false;
     /* a heading with none of its cases on this page goes too */
-    if (list) {
-      var head = null, any = false;
-      for (var el = list.firstElementChild; el; el = el.nextElementSibling) {
-        if (el.tagName === 'H3') {
-          if (head) head.hidden = !any;
-          head = el;
-          any = false;
-        } else if (el.classList.contains('case') && !el.hidden) {
-          any = true;
-          if (head && head.classList.contains('group')) {
-            /* the part heading above this group stays too */
-            for (var h = head.previousElementSibling; h; h = h.previousElementSibling)
-              if (h.tagName === 'H3' && h.classList.contains('part')) { h.hidden = false; break; }
-          }
+    var head = null, any = false;
+    for (var el = list.firstElementChild; el; el = el.nextElementSibling) {
+      if (el.tagName === 'H3') {
+        if (head) head.hidden = !any;
+        head = el;
+        any = false;
+      } else if (el.classList.contains('case') && !el.hidden) {
+        any = true;
+        if (head && head.classList.contains('group')) {
+          /* the part heading above this group stays too */
+          for (var h = head.previousElementSibling; h; h = h.previousElementSibling)
+            if (h.tagName === 'H3' && h.classList.contains('part')) { h.hidden = false; break; }
         }
       }
-      if (head) head.hidden = !any;
     }
+    if (head) head.hidden = !any;
     if (pager) {
-      pager.hidden = visible.length <= PAGE;
+      pager.hidden = count() <= PAGE;
       pageText.textContent = 'page ' + (page + 1) + ' of ' + pages() + ' (cases ' +
-        (visible.length ? from + 1 : 0) + '–' + to + ')';
+        (count() ? from + 1 : 0) + '–' + to + ')';
       prev.disabled = page === 0;
       next.disabled = page >= pages() - 1;
     }
@@ -65,15 +94,12 @@
   function apply() {
     var on = only.checked;
     document.body.classList.toggle('only-failures', on);
-    visible = [];
-    for (var i = 0; i < cases.length; i++)
-      if (!on || isFailure(cases[i])) visible.push(cases[i]);
-    shown.textContent = visible.length + ' of ' + cases.length + ' cases shown';
+    shown.textContent = count() + ' of ' + total + ' cases shown';
     try { sessionStorage.setItem('oacheck-only-failures', on ? '1' : ''); } catch (e) { /* file:// may refuse */ }
     showPage();
   }
   function setAll(open) {
-    for (var i = 0; i < visible.length; i++) visible[i].open = open;
+    for (var i = from; i < to; i++) cases[i].open = open;
   }
   only.addEventListener('change', function () { page = 0; apply(); });
   document.getElementById('expand-all').addEventListener('click', function () { setAll(true); });
@@ -83,15 +109,23 @@
   try { only.checked = sessionStorage.getItem('oacheck-only-failures') === '1'; } catch (e) { /* ignore */ }
   apply();
 
-  /* a link to a case opens it, on its page (a closed <details> or another
-   * page would hide it) */
+  /* a link to a case opens it, on its page (a closed <details>, another
+   * page or a block not yet made elements would hide it) */
   function openTarget() {
     var id = location.hash.slice(1);
-    var el = id ? document.getElementById(id) : null;
+    if (!id) return;
+    var el = document.getElementById(id);
+    if (!el) {
+      var mark = 'id="' + id + '"', blocks = list.querySelectorAll('noscript.page'), want = -1;
+      for (var b = 0; b < blocks.length && want < 0; b++)
+        if (blocks[b].textContent.indexOf(mark) >= 0) want = b;
+      for (; want >= 0; want--) materialise();
+      el = document.getElementById(id);
+    }
     if (!el || el.tagName !== 'DETAILS') return;
     if (el.classList.contains('case')) {
-      var at = visible.indexOf(el);
-      if (at < 0 && only.checked) { only.checked = false; apply(); at = visible.indexOf(el); }
+      var at = Array.prototype.indexOf.call(cases, el);
+      if (at >= nfail && only.checked) { only.checked = false; apply(); }
       if (at >= 0) { page = Math.floor(at / PAGE); showPage(); }
     }
     el.open = true;

@@ -4,7 +4,8 @@
  * template, stylesheet and script come from reports/ in the data
  * directory and are inlined; everything from a results file is escaped
  * here, for text or attribute context, and no result data ever goes into
- * the script, which pages and filters the cases already in the page.  A
+ * the script, which pages and filters the cases the page holds (a long
+ * run's later pages in <noscript> blocks it turns into elements).  A
  * Content-Security-Policy allowing only the report's own script and style
  * (by hash) is a second wall behind the escaping.  Deciding statuses is
  * the runner's; this file only shows them. */
@@ -36,11 +37,18 @@
 #define OC_HTML_HEX_MAX 512           /* bytes of a hex dump of a binary body */
 #define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
 #define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
-/* Cases shown whole (request, response, events, commands), failures
- * first; the rest show their verdict, findings and timing, and the JSON
- * results keep everything.  This is what keeps the page of a 10,000-case
- * run a page a browser opens at once. */
-#define OC_HTML_FULL_CASES 500
+/* The page of a long run.  The first OC_HTML_FULL_CASES cases (failures
+ * first) are shown whole: request, response, events, commands.  The rest
+ * are brief (the verdict, one line per finding, the duration; the JSON
+ * results keep everything) and wait in <noscript> blocks of
+ * OC_HTML_PAGE_CASES: with scripts off a browser parses them as the rest
+ * of the page, so every case shows; with scripts on it keeps each block
+ * as one text node, which the script turns into elements when the reader
+ * pages to it.  That keeps the DOM of a 10,000-case run at one page's
+ * worth.  The script pages by the same number (PAGE in report.js). */
+#define OC_HTML_FULL_CASES 100
+#define OC_HTML_PAGE_CASES 100
+#define OC_HTML_BRIEF_FINDINGS 10     /* finding lines of a brief case */
 
 /* The output with a sticky error: once an adder fails (the buffer keeps
  * its first error), every later call does nothing, and the caller checks
@@ -479,8 +487,10 @@ static void matrix_section(struct out *o, const cJSON *doc)
     goto nomem;
   size_t used_cols = 0;
   for(size_t i = 0; i < nres; i++)
-    if(!used[col_of[i]]++)
+    if(!used[col_of[i]]) {
+      used[col_of[i]] = 1;
       used_cols++;
+    }
   free(used);
   (void)given;
   if(used_cols < 2)
@@ -1319,8 +1329,54 @@ static void reproduce_block(struct out *o, const cJSON *doc, const cJSON *r)
   free(oac);
 }
 
+/* A case past the first OC_HTML_FULL_CASES: its reason and its findings
+ * one line each (at most OC_HTML_BRIEF_FINDINGS; its duration is in the
+ * summary line): a handful of elements.  It goes inside a <noscript>
+ * block, read as raw text up to the first "</noscript": everything from
+ * the results is escaped, so no '<' of theirs reaches the page. */
+static void brief_block(struct out *o, const cJSON *r, enum oc_status st)
+{
+  if(oc_json_str(r, "reason")) {
+    put(o, "<p class=\"reason\"><b>");
+    put(o, st == OC_ST_SKIP ? "Skipped" : "Reason");
+    put(o, ":</b> ");
+    txtcut(o, oc_json_str(r, "reason"), OC_HTML_FIELD_MAX);
+    put(o, "</p>\n");
+  }
+  const cJSON *fs = oc_json_arr(r, "findings"), *f;
+  int nf = cJSON_GetArraySize(fs), k = 0;
+  if(nf > 0) {
+    put(o, "<p class=\"brief\">");
+    cJSON_ArrayForEach(f, fs) {
+      if(k == OC_HTML_BRIEF_FINDINGS) {
+        putf(o, "<br>and %d more", nf - k);
+        break;
+      }
+      if(k++)
+        put(o, "<br>");
+      put(o, "<code>");
+      txt(o, oc_json_str(f, "rule"));
+      put(o, "</code> ");
+      txt(o, oc_json_str(f, "severity"));
+      if(oc_json_bool(f, "allowed", 0))
+        put(o, " (allowed)");
+      const char *where = oc_json_str(oc_json_obj(f, "where"), "text");
+      if(where) {
+        put(o, ", ");
+        txt(o, where);
+      }
+      put(o, ": ");
+      txtcut(o, oc_json_str(f, "message"), OC_HTML_FIELD_MAX);
+    }
+    put(o, "</p>\n");
+  }
+  else
+    put(o, "<p class=\"muted\">No findings.</p>\n");
+  put(o, "</div>\n</details>\n");
+}
+
 /* One case; full: with its request, response, events and commands (else
- * the verdict, findings and timing, and a pointer to the JSON results).
+ * brief_block: the verdict, findings and timing).
  * base_prompt: a templates render's first-target prompt, when have_base. */
 static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i, int full,
                        const char *base_prompt, int have_base)
@@ -1350,6 +1406,10 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i
     put(o, "</span>");
   }
   put(o, "</summary>\n<div class=\"body\">\n");
+  if(!full) {
+    brief_block(o, r, st);
+    return;
+  }
   if(oc_json_str(r, "description")) {
     put(o, "<p class=\"desc\">");
     txt(o, oc_json_str(r, "description"));
@@ -1384,12 +1444,6 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i
   findings_block(o, r);
   render_block(o, doc, r, base_prompt, have_base);
   timing_block(o, r);
-  if(!full) {
-    putf(o, "<p class=\"muted more\">The request, response and reproducing commands are shown "
-            "for the first %d cases (failures first); the JSON results have them for every "
-            "case.</p>\n</div>\n</details>\n", OC_HTML_FULL_CASES);
-    return;
-  }
 
   const cJSON *req = oc_json_obj(r, "request");
   if(req) {
@@ -1466,6 +1520,20 @@ static char *base_prompt_of(struct out *o, const cJSON *doc, size_t i, int *have
   return bp ? oc_strdup(bp) : NULL;
 }
 
+/* Before what belongs to the case at order position at (its headings
+ * included): past the whole cases, every OC_HTML_PAGE_CASES-th case ends
+ * the <noscript> block open and opens the next; *block_at is the open
+ * block's first position (0: none). */
+static void page_block(struct out *o, size_t at, size_t *block_at)
+{
+  if(at < OC_HTML_FULL_CASES || (at - OC_HTML_FULL_CASES) % OC_HTML_PAGE_CASES || *block_at == at)
+    return;
+  if(*block_at)
+    put(o, "</noscript>\n");
+  put(o, "<noscript class=\"page\">\n");
+  *block_at = at;
+}
+
 /* Every case, failures first, grouped by target and suite as they come;
  * each read once and written out before the next. */
 static void cases_section(struct out *o, const cJSON *doc)
@@ -1500,11 +1568,18 @@ static void cases_section(struct out *o, const cJSON *doc)
     default: c->error++; break;
     }
   }
-  size_t shown = 0;
+  if(rs->count > OC_HTML_FULL_CASES)
+    putf(o, "<p class=\"muted\" id=\"brief-note\" data-cases=\"%zu\" data-failures=\"%zu\">"
+            "The first %d cases (failures first) are shown whole; the other %zu with their verdict, "
+            "findings and duration. The JSON results have every case's request, response and "
+            "reproducing commands.</p>\n",
+         rs->count, nfail, OC_HTML_FULL_CASES, rs->count - OC_HTML_FULL_CASES);
+  size_t shown = 0, block_at = 0; /* block_at: the open <noscript> block's first case, or 0 */
   for(int part = 0; part < 2 && !o->rc; part++) {
     size_t n = part ? rs->count - nfail : nfail;
     if(!n)
       continue;
+    page_block(o, shown, &block_at);
     putf(o, "<h3 class=\"part\" id=\"%s\">%zu %s</h3>\n", part ? "passed" : "failures", n,
          part ? (n == 1 ? "case passed or skipped" : "cases passed or skipped")
               : (n == 1 ? "case failed or errored" : "cases failed or errored"));
@@ -1512,6 +1587,7 @@ static void cases_section(struct out *o, const cJSON *doc)
     for(size_t i = 0; i < rs->count && !o->rc; i++) {
       if(oc_status_is_failure(rs->refs[i].status) == part)
         continue;
+      page_block(o, shown, &block_at);
       if(group_of[i] != prev) {
         const struct oc_counts *c = &gc[group_of[i]];
         put(o, "<h3 class=\"group\">target <b>");
@@ -1522,17 +1598,24 @@ static void cases_section(struct out *o, const cJSON *doc)
              c->pass, c->fail, c->error, c->skip);
         prev = group_of[i];
       }
-      int have = 0;
-      char *bp = base_prompt_of(o, doc, i, &have);
+      int full = shown < OC_HTML_FULL_CASES, have = 0;
+      char *bp = full ? base_prompt_of(o, doc, i, &have) : NULL;
       const cJSON *r = result_read(o, (long)i);
       if(r && cJSON_IsObject(r))
-        case_block(o, doc, r, i, shown < OC_HTML_FULL_CASES, bp, have);
+        case_block(o, doc, r, i, full, bp, have);
       free(bp);
       shown++;
       if(!o->rc)
         o->rc = oc_sink_flush(o->sink);
     }
   }
+  if(block_at)
+    put(o, "</noscript>\n");
+  if(rs->count > OC_HTML_FULL_CASES)
+    putf(o, "<p class=\"muted\" id=\"paged-note\">Cases %d to %zu are in this page for its script, "
+            "which shows them %d at a time; it has not run. Opened with scripts off, the page shows "
+            "them all.</p>\n",
+         OC_HTML_FULL_CASES + 1, rs->count, OC_HTML_PAGE_CASES);
   goto out;
 nomem:
   if(!o->rc)

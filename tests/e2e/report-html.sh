@@ -150,27 +150,4 @@ rows=$(sed -n '/id="template-grid"/,/<\/table>/p' "$TMP/tpl-sorted.dom" | grep -
 expect_grep '<th data-sort="num" title="sort by this column" class="sorted-desc">findings</th>' "$TMP/tpl-sorted.dom"
 pass "the grid sorts by a column"
 
-# A long run: failures first, 100 cases a page.  250 cases of a recorded
-# stream, every 50th made to fail (it expects HTTP 201).
-awk 'BEGIN {
-  printf "{\"suite\":\"long\",\"description\":\"a long run\",\"cases\":[\n"
-  for (i = 0; i < 250; i++)
-    printf "%s{\"name\":\"l%03d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"streaming.stream-basic\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}%s}\n",
-      i ? "," : "", i, i % 50 == 49 ? ",\"expect\":{\"status\":201}" : ""
-  print "]}" }' >"$TMP/long-suite.json"
-serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" -q
-expect_status 1 "$OACHECK" run "$TMP/long-suite.json" --target "$URL" --model tiny-random.gguf --jobs 8 \
-  --html "$TMP/long.html"
-serve_stop
-# without the script every case is in the page, failures first
-first=$(grep -o '<details class="case" id="c-[0-9]*" data-status="[a-z]*"' "$TMP/long.html" | head -n 5 |
-  sed 's/.*data-status="//; s/"//' | tr '\n' ' ')
-[ "$first" = "fail fail fail fail fail " ] || fail "the page does not open with the five failures: $first"
-[ "$(grep -c '<details class="case"' "$TMP/long.html")" -eq 250 ] || fail "the page lacks cases"
-chromium dom "$TMP/long.html" "$TMP/long"
-L="$TMP/long.dom"
-expect_grep '<span id="page" class="muted">page 1 of 3 \(cases 1–100\)</span>' "$L"
-shown=$(grep -o '<details class="case"[^>]*>' "$L" | grep -vc ' hidden=')
-[ "$shown" -eq 100 ] || fail "$shown cases shown on the first page, not 100"
-expect_grep '250 of 250 cases shown' "$L"
-pass "a long run pages 100 cases at a time, failures first"
+# a long run (more than a page of cases): report-html-pages.sh
