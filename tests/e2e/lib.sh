@@ -91,3 +91,24 @@ serve_stop() {
 verdicts() {
   sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) *[^ ]* \([^ ]*\).*/\1 \2/p' "$1" | sort
 }
+
+# hostile_start [ARGS...] : run tests/hostile/hostile-server in the background
+# (a raw-socket server that misbehaves per request, by X-Hostile); sets
+# $HOSTILE_PID, $HURL (its URL), $HOTHER (its second listener, "another
+# host" for redirects) and $HLOG (one line per request it saw).
+hostile_start() {
+  HLOG="$TMP/hostile.log"
+  : >"$HLOG"
+  "${OACHECK_BUILDDIR:-.}/tests/hostile/hostile-server" --log "$HLOG" "$@" >"$TMP/hostile.out" 2>"$TMP/hostile.err" &
+  HOSTILE_PID=$!
+  cleanup_hooks="kill $HOSTILE_PID 2>/dev/null || true; $cleanup_hooks"
+  i=0
+  while ! grep -q '^other on ' "$TMP/hostile.out" 2>/dev/null; do
+    kill -0 "$HOSTILE_PID" 2>/dev/null || { cat "$TMP/hostile.err" >&2; fail "hostile-server exited before listening"; }
+    i=$((i + 1))
+    [ $i -lt 100 ] || fail "hostile-server did not print its listening lines"
+    sleep 0.1
+  done
+  HURL=$(sed -n 's/^listening on //p' "$TMP/hostile.out")
+  HOTHER=$(sed -n 's/^other on //p' "$TMP/hostile.out")
+}
