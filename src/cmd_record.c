@@ -12,6 +12,7 @@
 
 #include "cassette.h"
 #include "cli.h"
+#include "secret.h"
 #include "util.h"
 
 static void print_help(void)
@@ -116,6 +117,8 @@ static int show_one(const char *file)
     fprintf(stderr, "oacheck record: %s\n", err);
     return OC_EXIT_FAIL;
   }
+  /* a cassette recorded before its secrets were masked shows them masked */
+  oc_cassette_mask(&c);
   FILE *out = stdout;
   fprintf(out, "cassette: %s\nname: %s\nkey: %s\n", file, c.name, c.key);
   fprintf(out, "request: %s %s\n", c.method, c.path);
@@ -170,6 +173,7 @@ static int show_one(const char *file)
 static int cmd_show(int nfiles, char **files)
 {
   int rc = OC_EXIT_OK;
+  oc_secret_add_env("OPENAI_API_KEY");
   for(int i = 0; i < nfiles; i++) {
     if(i)
       fputc('\n', stdout);

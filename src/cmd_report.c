@@ -15,6 +15,7 @@
 #include "report_junit.h"
 #include "report_merge.h"
 #include "results_json.h"
+#include "secret.h"
 #include "util.h"
 
 static const char report_usage[] =
@@ -121,7 +122,7 @@ static int write_json(const cJSON *doc, const char *path, int canonical)
             rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
     return OC_EXIT_FAIL;
   }
-  rc = oc_write_file(path, b.data, b.len, err, sizeof(err));
+  rc = oc_secret_write_file(path, b.data, b.len, err, sizeof(err));
   oc_buf_free(&b);
   if(rc) {
     fprintf(stderr, "oacheck report: %s\n", err);

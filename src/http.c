@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -169,6 +170,7 @@ static int add_secret(struct req *r, const char *v, size_t n)
 /* The password of user:password@ in url, if any, becomes a secret too. */
 static int add_url_secret(struct req *r)
 {
+  oc_secret_add_url(r->url);
   const char *p = strstr(r->url, "://");
   if(!p)
     return OC_OK;
@@ -219,6 +221,9 @@ static int build_headers(struct req *r, const struct oc_headers *hs)
     line = NULL;
     if(oc_header_is_secret(n) && (rc = add_secret(r, v, strlen(v))))
       goto out;
+    /* and in the run's registry, so that whatever the server quotes back
+     * is masked wherever it is written (secret.h) */
+    oc_secret_add_header(n, v);
   }
   if(r->has_body && !have_ct && (rc = slist_add(&r->hdrs, "Content-Type: application/json")))
     goto out;

@@ -19,6 +19,7 @@
 #include "headers.h"
 #include "json.h"
 #include "results_json.h"
+#include "secret.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
 #define OC_HTML_FIELD_MAX 2000        /* bytes of expected/actual/excerpt */
@@ -1155,7 +1156,7 @@ int oc_report_html_write(const cJSON *results, const char *path, char *err, size
     snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
     return rc;
   }
-  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
+  rc = oc_secret_write_file(path, b.data ? b.data : "", b.len, err, errlen);
   oc_buf_free(&b);
   return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "secret.h"
 
 #define OC_JUNIT_MESSAGE_MAX 1000 /* bytes of a failure/error/skipped message attribute */
 #define OC_JUNIT_EVENT_MAX 600    /* bytes of one event in a stream excerpt */
@@ -463,7 +464,7 @@ int oc_report_junit_write(const cJSON *results, const char *path, char *err, siz
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
     return rc;
   }
-  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
+  rc = oc_secret_write_file(path, b.data ? b.data : "", b.len, err, errlen);
   oc_buf_free(&b);
   return rc;
 }

@@ -14,6 +14,7 @@
 #include "datadir.h"
 #include "json.h"
 #include "schema.h"
+#include "secret.h"
 #include "util.h"
 
 /* ---- schemas ------------------------------------------------------------------ */
@@ -571,12 +572,18 @@ cJSON *oc_headers_json(const struct oc_headers *h)
   return arr;
 }
 
-cJSON *oc_body_json(const char *p, size_t n, size_t cap)
+cJSON *oc_body_json(const char *body, size_t n, size_t cap)
 {
   cJSON *o = cJSON_CreateObject();
   if(!o)
     return NULL;
   size_t keep = n < cap ? n : cap;
+  /* masked as bytes: in base64 a quoted key would pass any later mask */
+  char *p = oc_secret_masked(body, keep);
+  if(!p) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   /* cut on a character boundary */
   while(keep > 0 && keep < n && ((unsigned char)p[keep] & 0xC0) == 0x80)
     keep--;
@@ -601,6 +608,7 @@ cJSON *oc_body_json(const char *p, size_t n, size_t cap)
   cJSON_AddNumberToObject(o, "bytes", (double)n);
   cJSON_AddBoolToObject(o, "truncated", keep < n);
   cJSON_AddNumberToObject(o, "cap", (double)cap);
+  free(p);
   return o;
 }
 

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "report.h"
 #include "result.h"
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -272,6 +273,8 @@ static int prepare(struct job *j)
     return 0;
   }
   j->req_built = 1;
+  for(size_t i = 0; i < j->req.headers.count; i++)
+    oc_secret_add_header(j->req.headers.items[i].name, j->req.headers.items[i].value);
   oc_request_info_init(&j->info, j->req.method, j->req.path, j->req.body_json);
   return 1;
 }
@@ -549,6 +552,7 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   for(size_t i = 0; i < r->nitems; i++)
     if(r->results[i])
       cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  oc_secret_mask_json(doc);
   return doc;
 }
 

@@ -11,6 +11,7 @@
 
 #include "http.h"
 #include "json.h"
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -101,6 +102,10 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
     return OC_EUSAGE;
   }
   t->live = 1;
+  /* everything this target sends that is secret is known before the
+   * first request, so nothing it echoes can reach an output unmasked */
+  oc_secret_add_url(url);
+  oc_secret_add_env("OPENAI_API_KEY");
   t->url = oc_url_root(url);
   t->name = name ? name : name_from_url(url);
   t->key_env = oc_strdup("OPENAI_API_KEY");
@@ -202,6 +207,7 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
   if(key) {
     free(t->key_env);
     t->key_env = oc_strdup(key);
+    oc_secret_add_env(key);
   }
   const cJSON *h;
   cJSON_ArrayForEach(h, oc_json_obj(j, "headers"))
@@ -212,6 +218,7 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
     }
     if(oc_headers_add(&t->headers, h->string, h->valuestring))
       return OC_ENOMEM;
+    oc_secret_add_header(h->string, h->valuestring);
   }
   const cJSON *a;
   cJSON_ArrayForEach(a, oc_json_arr(j, "allow"))
@@ -643,6 +650,10 @@ done:
   t->profile = oc_profile_find(t->profile_name ? t->profile_name : "openai");
   if(!t->profile)
     t->profile = oc_profile_default();
+  /* the server's words, printed on the console and kept in the results */
+  oc_secret_mask_json(t->identity);
+  if(t->error)
+    oc_secret_mask(t->error, strlen(t->error));
   free(body);
   oc_headers_free(&h);
   return OC_OK;

@@ -2,6 +2,7 @@
  * Nothing here knows about the protocol; see util.h for the contracts. */
 #include "config.h"
 #include "util.h"
+#include "secret.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -454,12 +455,21 @@ void oc_log(int level, const char *fmt, ...)
   static const char *const names[] = { "error", "warning", "", "debug", "trace" };
   if(level > log_level)
     return;
+  /* formatted first, so that a secret quoted by a server (an error
+   * message, a trace line) is masked before it reaches the terminal */
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_LOG_LINE);
   va_list ap;
   va_start(ap, fmt);
+  int rc = oc_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  if(rc == OC_ETOOBIG)
+    rc = oc_buf_adds(&b, "(log line over the cap)");
+  oc_secret_mask(b.data, b.len);
   fputs("oacheck: ", stderr);
   if(level != OC_LOG_INFO && level >= 0 && level < (int)OC_ARRAY_LEN(names))
     fprintf(stderr, "%s: ", names[level]);
-  vfprintf(stderr, fmt, ap);
+  fputs(rc ? "(out of memory formatting a log line)" : oc_buf_str(&b), stderr);
   fputc('\n', stderr);
-  va_end(ap);
+  oc_buf_free(&b);
 }

@@ -32,6 +32,7 @@ enum oc_rc {
 #define OC_CAP_ARGUMENTS     (4u << 20)  /* one tool call's arguments */
 #define OC_CAP_MESSAGE       (4096u)     /* one diagnostic message */
 #define OC_CAP_REPORT        (256u << 20)/* one rendered report */
+#define OC_CAP_LOG_LINE      (1u << 20)  /* one line of the log */
 
 /* A growable byte buffer with a hard cap, always NUL-terminated when it
  * holds data.  Every adder frees the buffer when it fails, so a caller can
