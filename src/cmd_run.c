@@ -451,7 +451,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   if(note)
     fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
   size_t reachable = 0;
-  for(size_t i = 0; i < ntargets; i++) {
+  /* from here on ^C or SIGTERM stops the run and still writes the
+   * finished cases, marked incomplete */
+  oc_run_catch_signals();
+  for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
     struct oc_identify_options io = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
                                       a.opts.cacert, record_dir };
     oc_target_identify(&targets[i], &io);
@@ -470,7 +473,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   fflush(stdout);
   run.on_result = on_result;
   run.ud = &con;
-  if(oc_run_execute(&run)) {
+  if(!oc_run_signal() && oc_run_execute(&run)) {
     oc_error("out of memory");
     status = OC_EXIT_FAIL;
     goto out;
@@ -486,7 +489,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   int bad_reports = oc_reports_write(doc, a.json, a.junit, a.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
-  if(reachable == 0)
+  int sig = oc_run_signal();
+  if(sig)
+    status = 128 + sig; /* 130 for SIGINT, 143 for SIGTERM, as a shell reports a kill */
+  else if(reachable == 0)
     status = OC_EXIT_UNREACHABLE;
   else if(counts.fail || counts.error || bad_reports)
     status = OC_EXIT_FAIL;

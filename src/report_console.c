@@ -157,6 +157,13 @@ void oc_console_summary(struct oc_console *c, const cJSON *doc)
           total, paint(c, "pass"), pass, reset(c), fail ? paint(c, "fail") : "", fail,
           fail ? reset(c) : "", error ? paint(c, "error") : "", error, error ? reset(c) : "",
           skip ? paint(c, "skip") : "", skip, skip ? reset(c) : "", warn);
+  if(oc_json_bool(doc, "incomplete", 0)) {
+    struct oc_buf b1;
+    oc_buf_init(&b1, 64u << 10);
+    fprintf(c->out, "%srun incomplete%s: %s\n", paint(c, "error"), reset(c),
+            safe(&b1, oc_json_str(doc, "incomplete_reason")));
+    oc_buf_free(&b1);
+  }
   const cJSON *rules = oc_json_arr(s, "failing_rules");
   if(cJSON_GetArraySize(rules) > 0) {
     fprintf(c->out, "failing rules:");

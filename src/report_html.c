@@ -116,6 +116,12 @@ static void header_section(struct out *o, const cJSON *doc)
   if(oc_json_is_integer(mf))
     putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
   put(o, "</div>\n");
+  if(oc_json_bool(doc, "incomplete", 0)) {
+    put(o, "<div class=\"meta incomplete\"><b>Run incomplete:</b> ");
+    txt(o, oc_json_str(doc, "incomplete_reason") ? oc_json_str(doc, "incomplete_reason")
+                                                  : "the run was stopped early");
+    put(o, "</div>\n");
+  }
   if(oc_json_str(run, "note")) {
     put(o, "<div class=\"meta\">");
     txt(o, oc_json_str(run, "note"));

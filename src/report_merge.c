@@ -262,6 +262,15 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
       goto nomem;
     }
   }
+  /* one interrupted shard makes the merged run incomplete too */
+  for(size_t i = 0; i < n; i++)
+    if(oc_json_bool(docs[i], "incomplete", 0)) {
+      const char *why = oc_json_str(docs[i], "incomplete_reason");
+      if(!cJSON_AddBoolToObject(out, "incomplete", 1) ||
+         !cJSON_AddStringToObject(out, "incomplete_reason", why ? why : "an input run was stopped early"))
+        goto nomem;
+      break;
+    }
   if(oc_results_summarize(out))
     goto nomem;
   goto out;

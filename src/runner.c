@@ -8,6 +8,7 @@
 #include "config.h"
 #include "runner.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,34 @@
 #include "secret.h"
 #include "url.h"
 #include "util.h"
+
+/* ---- signals --------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+  caught = sig;
+  /* a second ^C ends the process at once; the reports are written by
+   * rename, so that cannot leave a half-written one */
+  signal(sig, SIG_DFL);
+}
+
+void oc_run_catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  /* no SA_RESTART: a poll in progress returns at once */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int oc_run_signal(void)
+{
+  return caught;
+}
 
 void oc_run_options_init(struct oc_run_options *o)
 {
@@ -391,6 +420,11 @@ static void on_retry(void *ud, int attempt, int status, long delay_ms)
 static void on_done(void *ud, const struct oc_http_outcome *o)
 {
   struct job *j = ud;
+  if(j->run->stopped && o->error == OC_HTTP_ABORTED) {
+    /* interrupted: not a result of the server's, and not recorded */
+    job_free(j);
+    return;
+  }
   if(j->unmatched) {
     j->end = OC_END_SKIP;
     oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
@@ -484,7 +518,7 @@ int oc_run_execute(struct oc_run *r)
 {
   struct oc_http *http = NULL;
   int rc = OC_OK;
-  for(size_t i = 0; i < r->nitems; i++) {
+  for(size_t i = 0; i < r->nitems && !(r->stopped = oc_run_signal()); i++) {
     struct oc_plan_item *it = &r->items[i];
     struct job *j = job_new(r, it);
     if(!j)
@@ -511,7 +545,12 @@ int oc_run_execute(struct oc_run *r)
     oc_http_run(http, 0);
   }
   if(http) {
-    oc_http_run(http, -1);
+    /* in slices, so that a signal is noticed within a fraction of a second */
+    while(!r->stopped && oc_http_run(http, 200) > 0)
+      r->stopped = oc_run_signal();
+    if(!r->stopped)
+      r->stopped = oc_run_signal();
+    /* a stopped run abandons what is in flight (on_done drops them) */
     oc_http_free(http);
   }
   return rc;
@@ -552,6 +591,15 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   for(size_t i = 0; i < r->nitems; i++)
     if(r->results[i])
       cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  int sig = r->stopped ? r->stopped : oc_run_signal();
+  if(sig) {
+    char why[200];
+    snprintf(why, sizeof(why), "interrupted by %s after %zu of %zu cases; the cases that had not "
+             "finished are not in the results", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM"
+             : "a signal", r->done, r->nitems);
+    cJSON_AddBoolToObject(doc, "incomplete", 1);
+    cJSON_AddStringToObject(doc, "incomplete_reason", why);
+  }
   oc_secret_mask_json(doc);
   return doc;
 }

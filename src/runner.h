@@ -57,7 +57,15 @@ struct oc_run {
   void *ud;
   size_t done;
   double started_ms;
+  int stopped;              /* the signal (SIGINT, SIGTERM) that stopped the run, 0 */
 };
+
+/* Catch SIGINT and SIGTERM from here on: the run stops (cases in flight
+ * are abandoned, no new one starts) and the caller writes the finished
+ * cases as an incomplete run.  A second signal takes the default action. */
+void oc_run_catch_signals(void);
+/* The signal caught since oc_run_catch_signals, or 0. */
+int oc_run_signal(void);
 
 /* Build the plan from every case of every suite × every target, keeping
  * what the filters, tags and shard select.  Sharding is by case (the same
@@ -67,7 +75,9 @@ int oc_run_plan(struct oc_run *r);
  * errors) or OC_ENOMEM. */
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
- * deletes.  mode_note may be NULL. */
+ * deletes.  mode_note may be NULL.  A run stopped by a signal (r->stopped,
+ * or oc_run_signal() during identification) is marked "incomplete" with
+ * the reason. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);

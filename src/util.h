@@ -100,6 +100,10 @@ size_t oc_utf8_codepoints(const char *s, size_t n);
  * err (errlen bytes), naming the file. */
 int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
                  char *err, size_t errlen);
+/* Write a whole file ("-": standard output) through a temporary file in
+ * the same directory renamed over path, so that a failure (a full disk, a
+ * kill) never leaves a truncated file: the previous one stays as it was.
+ * err says what failed and whether the previous file is kept. */
 int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen);
 /* Join a directory and a relative name into a new string (caller frees). */
 char *oc_path_join(const char *dir, const char *name);
