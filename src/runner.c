@@ -457,6 +457,9 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
     j->rec.timing_recorded = 1;
   }
   int complete = o->error == OC_HTTP_OK;
+  /* a body that ended before the exchange failed (its trailers broke a
+   * cap) is judged as the complete body it is */
+  int body_complete = complete || o->body_complete;
   if(!complete) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "%s: %s", oc_http_error_name(o->error), o->message);
@@ -466,7 +469,7 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
             "%s", o->message);
   }
   /* what arrived is decoded either way: a cut stream is still examined */
-  finish_job(j, complete, o->t_done);
+  finish_job(j, body_complete, o->t_done);
 }
 
 static int submit_live(struct job *j, struct oc_http *http)

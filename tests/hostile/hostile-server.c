@@ -203,10 +203,7 @@ static void big_stream(int nchoices, int ncalls, size_t total)
     else
       putf("data: " CHUNK_HEAD "\"choices\":[{\"index\":%d,\"delta\":{\"content\":\"", c);
     put(pad, piece);
-    puts_("\"}");
-    if(ncalls)
-      puts_("}]");
-    puts_("},\"finish_reason\":null}]}\n\n");
+    puts_(ncalls ? "\"}}]},\"finish_reason\":null}]}\n\n" : "\"},\"finish_reason\":null}]}\n\n");
     sent += piece;
     i++;
   }
