@@ -460,7 +460,16 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
   /* a body that ended before the exchange failed (its trailers broke a
    * cap) is judged as the complete body it is */
   int body_complete = complete || o->body_complete;
-  if(!complete) {
+  if(o->error == OC_HTTP_TIMEOUT_TOTAL) {
+    /* oacheck's own budget, not a failure the server committed: the case
+     * is an error of the run, with no server rule (a healthy stream that
+     * outlasts --timeout is not a cut one) */
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason),
+             "oacheck's --timeout (%.3g s) ended the exchange before the server did: %s",
+             (double)j->run->opts->timeout_ms / 1000.0, o->message);
+  }
+  else if(!complete) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "%s: %s", oc_http_error_name(o->error), o->message);
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,

@@ -72,9 +72,13 @@ want redirect-scheme FAIL HTTP-STATUS
 want never-answer ERROR HTTP-TRANSPORT;    reason never-answer 'timeout-idle'
 want reset ERROR HTTP-TRANSPORT STREAM-TRUNCATED
 want random-reset ERROR HTTP-TRANSPORT
-want slow-healthy ERROR
-want drip ERROR
-want after-done ERROR STREAM-AFTER-DONE
+# oacheck's own --timeout is oacheck's: a case error with the reason, no
+# server rule (a healthy stream that outlasts it is not a cut one)
+for c in slow-healthy drip; do
+  want $c ERROR; none $c STREAM-TRUNCATED HTTP-TRANSPORT STREAM-DONE STREAM-FINISH-ONCE
+  reason $c "oacheck's --timeout"
+done
+want after-done ERROR STREAM-AFTER-DONE;   none after-done STREAM-TRUNCATED HTTP-TRANSPORT
 # endless trailers after a complete stream: stopped at the trailer cap
 want trailers-forever ERROR HTTP-TRANSPORT; reason trailers-forever 'trailers from'
 none trailers-forever STREAM-TRUNCATED STREAM-DONE
