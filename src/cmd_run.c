@@ -492,6 +492,11 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   int sig = oc_run_signal();
   if(sig)
     status = 128 + sig; /* 130 for SIGINT, 143 for SIGTERM, as a shell reports a kill */
+  else if(run.suite_errors) {
+    oc_error("suite errors: %zu case%s could not be built (see above)", run.suite_errors,
+             run.suite_errors == 1 ? "" : "s");
+    status = OC_EXIT_USAGE;
+  }
   else if(reachable == 0)
     status = OC_EXIT_UNREACHABLE;
   else if(counts.fail || counts.error || bad_reports)

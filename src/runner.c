@@ -280,7 +280,19 @@ static int prepare(struct job *j)
   }
   struct oc_vars vars = { t->vars, k->variables, 1 };
   char err[600];
-  if(oc_suite_build_request(k, &vars, &j->req, err, sizeof(err))) {
+  int brc = oc_suite_build_request(k, &vars, &j->req, err, sizeof(err));
+  if(brc && brc != OC_ENOTFOUND) {
+    /* a request oacheck cannot build (over OC_CAP_REQUEST, a count over
+     * 1,000,000, nested too deep) is the suite's error, never a skip that
+     * a CI job could take for a target lacking a feature */
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason), "suite error: %s:%d: case '%s': the request cannot be "
+             "built: %s", k->file ? k->file : k->suite, k->line, k->name, err);
+    j->run->suite_errors++;
+    oc_error("%s", j->reason);
+    return 0;
+  }
+  if(brc) {
     /* ${MODEL} missing means the target did not list its models: that is
      * an error; any other missing variable means the target lacks what
      * the case needs (N_CTX without /props): unsupported */

@@ -58,6 +58,7 @@ struct oc_run {
   size_t done;
   double started_ms;
   int stopped;              /* the signal (SIGINT, SIGTERM) that stopped the run, 0 */
+  size_t suite_errors;      /* cases whose request could not be built: exit status 2 */
 };
 
 /* Catch SIGINT and SIGTERM from here on: the run stops (cases in flight
