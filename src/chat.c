@@ -759,6 +759,9 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     res.max = 8;
     s->schema_validations++;
     int valid = oc_schema_validate(s->chunk_schema, root, &res);
+    if(valid == -OC_ETOOBIG)
+      oc_check_limit(s->check, "chunk %ld could not be validated against %s: %s", n, s->chunk_rel,
+                     res.undecided);
     if(valid == 1)
       s->valid_shapes[s->nvalid_shapes++ % OC_ARRAY_LEN(s->valid_shapes)] = shape;
     if(valid == 0) {

@@ -253,7 +253,11 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
       if(parsed && s) {
         struct oc_schema_result res;
         oc_schema_result_init(&res);
-        if(oc_schema_validate_cjson(s, parsed, &res) == 0)
+        int v = oc_schema_validate_cjson(s, parsed, &res);
+        if(v == -OC_ETOOBIG)
+          oc_check_limit(c, "tool call %d's arguments could not be validated against the case's "
+                         "arguments_schema: %s", i, res.undecided);
+        if(v == 0)
           for(size_t k = 0; k < res.count && k < 5; k++)
             oc_emit(c, OC_R_TOOL_ARGS_JSON,
                     OC_AT(.path = path, .expected = res.errors[k].keyword,
@@ -358,7 +362,11 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     if(s) {
       struct oc_schema_result res;
       oc_schema_result_init(&res);
-      if(oc_schema_validate_cjson(s, v, &res) == 0)
+      int verdict = oc_schema_validate_cjson(s, v, &res);
+      if(verdict == -OC_ETOOBIG)
+        oc_check_limit(c, "%s: '%s' could not be validated against the assertion's schema: %s",
+                       label, ptr, res.undecided);
+      if(verdict == 0)
         for(size_t k = 0; k < res.count && k < 5; k++)
           oc_emit(c, rule,
                   OC_AT(.path = ptr, .expected = res.errors[k].keyword,

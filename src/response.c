@@ -278,7 +278,11 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
   struct oc_schema_result res;
   oc_schema_result_init(&res);
   res.max = 20;
-  if(oc_schema_validate(schema, root, &res) == 0)
+  int v = oc_schema_validate(schema, root, &res);
+  if(v == -OC_ETOOBIG)
+    oc_check_limit(r->check, "the %s could not be validated against %s: %s", what, rel ? rel : "its schema",
+                   res.undecided);
+  if(v == 0)
     for(size_t i = 0; i < res.count; i++) {
       const struct oc_schema_error *e = &res.errors[i];
       int sev = oc_schemas_error_severity(r->schemas, r->check, rel, e);

@@ -417,7 +417,8 @@ static void check_schema(struct check *c, const cJSON *doc)
   res.max = 1;
   int v = oc_schema_validate_cjson(s, doc, &res);
   if(v < 0)
-    check_fail(c, "", "cannot check against the results schema: out of memory");
+    check_fail(c, "", "cannot check against the results schema: %s",
+               res.undecided ? res.undecided : "out of memory");
   else if(v == 0 && res.count) {
     const struct oc_schema_error *e = &res.errors[0];
     check_fail(c, e->instance_path, "%s (schema %s)", e->message, e->schema_path);

@@ -214,6 +214,11 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
       oc_strlcpy(j->reason, why, sizeof(j->reason));
     }
   }
+  if(j->check.limit[0] && j->end == OC_END_RAN) {
+    /* oacheck's own limit, not the server's doing: an error of the run */
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason), "oacheck could not decide: %s", j->check.limit);
+  }
   if(j->check.oom)
     oc_warn("%s/%s: memory ran out while recording findings; some may be missing",
             j->item->kase->suite, j->item->kase->name);

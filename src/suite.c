@@ -268,7 +268,8 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
         err_at(err, path, buf, len, res.errors[i].offset, msg);
       }
       if(v < 0)
-        oc_buf_printf(err, "%s: the suite schema could not be applied\n", path);
+        oc_buf_printf(err, "%s: the suite schema could not be applied: %s\n", path,
+                      res.undecided ? res.undecided : "out of memory");
       oc_schema_result_free(&res);
       rc = OC_EPARSE;
       goto out;
