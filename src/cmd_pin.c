@@ -153,7 +153,7 @@ int oc_cmd_pin(int argc, char **argv)
       goto out;
     }
   }
-  struct oc_identify_options io = { 30000, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = 30000 };
   size_t reachable = 0;
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);

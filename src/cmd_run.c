@@ -455,8 +455,13 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
    * finished cases, marked incomplete */
   oc_run_catch_signals();
   for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
-    struct oc_identify_options io = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
-                                      a.opts.cacert, record_dir };
+    /* identification honours the run's timeouts: each request at most
+     * 30 s (or --timeout), --idle-timeout without a byte, and all of it
+     * --timeout */
+    long per = a.opts.timeout_ms < 30000 ? a.opts.timeout_ms : 30000;
+    struct oc_identify_options io = { per, a.opts.insecure, a.opts.cacert, record_dir,
+                                      a.opts.idle_timeout_ms, a.opts.connect_timeout_ms,
+                                      a.opts.timeout_ms, 0 };
     oc_target_identify(&targets[i], &io);
     struct oc_target *t = &targets[i];
     reachable += t->reachable;

@@ -218,7 +218,7 @@ int oc_cmd_templates(int argc, char **argv)
     oc_error("%s", fixtures ? "the fixtures file has no \"fixtures\" array" : err);
     goto out;
   }
-  struct oc_identify_options io = { (long)(timeout_s * 1000), 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = (long)(timeout_s * 1000) };
   size_t reachable = 0;
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);

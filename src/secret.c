@@ -163,8 +163,7 @@ int oc_secret_add_header(const char *name, const char *value)
   return rc;
 }
 
-/* Does a query parameter of this name carry a credential? */
-static int secret_param(const char *name, size_t n)
+int oc_secret_param_name(const char *name, size_t n)
 {
   static const char *const parts[] = { "key", "token", "secret", "passw", "sig", "code", "auth",
                                        "credential" };
@@ -205,7 +204,7 @@ int oc_secret_add_url(const char *url)
     q++;
     size_t plen = strcspn(q, "&#");
     const char *eq = memchr(q, '=', plen);
-    if(eq && secret_param(q, (size_t)(eq - q))) {
+    if(eq && oc_secret_param_name(q, (size_t)(eq - q))) {
       char *v = oc_strndup(eq + 1, plen - (size_t)(eq + 1 - q));
       rc = v ? oc_secret_add(v) : OC_ENOMEM;
       free(v);

@@ -30,6 +30,9 @@ int oc_secret_add_header(const char *name, const char *value);
  * parameters whose names look like credentials (key, token, secret,
  * password, sig, code, auth). */
 int oc_secret_add_url(const char *url);
+/* Does a query parameter called name[0..n) carry a credential (key,
+ * token, secret, password, sig, code, auth, credential)? */
+int oc_secret_param_name(const char *name, size_t n);
 /* $NAME's value, when set. */
 int oc_secret_add_env(const char *name);
 size_t oc_secret_count(void);

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http.h"
 #include "json.h"
@@ -96,15 +97,19 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
     if(!name)
       name = oc_strdup("env");
   }
-  if(!oc_startswith(url, "http://") && !oc_startswith(url, "https://")) {
-    snprintf(err, errlen, "target '%s' is not an http:// or https:// URL", url);
+  /* everything this target sends that is secret is known before the
+   * first request (or message), so nothing can show it unmasked */
+  oc_secret_add_url(url);
+  /* schemes are case-insensitive (RFC 3986); a message about the URL
+   * never shows its user information or query */
+  if(strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
+    char safe[512];
+    oc_url_redact(url, safe, sizeof(safe));
+    snprintf(err, errlen, "target '%s' is not an http:// or https:// URL", safe);
     free(name);
     return OC_EUSAGE;
   }
   t->live = 1;
-  /* everything this target sends that is secret is known before the
-   * first request, so nothing it echoes can reach an output unmasked */
-  oc_secret_add_url(url);
   oc_secret_add_env("OPENAI_API_KEY");
   t->url = oc_url_root(url);
   t->name = name ? name : name_from_url(url);
@@ -362,6 +367,20 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
     *len = c->body_len;
     return *body ? OC_OK : OC_ENOMEM;
   }
+  /* the run's timeouts hold here too: a target that stalls its
+   * identification cannot hold the run for 20 probes × 30 s */
+  long total = o->timeout_ms;
+  if(o->deadline) {
+    uint64_t now = oc_now_ns();
+    if(now >= o->deadline) {
+      snprintf(err, errlen, "%s %s: the identification of target '%s' used up its %ld ms", method,
+               path, t->name, o->budget_ms);
+      return OC_EIO;
+    }
+    long left = (long)((o->deadline - now) / 1000000u) + 1;
+    if(total <= 0 || left < total)
+      total = left;
+  }
   char *url = oc_url_join(t->url, path);
   struct oc_headers h;
   oc_headers_init(&h);
@@ -372,8 +391,10 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
   req.headers = &h;
   req.body = rbody;
   req.body_len = rlen;
-  req.total_timeout_ms = o->timeout_ms;
-  req.connect_timeout_ms = o->timeout_ms < 10000 ? o->timeout_ms : 10000;
+  req.total_timeout_ms = total;
+  req.idle_timeout_ms = o->idle_timeout_ms;
+  req.connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms
+                                                     : (total > 0 && total < 10000 ? total : 10000);
   req.insecure = o->insecure;
   req.cacert = o->cacert;
   req.max_retries = 1;
@@ -527,8 +548,11 @@ static void probe_context(struct oc_target *t, const struct oc_identify_options 
   cJSON_AddNumberToObject(t->identity, "prompt_tokens_per_word", round(per * 1000) / 1000);
 }
 
-int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
+int oc_target_identify(struct oc_target *t, const struct oc_identify_options *opts)
 {
+  struct oc_identify_options local = *opts, *o = &local;
+  if(o->budget_ms > 0)
+    o->deadline = oc_now_ns() + (uint64_t)o->budget_ms * 1000000u;
   char err[600];
   int status;
   char *body = NULL;

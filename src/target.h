@@ -8,6 +8,7 @@
 #define OC_TARGET_H
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 #include "cassette.h"
 #include "headers.h"
@@ -55,6 +56,10 @@ struct oc_identify_options {
   int insecure;
   const char *cacert;
   const char *record_dir;   /* live: also write each exchange as a cassette here */
+  long idle_timeout_ms;     /* no byte for this long; 0: none */
+  long connect_timeout_ms;  /* 0: timeout_ms, at most 10 s */
+  long budget_ms;           /* oc_target_identify in all (up to 20 token probes); 0: none */
+  uint64_t deadline;        /* set by oc_target_identify from budget_ms (oc_now_ns) */
 };
 
 /* Learn the target's identity and decide its profile when it is "auto".

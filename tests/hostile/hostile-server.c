@@ -6,14 +6,15 @@
  * judging what oacheck makes of the answers is the tests' job
  * (tests/e2e/hostile.sh, secrets-echo.sh).
  *
- *   hostile-server [--log FILE]
+ *   hostile-server [--log FILE] [--default MODE]
  *
  * prints "listening on http://127.0.0.1:PORT" and "other on
  * http://127.0.0.1:PORT2" (a second listener: "another host" for the
  * redirect modes; nothing should ever arrive there), then serves until
  * SIGTERM.  Each connection is served by a forked child, so a mode that
  * never answers holds only its own connection.  With --log, every request
- * is logged as "LISTENER METHOD TARGET auth=yes|no mode=MODE". */
+ * is logged as "LISTENER METHOD TARGET auth=yes|no mode=MODE".  --default
+ * gives requests without X-Hostile (identification's among them) a mode. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,6 +39,7 @@
 
 static int port_main, port_other;
 static const char *log_path;
+static const char *default_mode = "";
 
 struct req {
   char method[16];
@@ -457,6 +459,8 @@ static int read_request(int fd, struct req *r)
   }
   body[clen] = '\0';
   r->stream = strstr(body, "\"stream\":true") != NULL;
+  if(!r->mode[0])
+    snprintf(r->mode, sizeof(r->mode), "%s", default_mode);
   free(body);
   return 0;
 }
@@ -502,8 +506,10 @@ int main(int argc, char **argv)
   for(int i = 1; i < argc; i++) {
     if(!strcmp(argv[i], "--log") && i + 1 < argc)
       log_path = argv[++i];
+    else if(!strcmp(argv[i], "--default") && i + 1 < argc)
+      default_mode = argv[++i];
     else {
-      fprintf(stderr, "usage: hostile-server [--log FILE]\n");
+      fprintf(stderr, "usage: hostile-server [--log FILE] [--default MODE]\n");
       return 2;
     }
   }
