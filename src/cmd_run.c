@@ -459,10 +459,12 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
      * 30 s (or --timeout), --idle-timeout without a byte, and all of it
      * --timeout */
     long per = a.opts.timeout_ms < 30000 ? a.opts.timeout_ms : 30000;
-    struct oc_identify_options io = { per, a.opts.insecure, a.opts.cacert, record_dir,
+    char *rdir = oc_run_record_dir(&run, &targets[i]);
+    struct oc_identify_options io = { per, a.opts.insecure, a.opts.cacert, rdir,
                                       a.opts.idle_timeout_ms, a.opts.connect_timeout_ms,
                                       a.opts.timeout_ms, 0 };
     oc_target_identify(&targets[i], &io);
+    free(rdir);
     struct oc_target *t = &targets[i];
     reachable += t->reachable;
     const char *model = oc_json_str(t->identity, "model");

@@ -8,7 +8,9 @@
 #include "config.h"
 #include "runner.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,22 @@ void oc_run_catch_signals(void)
 int oc_run_signal(void)
 {
   return caught;
+}
+
+char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t)
+{
+  const char *dir = r->opts->record_dir;
+  if(!dir)
+    return NULL;
+  if(r->ntargets <= 1)
+    return oc_strdup(dir);
+  char *sub = oc_path_join(dir, t->name);
+  if(sub && mkdir(sub, 0777) && errno != EEXIST) {
+    oc_error("cannot create the recording directory '%s': %s", sub, strerror(errno));
+    free(sub);
+    return NULL;
+  }
+  return sub;
 }
 
 void oc_run_options_init(struct oc_run_options *o)
@@ -247,7 +265,9 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
     snprintf(name, sizeof(name), "%s.%s", j->item->kase->suite, j->item->kase->name);
     free(j->rec.name);
     j->rec.name = oc_strdup(name);
-    char *file = oc_asprintf("%s/%s%s", r->opts->record_dir, name, OC_CASSETTE_EXT);
+    char *dir = oc_run_record_dir(r, j->item->target);
+    char *file = dir ? oc_asprintf("%s/%s%s", dir, name, OC_CASSETTE_EXT) : NULL;
+    free(dir);
     char err[600];
     j->rec.complete = complete;
     char ts[32];
@@ -502,7 +522,7 @@ static int submit_live(struct job *j, struct oc_http *http)
 {
   struct oc_target *t = j->item->target;
   const struct oc_run_options *opt = j->run->opts;
-  j->url = oc_url_join(t->url, j->req.path);
+  j->url = oc_url_join(t->base, j->req.path);
   if(!j->url || oc_target_request_headers(t, &j->send_headers) ||
      oc_headers_copy(&j->send_headers, &j->req.headers))
     return OC_ENOMEM;

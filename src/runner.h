@@ -61,6 +61,13 @@ struct oc_run {
   size_t suite_errors;      /* cases whose request could not be built: exit status 2 */
 };
 
+/* Where record mode writes t's cassettes: the record directory itself
+ * when the run has one target (as recordings always were), else its
+ * subdirectory named after the target (created here), so that two
+ * targets never overwrite each other's SUITE.CASE.  Caller frees; NULL
+ * when it cannot be created (logged) or memory runs out. */
+char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t);
+
 /* Catch SIGINT and SIGTERM from here on: the run stops (cases in flight
  * are abandoned, no new one starts) and the caller writes the finished
  * cases as an incomplete run.  A second signal takes the default action. */

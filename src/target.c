@@ -30,6 +30,7 @@ void oc_target_free(struct oc_target *t)
     return;
   free(t->name);
   free(t->url);
+  free(t->base);
   free(t->recordings);
   oc_cassette_store_free(&t->store);
   free(t->profile_name);
@@ -112,10 +113,11 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
   t->live = 1;
   oc_secret_add_env("OPENAI_API_KEY");
   t->url = oc_url_root(url);
+  t->base = oc_strdup(url);
   t->name = name ? name : name_from_url(url);
   t->key_env = oc_strdup("OPENAI_API_KEY");
   t->profile_name = oc_strdup("auto");
-  if(!t->url || !t->name || !t->key_env || !t->profile_name) {
+  if(!t->url || !t->base || !t->name || !t->key_env || !t->profile_name) {
     oc_target_free(t);
     return OC_ENOMEM;
   }
@@ -381,7 +383,7 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
     if(total <= 0 || left < total)
       total = left;
   }
-  char *url = oc_url_join(t->url, path);
+  char *url = oc_url_join(t->base, path);
   struct oc_headers h;
   oc_headers_init(&h);
   struct oc_http_request req;

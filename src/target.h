@@ -18,6 +18,8 @@ struct oc_target {
   char *name;
   int live;                     /* 1: a server; 0: recordings */
   char *url;                    /* live: the server root (credentials kept; redact for output) */
+  char *base;                   /* live: the URL as given, whose query (?api-version=…, Azure)
+                                   every request keeps: join paths to this (oc_url_join) */
   char *recordings;             /* replay: the directory */
   struct oc_cassette_store store;
   char *profile_name;           /* "auto" until identified */

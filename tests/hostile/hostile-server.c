@@ -229,7 +229,7 @@ static void serve_mode(const struct req *r)
     puts_(b);
     return;
   }
-  if(!*m && strncmp(r->target, "/v1/models", 10) == 0) {
+  if(!*m && strstr(r->target, "/v1/models")) {
     answer_models();
     return;
   }
