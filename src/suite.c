@@ -240,16 +240,24 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
 {
   char *buf = NULL, msg[512];
   size_t len = 0;
+  int rc = oc_read_file(path, OC_CAP_FILE, &buf, &len, msg, sizeof(msg));
+  if(rc)
+    oc_buf_printf(err, "%s\n", msg);
+  else
+    rc = oc_suite_load_text(set, path, buf, len, schema, err);
+  free(buf);
+  return rc;
+}
+
+int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *buf, size_t len,
+                       const struct oc_schema *schema, struct oc_buf *err)
+{
+  char msg[512];
   struct oc_jdoc doc;
   struct oc_suite s;
   int rc;
   memset(&s, 0, sizeof(s));
   oc_jdoc_init(&doc);
-  rc = oc_read_file(path, OC_CAP_FILE, &buf, &len, msg, sizeof(msg));
-  if(rc) {
-    oc_buf_printf(err, "%s\n", msg);
-    goto out;
-  }
   struct oc_jerr jerr;
   rc = oc_jdoc_parse(&doc, buf, len, &jerr);
   if(rc) {
@@ -379,7 +387,6 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
 out:
   suite_free(&s);
   oc_jdoc_free(&doc);
-  free(buf);
   return rc;
 }
 

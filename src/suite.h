@@ -61,6 +61,10 @@ struct oc_suite_set {
  * error nothing is added to the set. */
 int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_schema *schema,
                   struct oc_buf *err);
+/* The same for a suite's text already in memory (buf[0..len), borrowed);
+ * path names it in errors and becomes the suite's file. */
+int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *buf, size_t len,
+                       const struct oc_schema *schema, struct oc_buf *err);
 /* SUITE argument to path: an existing file, else a shipped suite's name
  * (DATADIR/suites/NAME.json).  Caller frees; NULL when neither exists. */
 char *oc_suite_resolve(const char *arg);
