@@ -15,16 +15,19 @@ start=$(date +%s)
 set +e
 "$OACHECK_BUILDDIR/tests/hostile/maxrss" "$TMP/rss" "$OACHECK" run -v \
   "$OACHECK_SRCDIR/tests/data/suites/hostile.json" --target "h=$HURL" -j 4 \
-  --timeout 4 --idle-timeout 2 --connect-timeout 2 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err"
+  --timeout $((4 * SLOW)) --idle-timeout $((2 * SLOW)) --connect-timeout $((2 * SLOW)) \
+  --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err"
 st=$?
 set -e
 end=$(date +%s)
 [ "$st" = 1 ] || { cat "$TMP/err" >&2; fail "the run exited $st, expected 1"; }
-[ $((end - start)) -lt 40 ] || fail "the matrix took $((end - start)) s"
+[ $((end - start)) -lt $((40 * SLOW)) ] || fail "the matrix took $((end - start)) s"
 rss=$(cat "$TMP/rss")
 # 640 MiB under ASan for two 200 MiB streams, endless trailers and the
 # rest; without the stream-wide caps the same run needs over 2 GiB
-[ "$rss" -lt 655360 ] || fail "oacheck peaked at $rss KiB, over the 640 MiB bound"
+if rss_checked; then
+  [ "$rss" -lt 655360 ] || fail "oacheck peaked at $rss KiB, over the 640 MiB bound"
+fi
 size=$(wc -c <"$TMP/r.json")
 [ "$size" -lt 33554432 ] || fail "results.json is $size bytes, over the 32 MiB bound"
 "$OACHECK" validate https://oacheck.dev/schemas/results.schema.json "$TMP/r.json" >/dev/null ||

@@ -23,7 +23,7 @@ stop() {
   i=0
   until [ "$(grep -c '^PASS ' "$TMP/out" 2>/dev/null)" = 2 ]; do
     i=$((i + 1))
-    [ $i -lt 300 ] || { kill -9 $pid; cat "$TMP/out" "$TMP/err" >&2; fail "the quick cases did not finish"; }
+    [ $i -lt $((300 * SLOW)) ] || { kill -9 $pid; cat "$TMP/out" "$TMP/err" >&2; fail "the quick cases did not finish"; }
     sleep 0.1
   done
   t0=$(date +%s)
@@ -34,7 +34,7 @@ stop() {
   set -e
   t1=$(date +%s)
   [ "$st" = "$want" ] || { cat "$TMP/err" >&2; fail "SIG$sig: run exited $st, expected $want"; }
-  [ $((t1 - t0)) -le 5 ] || fail "SIG$sig: the run took $((t1 - t0)) s to stop"
+  [ $((t1 - t0)) -le $((5 * SLOW)) ] || fail "SIG$sig: the run took $((t1 - t0)) s to stop"
   [ -s "$TMP/r.json" ] || fail "SIG$sig: no JSON results"
   "$OACHECK" validate https://oacheck.dev/schemas/results.schema.json "$TMP/r.json" >/dev/null ||
     fail "SIG$sig: the results do not match the results schema"
