@@ -14,6 +14,7 @@
 #include "json.h"
 #include "response.h"
 #include "result.h"
+#include "secret.h"
 #include "util.h"
 
 static int known_role(const char *r)
@@ -279,5 +280,7 @@ cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON 
         cJSON_AddItemToArray(all, r);
     }
   }
+  /* prompts are the server's text, printed by --show and kept in reports */
+  oc_secret_mask_json(all);
   return all;
 }
