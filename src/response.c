@@ -447,7 +447,9 @@ static void finish_json(struct oc_response *r)
   oc_jdoc_init(&doc);
   int rc = oc_jdoc_parse(&doc, oc_buf_str(&r->body), r->body.len, &jerr);
   const struct oc_jv *root = rc ? NULL : doc.root;
-  if(root)
+  if(root && doc.arena_used > OC_CAP_PARSED_ARENA)
+    r->parsed_too_big = 1;
+  else if(root)
     r->parsed = oc_jv_to_cjson(root);
   if(r->status >= 400) {
     check_error_body(r, root);

@@ -238,6 +238,53 @@ START_TEST(the_results_keep_a_bounded_message)
 }
 END_TEST
 
+/* A non-streamed body of n tiny values: is a cJSON copy kept? */
+static int parsed_copy(size_t n, int *too_big)
+{
+  char err[512];
+  struct oc_schemas sch;
+  ck_assert_msg(oc_schemas_load(&sch, err, sizeof(err)) == 0, "%s", err);
+  struct oc_request_info info;
+  oc_request_info_init(&info, "GET", "/v1/things", NULL);
+  struct oc_findings f;
+  oc_findings_init(&f);
+  struct oc_check c;
+  oc_check_init(&c, &f, oc_profile_find("openai"));
+  struct oc_headers h;
+  oc_headers_init(&h);
+  oc_headers_add(&h, "Content-Type", "application/json");
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_BODY);
+  oc_buf_addc(&b, '[');
+  for(size_t i = 0; i < n; i++)
+    oc_buf_adds(&b, i ? ",0" : "0");
+  oc_buf_addc(&b, ']');
+  struct oc_response r;
+  oc_response_init(&r, &info, &c, &sch, 0, 0, 0);
+  oc_response_head(&r, 200, &h, 0);
+  oc_response_body(&r, b.data, b.len, 0);
+  oc_response_finish(&r, 0, 1);
+  int kept = r.parsed != NULL;
+  *too_big = r.parsed_too_big;
+  oc_response_free(&r);
+  oc_buf_free(&b);
+  oc_headers_free(&h);
+  oc_findings_free(&f);
+  oc_schemas_free(&sch);
+  return kept;
+}
+
+START_TEST(a_huge_body_gets_no_cjson_copy)
+{
+  int too_big;
+  ck_assert(parsed_copy(1000, &too_big));
+  ck_assert(!too_big);
+  /* 4 M values: about 100 MiB of jdoc, gigabytes as cJSON */
+  ck_assert(!parsed_copy(4u << 20, &too_big));
+  ck_assert(too_big);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("chat");
@@ -250,6 +297,7 @@ int main(void)
   tcase_set_timeout(caps, 60);
   tcase_add_test(caps, the_stream_cap_holds_across_choices);
   tcase_add_test(caps, the_results_keep_a_bounded_message);
+  tcase_add_test(caps, a_huge_body_gets_no_cjson_copy);
   suite_add_tcase(s, caps);
   return oc_test_run(s);
 }
