@@ -8,11 +8,13 @@
 
 #include <dirent.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "jdoc.h"
 #include "json.h"
 #include "secret.h"
 #include "util.h"
@@ -55,45 +57,478 @@ void oc_cassette_free(struct oc_cassette *c)
 
 /* ---- keys ----------------------------------------------------------- */
 
+/* SHA-256, fetched once: an implicit fetch on every digest costs more
+ * than hashing a chat request. */
+static const EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+  sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+#endif
+  if(!sha256_md)
+    sha256_md = EVP_sha256();
+}
+
+/* The canonical form is written straight into the digest through a small
+ * staging buffer: no copy of it is ever built. */
+struct csink {
+  EVP_MD_CTX *md;
+  size_t n;
+  int failed;
+  char buf[4096];
+};
+
+static void sink_flush(struct csink *s)
+{
+  if(s->n && EVP_DigestUpdate(s->md, s->buf, s->n) != 1)
+    s->failed = 1;
+  s->n = 0;
+}
+
+static void sink_add(struct csink *s, const void *p, size_t n)
+{
+  if(n > sizeof(s->buf) - s->n) {
+    sink_flush(s);
+    if(n >= sizeof(s->buf)) {
+      if(EVP_DigestUpdate(s->md, p, n) != 1)
+        s->failed = 1;
+      return;
+    }
+  }
+  memcpy(s->buf + s->n, p, n);
+  s->n += n;
+}
+
+static void sink_c(struct csink *s, char c)
+{
+  if(s->n == sizeof(s->buf))
+    sink_flush(s);
+  s->buf[s->n++] = c;
+}
+
+/* A string as RFC 8785 writes it: only '"', '\\' and controls escaped. */
+static void canon_str(struct csink *s, const char *p, size_t n)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t run = 0;
+  sink_c(s, '"');
+  for(size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    if(c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    sink_add(s, p + run, i - run);
+    run = i + 1;
+    char esc[6] = { '\\', 0 };
+    size_t elen = 2;
+    switch(c) {
+    case '"': esc[1] = '"'; break;
+    case '\\': esc[1] = '\\'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\t': esc[1] = 't'; break;
+    default:
+      memcpy(esc + 1, "u00", 3);
+      esc[4] = hex[c >> 4];
+      esc[5] = hex[c & 15];
+      elen = 6;
+    }
+    sink_add(s, esc, elen);
+  }
+  sink_add(s, p + run, n - run);
+  sink_c(s, '"');
+}
+
+static int cmp_jmembers(const void *pa, const void *pb)
+{
+  const struct oc_jmember *a = *(const struct oc_jmember *const *)pa;
+  const struct oc_jmember *b = *(const struct oc_jmember *const *)pb;
+  return oc_json_utf16_cmp(a->key, a->key_len, b->key, b->key_len);
+}
+
+/* Recursion is bounded by the parser's depth limit. */
+static int canon_jv(struct csink *s, const struct oc_jv *v)
+{
+  char num[OC_JSON_NUMBER_MAX];
+  switch(v->type) {
+  case OC_JNULL: sink_add(s, "null", 4); return OC_OK;
+  case OC_JTRUE: sink_add(s, "true", 4); return OC_OK;
+  case OC_JFALSE: sink_add(s, "false", 5); return OC_OK;
+  case OC_JNUMBER: {
+    size_t n = oc_json_number_es6(v->u.num, num);
+    if(!n)
+      return OC_ENOMEM;
+    sink_add(s, num, n);
+    return OC_OK;
+  }
+  case OC_JSTRING: canon_str(s, v->u.str, v->len); return OC_OK;
+  case OC_JARRAY:
+    sink_c(s, '[');
+    for(uint32_t i = 0; i < v->len; i++) {
+      if(i)
+        sink_c(s, ',');
+      int rc = canon_jv(s, &v->u.items[i]);
+      if(rc)
+        return rc;
+    }
+    sink_c(s, ']');
+    return OC_OK;
+  case OC_JOBJECT: {
+    const struct oc_jmember *small[16], **m = small;
+    if(v->len > OC_ARRAY_LEN(small) && !(m = malloc(v->len * sizeof(*m))))
+      return OC_ENOMEM;
+    for(uint32_t i = 0; i < v->len; i++)
+      m[i] = &v->u.members[i];
+    qsort(m, v->len, sizeof(*m), cmp_jmembers);
+    int rc = OC_OK;
+    sink_c(s, '{');
+    for(uint32_t i = 0; i < v->len && !rc; i++) {
+      if(i)
+        sink_c(s, ',');
+      canon_str(s, m[i]->key, m[i]->key_len);
+      sink_c(s, ':');
+      rc = canon_jv(s, &m[i]->value);
+    }
+    sink_c(s, '}');
+    if(m != small)
+      free(m);
+    return rc;
+  }
+  }
+  return OC_EPARSE;
+}
+
+/* Whether a body whose first non-blank byte is c may be a JSON text. */
+static int may_start_json(unsigned char c)
+{
+  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+         c == 'f' || c == 'n';
+}
+
+static int is_json_blank(unsigned char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The parser's arena is kept per thread from one key to the next (a
+ * server keys every request): a fresh 64 KiB arena each time cost a page
+ * fault per page once the allocator had handed it back to the system.
+ * A document that needed more than KEY_ARENA_KEEP is not kept. */
+#define KEY_ARENA_KEEP (4u << 20)
+static pthread_key_t key_doc_key;
+static pthread_once_t key_doc_once = PTHREAD_ONCE_INIT;
+static int key_doc_ok;
+
+static void key_doc_release(void *p)
+{
+  oc_jdoc_free(p);
+  free(p);
+}
+
+static void key_doc_setup(void)
+{
+  key_doc_ok = pthread_key_create(&key_doc_key, key_doc_release) == 0;
+}
+
+/* This thread's document (NULL when out of memory). */
+static struct oc_jdoc *key_doc(void)
+{
+  pthread_once(&key_doc_once, key_doc_setup);
+  struct oc_jdoc *d = key_doc_ok ? pthread_getspecific(key_doc_key) : NULL;
+  if(!d && (d = malloc(sizeof(*d)))) {
+    oc_jdoc_init(d);
+    if(!key_doc_ok || pthread_setspecific(key_doc_key, d)) {
+      free(d);
+      d = NULL;
+    }
+  }
+  return d;
+}
+
+static void key_doc_done(struct oc_jdoc *d)
+{
+  if(d->arena_alloc > KEY_ARENA_KEEP) {
+    oc_jdoc_free(d);
+    oc_jdoc_init(d);
+  }
+}
+
+/* Hash a whole body into md: its canonical form when it is I-JSON (parses
+ * strictly, valid UTF-8, no duplicate member names), its bytes otherwise. */
+static int hash_body(EVP_MD_CTX *md, const char *body, size_t len)
+{
+  size_t i = 0;
+  while(i < len && is_json_blank((unsigned char)body[i]))
+    i++;
+  if(i < len && may_start_json((unsigned char)body[i])) {
+    struct oc_jdoc *d = key_doc();
+    struct oc_jerr jerr;
+    if(!d)
+      return OC_ENOMEM;
+    int prc = oc_jdoc_parse(d, body, len, &jerr);
+    if(prc == OC_ENOMEM) {
+      key_doc_done(d);
+      return OC_ENOMEM;
+    }
+    if(!prc && !d->duplicate_keys && !d->invalid_utf8) {
+      struct csink *s = malloc(sizeof(*s));
+      int rc = s ? OC_OK : OC_ENOMEM;
+      if(s) {
+        s->md = md;
+        s->n = 0;
+        s->failed = 0;
+        rc = canon_jv(s, d->root);
+        sink_flush(s);
+        if(!rc && s->failed)
+          rc = OC_ENOMEM;
+        free(s);
+      }
+      key_doc_done(d);
+      return rc;
+    }
+    key_doc_done(d);
+  }
+  return len && EVP_DigestUpdate(md, body, len) != 1 ? OC_ENOMEM : OC_OK;
+}
+
+/* Percent-decoding of one query component ('+' is a space, as in forms
+ * and as libmicrohttpd decodes arguments); an invalid escape stays as it
+ * is. */
+static int query_unescape(struct oc_buf *b, const char *s, size_t n)
+{
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < n; i++) {
+    int hi, lo;
+    if(s[i] == '%' && i + 2 < n && (hi = oc_hexval(s[i + 1])) >= 0 && (lo = oc_hexval(s[i + 2])) >= 0) {
+      rc = oc_buf_addc(b, (char)(hi << 4 | lo));
+      i += 2;
+    }
+    else
+      rc = oc_buf_addc(b, s[i] == '+' ? ' ' : s[i]);
+  }
+  return rc;
+}
+
+int oc_cassette_query_append(struct oc_buf *q, const char *name, const char *value)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  int rc = q->len ? oc_buf_addc(q, '&') : OC_OK;
+  for(int part = 0; !rc && part < 2; part++) {
+    const char *s = part ? value : name;
+    if(part) {
+      if(!value)
+        break;
+      rc = oc_buf_addc(q, '=');
+    }
+    for(const unsigned char *p = (const unsigned char *)(s ? s : ""); !rc && *p; p++) {
+      if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+         *p == '-' || *p == '.' || *p == '_' || *p == '~')
+        rc = oc_buf_addc(q, (char)*p);
+      else {
+        char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+        rc = oc_buf_add(q, e, 3);
+      }
+    }
+  }
+  return rc;
+}
+
+struct qparam {
+  char *name, *value; /* decoded; value NULL for "?flag" */
+};
+
+static int qparam_cmp(const void *a, const void *b)
+{
+  const struct qparam *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  if(c)
+    return c;
+  if(!x->value || !y->value) /* "?flag" before "?flag=" */
+    return (x->value != NULL) - (y->value != NULL);
+  return strcmp(x->value, y->value);
+}
+
+char *oc_cassette_key_path(const char *path)
+{
+  const char *q = path ? strchr(path, '?') : NULL;
+  if(!q || !q[1])
+    return oc_strndup(path ? path : "", q ? (size_t)(q - path) : strlen(path ? path : ""));
+  struct qparam *ps = NULL;
+  size_t n = 0, alloc = 0;
+  char *out = NULL;
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_HTTP_HEAD);
+  for(const char *p = q + 1; *p;) {
+    size_t len = strcspn(p, "&");
+    if(len) {
+      struct qparam *g = oc_array_grow(ps, &alloc, n + 1, sizeof(*ps));
+      if(!g)
+        goto out;
+      ps = g;
+      const char *eq = memchr(p, '=', len);
+      size_t nl = eq ? (size_t)(eq - p) : len;
+      struct oc_buf t;
+      oc_buf_init(&t, OC_CAP_HTTP_HEAD);
+      /* a component fits the head's cap: only memory can fail it, and a
+       * key with a component gone would be another request's */
+      query_unescape(&t, p, nl);
+      ps[n].name = oc_buf_take(&t, NULL);
+      ps[n].value = NULL;
+      if(eq) {
+        query_unescape(&t, eq + 1, len - nl - 1);
+        ps[n].value = oc_buf_take(&t, NULL);
+      }
+      oc_buf_free(&t);
+      n++;
+      if(!ps[n - 1].name || (eq && !ps[n - 1].value))
+        goto out;
+    }
+    p += len;
+    if(*p == '&')
+      p++;
+  }
+  qsort(ps, n, sizeof(*ps), qparam_cmp);
+  if(oc_buf_add(&b, path, (size_t)(q - path)))
+    goto out;
+  struct oc_buf query;
+  oc_buf_init(&query, OC_CAP_HTTP_HEAD);
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < n; i++)
+    rc = oc_cassette_query_append(&query, ps[i].name, ps[i].value);
+  if(!rc && query.len)
+    rc = oc_buf_addc(&b, '?') || oc_buf_add(&b, query.data, query.len);
+  oc_buf_free(&query);
+  if(!rc)
+    out = oc_buf_take(&b, NULL);
+out:
+  for(size_t i = 0; i < n; i++) {
+    free(ps[i].name);
+    free(ps[i].value);
+  }
+  free(ps);
+  oc_buf_free(&b);
+  return out;
+}
+
+static EVP_MD_CTX *key_begin(const char *method, const char *path)
+{
+  pthread_once(&sha256_once, sha256_fetch);
+  /* the query is part of the key, canonical: a router's GET /props?model=a
+   * is not its /props?model=b; without a query the key is as it always was */
+  char *kpath = !path || !strchr(path, '?') ? NULL : oc_cassette_key_path(path);
+  if(path && strchr(path, '?') && !kpath)
+    return NULL;
+  EVP_MD_CTX *md = EVP_MD_CTX_new();
+  const char *m = method ? method : "";
+  const char *p = kpath ? kpath : path ? path : "";
+  if(md && (EVP_DigestInit_ex(md, sha256_md, NULL) != 1 ||
+            EVP_DigestUpdate(md, m, strlen(m) + 1) != 1 || /* the NUL separates the fields */
+            EVP_DigestUpdate(md, p, strlen(p) + 1) != 1)) {
+    EVP_MD_CTX_free(md);
+    md = NULL;
+  }
+  free(kpath);
+  return md;
+}
+
+static int key_end(EVP_MD_CTX *md, char out[65])
+{
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int dlen = 0;
+  if(EVP_DigestFinal_ex(md, digest, &dlen) != 1 || dlen != 32)
+    return OC_ENOMEM;
+  oc_hex(digest, 32, out);
+  return OC_OK;
+}
+
 int oc_cassette_request_key(const char *method, const char *path, const char *body,
                             size_t len, char out[65])
 {
-  char *canon = NULL;
-  const char *keyed = body ? body : "";
-  size_t keyed_len = body ? len : 0;
-  int rc = OC_ENOMEM;
-  EVP_MD_CTX *md = NULL;
   out[0] = '\0';
-  if(keyed_len) {
-    cJSON *tree = oc_json_parse(body, len, NULL);
-    if(tree) {
-      canon = oc_json_canonical(tree);
-      cJSON_Delete(tree);
-      if(!canon)
-        goto out;
-      keyed = canon;
-      keyed_len = strlen(canon);
+  EVP_MD_CTX *md = key_begin(method, path);
+  int rc = md ? hash_body(md, body ? body : "", body ? len : 0) : OC_ENOMEM;
+  if(!rc)
+    rc = key_end(md, out);
+  EVP_MD_CTX_free(md);
+  return rc;
+}
+
+void oc_keyer_init(struct oc_keyer *k, size_t max_body)
+{
+  memset(k, 0, sizeof(*k));
+  k->max = max_body;
+  oc_buf_init(&k->body, max_body);
+}
+
+int oc_keyer_begin(struct oc_keyer *k, const char *method, const char *path)
+{
+  EVP_MD_CTX_free(k->md);
+  k->md = key_begin(method, path);
+  return k->md ? OC_OK : OC_ENOMEM;
+}
+
+int oc_keyer_add(struct oc_keyer *k, const void *p, size_t n)
+{
+  const unsigned char *b = p;
+  if(!k->md)
+    return OC_ENOMEM;
+  if(n > k->max - k->total) {
+    oc_buf_free(&k->body);
+    return OC_ETOOBIG;
+  }
+  k->total += n;
+  if(!k->streaming && !k->decided) {
+    /* the first byte that is not blank says whether this may be JSON */
+    size_t i = 0;
+    while(i < n && is_json_blank(b[i]))
+      i++;
+    if(i < n) {
+      k->decided = 1;
+      if(!may_start_json(b[i])) {
+        k->streaming = 1;
+        if(k->body.len && EVP_DigestUpdate(k->md, k->body.data, k->body.len) != 1)
+          return OC_ENOMEM;
+        oc_buf_free(&k->body);
+      }
     }
   }
-  md = EVP_MD_CTX_new();
-  if(!md)
-    goto out;
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int dlen = 0;
-  const char *m = method ? method : "";
-  const char *p = path ? path : "";
-  if(EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1 ||
-     EVP_DigestUpdate(md, m, strlen(m) + 1) != 1 || /* the NUL separates the fields */
-     EVP_DigestUpdate(md, p, strlen(p) + 1) != 1 ||
-     EVP_DigestUpdate(md, keyed, keyed_len) != 1 ||
-     EVP_DigestFinal_ex(md, digest, &dlen) != 1 || dlen != 32)
-    goto out;
-  oc_hex(digest, 32, out);
-  rc = OC_OK;
-out:
-  EVP_MD_CTX_free(md);
-  free(canon);
+  if(k->streaming)
+    return n && EVP_DigestUpdate(k->md, p, n) != 1 ? OC_ENOMEM : OC_OK;
+  return oc_buf_add(&k->body, p, n);
+}
+
+int oc_keyer_end(struct oc_keyer *k, char out[65])
+{
+  out[0] = '\0';
+  if(!k->md)
+    return OC_ENOMEM;
+  int rc = k->streaming ? OC_OK : hash_body(k->md, k->body.data, k->body.len);
+  if(!rc)
+    rc = key_end(k->md, out);
+  EVP_MD_CTX_free(k->md);
+  k->md = NULL;
   return rc;
+}
+
+const char *oc_keyer_body(const struct oc_keyer *k, size_t *len)
+{
+  *len = k->streaming ? 0 : k->body.len;
+  return k->streaming ? NULL : k->body.data;
+}
+
+size_t oc_keyer_held(const struct oc_keyer *k)
+{
+  return k->body.alloc;
+}
+
+void oc_keyer_free(struct oc_keyer *k)
+{
+  EVP_MD_CTX_free(k->md);
+  k->md = NULL;
+  oc_buf_free(&k->body);
 }
 
 int oc_cassette_update_key(struct oc_cassette *c)
@@ -107,14 +542,10 @@ static int push_piece(struct oc_cassette *c, size_t end, uint64_t t_ns)
 {
   if(c->npieces >= OC_CAP_CASSETTE_PIECES)
     return OC_ETOOBIG;
-  if(c->npieces == c->apieces) {
-    size_t n = c->apieces ? c->apieces * 2 : 16;
-    struct oc_cassette_piece *p = realloc(c->pieces, n * sizeof(*p));
-    if(!p)
-      return OC_ENOMEM;
-    c->pieces = p;
-    c->apieces = n;
-  }
+  struct oc_cassette_piece *p = oc_array_grow(c->pieces, &c->apieces, c->npieces + 1, sizeof(*p));
+  if(!p)
+    return OC_ENOMEM;
+  c->pieces = p;
   c->pieces[c->npieces].end = end;
   c->pieces[c->npieces].t_ns = t_ns;
   c->npieces++;
@@ -127,6 +558,8 @@ int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64
     return OC_OK;
   if(n > OC_CAP_BODY || c->body_len > OC_CAP_BODY - n)
     return OC_ETOOBIG;
+  /* checksrc: the body grows by exactly what arrived (capped above); a
+   * recording is written once, so the copies do not add up */
   char *b = realloc(c->body, c->body_len + n + 1);
   if(!b)
     return OC_ENOMEM;
@@ -144,10 +577,26 @@ int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64
 
 /* ---- zlib ----------------------------------------------------------- */
 
+/* zlib allocates through these, so that its allocations are the
+ * program's own (the allocation-failure run counts and fails them too) */
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+  (void)opaque;
+  return calloc(items, size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+  (void)opaque;
+  free(p);
+}
+
 int oc_gzip(const void *p, size_t n, char **out, size_t *outlen)
 {
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
+  zs.zalloc = z_alloc;
+  zs.zfree = z_free;
   *out = NULL;
   *outlen = 0;
   /* 15 + 16: a gzip wrapper; zlib writes mtime 0, so the bytes depend on
@@ -181,6 +630,8 @@ static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *o
 {
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
+  zs.zalloc = z_alloc;
+  zs.zfree = z_free;
   *out = NULL;
   *outlen = 0;
   if(inflateInit2(&zs, 15 + 16) != Z_OK) {
@@ -205,6 +656,11 @@ static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *o
     }
     if(z == Z_STREAM_END)
       break;
+    if(z == Z_MEM_ERROR) {
+      snprintf(err, errlen, "out of memory");
+      rc = OC_ENOMEM;
+      goto out;
+    }
     if(z == Z_BUF_ERROR || (z == Z_OK && zs.avail_in == 0 && got == 0)) {
       snprintf(err, errlen, "gzip data truncated after %zu compressed bytes", n);
       rc = OC_EPARSE;
@@ -242,99 +698,61 @@ int oc_gunzip(const void *p, size_t n, size_t max, char **out, size_t *outlen)
 static cJSON *headers_json(const struct oc_headers *h)
 {
   cJSON *arr = cJSON_CreateArray();
-  if(!arr)
-    return NULL;
-  for(size_t i = 0; i < h->count; i++) {
+  int oom = !arr;
+  for(size_t i = 0; !oom && i < h->count; i++) {
     if(oc_header_is_secret(h->items[i].name))
       continue; /* never written, whatever the caller forgot to strip */
     const char *pair[2] = { h->items[i].name, h->items[i].value };
-    cJSON *p = cJSON_CreateStringArray(pair, 2);
-    if(!p || !cJSON_AddItemToArray(arr, p)) {
-      cJSON_Delete(p);
-      cJSON_Delete(arr);
-      return NULL;
-    }
+    oc_json_put(&oom, arr, NULL, cJSON_CreateStringArray(pair, 2));
+  }
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
   }
   return arr;
 }
 
-/* Add a string member, or null when s is NULL.  0 on success. */
-static int add_str(cJSON *obj, const char *key, const char *s)
-{
-  return s ? !cJSON_AddStringToObject(obj, key, s) : !cJSON_AddNullToObject(obj, key);
-}
-
-static int add_num(cJSON *obj, const char *key, double v)
-{
-  return !cJSON_AddNumberToObject(obj, key, v);
-}
-
-static int add_item(cJSON *obj, const char *key, cJSON *item)
-{
-  if(!item)
-    return 1;
-  if(!cJSON_AddItemToObject(obj, key, item)) {
-    cJSON_Delete(item);
-    return 1;
-  }
-  return 0;
-}
-
 static cJSON *meta_json(const struct oc_cassette *c, const char *key)
 {
+  int oom = 0;
   cJSON *root = cJSON_CreateObject();
-  cJSON *req = cJSON_CreateObject();
-  cJSON *resp = cJSON_CreateObject();
-  cJSON *timing = cJSON_CreateObject();
-  cJSON *prov = cJSON_CreateObject();
-  int bad = !root;
-  bad |= add_num(root, "oacheck_cassette", OC_CASSETTE_VERSION);
-  bad |= add_str(root, "name", c->name);
-  bad |= add_item(root, "request", req);
-  bad |= add_item(root, "response", resp);
-  bad |= add_item(root, "timing", timing);
-  bad |= add_item(root, "provenance", prov);
-  if(bad) {
-    cJSON_Delete(root);
-    return NULL;
-  }
-  bad |= add_str(req, "method", c->method);
-  bad |= add_str(req, "path", c->path);
-  bad |= add_str(req, "key", key);
-  bad |= add_item(req, "headers", headers_json(&c->req_headers));
-  if(c->req_body)
-    bad |= add_num(req, "body_bytes", (double)c->req_body_len);
-  else
-    bad |= !cJSON_AddNullToObject(req, "body_bytes");
-  bad |= add_str(resp, "http_version", c->http_version);
-  bad |= add_num(resp, "status", c->status);
-  bad |= add_str(resp, "reason", c->reason);
-  bad |= add_item(resp, "headers", headers_json(&c->headers));
-  bad |= add_num(resp, "body_bytes", (double)c->body_len);
-  bad |= !cJSON_AddBoolToObject(resp, "complete", c->complete ? 1 : 0);
-  bad |= !cJSON_AddBoolToObject(timing, "recorded", c->timing_recorded ? 1 : 0);
+  oc_json_put(&oom, root, "oacheck_cassette", cJSON_CreateNumber(OC_CASSETTE_VERSION));
+  oc_json_put_str_or_null(&oom, root, "name", c->name);
+  cJSON *req = oc_json_put(&oom, root, "request", cJSON_CreateObject());
+  cJSON *resp = oc_json_put(&oom, root, "response", cJSON_CreateObject());
+  cJSON *timing = oc_json_put(&oom, root, "timing", cJSON_CreateObject());
+  cJSON *prov = oc_json_put(&oom, root, "provenance", cJSON_CreateObject());
+  oc_json_put_str_or_null(&oom, req, "method", c->method);
+  oc_json_put_str_or_null(&oom, req, "path", c->path);
+  oc_json_put_str_or_null(&oom, req, "key", key);
+  oc_json_put(&oom, req, "headers", headers_json(&c->req_headers));
+  oc_json_put(&oom, req, "body_bytes",
+              c->req_body ? cJSON_CreateNumber((double)c->req_body_len) : cJSON_CreateNull());
+  oc_json_put_str_or_null(&oom, resp, "http_version", c->http_version);
+  oc_json_put(&oom, resp, "status", cJSON_CreateNumber(c->status));
+  oc_json_put_str_or_null(&oom, resp, "reason", c->reason);
+  oc_json_put(&oom, resp, "headers", headers_json(&c->headers));
+  oc_json_put(&oom, resp, "body_bytes", cJSON_CreateNumber((double)c->body_len));
+  oc_json_put(&oom, resp, "complete", cJSON_CreateBool(c->complete));
+  oc_json_put(&oom, timing, "recorded", cJSON_CreateBool(c->timing_recorded));
   if(c->timing_recorded) {
-    bad |= add_str(timing, "clock", TIME_CLOCK);
-    bad |= add_num(timing, "headers_ns", (double)c->headers_ns);
+    oc_json_put_str_or_null(&oom, timing, "clock", TIME_CLOCK);
+    oc_json_put(&oom, timing, "headers_ns", cJSON_CreateNumber((double)c->headers_ns));
   }
-  cJSON *ends = cJSON_CreateArray();
-  cJSON *times = c->timing_recorded ? cJSON_CreateArray() : NULL;
-  for(size_t i = 0; ends && i < c->npieces; i++) {
-    bad |= !cJSON_AddItemToArray(ends, cJSON_CreateNumber((double)c->pieces[i].end));
+  cJSON *ends = oc_json_put(&oom, timing, "piece_ends", cJSON_CreateArray());
+  cJSON *times = c->timing_recorded ? oc_json_put(&oom, timing, "piece_ns", cJSON_CreateArray())
+                                    : NULL;
+  for(size_t i = 0; !oom && i < c->npieces; i++) {
+    oc_json_put(&oom, ends, NULL, cJSON_CreateNumber((double)c->pieces[i].end));
     if(times)
-      bad |= !cJSON_AddItemToArray(times, cJSON_CreateNumber((double)c->pieces[i].t_ns));
+      oc_json_put(&oom, times, NULL, cJSON_CreateNumber((double)c->pieces[i].t_ns));
   }
-  bad |= add_item(timing, "piece_ends", ends);
-  if(c->timing_recorded)
-    bad |= add_item(timing, "piece_ns", times);
-  else
-    cJSON_Delete(times);
-  bad |= add_str(prov, "source", c->source);
-  bad |= add_str(prov, "recorded_at", c->recorded_at);
-  bad |= add_str(prov, "server", c->server);
-  bad |= add_str(prov, "note", c->note);
-  bad |= !cJSON_AddBoolToObject(prov, "test_only", c->test_only ? 1 : 0);
-  if(bad) {
+  oc_json_put_str_or_null(&oom, prov, "source", c->source);
+  oc_json_put_str_or_null(&oom, prov, "recorded_at", c->recorded_at);
+  oc_json_put_str_or_null(&oom, prov, "server", c->server);
+  oc_json_put_str_or_null(&oom, prov, "note", c->note);
+  oc_json_put(&oom, prov, "test_only", cJSON_CreateBool(c->test_only));
+  if(oom) {
     cJSON_Delete(root);
     return NULL;
   }
@@ -470,12 +888,10 @@ struct dec {
 
 __attribute__((format(printf, 2, 3))) static int dec_fail(struct dec *d, const char *fmt, ...)
 {
-  char msg[OC_CAP_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(NULL, d->err, d->errlen, d->what, fmt, ap);
   va_end(ap);
-  snprintf(d->err, d->errlen, "%s: %s", d->what, msg);
   return OC_EPARSE;
 }
 
@@ -662,8 +1078,12 @@ int oc_cassette_decode(const char *gz, size_t len, const char *what, struct oc_c
   }
   size_t mlen = (size_t)(nl - raw);
   struct oc_json_pos pos;
-  meta = oc_json_parse(raw, mlen, &pos);
-  if(!meta) {
+  rc = oc_json_parse_rc(raw, mlen, &pos, &meta);
+  if(rc == OC_ENOMEM) {
+    dec_fail(&d, "out of memory");
+    goto out;
+  }
+  if(rc) {
     rc = dec_fail(&d, "metadata line is not JSON (column %d)", pos.column);
     goto out;
   }
@@ -794,7 +1214,7 @@ __attribute__((format(printf, 3, 4))) static void report(void (*on_error)(void *
   char msg[OC_CAP_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(NULL, msg, sizeof(msg), NULL, fmt, ap);
   va_end(ap);
   if(on_error)
     on_error(ctx, msg);
@@ -812,16 +1232,12 @@ static int names_add(struct names *ns, char *s)
 {
   if(!s)
     return OC_ENOMEM;
-  if(ns->n == ns->alloc) {
-    size_t a = ns->alloc ? ns->alloc * 2 : 32;
-    char **v = a <= 1000000 ? realloc(ns->v, a * sizeof(*v)) : NULL;
-    if(!v) {
-      free(s);
-      return OC_ENOMEM;
-    }
-    ns->v = v;
-    ns->alloc = a;
+  char **v = ns->n < 1000000 ? oc_array_grow(ns->v, &ns->alloc, ns->n + 1, sizeof(*v)) : NULL;
+  if(!v) {
+    free(s);
+    return OC_ENOMEM;
   }
+  ns->v = v;
   ns->v[ns->n++] = s;
   return OC_OK;
 }
@@ -924,16 +1340,13 @@ void oc_cassette_store_free(struct oc_cassette_store *s)
 
 int oc_cassette_store_take(struct oc_cassette_store *s, struct oc_cassette *c)
 {
-  if(s->count == s->alloc) {
-    size_t a = s->alloc ? s->alloc * 2 : 64;
-    struct oc_cassette *v = a <= 1000000 ? realloc(s->items, a * sizeof(*v)) : NULL;
-    if(!v) {
-      oc_cassette_free(c);
-      return OC_ENOMEM;
-    }
-    s->items = v;
-    s->alloc = a;
+  struct oc_cassette *v = s->count < 1000000 ? oc_array_grow(s->items, &s->alloc, s->count + 1, sizeof(*v))
+                                              : NULL;
+  if(!v) {
+    oc_cassette_free(c);
+    return OC_ENOMEM;
   }
+  s->items = v;
   s->items[s->count++] = *c;
   oc_cassette_init(c);
   return OC_OK;
@@ -976,6 +1389,26 @@ static int cmp_items(const void *a, const void *b)
     return d;
   /* a cassette file before the raw exchange of the same name */
   return (x->file == NULL) - (y->file == NULL);
+}
+
+/* Within one directory, the same request may be recorded twice: a live
+ * recording holds a case's exchange and the identification request that
+ * asked the same thing (GET /props), the latter without arrival times.
+ * The first match answers, so a timed one is moved ahead of an untimed
+ * one with the same key: a replayed case keeps its timeline. */
+static void prefer_timed(struct oc_cassette_store *tmp)
+{
+  for(size_t i = 0; i < tmp->count; i++) {
+    if(tmp->items[i].timing_recorded)
+      continue;
+    for(size_t j = i + 1; j < tmp->count; j++)
+      if(tmp->items[j].timing_recorded && strcmp(tmp->items[j].key, tmp->items[i].key) == 0) {
+        struct oc_cassette c = tmp->items[i];
+        tmp->items[i] = tmp->items[j];
+        tmp->items[j] = c;
+        break;
+      }
+  }
 }
 
 static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ctx *lc)
@@ -1029,6 +1462,7 @@ static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ct
   }
   if(tmp.count)
     qsort(tmp.items, tmp.count, sizeof(*tmp.items), cmp_items);
+  prefer_timed(&tmp);
   for(size_t i = 0; i < tmp.count; i++)
     if((rc = oc_cassette_store_take(s, &tmp.items[i])))
       goto out;

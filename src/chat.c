@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dialect.h"
 #include "json.h"
 #include "response.h"
 #include "schema.h"
@@ -37,8 +38,9 @@ static void logged_free(struct oc_logged_event *e)
   oc_buf_free(&e->data);
 }
 
-static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
-                       uint64_t t)
+/* Returns OC_OK or the buffers' first error (the entry then holds less). */
+static int logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
+                      uint64_t t)
 {
   e->n = n;
   e->offset = ev->first_byte;
@@ -47,26 +49,22 @@ static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev,
   e->pinned = 0;
   oc_buf_reset(&e->type);
   oc_buf_reset(&e->data);
-  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0))
-    if(oc_buf_add(&e->type, ev->type, ev->type_len))
-      oc_buf_init(&e->type, 256);
+  /* a type past the entry's cap is left out, as before */
+  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0) && ev->type_len <= 256)
+    oc_buf_add(&e->type, ev->type, ev->type_len);
   size_t n_data = ev->data_len < OC_CAP_LOG_EVENT ? ev->data_len : OC_CAP_LOG_EVENT;
-  if(oc_buf_add(&e->data, ev->data, n_data))
-    oc_buf_init(&e->data, OC_CAP_LOG_EVENT);
+  oc_buf_add(&e->data, ev->data, n_data);
+  return oc_buf_error(&e->type) ? oc_buf_error(&e->type) : oc_buf_error(&e->data);
 }
 
-static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
+static int log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
 {
   if(log->npinned >= OC_LOG_PINNED)
-    return;
-  if(log->npinned == log->apinned) {
-    size_t n = log->apinned ? log->apinned * 2 : 8;
-    struct oc_logged_event *d = realloc(log->pinned, n * sizeof(*d));
-    if(!d)
-      return;
-    log->pinned = d;
-    log->apinned = n;
-  }
+    return OC_OK;
+  struct oc_logged_event *d = oc_array_grow(log->pinned, &log->apinned, log->npinned + 1, sizeof(*d));
+  if(!d)
+    return OC_ENOMEM;
+  log->pinned = d;
   struct oc_logged_event *p = &log->pinned[log->npinned++];
   logged_init(p);
   p->n = e->n;
@@ -74,31 +72,37 @@ static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
   p->end = e->end;
   p->t_ns = e->t_ns;
   p->pinned = 1;
-  if(oc_buf_add(&p->type, e->type.data ? e->type.data : "", e->type.len) ||
-     oc_buf_add(&p->data, e->data.data ? e->data.data : "", e->data.len))
+  oc_buf_add(&p->type, oc_buf_str(&e->type), e->type.len);
+  oc_buf_add(&p->data, oc_buf_str(&e->data), e->data.len);
+  int rc = oc_buf_error(&p->type) ? oc_buf_error(&p->type) : oc_buf_error(&p->data);
+  if(rc) {
+    logged_free(p);
     log->npinned--;
+  }
+  return rc;
 }
 
-static void log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
+/* Returns OC_OK or OC_ENOMEM (the log then misses part of this event). */
+static int log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
 {
   if(!log->enabled)
-    return;
-  if(log->nhead < OC_LOG_HEAD) {
-    logged_set(&log->head[log->nhead++], ev, n, t);
-    return;
-  }
+    return OC_OK;
+  if(log->nhead < OC_LOG_HEAD)
+    return logged_set(&log->head[log->nhead++], ev, n, t);
+  int rc = OC_OK;
   struct oc_logged_event *slot;
   if(log->ntail < OC_LOG_TAIL)
     slot = &log->tail[(log->tail_start + log->ntail++) % OC_LOG_TAIL];
   else {
     slot = &log->tail[log->tail_start];
     if(slot->pinned)
-      log_pin(log, slot); /* evicted but near a finding: keep a copy */
+      rc = log_pin(log, slot); /* evicted but near a finding: keep a copy */
     log->tail_start = (log->tail_start + 1) % OC_LOG_TAIL;
   }
-  logged_set(slot, ev, n, t);
+  int rc2 = logged_set(slot, ev, n, t);
   if(n <= log->pin_until)
     slot->pinned = 1;
+  return rc ? rc : rc2;
 }
 
 /* A finding at event n: keep events n-2..n+2. */
@@ -170,14 +174,10 @@ static struct oc_message *choice_slot(struct oc_stream *s, int index, int *creat
       return &s->choices[i];
   if(s->nchoices >= OC_MAX_CHOICES)
     return NULL;
-  if(s->nchoices == s->achoices) {
-    size_t n = s->achoices ? s->achoices * 2 : 2;
-    struct oc_message *d = realloc(s->choices, n * sizeof(*d));
-    if(!d)
-      return NULL;
-    s->choices = d;
-    s->achoices = n;
-  }
+  struct oc_message *d = oc_array_grow(s->choices, &s->achoices, s->nchoices + 1, sizeof(*d));
+  if(!d)
+    return NULL;
+  s->choices = d;
   struct oc_message *m = &s->choices[s->nchoices++];
   oc_message_init(m, index, 1);
   *created = 1;
@@ -268,19 +268,21 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
        * resend (openai-python doubles it) or another call on this index */
       int had = t->id && t->id[0];
       int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
+      char idpath[176]; /* the byte is the id's: so is the pointer */
+      snprintf(idpath, sizeof(idpath), "%s/id", TPATH());
       if(had && !same)
         EMIT(s, OC_R_TOOL_ID_INDEX,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = id->u.str),
                 "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
                 "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
         EMIT(s, OC_R_TOOL_NAME_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = "id only on the first fragment", .actual = "id resent"),
                 "tool call %ld's id is resent on a later fragment", idx);
         EMIT(s, OC_R_CLIENT_PY_CONCAT,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = "the id twice"),
                 "openai-python's stream helper would rebuild tool call %ld's id "
                 "as '%s%s'", idx, t->id, id->u.str);
@@ -340,17 +342,19 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
         t->args_overflow = 1;
       }
       else if(!t->args_overflow) {
-        if(oc_buf_add(&t->args, args->u.str, args->len)) {
+        int rc = oc_buf_add(&t->args, args->u.str, args->len);
+        if(rc == OC_ENOMEM)
+          s->check->oom = 1;
+        else if(rc)
           t->args_overflow = 1;
-          oc_buf_init(&t->args, OC_CAP_ARGUMENTS);
-        }
         else
           s->rebuilt += args->len;
       }
     }
     else if(args->type != OC_JNULL && !t->args_not_string) {
       t->args_not_string = 1;
-      t->args_actual_type = oc_strdup(oc_jv_type_name(args));
+      if(!(t->args_actual_type = oc_strdup(oc_jv_type_name(args))))
+        s->check->oom = 1;
       if(t->first_chunk != n) {
         /* report where it happened, not where the call began */
         t->first_chunk = n;
@@ -377,7 +381,7 @@ static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_j
       take = sroom;
     }
     if(take && oc_buf_add(b, v->u.str, take))
-      oc_buf_init(b, OC_CAP_CONTENT); /* only when memory ran out */
+      s->check->oom = 1; /* only when memory ran out */
     else
       s->rebuilt += take;
     if(take < v->len && b->len >= b->max)
@@ -528,10 +532,13 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   const struct oc_jv *created = oc_jv_get(root, "created");
   if(!s->have_identity) {
     s->have_identity = 1;
-    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len))
-      oc_buf_init(&s->id, OC_CAP_IDENTITY);
-    if(model && model->type == OC_JSTRING && oc_buf_add(&s->model, model->u.str, model->len))
-      oc_buf_init(&s->model, OC_CAP_IDENTITY);
+    /* an identity past its cap stays empty, and so does any later
+     * comparison's "expected"; running out of memory is the check's */
+    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len) == OC_ENOMEM)
+      s->check->oom = 1;
+    if(model && model->type == OC_JSTRING &&
+       oc_buf_add(&s->model, model->u.str, model->len) == OC_ENOMEM)
+      s->check->oom = 1;
     s->created = created && created->type == OC_JNUMBER ? created->u.num : NAN;
     return;
   }
@@ -558,6 +565,40 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   }
 }
 
+static int mem_has(const char *h, size_t hl, const char *n)
+{
+  size_t nl = strlen(n);
+  for(size_t i = 0; h && i + nl <= hl; i++)
+    if(memcmp(h + i, n, nl) == 0)
+      return 1;
+  return 0;
+}
+
+/* Was the in-band error known before generating?  The stream's first
+ * event, or a verdict on the request itself: invalid_request_error (a
+ * 4xx code), a prompt over the context window.  What the server found
+ * out later is not: its own parser failing on the model's text, or
+ * llama-server's "Context size has been exceeded." (server_error: the
+ * shared cache ran out after the request was admitted) — those are
+ * STREAM-ERROR-EVENT (and STREAM-DONE) when they break the stream. */
+static int known_before_generation(const struct oc_stream *s, const struct oc_jv *err,
+                                   const char *msg, size_t mlen)
+{
+  if(mem_has(msg, mlen, "Context size has been exceeded"))
+    return 0;
+  if(s->chunks <= 1)
+    return 1; /* this error event is the stream's first chunk */
+  size_t tlen = 0;
+  const char *type = err->type == OC_JOBJECT ? oc_jv_str(err, "type", &tlen) : NULL;
+  if(type && tlen == 21 && memcmp(type, "invalid_request_error", 21) == 0)
+    return 1;
+  const struct oc_jv *code = err->type == OC_JOBJECT ? oc_jv_get(err, "code") : NULL;
+  if(code && code->type == OC_JNUMBER && code->u.num >= 400 && code->u.num < 500)
+    return 1;
+  return (mem_has(msg, mlen, "context") || mem_has(msg, mlen, "Context")) &&
+         mem_has(msg, mlen, "exceed");
+}
+
 /* An in-band error: err is the "error" member of the chunk, or for an
  * event typed "error" (typed) the whole chunk. */
 static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *ev, long n,
@@ -573,7 +614,8 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
   }
   if(!s->error_at) {
     s->error_at = n;
-    oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0);
+    if(oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0))
+      s->check->oom = 1; /* 400 bytes fit its cap: only memory can run out */
     /* the one form every SDK turns into a readable APIError */
     if(typed)
       s->error_shape = "an 'event: error' instead of a data: {\"error\": {...}} chunk";
@@ -582,13 +624,23 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
     else if(!msg)
       s->error_shape = "the error object has no string \"message\"";
   }
-  if(!s->payload_seen)
+  char fmt[64];
+  int parser = msg && oc_dialect_parse_failure(msg, mlen, fmt, sizeof(fmt));
+  if(parser)
+    EMIT(s, OC_R_CHAT_OUTPUT_PARSE,
+         OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
+               .expected = "the model's output as chunks", .actual = "a parser error"),
+            "chunk %ld: the server could not parse the model's output as its template's %s "
+            "format, after the stream had begun (\"%.*s\")", n, *fmt ? fmt : "output",
+            (int)(mlen < 200 ? mlen : 200), msg);
+  if(!s->payload_seen && !parser && known_before_generation(s, err, msg, mlen))
     EMIT(s, OC_R_STREAM_EARLY_ERROR,
          OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
                .expected = "an HTTP 4xx/5xx JSON error before the stream",
                .actual = "an error event at HTTP 200"),
-            "the stream's first payload is an error (\"%.*s\"): it should have been an HTTP "
-            "error response", (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+            "an error known before generation comes in-band at chunk %ld, before any content "
+            "(\"%.*s\"): it should have been an HTTP error response", n,
+            (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
   EMIT(s, OC_R_CLIENT_PY_ERROR,
        OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error"),
           "openai-python (and openai-node, openai-go) would raise APIError here: \"%.*s\"",
@@ -700,7 +752,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   long n = (long)++s->events;
   uint64_t t = ev->t_last_ns;
   settle_comment(s, ev->first_byte, n);
-  log_event(&s->log, ev, n, t);
+  if(log_event(&s->log, ev, n, t))
+    s->check->oom = 1;
   if(!s->timing.t_first_event)
     s->timing.t_first_event = t ? t : 1;
   s->timing.t_last_event = t;
@@ -762,6 +815,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     if(valid == -OC_ETOOBIG)
       oc_check_limit(s->check, "chunk %ld could not be validated against %s: %s", n, s->chunk_rel,
                      res.undecided);
+    else if(valid < 0)
+      s->check->oom = 1; /* no verdict from a validation that could not finish */
     if(valid == 1)
       s->valid_shapes[s->nvalid_shapes++ % OC_ARRAY_LEN(s->valid_shapes)] = shape;
     if(valid == 0) {
@@ -779,10 +834,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   }
   size_t olen = 0;
   const char *object = oc_jv_str(root, "object", &olen);
+  const struct oc_jv *objv = oc_jv_get(root, "object");
   if(s->object_expected && (!object || strcmp(object, s->object_expected) != 0) &&
      s->req->api == OC_API_CHAT)
     EMIT(s, OC_R_CLIENT_PY_DROPPED_CHUNK,
-         OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/object",
+         OC_AT(.chunk = n, .byte = data_byte(ev, (objv ? objv : root)->offset), .path = "/object",
                .expected = s->object_expected, .actual = object ? object : "absent"),
             "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
             object ? "'" : "", object ? object : "absent", object ? "'" : "");
@@ -793,7 +849,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     s->usage_chunks++;
     s->usage_chunk_at = n;
     cJSON_Delete(s->usage);
-    s->usage = oc_jv_to_cjson(usage);
+    if(!(s->usage = oc_jv_to_cjson(usage)))
+      s->check->oom = 1;
     int finished_all = s->nchoices > 0;
     for(size_t i = 0; i < s->nchoices; i++)
       if(!s->choices[i].finish_reason)
@@ -839,14 +896,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
         tm->max_gap_chunk = n;
       }
       if(tm->ngaps < OC_CAP_GAPS) {
-        if(tm->ngaps == tm->agaps) {
-          size_t na = tm->agaps ? tm->agaps * 2 : 256;
-          uint32_t *d = realloc(tm->gaps_us, na * sizeof(*d));
-          if(d) {
-            tm->gaps_us = d;
-            tm->agaps = na;
-          }
-        }
+        uint32_t *d = oc_array_grow(tm->gaps_us, &tm->agaps, tm->ngaps + 1, sizeof(*d));
+        if(d)
+          tm->gaps_us = d;
+        else
+          s->check->oom = 1; /* percentiles from some of the gaps would be made up */
         if(tm->ngaps < tm->agaps)
           tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
       }
@@ -1176,38 +1230,37 @@ static void cut_strings(cJSON *v, size_t *left, size_t *total, int depth)
 
 cJSON *oc_stream_completion(const struct oc_stream *s)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "id", oc_buf_str(&s->id));
-  cJSON_AddStringToObject(o, "model", oc_buf_str(&s->model));
+  oc_json_put_str(&oom, o, "id", oc_buf_str(&s->id));
+  oc_json_put_str(&oom, o, "model", oc_buf_str(&s->model));
   if(!isnan(s->created))
-    cJSON_AddNumberToObject(o, "created", s->created);
-  cJSON *choices = cJSON_AddArrayToObject(o, "choices");
-  for(size_t i = 0; choices && i < s->nchoices; i++) {
-    cJSON *ch = cJSON_CreateObject();
-    if(!ch)
-      break;
-    cJSON_AddItemToArray(choices, ch);
-    cJSON_AddNumberToObject(ch, "index", s->choices[i].index);
+    oc_json_put(&oom, o, "created", cJSON_CreateNumber(s->created));
+  cJSON *choices = oc_json_put(&oom, o, "choices", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < s->nchoices; i++) {
+    cJSON *ch = oc_json_put(&oom, choices, NULL, cJSON_CreateObject());
+    oc_json_put(&oom, ch, "index", cJSON_CreateNumber(s->choices[i].index));
     cJSON *msg = oc_message_to_json(&s->choices[i]);
-    if(msg) {
-      cJSON *fr = cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason");
-      cJSON_AddItemToObject(ch, "message", msg);
-      if(fr)
-        cJSON_AddItemToObject(ch, "finish_reason", fr);
-    }
+    cJSON *fr = msg ? cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason") : NULL;
+    oc_json_put(&oom, ch, "message", msg);
+    if(fr)
+      oc_json_put(&oom, ch, "finish_reason", fr);
   }
   if(s->usage)
-    cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(s->usage, 1));
+    oc_json_put(&oom, o, "usage", cJSON_Duplicate(s->usage, 1));
   /* what goes into the results is bounded whatever the stream rebuilt
    * (CHAT-SIZE says when it was cut) */
   size_t left = OC_CAP_RESULT_MESSAGE, total = 0;
-  cut_strings(choices, &left, &total, 0);
+  if(!oom)
+    cut_strings(choices, &left, &total, 0);
   if(total > OC_CAP_RESULT_MESSAGE) {
-    cJSON_AddBoolToObject(o, "truncated", 1);
-    cJSON_AddNumberToObject(o, "bytes", (double)total);
-    cJSON_AddNumberToObject(o, "cap", OC_CAP_RESULT_MESSAGE);
+    oc_json_put(&oom, o, "truncated", cJSON_CreateBool(1));
+    oc_json_put(&oom, o, "bytes", cJSON_CreateNumber((double)total));
+    oc_json_put(&oom, o, "cap", cJSON_CreateNumber(OC_CAP_RESULT_MESSAGE));
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }
@@ -1226,36 +1279,33 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
     return arr;
   size_t total = s->log.nhead + s->log.ntail + s->log.npinned;
   const struct oc_logged_event **all = calloc(total ? total : 1, sizeof(*all));
-  if(!all)
-    return arr;
+  int oom = !all;
   size_t k = 0;
-  for(size_t i = 0; i < s->log.nhead; i++)
+  for(size_t i = 0; all && i < s->log.nhead; i++)
     all[k++] = &s->log.head[i];
-  for(size_t i = 0; i < s->log.npinned; i++)
+  for(size_t i = 0; all && i < s->log.npinned; i++)
     all[k++] = &s->log.pinned[i];
-  for(size_t i = 0; i < s->log.ntail; i++)
+  for(size_t i = 0; all && i < s->log.ntail; i++)
     all[k++] = &s->log.tail[(s->log.tail_start + i) % OC_LOG_TAIL];
-  qsort(all, k, sizeof(*all), cmp_logged);
+  if(all)
+    qsort(all, k, sizeof(*all), cmp_logged);
   long prev = 0;
   size_t data_left = OC_CAP_RESULT_EVENTS; /* every kept event's data together */
-  for(size_t i = 0; i < k; i++) {
+  for(size_t i = 0; !oom && i < k; i++) {
     const struct oc_logged_event *e = all[i];
     if(e->n == prev)
       continue; /* a pinned copy of an event still in the ring */
     prev = e->n;
-    cJSON *ev = cJSON_CreateObject();
-    if(!ev)
-      break;
-    cJSON_AddItemToArray(arr, ev);
-    cJSON_AddNumberToObject(ev, "n", (double)e->n);
-    cJSON_AddNumberToObject(ev, "offset", (double)e->offset);
-    cJSON_AddNumberToObject(ev, "end", (double)e->end);
+    cJSON *ev = oc_json_put(&oom, arr, NULL, cJSON_CreateObject());
+    oc_json_put(&oom, ev, "n", cJSON_CreateNumber((double)e->n));
+    oc_json_put(&oom, ev, "offset", cJSON_CreateNumber((double)e->offset));
+    oc_json_put(&oom, ev, "end", cJSON_CreateNumber((double)e->end));
     if(s->timing.recorded && e->t_ns >= s->timing.t_sent)
-      cJSON_AddNumberToObject(ev, "t_ms", (double)(e->t_ns - s->timing.t_sent) / 1e6);
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNumber((double)(e->t_ns - s->timing.t_sent) / 1e6));
     else
-      cJSON_AddNullToObject(ev, "t_ms");
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNull());
     if(e->type.len)
-      cJSON_AddStringToObject(ev, "type", oc_buf_str(&e->type));
+      oc_json_put_str(&oom, ev, "type", oc_buf_str(&e->type));
     /* data may hold bytes that are not UTF-8, or NUL: the results carry
      * them as U+FFFD (the raw bytes are in the body excerpt) */
     size_t dn = e->data.len < data_left ? e->data.len : data_left;
@@ -1263,13 +1313,16 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
       dn--;
     data_left -= dn;
     char *data = oc_utf8_sanitize(oc_buf_str(&e->data), dn);
-    if(data)
-      cJSON_AddStringToObject(ev, "data", data);
+    oc_json_put(&oom, ev, "data", data ? cJSON_CreateString(data) : NULL);
     free(data);
     if(dn < e->data.len)
-      cJSON_AddBoolToObject(ev, "cut", 1);
+      oc_json_put(&oom, ev, "cut", cJSON_CreateBool(1));
   }
   free(all);
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
+  }
   if(truncated)
     *truncated = (long)cJSON_GetArraySize(arr) < s->events;
   return arr;
@@ -1281,33 +1334,30 @@ static int cmp_u32(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static void add_ms(cJSON *o, const char *key, int ok, double ms)
+static void add_ms(int *oom, cJSON *o, const char *key, int ok, double ms)
 {
-  if(ok)
-    cJSON_AddNumberToObject(o, key, round(ms * 1000.0) / 1000.0);
-  else
-    cJSON_AddNullToObject(o, key);
+  oc_json_put(oom, o, key, ok ? cJSON_CreateNumber(round(ms * 1000.0) / 1000.0) : cJSON_CreateNull());
 }
 
 cJSON *oc_stream_timing_json(const struct oc_stream *s)
 {
   const struct oc_stream_timing *tm = &s->timing;
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddBoolToObject(o, "recorded", tm->recorded);
+  oc_json_put(&oom, o, "recorded", cJSON_CreateBool(tm->recorded));
   int rec = tm->recorded && tm->t_sent;
-  add_ms(o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
+  add_ms(&oom, o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
          (double)(tm->t_first_content - tm->t_sent) / 1e6);
-  add_ms(o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
+  add_ms(&oom, o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
          (double)(tm->t_first_event - tm->t_sent) / 1e6);
-  add_ms(o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
+  add_ms(&oom, o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
          (double)(tm->t_first_byte - tm->t_sent) / 1e6);
-  add_ms(o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
+  add_ms(&oom, o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
   double p50 = 0, p90 = 0, p99 = 0;
   int have = rec && tm->ngaps > 0;
   if(have) {
     uint32_t *g = malloc(tm->ngaps * sizeof(*g));
+    oom |= !g;
     if(g) {
       memcpy(g, tm->gaps_us, tm->ngaps * sizeof(*g));
       qsort(g, tm->ngaps, sizeof(*g), cmp_u32);
@@ -1319,17 +1369,20 @@ cJSON *oc_stream_timing_json(const struct oc_stream *s)
     else
       have = 0;
   }
-  add_ms(o, "itl_p50_ms", have, p50);
-  add_ms(o, "itl_p90_ms", have, p90);
-  add_ms(o, "itl_p99_ms", have, p99);
-  add_ms(o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
-  if(have && tm->max_gap_chunk > 0)
-    cJSON_AddNumberToObject(o, "max_gap_chunk", (double)tm->max_gap_chunk);
-  else
-    cJSON_AddNullToObject(o, "max_gap_chunk");
-  cJSON_AddNumberToObject(o, "chunks", (double)s->events);
+  add_ms(&oom, o, "itl_p50_ms", have, p50);
+  add_ms(&oom, o, "itl_p90_ms", have, p90);
+  add_ms(&oom, o, "itl_p99_ms", have, p99);
+  add_ms(&oom, o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
+  oc_json_put(&oom, o, "max_gap_chunk", have && tm->max_gap_chunk > 0
+                                           ? cJSON_CreateNumber((double)tm->max_gap_chunk)
+                                           : cJSON_CreateNull());
+  oc_json_put(&oom, o, "chunks", cJSON_CreateNumber((double)s->events));
   double span = (double)(tm->t_last_content - tm->t_first_content) / 1e9;
-  add_ms(o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
+  add_ms(&oom, o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
          (double)(tm->content_events - 1) / (span > 0 ? span : 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }

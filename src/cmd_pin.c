@@ -2,15 +2,18 @@
  * model file, context per slot, chat template hash, build) to a pin file,
  * and later check that it still serves exactly that — the nightly
  * question "did someone change the model, the template or the flags".
+ * On a router, each model's flags as /v1/models states them (status.args
+ * and status.preset, without the port of each load and with secrets
+ * masked: target.c) are pinned too, and a change names the flag.
  * The identity comes from target.c; the check reports PIN-* findings in
  * an ordinary results document (suite "pin", case "identity"). */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "deployment.h"
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
@@ -25,11 +28,14 @@ static const char pin_usage[] =
   "Usage: oacheck pin --target [NAME=]URL... --out FILE\n"
   "       oacheck pin --check FILE --target [NAME=]URL... [--json F] [--junit F]\n"
   "Write what each target serves — its model list, model file, context per slot,\n"
-  "chat template SHA-256 and build — to a pin file, or check that it still serves\n"
-  "exactly what was pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD).\n"
-  "Targets are matched to the pin file by name.  --replay DIR and --targets FILE\n"
-  "work as for 'oacheck run'.\n"
-  "\n"
+  "chat template SHA-256 and build, on a router every model's flags, and on a\n"
+  "llama-server each slot's context, the template's capabilities and the endpoints\n"
+  "that are on — to a pin file, or check that it still serves exactly what was\n"
+  "pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag\n"
+  "that changed, PIN-DEPLOYMENT).\n"
+  "Targets are matched to the pin file by name.\n";
+
+static const char pin_footer[] =
   "Exit status: 0 pinned / unchanged, 1 something changed (an error finding), 2\n"
   "usage error or an unreadable pin file, 3 no target reachable.\n";
 
@@ -46,19 +52,199 @@ static const struct {
   { "n_ctx", OC_R_PIN_CONTEXT, "the context per request" },
   { "total_slots", OC_R_PIN_CONTEXT, "the number of slots" },
   { "build", OC_R_PIN_BUILD, "the server build" },
+  { "model_flags", OC_R_PIN_FLAGS, "the flags of the router's models" },
 };
+
+/* A token of an argument list that names a flag ("--ctx-size", "-c"),
+ * not a value ("-1" is a value). */
+static int is_flag(const char *a)
+{
+  return a[0] == '-' && ((a[1] == '-' && a[2]) || (a[1] >= 'a' && a[1] <= 'z') ||
+                         (a[1] >= 'A' && a[1] <= 'Z'));
+}
+
+/* The value(s) args gives flag ("1024", "a, b" when repeated, "" for a
+ * bare switch), or NULL when flag is not there.  Caller frees. */
+static char *flag_value(const cJSON *args, const char *flag)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  int found = 0;
+  int n = cJSON_GetArraySize(args);
+  for(int i = 1; i < n; i++) {
+    const char *a = cJSON_GetArrayItem(args, i)->valuestring;
+    if(!a || !is_flag(a))
+      continue;
+    const char *eq = strchr(a, '=');
+    size_t fl = eq ? (size_t)(eq - a) : strlen(a);
+    if(fl != strlen(flag) || strncmp(a, flag, fl) != 0)
+      continue;
+    const char *v = eq ? eq + 1 : "";
+    const cJSON *next = cJSON_GetArrayItem(args, i + 1);
+    if(!eq && next && cJSON_IsString(next) && !is_flag(next->valuestring))
+      v = next->valuestring;
+    oc_buf_printf(&b, "%s%s", found ? ", " : "", v);
+    found = 1;
+  }
+  char *out = found ? oc_buf_take(&b, NULL) : NULL;
+  if(found && !out)
+    out = oc_strdup("");
+  oc_buf_free(&b);
+  return out;
+}
+
+/* Compare one model's pinned flags (args, preset) with its flags now:
+ * a finding per flag that was added, removed or changed. */
+static void compare_model_flags(struct oc_check *c, const char *model, const cJSON *pin,
+                                const cJSON *now)
+{
+  const cJSON *pa = oc_json_arr(pin, "args"), *na = oc_json_arr(now, "args");
+  for(int side = 0; side < 2; side++) {
+    const cJSON *from = side ? na : pa;
+    int n = cJSON_GetArraySize(from);
+    for(int i = 1; i < n; i++) {
+      const char *a = cJSON_GetArrayItem(from, i)->valuestring;
+      if(!a || !is_flag(a))
+        continue;
+      char flag[128];
+      snprintf(flag, sizeof(flag), "%.*s", (int)strcspn(a, "="), a);
+      /* a repeated flag is compared once */
+      int seen = 0;
+      for(int k = 1; k < i; k++) {
+        const char *b = cJSON_GetArrayItem(from, k)->valuestring;
+        seen |= b && is_flag(b) && strncmp(b, flag, strlen(flag)) == 0 &&
+                (b[strlen(flag)] == '\0' || b[strlen(flag)] == '=');
+      }
+      if(seen)
+        continue;
+      char *w = flag_value(pa, flag), *g = flag_value(na, flag);
+      char path[300];
+      snprintf(path, sizeof(path), "/model_flags/%s/args", model);
+      if(side == 0 && !g)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = flag, .actual = "absent"),
+                "model %s: flag %s was removed (pinned %s)", model, flag, *w ? w : "as a switch");
+      else if(side == 0 && strcmp(w, g) != 0)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = w, .actual = g),
+                "model %s: flag %s changed: pinned %s, now %s", model, flag, *w ? w : "(switch)",
+                *g ? g : "(switch)");
+      else if(side == 1 && !w)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = "absent", .actual = flag),
+                "model %s: flag %s was added (%s)", model, flag, *g ? g : "a switch");
+      free(w);
+      free(g);
+    }
+  }
+  const char *pp = oc_json_str(pin, "preset"), *np = oc_json_str(now, "preset");
+  if(pp && np && strcmp(pp, np) != 0) {
+    /* name the first line that differs */
+    size_t i = 0;
+    while(pp[i] && pp[i] == np[i])
+      i++;
+    while(i > 0 && pp[i - 1] != '\n')
+      i--;
+    char w[120], g[120], path[300];
+    snprintf(w, sizeof(w), "%.*s", (int)strcspn(pp + i, "\n"), pp + i);
+    snprintf(g, sizeof(g), "%.*s", (int)strcspn(np + i, "\n"), np + i);
+    snprintf(path, sizeof(path), "/model_flags/%s/preset", model);
+    oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = w, .actual = g),
+            "model %s: its preset changed: pinned '%s', now '%s'", model, w, g);
+  }
+}
+
+/* And from the deployment's facts (deployment.h), under "deployment". */
+static const struct {
+  const char *field;
+  enum oc_rule_id rule;
+  const char *what;
+} pinned_deployment[] = {
+  { "slots_n_ctx", OC_R_PIN_CONTEXT, "each slot's context (/slots)" },
+  { "template", OC_R_PIN_TEMPLATE, "the chat template's capabilities (/props chat_template_caps)" },
+  { "endpoints", OC_R_PIN_DEPLOYMENT, "the endpoints that are on (/metrics, /slots, POST /props)" },
+};
+
+/* The pinnable deployment facts of t: NULL when it has none. */
+static cJSON *pinned_facts(const struct oc_target *t)
+{
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  if(!dep)
+    return NULL;
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  const cJSON *slots = oc_json_arr(dep, "slots");
+  if(o && slots) {
+    cJSON *a = oc_json_put(&oom, o, "slots_n_ctx", cJSON_CreateArray());
+    const cJSON *s;
+    cJSON_ArrayForEach(s, slots)
+      if(a && oc_json_get(s, "n_ctx"))
+        oc_json_put(&oom, a, NULL, cJSON_Duplicate(oc_json_get(s, "n_ctx"), 1));
+  }
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "template")))
+    oc_json_put(&oom, o, "template", cJSON_Duplicate(oc_json_obj(dep, "template"), 1));
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "endpoints")))
+    oc_json_put(&oom, o, "endpoints", cJSON_Duplicate(oc_json_obj(dep, "endpoints"), 1));
+  cJSON_Delete(dep);
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* A value for a message: scalars as oc_json_brief says them, arrays and
+ * objects as compact JSON (a list of slot sizes says more than "[…]"). */
+static char *brief(const cJSON *v)
+{
+  if(!cJSON_IsArray(v) && !cJSON_IsObject(v))
+    return oc_json_brief(v, 100);
+  char *s = cJSON_PrintUnformatted(v);
+  if(s && strlen(s) > 100)
+    oc_strlcpy(s + 97, "...", 4);
+  return s;
+}
+
+/* The deployment's facts against the pinned ones (a pin written before
+ * they existed has none: nothing to compare). */
+static void compare_deployment(struct oc_check *c, const cJSON *entry, const struct oc_target *t)
+{
+  const cJSON *pdep = oc_json_obj(entry, "deployment");
+  if(!pdep)
+    return;
+  cJSON *now = pinned_facts(t);
+  for(size_t i = 0; i < OC_ARRAY_LEN(pinned_deployment); i++) {
+    const cJSON *want = oc_json_get(pdep, pinned_deployment[i].field);
+    const cJSON *got = oc_json_get(now, pinned_deployment[i].field);
+    if(!want || (got && oc_json_equal(want, got)))
+      continue;
+    char *w = brief(want), *g = brief(got);
+    char path[96];
+    snprintf(path, sizeof(path), "/deployment/%s", pinned_deployment[i].field);
+    oc_emit(c, pinned_deployment[i].rule, OC_AT(.path = path, .expected = w, .actual = g),
+            "%s changed: pinned %s, now %s", pinned_deployment[i].what, w ? w : "?", g ? g : "?");
+    free(w);
+    free(g);
+  }
+  cJSON_Delete(now);
+}
 
 static cJSON *pin_entry(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *e = cJSON_CreateObject();
-  if(!e)
-    return NULL;
-  cJSON_AddStringToObject(e, "name", t->name);
-  cJSON *id = cJSON_AddObjectToObject(e, "identity");
-  for(size_t i = 0; id && i < OC_ARRAY_LEN(pinned); i++) {
+  oc_json_put_str(&oom, e, "name", t->name);
+  cJSON *id = oc_json_put(&oom, e, "identity", cJSON_CreateObject());
+  for(size_t i = 0; !oom && i < OC_ARRAY_LEN(pinned); i++) {
     const cJSON *v = oc_json_get(t->identity, pinned[i].field);
     if(v && !cJSON_IsNull(v))
-      cJSON_AddItemToObject(id, pinned[i].field, cJSON_Duplicate(v, 1));
+      oc_json_put(&oom, id, pinned[i].field, cJSON_Duplicate(v, 1));
+  }
+  if(oom) {
+    cJSON_Delete(e);
+    return NULL;
+  }
+  cJSON *dep = pinned_facts(t);
+  if(dep && oc_json_add(e, "deployment", dep)) {
+    cJSON_Delete(e);
+    return NULL;
   }
   return e;
 }
@@ -73,6 +259,17 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
       continue;
     if(got && oc_json_equal(want, got))
       continue;
+    if(pinned[i].rule == OC_R_PIN_FLAGS) {
+      /* per model, per flag: the operator wants the flag's name */
+      const cJSON *m;
+      cJSON_ArrayForEach(m, want)
+      {
+        const cJSON *g = oc_json_obj(got, m->string);
+        if(g && !oc_json_equal(m, g))
+          compare_model_flags(c, m->string, m, g);
+      }
+      continue;
+    }
     char *w = oc_json_brief(want, 100), *g = oc_json_brief(got, 100);
     char path[64];
     snprintf(path, sizeof(path), "/%s", pinned[i].field);
@@ -86,63 +283,38 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
 
 int oc_cmd_pin(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "target", required_argument, NULL, 't' },
-    { "targets", required_argument, NULL, 'T' },
-    { "replay", required_argument, NULL, 'R' },
-    { "out", required_argument, NULL, 'o' },
-    { "check", required_argument, NULL, 'c' },
-    { "json", required_argument, NULL, 'J' },
-    { "junit", required_argument, NULL, 'U' },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
   struct oc_target *ts = NULL;
   size_t nt = 0;
-  const char *out = NULL, *check = NULL, *json = NULL, *junit = NULL;
-  int c, status = OC_EXIT_USAGE;
+  struct oc_target_args ta;
+  struct oc_report_args ra;
+  const char *out = NULL, *check = NULL;
+  int status = OC_EXIT_USAGE;
   char err[700];
   cJSON *pin = NULL, *doc = NULL;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "t:vqh", opts, NULL)) != -1) {
-    struct oc_target t;
-    int rc = 0;
-    switch(c) {
-    case 't':
-      rc = oc_target_from_spec(&t, optarg, err, sizeof(err));
-      break;
-    case 'R':
-      rc = oc_target_from_recordings(&t, NULL, optarg, err, sizeof(err));
-      break;
-    case 'T':
-      if(oc_targets_load(optarg, &ts, &nt, err, sizeof(err))) {
-        oc_error("%s", err);
-        goto out;
-      }
-      continue;
-    case 'o': out = optarg; continue;
-    case 'c': check = optarg; continue;
-    case 'J': json = optarg; continue;
-    case 'U': junit = optarg; continue;
-    case 'v': oc_cli_verbose(); continue;
-    case 'q': oc_cli_quiet(); continue;
-    case 'h': fputs(pin_usage, stdout); status = OC_EXIT_OK; goto out;
-    default: status = oc_cli_usage_error("pin", "unknown option or missing value '%s'", argv[optind - 1]); goto out;
-    }
-    if(rc) {
-      status = oc_cli_usage_error("pin", "%s", err);
-      goto out;
-    }
-    struct oc_target *d = realloc(ts, (nt + 1) * sizeof(*d));
-    if(!d)
-      goto out;
-    ts = d;
-    ts[nt++] = t;
+  memset(&ta, 0, sizeof(ta));
+  memset(&ra, 0, sizeof(ra));
+  const struct oc_option options[] = {
+    OC_OPT_TARGETS(&ta),
+    OC_OPT_GROUP("Pin:"),
+    OC_OPT_STRING(0, "out", &out, "FILE", "write the pin file"),
+    OC_OPT_STRING(0, "check", &check, "FILE", "check the targets against this pin file"),
+    OC_OPT_STRING(0, "json", &ra.json, "FILE", "--check: write the results"),
+    OC_OPT_STRING(0, "junit", &ra.junit, "FILE", "--check: write JUnit XML"),
+    OC_OPT_VERBOSITY(NULL),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "pin", pin_usage, pin_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, NULL);
+  if(prc >= 0) {
+    status = prc;
+    goto out;
   }
-  if(nt == 0 || (!out == !check) || optind < argc) {
+  int brc = oc_targets_build_for("pin", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
+    goto out;
+  }
+  if(nt == 0 || (!out == !check)) {
     status = oc_cli_usage_error("pin", "give targets and exactly one of --out FILE or --check FILE");
     goto out;
   }
@@ -166,15 +338,16 @@ int oc_cmd_pin(int argc, char **argv)
     goto out;
   }
   if(out) {
+    int oom = 0;
     cJSON *p = cJSON_CreateObject();
     char now[32];
     oc_now_rfc3339(now);
-    cJSON_AddStringToObject(p, "pinned_at", now);
-    cJSON *arr = cJSON_AddArrayToObject(p, "targets");
-    for(size_t i = 0; arr && i < nt; i++)
+    oc_json_put_str(&oom, p, "pinned_at", now);
+    cJSON *arr = oc_json_put(&oom, p, "targets", cJSON_CreateArray());
+    for(size_t i = 0; !oom && i < nt; i++)
       if(ts[i].reachable)
-        cJSON_AddItemToArray(arr, pin_entry(&ts[i]));
-    char *text = cJSON_Print(p);
+        oc_json_put(&oom, arr, NULL, pin_entry(&ts[i]));
+    char *text = oom ? NULL : cJSON_Print(p);
     cJSON_Delete(p);
     if(!text || oc_secret_write_file(out, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory");
@@ -196,8 +369,9 @@ int oc_cmd_pin(int argc, char **argv)
   cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
   oc_console_init(&con, stdout);
-  for(size_t i = 0; i < nt; i++) {
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
+  int oom = 0;
+  for(size_t i = 0; !oom && i < nt; i++) {
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
     const cJSON *entry = NULL, *e;
     cJSON_ArrayForEach(e, oc_json_arr(pin, "targets"))
     {
@@ -219,38 +393,40 @@ int oc_cmd_pin(int argc, char **argv)
     }
     else {
       compare(&ck, oc_json_obj(entry, "identity"), ts[i].identity);
+      compare_deployment(&ck, entry, &ts[i]);
       if(oc_findings_worst(&f) == OC_SEV_ERROR)
         st = "fail";
     }
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "target", ts[i].name);
-    cJSON_AddStringToObject(r, "suite", "pin");
-    cJSON_AddStringToObject(r, "case", "identity");
-    cJSON_AddStringToObject(r, "description", "The deployment serves what was pinned.");
-    cJSON_AddStringToObject(r, "status", st);
-    if(reason)
-      cJSON_AddStringToObject(r, "reason", reason);
-    else
-      cJSON_AddNullToObject(r, "reason");
-    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-    for(size_t k = 0; k < f.count; k++)
-      cJSON_AddItemToArray(fs, oc_finding_json(&f.items[k]));
-    cJSON_AddItemToArray(results, r);
-    oc_console_result(&con, r, i + 1, nt);
+    cJSON *r = oc_json_put(&oom, results, NULL, cJSON_CreateObject());
+    oc_json_put_str(&oom, r, "target", ts[i].name);
+    oc_json_put_str(&oom, r, "suite", "pin");
+    oc_json_put_str(&oom, r, "case", "identity");
+    oc_json_put_str(&oom, r, "description", "The deployment serves what was pinned.");
+    oc_json_put_str(&oom, r, "status", st);
+    oc_json_put_str_or_null(&oom, r, "reason", reason);
+    cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+    for(size_t k = 0; !oom && k < f.count; k++)
+      oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[k]));
+    oom |= ck.oom;
+    if(!oom)
+      oc_console_result(&con, r, i + 1, nt);
     oc_findings_free(&f);
   }
-  if(oc_results_summarize(doc))
+  if(oom || oc_results_summarize(doc)) {
+    oc_error("out of memory building the results");
+    status = OC_EXIT_FAIL;
     goto out;
+  }
   oc_console_summary(&con, doc);
-  int bad = oc_reports_write(doc, json, junit, NULL);
+  int bad = oc_reports_write(doc, ra.json, ra.junit, NULL);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   status = (counts.fail || counts.error || bad) ? OC_EXIT_FAIL : OC_EXIT_OK;
 out:
   cJSON_Delete(doc);
   cJSON_Delete(pin);
-  for(size_t i = 0; i < nt; i++)
-    oc_target_free(&ts[i]);
-  free(ts);
+  oc_targets_free(ts, nt);
+  oc_strlist_free(&ta.targets);
+  oc_strlist_free(&ta.replays);
   return status;
 }

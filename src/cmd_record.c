@@ -12,50 +12,34 @@
 
 #include "cassette.h"
 #include "cli.h"
+#include "headers.h"
+#include "json.h"
 #include "secret.h"
 #include "util.h"
 
-static void print_help(void)
-{
-  printf("Usage: oacheck record [SUITE]... --target [NAME=]URL... --out DIR [RUN OPTIONS]\n"
-         "       oacheck record --show FILE...\n"
-         "       oacheck record --import RAWDIR --out DIR [--test-only-out DIR]\n"
-         "                      [--server BUILD] [--route NAME=METHOD PATH]...\n"
-         "Record live traffic, show cassettes, or turn raw recorded exchanges into\n"
-         "cassettes.\n"
-         "\n"
-         "Live: the suites run against the targets exactly as 'oacheck run' does (same\n"
-         "options, same report), and every case's exchange, with the arrival time of\n"
-         "every piece, is also written to DIR/SUITE.CASE" OC_CASSETTE_EXT ", plus the\n"
-         "target identification requests.  'oacheck run --replay DIR' then reaches the\n"
-         "same verdicts with no network; 'oacheck serve DIR' serves them.  API keys and\n"
-         "other secret headers are never written.\n"
-         "\n"
-         "  --show FILE        print a cassette: its request, response head, provenance\n"
-         "                     and body, piece by piece, with non-printable bytes escaped\n"
-         "                     (\\xNN, \\r, \\t, \\\\; line ends kept)\n"
-         "  --import RAWDIR    convert every exchange listed in RAWDIR/index.json\n"
-         "                     (NAME.request.json + NAME.response.http, and NAME.wire.http\n"
-         "                     as NAME.wire) into DIR/NAME" OC_CASSETTE_EXT "; an index name\n"
-         "                     with slashes (templates/X/props) goes to that subdirectory.\n"
-         "                     RAWDIR/README.md is copied beside them and its title and\n"
-         "                     table row for NAME become the cassette's provenance\n"
-         "  --out DIR          where the cassettes go (created when missing)\n"
-         "  --test-only-out DIR  where recordings that index.json marks \"test_only\" go\n"
-         "                     (default: DIR as well)\n"
-         "  --server BUILD     the server build the recordings came from, kept in each\n"
-         "                     cassette (e.g. 'llama.cpp b10587-3f545becc')\n"
-         "  --route 'NAME=METHOD PATH'  method and path for an entry whose index.json\n"
-         "                     entry has none (taken from its README by a person)\n"
-         "  -h, --help         show this help\n"
-         "\n"
-         "Imported recordings say \"timing not recorded\": the raw files hold no arrival\n"
-         "times.\n"
-         "The format is described in docs/cassette.md.\n"
-         "\n"
-         "Exit status: 0 done, 1 a cassette or exchange could not be read or written,\n"
-         "2 usage error.\n");
-}
+static const char record_usage[] =
+  "Usage: oacheck record [SUITE]... --target [NAME=]URL... --out DIR [RUN OPTIONS]\n"
+  "       oacheck record --show FILE...\n"
+  "       oacheck record --import RAWDIR --out DIR [--test-only-out DIR]\n"
+  "                      [--server BUILD] [--route NAME=METHOD PATH]...\n"
+  "Record live traffic, show cassettes, or turn raw recorded exchanges into\n"
+  "cassettes.\n"
+  "\n"
+  "Live: the suites run against the targets exactly as 'oacheck run' does (same\n"
+  "options, same report: 'oacheck record --target URL --help' lists them), and\n"
+  "every case's exchange, with the arrival time of every piece, is also written\n"
+  "to DIR/SUITE.CASE" OC_CASSETTE_EXT ", plus the target identification requests.\n"
+  "'oacheck run --replay DIR' then reaches the same verdicts with no network;\n"
+  "'oacheck serve DIR' serves them.  API keys and other secret headers are never\n"
+  "written.\n";
+
+static const char record_footer[] =
+  "Imported recordings say \"timing not recorded\": the raw files hold no arrival\n"
+  "times.\n"
+  "The format is described in docs/cassette.md.\n"
+  "\n"
+  "Exit status: 0 done, 1 a cassette or exchange could not be read or written,\n"
+  "2 usage error.\n";
 
 /* ---- --show --------------------------------------------------------- */
 
@@ -170,7 +154,7 @@ static int show_one(const char *file)
   return OC_EXIT_OK;
 }
 
-static int cmd_show(int nfiles, char **files)
+static int cmd_show(int nfiles, const char *const *files)
 {
   int rc = OC_EXIT_OK;
   oc_secret_add_env("OPENAI_API_KEY");
@@ -187,10 +171,127 @@ static int cmd_show(int nfiles, char **files)
   return rc;
 }
 
+/* ---- --to-suite ----------------------------------------------------- */
+
+/* A suite case name from a cassette's name: lower case, [a-z0-9._-]. */
+static void case_name(const char *from, char *out, size_t outlen)
+{
+  size_t n = 0;
+  for(const char *p = from; *p && n + 1 < outlen && n < 80; p++) {
+    char c = *p >= 'A' && *p <= 'Z' ? (char)(*p + 32) : *p;
+    int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if(!n && !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      continue;
+    out[n++] = ok ? c : '-';
+  }
+  if(!n)
+    n = (size_t)snprintf(out, outlen, "exchange");
+  out[n < outlen ? n : outlen - 1] = '\0';
+}
+
+/* One case that sends exactly the cassette's request again: against the
+ * recorded server (or `run --replay` of the cassette's folder) it gets the
+ * same answer and so the same findings. */
+static cJSON *case_from(const struct oc_cassette *c, const char *file)
+{
+  int oom = 0;
+  char name[96];
+  case_name(c->name ? c->name : "exchange", name, sizeof(name));
+  char *desc = oc_asprintf("reproduces the exchange recorded in %s%s%s%s", file,
+                           c->source ? " (" : "", c->source ? c->source : "", c->source ? ")" : "");
+  cJSON *k = cJSON_CreateObject();
+  oc_json_put_str(&oom, k, "name", name);
+  oc_json_put(&oom, k, "description", desc ? cJSON_CreateString(desc) : NULL);
+  free(desc);
+  cJSON *tags = oc_json_put(&oom, k, "tags", cJSON_CreateArray());
+  oc_json_put(&oom, tags, NULL, cJSON_CreateString("from-cassette"));
+  cJSON *rq = oc_json_put(&oom, k, "request", cJSON_CreateObject());
+  oc_json_put_str(&oom, rq, "method", c->method ? c->method : "GET");
+  oc_json_put_str(&oom, rq, "path", c->path ? c->path : "/");
+  cJSON *hdrs = NULL;
+  for(size_t i = 0; i < c->req_headers.count; i++) {
+    const struct oc_header *h = &c->req_headers.items[i];
+    /* what the transport writes itself, and what is nobody's to keep */
+    if(oc_header_is_secret(h->name) || oc_strcaseeq(h->name, "Host") ||
+       oc_strcaseeq(h->name, "Content-Length") || oc_strcaseeq(h->name, "Content-Type") ||
+       oc_strcaseeq(h->name, "Accept-Encoding") || oc_strcaseeq(h->name, "Connection") ||
+       oc_strcaseeq(h->name, "User-Agent"))
+      continue;
+    if(!hdrs)
+      hdrs = oc_json_put(&oom, rq, "headers", cJSON_CreateObject());
+    oc_json_put_str(&oom, hdrs, h->name, h->value);
+  }
+  if(c->req_body) {
+    /* a JSON body stays readable unless it holds "${", which the suite
+     * would take for a variable: then the bytes go as they are */
+    cJSON *body = oc_memfind(c->req_body, c->req_body_len, "${", 2) ? NULL
+                  : oc_json_parse(c->req_body, c->req_body_len, NULL);
+    if(body)
+      oc_json_put(&oom, rq, "body", body);
+    else
+      oc_json_put_str(&oom, rq, "raw_body", c->req_body);
+  }
+  if(oom) {
+    cJSON_Delete(k);
+    return NULL;
+  }
+  return k;
+}
+
+static int cmd_to_suite(int nfiles, const char *const *files, const char *suite, const char *out)
+{
+  int oom = 0, rc = OC_EXIT_FAIL;
+  char err[700];
+  cJSON *doc = cJSON_CreateObject();
+  oc_json_put_str(&oom, doc, "suite", suite ? suite : "from-cassettes");
+  oc_json_put_str(&oom, doc, "description", "exchanges turned into cases by 'oacheck record "
+                                            "--to-suite': each sends its recorded request again");
+  cJSON *cases = oc_json_put(&oom, doc, "cases", cJSON_CreateArray());
+  for(int i = 0; i < nfiles && !oom; i++) {
+    struct oc_cassette c;
+    oc_cassette_init(&c);
+    if(oc_cassette_read(files[i], &c, err, sizeof(err))) {
+      fprintf(stderr, "oacheck record: %s\n", err);
+      oc_cassette_free(&c);
+      goto out;
+    }
+    cJSON *k = case_from(&c, files[i]);
+    oc_cassette_free(&c);
+    /* two cassettes of the same name in different folders: keep both */
+    const cJSON *prev;
+    int clash = 0;
+    cJSON_ArrayForEach(prev, cases)
+      clash |= k && oc_streq(oc_json_str(prev, "name"), oc_json_str(k, "name"));
+    if(clash) {
+      char nn[120];
+      snprintf(nn, sizeof(nn), "%.80s-%d", oc_json_str(k, "name"), i + 1);
+      oc_json_set(&oom, k, "name", cJSON_CreateString(nn));
+    }
+    oc_json_put(&oom, cases, NULL, k);
+  }
+  char *text = oom ? NULL : cJSON_Print(doc);
+  if(!text) {
+    fprintf(stderr, "oacheck record: out of memory\n");
+    goto out;
+  }
+  if(!out || strcmp(out, "-") == 0) {
+    printf("%s\n", text);
+    rc = fflush(stdout) ? OC_EXIT_FAIL : OC_EXIT_OK;
+  }
+  else if(oc_write_file(out, text, strlen(text), err, sizeof(err)))
+    fprintf(stderr, "oacheck record: %s\n", err);
+  else
+    rc = OC_EXIT_OK;
+  free(text);
+out:
+  cJSON_Delete(doc);
+  return rc;
+}
+
 /* ---- --import ------------------------------------------------------- */
 
 struct route {
-  const char *name; /* borrowed from argv */
+  char *name;       /* the part of --route before "=" */
   char *method;
   char *path;
 };
@@ -474,130 +575,123 @@ static int parse_route(const char *arg, struct route *r)
  * run itself is cmd_run.c's, with every live case (and the identification
  * requests) also written to DIR as a cassette that `run --replay DIR` or
  * `serve DIR` plays back. */
-static int cmd_live(int argc, char **argv)
-{
-  const char *out = NULL;
-  char **rest = calloc((size_t)argc + 1, sizeof(*rest));
-  int n = 0, rc;
-  if(!rest)
-    return OC_EXIT_FAIL;
-  for(int i = 0; i < argc; i++) {
-    if(strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-      out = argv[++i];
-    else if(oc_startswith(argv[i], "--out="))
-      out = argv[i] + 6;
-    else
-      rest[n++] = argv[i];
-  }
-  if(!out) {
-    free(rest);
-    return oc_cli_usage_error("record", "live recording needs --out DIR");
-  }
-  if(mkdir(out, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "oacheck record: cannot create '%s': %s\n", out, strerror(errno));
-    free(rest);
-    return OC_EXIT_USAGE;
-  }
-  rc = oc_run_main(n, rest, "record", out);
-  free(rest);
-  return rc;
-}
-
 static int is_live(int argc, char **argv)
 {
-  for(int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if(strcmp(a, "--show") == 0 || strcmp(a, "--import") == 0 || strcmp(a, "-h") == 0 ||
-       strcmp(a, "--help") == 0)
+  /* not an option parser: which parser gets argv, cmd_run's or ours */
+  for(int i = 1; i < argc; i++) /* checksrc: a look, not a parse */
+    if(strcmp(argv[i], "--show") == 0 || strcmp(argv[i], "--import") == 0 ||
+       oc_startswith(argv[i], "--import="))
       return 0;
-  }
   for(int i = 1; i < argc; i++)
     if(oc_startswith(argv[i], "--target") || oc_startswith(argv[i], "-t"))
       return 1;
   return 0;
 }
 
+struct route_list {
+  struct route *items;
+  size_t n, alloc;
+};
+
+static int opt_route(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  struct route_list *l = o->value;
+  struct route *d = oc_array_grow(l->items, &l->alloc, l->n + 1, sizeof(*d));
+  if(!d) {
+    snprintf(err, errlen, "out of memory");
+    return 1;
+  }
+  l->items = d;
+  struct route *r = &d[l->n];
+  memset(r, 0, sizeof(*r));
+  if(parse_route(arg, r)) {
+    free(r->method);
+    free(r->path);
+    snprintf(err, errlen, "wants 'NAME=METHOD /PATH', got '%s'", arg);
+    return 1;
+  }
+  r->name = oc_strndup(arg, (size_t)(strchr(arg, '=') - arg));
+  if(!r->name) {
+    free(r->method);
+    free(r->path);
+    snprintf(err, errlen, "out of memory");
+    return 1;
+  }
+  l->n++;
+  return 0;
+}
+
 int oc_cmd_record(int argc, char **argv)
 {
   if(is_live(argc, argv))
-    return cmd_live(argc, argv);
+    return oc_run_main(argc, argv, "record", 1);
   struct import im;
+  struct route_list routes = { NULL, 0, 0 };
+  struct oc_strlist files = { NULL, 0, 0 };
   memset(&im, 0, sizeof(im));
-  int show = 0, rc = OC_EXIT_USAGE;
-  char **files = NULL;
-  int nfiles = 0;
-  files = calloc((size_t)argc + 1, sizeof(*files));
-  im.routes = calloc((size_t)argc + 1, sizeof(*im.routes));
-  if(!files || !im.routes) {
-    fprintf(stderr, "oacheck record: out of memory\n");
-    rc = OC_EXIT_FAIL;
+  int show = 0, to_suite = 0, rc = OC_EXIT_USAGE;
+  const char *suite_name = NULL;
+  const struct oc_option options[] = {
+    OC_OPT_FLAG(0, "show", &show,
+                "print each cassette FILE: its request, response head,\n"
+                "provenance and body, piece by piece, with non-printable\n"
+                "bytes escaped (\\xNN, \\r, \\t, \\\\; line ends kept)"),
+    OC_OPT_FLAG(0, "to-suite", &to_suite,
+                "turn each cassette FILE into a suite case that sends its\n"
+                "recorded request again (a failing exchange from 'oacheck\n"
+                "proxy --record' becomes a test); the suite goes to --out\n"
+                "FILE, or standard output"),
+    OC_OPT_STRING(0, "suite", &suite_name, "NAME", "--to-suite: the suite's name (default from-cassettes)"),
+    OC_OPT_STRING(0, "import", &im.rawdir, "RAWDIR",
+                  "convert every exchange listed in RAWDIR/index.json\n"
+                  "(NAME.request.json + NAME.response.http, and NAME.wire.http\n"
+                  "as NAME.wire) into DIR/NAME" OC_CASSETTE_EXT "; an index name\n"
+                  "with slashes (templates/X/props) goes to that subdirectory.\n"
+                  "RAWDIR/README.md is copied beside them and its title and\n"
+                  "table row for NAME become the cassette's provenance"),
+    OC_OPT_STRING(0, "out", &im.out, "DIR", "where the cassettes go (created when missing)"),
+    OC_OPT_STRING(0, "test-only-out", &im.test_out, "DIR",
+                  "where recordings that index.json marks \"test_only\" go\n"
+                  "(default: DIR as well)"),
+    OC_OPT_STRING(0, "server", &im.server, "BUILD",
+                  "the server build the recordings came from, kept in each\n"
+                  "cassette (e.g. 'llama.cpp b10587-3f545becc')"),
+    OC_OPT_CALLBACK(0, "route", &routes, "'NAME=METHOD PATH'", opt_route,
+                    "method and path for an entry whose index.json\n"
+                    "entry has none (taken from its README by a person)"),
+    OC_OPT_VERBOSITY(NULL),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "record", record_usage, record_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &files);
+  if(prc >= 0) {
+    rc = prc;
     goto out;
   }
-  for(int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if(strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      print_help();
-      rc = OC_EXIT_OK;
+  im.routes = routes.items;
+  im.nroutes = routes.n;
+  int nfiles = (int)files.n;
+  if(to_suite) {
+    if(show || im.rawdir || !nfiles) {
+      rc = oc_cli_usage_error("record", nfiles ? "--to-suite does not mix with --show or --import"
+                                               : "--to-suite needs cassette files");
       goto out;
     }
-    else if(strcmp(a, "--show") == 0)
-      show = 1;
-    else if(strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
-      oc_cli_verbose();
-    else if(strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
-      oc_cli_quiet();
-    else if(strcmp(a, "--import") == 0 || strcmp(a, "--out") == 0 ||
-            strcmp(a, "--test-only-out") == 0 || strcmp(a, "--server") == 0 ||
-            strcmp(a, "--route") == 0) {
-      if(!next) {
-        rc = oc_cli_usage_error("record", "option '%s' needs a value", a);
-        goto out;
-      }
-      i++;
-      if(strcmp(a, "--import") == 0)
-        im.rawdir = next;
-      else if(strcmp(a, "--out") == 0)
-        im.out = next;
-      else if(strcmp(a, "--test-only-out") == 0)
-        im.test_out = next;
-      else if(strcmp(a, "--server") == 0)
-        im.server = next;
-      else {
-        struct route *r = &im.routes[im.nroutes];
-        if(parse_route(next, r)) {
-          free(r->method);
-          free(r->path);
-          r->method = r->path = NULL;
-          rc = oc_cli_usage_error("record", "--route wants 'NAME=METHOD /PATH', got '%s'", next);
-          goto out;
-        }
-        im.nroutes++;
-        r->name = next;
-        /* the name is the part before '=': cut it off in place */
-        *strchr(next, '=') = '\0';
-      }
-    }
-    else if(a[0] == '-' && a[1]) {
-      rc = oc_cli_usage_error("record", "unknown option '%s'", a);
-      goto out;
-    }
-    else
-      files[nfiles++] = argv[i];
+    rc = cmd_to_suite(nfiles, files.items, suite_name, im.out);
   }
-  if(show) {
+  else if(show) {
     if(im.rawdir || !nfiles) {
       rc = oc_cli_usage_error("record", im.rawdir ? "--show and --import do not mix"
                                                   : "--show needs a cassette file");
       goto out;
     }
-    rc = cmd_show(nfiles, files);
+    rc = cmd_show(nfiles, files.items);
   }
   else if(im.rawdir) {
     if(!im.out || nfiles) {
       rc = oc_cli_usage_error("record", nfiles ? "unexpected argument '%s'"
                                                : "--import needs --out DIR%s",
-                              nfiles ? files[0] : "");
+                              nfiles ? files.items[0] : "");
       goto out;
     }
     rc = cmd_import(&im);
@@ -605,13 +699,14 @@ int oc_cmd_record(int argc, char **argv)
   else
     rc = oc_cli_usage_error("record", "give --target URL (live), --show FILE or --import RAWDIR");
 out:
-  for(size_t i = 0; im.routes && i < im.nroutes; i++) {
-    free(im.routes[i].method);
-    free(im.routes[i].path);
+  for(size_t i = 0; i < routes.n; i++) {
+    free(routes.items[i].name);
+    free(routes.items[i].method);
+    free(routes.items[i].path);
   }
-  free(im.routes);
+  free(routes.items);
   free(im.readme);
   free(im.title);
-  free(files);
+  oc_strlist_free(&files);
   return rc;
 }

@@ -3,11 +3,11 @@
  * from this output, and a test fails when the checked-in copy is stale). */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "deployment.h"
 #include "rules.h"
 #include "util.h"
 
@@ -15,21 +15,49 @@ static const char rules_usage[] =
   "Usage: oacheck rules [--markdown] [--profile P] [RULE|FAMILY]...\n"
   "List the rule catalogue, or explain rules.  RULE is an ID (TOOL-DELTA-INDEX),\n"
   "FAMILY a prefix (TOOL).  Each rule has a stable ID, a statement, why it\n"
-  "matters to a client, its source and a default severity that profiles adjust.\n"
-  "\n"
-  "  --markdown   print the catalogue as Markdown (docs/rules.md)\n"
-  "  --profile P  show severities under profile P (openai, llama-server, vllm, ollama)\n"
-  "  -h, --help   show this help\n";
+  "matters to a client, its source, a default severity that profiles adjust,\n"
+  "and where there is one, what a server operator can do about it.\n";
 
-static int matches(const struct oc_rule *r, int argc, char **argv, int first)
+static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
-  if(first >= argc)
+  const struct oc_profile *p = oc_profile_find(arg);
+  if(!p) {
+    snprintf(err, errlen, "unknown profile '%s'", arg);
     return 1;
-  for(int i = first; i < argc; i++) {
-    if(oc_strcaseeq(argv[i], r->id) || oc_strcaseeq(argv[i], r->family))
+  }
+  *(const struct oc_profile **)o->value = p;
+  return 0;
+}
+
+static int matches(const struct oc_rule *r, const struct oc_strlist *names)
+{
+  if(!names->n)
+    return 1;
+  for(size_t i = 0; i < names->n; i++) {
+    if(oc_strcaseeq(names->items[i], r->id) || oc_strcaseeq(names->items[i], r->family))
       return 1;
   }
   return 0;
+}
+
+/* Does a diagnosis list rule among those it usually explains? */
+static int diag_explains(const struct oc_diag *d, const char *rule)
+{
+  size_t n = strlen(rule);
+  for(const char *p = d->rules; (p = strstr(p, rule)) != NULL; p += n)
+    if((p == d->rules || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
+
+static void explain_diag(const struct oc_diag *d)
+{
+  printf("%s  (diagnosis, %s)\n", d->id, d->server);
+  printf("  cause:    %s\n", d->cause);
+  printf("  flags:    %s\n", d->flags);
+  printf("  fix:      %s\n", d->fix);
+  printf("  explains: %s (a finding's diagnosis says the cause with the deployment's numbers)\n",
+         d->rules);
 }
 
 static void explain(const struct oc_rule *r, const struct oc_profile *only)
@@ -52,11 +80,18 @@ static void explain(const struct oc_rule *r, const struct oc_profile *only)
   printf("\n");
   if(r->fix)
     printf("  fix:      %s\n", r->fix);
+  for(size_t i = 0; i < oc_rule_nfixes; i++)
+    if(oc_rule_fixes[i].rule == r->rid && (!only || oc_streq(only->name, oc_rule_fixes[i].server)))
+      printf("  fix (%s): %s\n", oc_rule_fixes[i].server, oc_rule_fixes[i].fix);
   for(const struct oc_profile *p = oc_profiles; p->name; p++) {
     const struct oc_profile_override *o = oc_profile_override(p, r->rid);
     if(o && (!only || only == p))
       printf("  %s: %s\n", p->name, o->reason);
   }
+  for(size_t i = 0; i < OC_DIAG__COUNT; i++)
+    if(diag_explains(&oc_diags[i], r->id) && (!only || oc_streq(only->name, oc_diags[i].server)))
+      printf("  diagnosis %s (%s): %s\n    fix: %s\n", oc_diags[i].id, oc_diags[i].server,
+             oc_diags[i].cause, oc_diags[i].fix);
 }
 
 /* Markdown table cells: pipes would end the cell. */
@@ -109,46 +144,76 @@ static void markdown(void)
            r->id, r->statement, r->why, r->source, oc_severity_name(r->severity));
     if(r->fix)
       printf("- **Fix:** %s\n", r->fix);
+    for(size_t i = 0; i < oc_rule_nfixes; i++)
+      if(oc_rule_fixes[i].rule == r->rid)
+        printf("- **Fix (`%s`):** %s\n", oc_rule_fixes[i].server, oc_rule_fixes[i].fix);
+    int nd = 0;
+    for(size_t i = 0; i < OC_DIAG__COUNT; i++)
+      if(diag_explains(&oc_diags[i], r->id))
+        printf("%s[`%s`](#diagnosis-%s)", nd++ ? ", " : "- **Diagnoses:** ", oc_diags[i].id,
+               oc_diags[i].id);
+    if(nd)
+      putchar('\n');
     for(const struct oc_profile *p = oc_profiles; p->name; p++) {
       const struct oc_profile_override *o = oc_profile_override(p, r->rid);
       if(o)
         printf("- **`%s` profile:** %s (%s)\n", p->name, oc_severity_name(o->severity), o->reason);
     }
   }
+  printf("\n## Deployment diagnoses\n\n"
+         "A finding of any rule carries a diagnosis when the target's own facts (`/props`,\n"
+         "`/slots`, `/metrics`) and its response explain the cause; the finding's diagnosis\n"
+         "says it with the deployment's numbers (`findings[].diagnosis` in the results,\n"
+         "beside the finding in the HTML report, under it on the console). Source:\n"
+         "`src/fixes.def`; `docs/deployment.md` says how each was seen.\n");
+  for(size_t i = 0; i < OC_DIAG__COUNT; i++)
+    printf("\n### diagnosis-%s\n\n- **Server:** `%s`\n- **Cause:** %s\n- **Flags:** `%s`\n"
+           "- **Fix:** %s\n- **Usually explains:** %s\n",
+           oc_diags[i].id, oc_diags[i].server, oc_diags[i].cause, oc_diags[i].flags,
+           oc_diags[i].fix, oc_diags[i].rules);
 }
+
+static int list(const struct oc_strlist *names, int md, const struct oc_profile *profile);
 
 int oc_cmd_rules(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "markdown", no_argument, NULL, 'm' },
-    { "profile", required_argument, NULL, 'p' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
-  int md = 0, c;
+  int md = 0;
   const struct oc_profile *profile = NULL;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch(c) {
-    case 'm': md = 1; break;
-    case 'p':
-      profile = oc_profile_find(optarg);
-      if(!profile)
-        return oc_cli_usage_error("rules", "unknown profile '%s'", optarg);
-      break;
-    case 'h': fputs(rules_usage, stdout); return OC_EXIT_OK;
-    default: return oc_cli_usage_error("rules", "unknown option '%s'", argv[optind - 1]);
-    }
+  struct oc_strlist names = { NULL, 0, 0 };
+  const struct oc_option options[] = {
+    OC_OPT_FLAG(0, "markdown", &md, "print the catalogue as Markdown (docs/rules.md)"),
+    OC_OPT_CALLBACK(0, "profile", &profile, "P", opt_profile,
+                    "show severities under profile P (openai, llama-server, vllm, ollama)"),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "rules", rules_usage, NULL, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &names);
+  if(prc >= 0) {
+    oc_strlist_free(&names);
+    return prc;
   }
+  int status = list(&names, md, profile);
+  oc_strlist_free(&names);
+  return status;
+}
+
+static int list(const struct oc_strlist *names, int md, const struct oc_profile *profile)
+{
   if(md) {
     markdown();
     return OC_EXIT_OK;
   }
   int shown = 0;
-  int single = optind < argc;
+  int single = names->n > 0;
+  for(size_t i = 0; single && i < OC_DIAG__COUNT; i++)
+    for(size_t k = 0; k < names->n; k++)
+      if(oc_strcaseeq(names->items[k], oc_diags[i].id)) {
+        if(shown++)
+          putchar('\n');
+        explain_diag(&oc_diags[i]);
+      }
   for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
-    if(!matches(r, argc, argv, optind))
+    if(!matches(r, names))
       continue;
     if(single) {
       if(shown)
@@ -170,7 +235,7 @@ int oc_cmd_rules(int argc, char **argv)
   }
   if(!shown) {
     fprintf(stderr, "oacheck rules: no rule or family named '%s' ('oacheck rules' lists them)\n",
-            argv[optind]);
+            names->items[0]);
     return OC_EXIT_USAGE;
   }
   return OC_EXIT_OK;

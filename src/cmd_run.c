@@ -4,19 +4,24 @@
  * and write the JSON, JUnit and HTML reports.  Exit status per DESIGN.md. */
 #include "config.h"
 
-#include <getopt.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "datadir.h"
+#include "deployment.h"
 #include "json.h"
+#include "loadcheck.h"
 #include "report_console.h"
 #include "report.h"
+#include "report_ci.h"
 #include "response.h"
 #include "results_json.h"
 #include "runner.h"
 #include "schema.h"
+#include "shard.h"
 #include "suite.h"
 #include "target.h"
 #include "url.h"
@@ -26,191 +31,153 @@ static const char run_usage[] =
   "Usage: oacheck run [SUITE]... [OPTION]...\n"
   "Run suites against targets and report.  SUITE is a file or a shipped suite's\n"
   "name; with none, every shipped suite runs.  With no target, the shipped\n"
-  "llama-server recordings are replayed: no server, no GPU, no network.\n"
-  "\n"
-  "Targets:\n"
-  "  -t, --target [NAME=]URL  a live server (its root; a trailing /v1 is taken off);\n"
-  "                           'env' uses $OPENAI_BASE_URL; repeatable\n"
-  "      --targets FILE       several targets, each with name, url or recordings,\n"
-  "                           profile, model, key_env, headers, allow\n"
-  "      --replay DIR         replay the recordings in DIR (cassettes or raw exchanges)\n"
-  "      --model NAME         ${MODEL} (default: the first id of /v1/models)\n"
-  "      --profile P          openai, llama-server, vllm, ollama or auto (default)\n"
-  "      --ctx-size N         the context a request may use (default: from /props)\n"
-  "                           --profile applies to every target; --model and --ctx-size\n"
-  "                           to those whose targets-file entry does not set them\n"
-  "Selection:\n"
-  "      --filter GLOB        run cases whose 'suite/case', case or suite matches\n"
-  "      --tag T              run cases with this tag\n"
-  "      --shard K/N          run the K-th of N shards (by case, same on every target)\n"
-  "      --list               print the plan and run nothing\n"
-  "Transport:\n"
-  "  -j, --jobs N             live cases in flight (default 4)\n"
-  "      --timeout S          total seconds per case (default 120)\n"
-  "      --idle-timeout S     seconds without a byte before giving up (default 60)\n"
-  "      --connect-timeout S  default 10\n"
-  "      --retries N          retries of 429/503, honouring Retry-After (default 2)\n"
-  "      --cacert FILE        CA bundle for TLS;   --insecure  do not verify TLS\n"
-  "Findings and reports:\n"
-  "      --allow RULE         downgrade a rule (or FAMILY-*) to a warning; repeatable\n"
-  "      --json FILE          write the results (the canonical report)\n"
-  "      --junit FILE         write JUnit XML\n"
-  "      --html FILE          write a self-contained HTML report\n"
-  "  -v, --verbose            print every finding;   -q, --quiet  print errors only\n"
-  "\n"
-  "The API key comes from $OPENAI_API_KEY (or a target's key_env) and never\n"
-  "appears in any output.  Exit status: 0 all passed or skipped, 1 a case\n"
-  "failed or errored, 2 usage error or a suite that cannot be loaded, 3 no\n"
-  "target could be reached.\n";
+  "llama-server recordings are replayed: no server, no GPU, no network.\n";
 
-enum {
-  OPT_TARGETS = 256, OPT_REPLAY, OPT_MODEL, OPT_PROFILE, OPT_CTX, OPT_FILTER, OPT_TAG, OPT_SHARD,
-  OPT_LIST, OPT_TIMEOUT, OPT_IDLE, OPT_CONNECT, OPT_RETRIES, OPT_CACERT, OPT_INSECURE, OPT_ALLOW,
-  OPT_JSON, OPT_JUNIT, OPT_HTML
-};
+static const char record_usage[] =
+  "Usage: oacheck record [SUITE]... --target [NAME=]URL... --out DIR [OPTION]...\n"
+  "Run the suites against the targets exactly as 'oacheck run' does (same options,\n"
+  "same report), and also write every case's exchange, with the arrival time of\n"
+  "every piece, to DIR/SUITE.CASE.cassette.gz, plus the target identification\n"
+  "requests.  'oacheck run --replay DIR' then reaches the same verdicts with no\n"
+  "network; 'oacheck serve DIR' serves them.  API keys and other secret headers\n"
+  "are never written.  ('oacheck record --show' and '--import': 'oacheck record\n"
+  "--help' without a target.)\n";
 
-static const struct option run_options[] = {
-  { "target", required_argument, NULL, 't' },
-  { "targets", required_argument, NULL, OPT_TARGETS },
-  { "replay", required_argument, NULL, OPT_REPLAY },
-  { "model", required_argument, NULL, OPT_MODEL },
-  { "profile", required_argument, NULL, OPT_PROFILE },
-  { "ctx-size", required_argument, NULL, OPT_CTX },
-  { "filter", required_argument, NULL, OPT_FILTER },
-  { "tag", required_argument, NULL, OPT_TAG },
-  { "shard", required_argument, NULL, OPT_SHARD },
-  { "list", no_argument, NULL, OPT_LIST },
-  { "jobs", required_argument, NULL, 'j' },
-  { "timeout", required_argument, NULL, OPT_TIMEOUT },
-  { "idle-timeout", required_argument, NULL, OPT_IDLE },
-  { "connect-timeout", required_argument, NULL, OPT_CONNECT },
-  { "retries", required_argument, NULL, OPT_RETRIES },
-  { "cacert", required_argument, NULL, OPT_CACERT },
-  { "insecure", no_argument, NULL, OPT_INSECURE },
-  { "allow", required_argument, NULL, OPT_ALLOW },
-  { "json", required_argument, NULL, OPT_JSON },
-  { "junit", required_argument, NULL, OPT_JUNIT },
-  { "html", required_argument, NULL, OPT_HTML },
-  { "verbose", no_argument, NULL, 'v' },
-  { "quiet", no_argument, NULL, 'q' },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
-};
-
-struct strlist {
-  const char **items;
-  size_t n;
-};
-
-static int strlist_add(struct strlist *l, const char *s)
-{
-  const char **d = realloc(l->items, (l->n + 1) * sizeof(*d));
-  if(!d)
-    return OC_ENOMEM;
-  d[l->n++] = s;
-  l->items = d;
-  return OC_OK;
-}
+static const char run_footer[] =
+  "--profile applies to every target; --model and --ctx-size to those whose\n"
+  "targets-file entry does not set them.  The API key comes from $OPENAI_API_KEY\n"
+  "(or a target's key_env) and never appears in any output.\n"
+  "Exit status: 0 all passed or skipped, 1 a case failed or errored, 2 usage\n"
+  "error or a suite that cannot be loaded, 3 no target could be reached.\n";
 
 struct run_args {
   struct oc_run_options opts;
-  struct strlist targets, replays, filters, tags, allow, suites;
-  const char *targets_file, *model, *profile, *json, *junit, *html;
+  struct oc_target_args targets;
+  struct oc_report_args reports;
+  struct oc_ci_args ci;
+  struct oc_strlist filters, tags, suites;
+  struct oc_ruleset allow;
+  const char *model, *profile;
+  const char *shard, *durations; /* --shard K/N|auto, --durations FILE */
+  long shard_total;
+  struct oc_shard sh;
   long ctx_size;
   int list;
   int verbose;
+  int load;                 /* --load N */
+  long duration_ms;         /* --duration S */
 };
 
-static int seconds_ms(const char *cmd, const char *opt, const char *v, long *out)
+static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
-  double d;
-  if(oc_parse_double(v, &d) || d <= 0 || d > 86400)
-    return oc_cli_usage_error(cmd, "%s wants seconds (0 < S <= 86400), not '%s'", opt, v);
-  *out = (long)(d * 1000.0);
+  if(strcmp(arg, "auto") != 0 && !oc_profile_find(arg)) {
+    snprintf(err, errlen, "unknown profile '%s' (openai, llama-server, vllm, ollama, auto)", arg);
+    return 1;
+  }
+  *(const char **)o->value = arg;
   return 0;
 }
 
 /* Parse argv into a; returns -1 to go on, else an exit status. */
-static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd)
+static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd, int record)
 {
-  int c;
-  long v;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "t:j:vqh", run_options, NULL)) != -1) {
-    int rc = 0;
-    switch(c) {
-    case 't': rc = strlist_add(&a->targets, optarg); break;
-    case OPT_TARGETS: a->targets_file = optarg; break;
-    case OPT_REPLAY: rc = strlist_add(&a->replays, optarg); break;
-    case OPT_MODEL: a->model = optarg; break;
-    case OPT_PROFILE:
-      if(strcmp(optarg, "auto") != 0 && !oc_profile_find(optarg))
-        return oc_cli_usage_error(cmd, "unknown profile '%s' (openai, llama-server, vllm, ollama, auto)", optarg);
-      a->profile = optarg;
-      break;
-    case OPT_CTX:
-      if(oc_parse_long(optarg, 1, 100000000, &v))
-        return oc_cli_usage_error(cmd, "--ctx-size wants a positive number of tokens, not '%s'", optarg);
-      a->ctx_size = v;
-      break;
-    case OPT_FILTER: rc = strlist_add(&a->filters, optarg); break;
-    case OPT_TAG: rc = strlist_add(&a->tags, optarg); break;
-    case OPT_SHARD: {
-      long k, n;
-      const char *slash = strchr(optarg, '/');
-      char kbuf[16];
-      if(!slash || (size_t)(slash - optarg) >= sizeof(kbuf))
-        return oc_cli_usage_error(cmd, "--shard wants K/N, e.g. 2/4, not '%s'", optarg);
-      memcpy(kbuf, optarg, (size_t)(slash - optarg));
-      kbuf[slash - optarg] = '\0';
-      if(oc_parse_long(kbuf, 1, 10000, &k) || oc_parse_long(slash + 1, 1, 10000, &n) || k > n)
-        return oc_cli_usage_error(cmd, "--shard wants K/N with 1 <= K <= N, not '%s'", optarg);
-      a->opts.shard_k = (int)k;
-      a->opts.shard_n = (int)n;
-      break;
-    }
-    case OPT_LIST: a->list = 1; break;
-    case 'j':
-      if(oc_parse_long(optarg, 1, 256, &v))
-        return oc_cli_usage_error(cmd, "--jobs wants 1..256, not '%s'", optarg);
-      a->opts.jobs = (int)v;
-      break;
-    case OPT_TIMEOUT:
-      if(seconds_ms(cmd, "--timeout", optarg, &a->opts.timeout_ms))
-        return OC_EXIT_USAGE;
-      break;
-    case OPT_IDLE:
-      if(seconds_ms(cmd, "--idle-timeout", optarg, &a->opts.idle_timeout_ms))
-        return OC_EXIT_USAGE;
-      break;
-    case OPT_CONNECT:
-      if(seconds_ms(cmd, "--connect-timeout", optarg, &a->opts.connect_timeout_ms))
-        return OC_EXIT_USAGE;
-      break;
-    case OPT_RETRIES:
-      if(oc_parse_long(optarg, 0, 10, &v))
-        return oc_cli_usage_error(cmd, "--retries wants 0..10, not '%s'", optarg);
-      a->opts.retries = (int)v;
-      break;
-    case OPT_CACERT: a->opts.cacert = optarg; break;
-    case OPT_INSECURE: a->opts.insecure = 1; break;
-    case OPT_ALLOW: rc = strlist_add(&a->allow, optarg); break;
-    case OPT_JSON: a->json = optarg; break;
-    case OPT_JUNIT: a->junit = optarg; break;
-    case OPT_HTML: a->html = optarg; break;
-    case 'v': a->verbose++; oc_cli_verbose(); break;
-    case 'q': oc_cli_quiet(); break;
-    case 'h': fputs(run_usage, stdout); return OC_EXIT_OK;
-    case ':': return oc_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-    default: return oc_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-    }
-    if(rc)
-      return oc_cli_usage_error(cmd, "out of memory");
+  struct oc_run_options *ro = &a->opts;
+  const struct oc_option out = OC_OPT_STRING(0, "out", &ro->record_dir, "DIR",
+                                             "record: where the cassettes go (created when missing); with "
+                                             "--model all or a,b, each model's in DIR/MODEL");
+  const struct oc_option end = OC_OPT_END();
+  const struct oc_option options[] = {
+    OC_OPT_TARGETS(&a->targets),
+    OC_OPT_STRING(0, "model", &a->model, "NAME",
+                  "${MODEL} (default: the first id of /v1/models); 'all' or 'a,b': the suites once "
+                  "per model, a target NAME/MODEL each"),
+    OC_OPT_CALLBACK(0, "profile", &a->profile, "P", opt_profile,
+                    "openai, llama-server, vllm, ollama or auto (default)"),
+    OC_OPT_LONG(0, "ctx-size", &a->ctx_size, "N", 1, 100000000,
+                "the context a request may use (default: from /props)"),
+    OC_OPT_GROUP("Selection:"),
+    OC_OPT_LIST(0, "filter", &a->filters, "GLOB", "run cases whose 'suite/case', case or suite matches"),
+    OC_OPT_LIST(0, "tag", &a->tags, "T", "run cases with this tag"),
+    OC_OPT_STRING(0, "shard", &a->shard, "K/N|auto",
+                  "run the K-th of N shards (by case, the same on every\n"
+                  "target; a case keeps its shard when cases are added);\n"
+                  "'auto': K and N from the CI engine's variables"),
+    OC_OPT_LONG(0, "shard-total", &a->shard_total, "N", 1, 10000,
+                "--shard auto: the number of shards where the engine\n"
+                "gives only an index (Kubernetes JOB_COMPLETION_INDEX)"),
+    OC_OPT_STRING(0, "durations", &a->durations, "FILE",
+                  "balance the shards by the case durations recorded in\n"
+                  "FILE (JSON results of an earlier run, best merged)"),
+    OC_OPT_FLAG(0, "list", &a->list, "print the plan and run nothing"),
+    OC_OPT_GROUP("Transport:"),
+    OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256,
+               "live cases in flight per target (default: a llama-server's\n"
+               "total_slots, else 4)"),
+    OC_OPT_SECONDS(0, "timeout", &ro->timeout_ms, "total seconds per case (default 120)"),
+    OC_OPT_SECONDS(0, "idle-timeout", &ro->idle_timeout_ms,
+                   "seconds without a byte before giving up (default 60)"),
+    OC_OPT_SECONDS(0, "connect-timeout", &ro->connect_timeout_ms, "default 10"),
+    OC_OPT_INT(0, "retries", &ro->retries, "N", 0, 10,
+               "retries of 429/503, honouring Retry-After (default 2)"),
+    OC_OPT_INT(0, "load", &a->load, "N", 1, 256,
+               "after the run, run the live cases again with N in\n"
+               "flight per target and report what fails only under load"),
+    OC_OPT_SECONDS(0, "duration", &a->duration_ms,
+                   "with --load: keep the load on this long (default: one round)"),
+    OC_OPT_STRING(0, "cacert", &ro->cacert, "FILE", "CA bundle for TLS"),
+    OC_OPT_FLAG(0, "insecure", &ro->insecure, "do not verify TLS"),
+    OC_OPT_GROUP("Findings and reports:"),
+    OC_OPT_ALLOW(&a->allow),
+    OC_OPT_REPORTS(&a->reports),
+    OC_OPT_CI(&a->ci),
+    OC_OPT_VERBOSE(&a->verbose, "print every finding (repeat for debug and trace output)"),
+    OC_OPT_QUIET(),
+    record ? out : end,
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { cmd, record ? record_usage : run_usage, run_footer, options };
+  return oc_cli_parse(&cli, argc, argv, &a->suites);
+}
+
+static const char *real_getenv(const char *name)
+{
+  return getenv(name);
+}
+
+/* --shard, --shard-total and --durations into a->sh (then a->opts.shard);
+ * -1 to go on, else an exit status. */
+static int resolve_shard(struct run_args *a, const char *cmd)
+{
+  char err[700];
+  if(!a->shard) {
+    if(a->shard_total || a->durations)
+      return oc_cli_usage_error(cmd, "--%s needs --shard", a->durations ? "durations" : "shard-total");
+    return -1;
   }
-  for(int i = optind; i < argc; i++)
-    if(strlist_add(&a->suites, argv[i]))
-      return oc_cli_usage_error(cmd, "out of memory");
+  if(strcmp(a->shard, "auto") == 0) {
+    if(oc_shard_from_env(&a->sh, real_getenv, a->shard_total, err, sizeof(err)))
+      return oc_cli_usage_error(cmd, "--shard auto: %s", err);
+  }
+  else if(a->shard_total)
+    return oc_cli_usage_error(cmd, "--shard-total goes with --shard auto");
+  else if(oc_shard_parse(&a->sh, a->shard, err, sizeof(err)))
+    return oc_cli_usage_error(cmd, "--shard: %s", err);
+  if(a->durations) {
+    cJSON *doc = oc_results_load(a->durations, err, sizeof(err));
+    if(!doc) {
+      oc_error("--durations: %s", err);
+      return OC_EXIT_USAGE;
+    }
+    int rc = oc_shard_balance(&a->sh, doc, err, sizeof(err));
+    cJSON_Delete(doc);
+    if(rc) {
+      oc_error("--durations '%s': %s", a->durations, err);
+      return OC_EXIT_USAGE;
+    }
+  }
+  oc_info("shard %d of %d (%s, by %s)", a->sh.k, a->sh.n, a->sh.source,
+          oc_shard_method_name(a->sh.method));
+  a->opts.shard = &a->sh;
   return -1;
 }
 
@@ -267,6 +234,8 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   }
   if(bad) {
     fputs(oc_buf_str(&errs), stderr);
+    if(oc_buf_error(&errs))
+      oc_error("more suite errors than fit the message buffer; the first are shown");
     oc_error("suite errors: no case was run");
   }
   oc_buf_free(&errs);
@@ -276,30 +245,9 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
-  for(size_t i = 0; i < a->targets.n; i++) {
-    struct oc_target *d = realloc(*ts, (*nt + 1) * sizeof(*d));
-    if(!d)
-      return OC_EXIT_USAGE;
-    *ts = d;
-    if(oc_target_from_spec(&d[*nt], a->targets.items[i], err, sizeof(err)))
-      return oc_cli_usage_error("run", "%s", err);
-    (*nt)++;
-  }
-  for(size_t i = 0; i < a->replays.n; i++) {
-    struct oc_target *d = realloc(*ts, (*nt + 1) * sizeof(*d));
-    if(!d)
-      return OC_EXIT_USAGE;
-    *ts = d;
-    if(oc_target_from_recordings(&d[*nt], NULL, a->replays.items[i], err, sizeof(err))) {
-      oc_error("%s", err);
-      return OC_EXIT_USAGE;
-    }
-    (*nt)++;
-  }
-  if(a->targets_file && oc_targets_load(a->targets_file, ts, nt, err, sizeof(err))) {
-    oc_error("%s", err);
-    return OC_EXIT_USAGE;
-  }
+  int rc = oc_targets_build_for("run", &a->targets, ts, nt);
+  if(rc >= 0)
+    return rc;
   if(*nt == 0) {
     char *dir = oc_data_path("suites/recordings/llama-server");
     struct oc_target *d = calloc(1, sizeof(*d));
@@ -317,20 +265,60 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
   }
   for(size_t i = 0; i < *nt; i++) {
     struct oc_target *t = &(*ts)[i];
-    for(size_t k = 0; k < i; k++)
-      if(strcmp((*ts)[k].name, t->name) == 0)
-        return oc_cli_usage_error("run", "two targets are named '%s': give them names (NAME=URL)", t->name);
     if(a->profile) {
       free(t->profile_name);
       t->profile_name = oc_strdup(a->profile);
       t->profile_source = strcmp(a->profile, "auto") == 0 ? "auto" : "option";
     }
-    if(a->model && !t->model)
+    if(a->model && !t->model && !oc_model_spec_is_list(a->model))
       t->model = oc_strdup(a->model);
     if(a->ctx_size && !t->ctx_size)
       t->ctx_size = a->ctx_size;
   }
   return -1;
+}
+
+/* How many cases each live target gets in flight: --jobs, else as many as
+ * it has slots (more would only queue, and on a shared context could make
+ * failures one client never sees), else 4. */
+static void choose_jobs(struct oc_target *t, int jobs)
+{
+  int slots = oc_deployment_slots(&t->deployment);
+  if(jobs > 0) {
+    t->jobs = jobs;
+    t->jobs_source = "option";
+  }
+  else if(slots > 0) {
+    t->jobs = slots > 256 ? 256 : slots;
+    t->jobs_source = "total_slots";
+  }
+  else {
+    t->jobs = 4;
+    t->jobs_source = "default";
+  }
+}
+
+/* The first lines about a target, after its identity: what its
+ * recordings are, what the deployment says about itself, and how many
+ * cases run at once. */
+static void target_lines(const struct oc_target *t)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  cJSON *j = oc_target_json(t);
+  if(oc_json_obj(j, "recorded") && oc_recorded_text(oc_json_obj(j, "recorded"), &b) == OC_OK)
+    printf("  recorded: %s\n", oc_buf_str(&b));
+  oc_buf_reset(&b);
+  if(oc_json_obj(j, "deployment") && oc_deployment_text(oc_json_obj(j, "deployment"), &b) == OC_OK)
+    printf("  deployment: %s\n", oc_buf_str(&b));
+  if(t->live && t->jobs > 0) {
+    const char *why = oc_streq(t->jobs_source, "total_slots") ? "the target's total_slots; --jobs N overrides"
+                      : oc_streq(t->jobs_source, "option") ? "--jobs"
+                      : "no slot count known; --jobs N sets it";
+    printf("  jobs: %d in flight (%s)\n", t->jobs, why);
+  }
+  cJSON_Delete(j);
+  oc_buf_free(&b);
 }
 
 static void on_result(void *ud, const struct oc_plan_item *it, const cJSON *res, size_t done,
@@ -360,7 +348,72 @@ static char *command_line(int argc, char **argv)
     else
       oc_buf_printf(&b, " %s", argv[i]);
   }
-  return oc_buf_take(&b, NULL);
+  return oc_buf_take(&b, NULL); /* NULL, not a cut command, when an add failed */
+}
+
+static void print_target(const struct oc_target *t)
+{
+  const char *model = oc_json_str(t->identity, "model");
+  if(!t->reachable) {
+    fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
+    return;
+  }
+  fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s%s\n", t->name,
+          t->live ? "live" : "replay of", t->live ? "server" : t->recordings, t->profile->name,
+          t->profile_source, t->router ? ", router" : "", model ? ", model " : "",
+          model ? model : "");
+  /* a model that loaded on first use: slow once, reported, not judged */
+  const cJSON *load = oc_json_obj(t->identity, "load");
+  if(load)
+    fprintf(stdout, "target %s: model %s was %s; its first request took %.1f ms (loading it)\n",
+            t->name, model ? model : "?", oc_json_str(load, "was") ? oc_json_str(load, "was") : "?",
+            oc_json_num(load, "first_request_ms", 0));
+}
+
+/* The model matrix: a line per model of each router (or model list),
+ * its counts by status, and the rules that failed there. */
+static void model_matrix(const cJSON *doc, const struct oc_target *ts, size_t n)
+{
+  int any = 0;
+  for(size_t i = 0; i < n; i++)
+    any |= ts[i].router_name != NULL;
+  if(!any)
+    return;
+  int w = 6;
+  for(size_t i = 0; i < n; i++)
+    if((int)strlen(ts[i].name) > w)
+      w = (int)strlen(ts[i].name) > 48 ? 48 : (int)strlen(ts[i].name);
+  printf("\n%-*s  %-24s %5s %5s %5s %5s  %s\n", w, "target", "model", "pass", "fail", "error", "skip",
+         "failing rules");
+  for(size_t i = 0; i < n; i++) {
+    struct oc_counts c;
+    oc_results_count(doc, ts[i].name, NULL, &c);
+    struct oc_buf rules;
+    oc_buf_init(&rules, OC_CAP_MESSAGE);
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    {
+      if(!oc_streq(oc_json_str(r, "target"), ts[i].name) || !oc_streq(oc_json_str(r, "status"), "fail"))
+        continue;
+      const cJSON *f;
+      cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+      {
+        const char *rule = oc_json_str(f, "rule");
+        if(!oc_streq(oc_json_str(f, "severity"), "error") || !rule)
+          continue;
+        char word[80];
+        snprintf(word, sizeof(word), " %s ", rule);
+        char padded[OC_CAP_MESSAGE + 2];
+        snprintf(padded, sizeof(padded), " %s ", oc_buf_str(&rules));
+        if(!strstr(padded, word))
+          oc_buf_printf(&rules, "%s%s", rules.len ? " " : "", rule);
+      }
+    }
+    const char *model = oc_target_model(&ts[i]);
+    printf("%-*.*s  %-24.24s %5ld %5ld %5ld %5ld  %s\n", w, w, ts[i].name, model ? model : "-",
+           c.pass, c.fail, c.error, c.skip, rules.len ? oc_buf_str(&rules) : "-");
+    oc_buf_free(&rules);
+  }
 }
 
 static void list_plan(const struct oc_run *r)
@@ -376,14 +429,12 @@ static void list_plan(const struct oc_run *r)
          r->ntargets == 1 ? "" : "s");
 }
 
-int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
+int oc_run_main(int argc, char **argv, const char *cmd, int record)
 {
   struct run_args a;
-  struct oc_ruleset allow;
-  oc_ruleset_init(&allow);
   memset(&a, 0, sizeof(a));
   oc_run_options_init(&a.opts);
-  int status = parse_args(argc, argv, &a, cmd);
+  int status = parse_args(argc, argv, &a, cmd, record);
   struct oc_schemas sch;
   struct oc_schema *suite_schema = NULL;
   struct oc_suite_set suites = { NULL, 0 };
@@ -398,20 +449,23 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
   memset(&sch, 0, sizeof(sch));
   if(status >= 0)
     goto out;
-  a.opts.record_dir = record_dir;
+  if((status = resolve_shard(&a, cmd)) >= 0)
+    goto out;
+  const char *record_dir = a.opts.record_dir;
+  if(record && !record_dir) {
+    status = oc_cli_usage_error(cmd, "live recording needs --out DIR");
+    goto out;
+  }
+  if(record_dir && mkdir(record_dir, 0777) != 0 && errno != EEXIST) {
+    oc_error("cannot create '%s': %s", record_dir, strerror(errno));
+    status = OC_EXIT_USAGE;
+    goto out;
+  }
   a.opts.filters = a.filters.items;
   a.opts.nfilters = a.filters.n;
   a.opts.tags = a.tags.items;
   a.opts.ntags = a.tags.n;
-  a.opts.allow = &allow;
-  for(size_t i = 0; i < a.allow.n; i++) {
-    const char *al = a.allow.items[i];
-    if(oc_ruleset_add_pattern(&allow, al)) {
-      status = oc_cli_usage_error(cmd, "--allow: unknown rule or family '%s' ('oacheck rules' "
-                                  "lists them)", al);
-      goto out;
-    }
-  }
+  a.opts.allow = &a.allow;
   if(oc_schemas_load(&sch, err, sizeof(err))) {
     oc_error("cannot load the shipped schemas: %s", err);
     status = OC_EXIT_USAGE;
@@ -429,6 +483,80 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
         status = oc_cli_usage_error(cmd, "record needs live targets (--target URL)");
         goto out;
       }
+  if(a.duration_ms && !a.load) {
+    status = oc_cli_usage_error(cmd, "--duration goes with --load N");
+    goto out;
+  }
+  if(a.load) {
+    size_t live = 0;
+    for(size_t i = 0; i < ntargets; i++)
+      live += targets[i].live;
+    if(record_dir || !live) {
+      status = oc_cli_usage_error(cmd, record_dir ? "--load does not record: use 'oacheck run'"
+                                                  : "--load needs a live target (--target URL): "
+                                                    "recordings are replayed one case at a time");
+      goto out;
+    }
+  }
+  char started[32];
+  oc_now_rfc3339(started);
+  struct oc_console con;
+  oc_console_init(&con, stdout);
+  con.verbose = a.verbose;
+  int models = oc_model_spec_is_list(a.model);
+  size_t reachable = 0;
+  /* several targets record into a directory each (the second would
+   * overwrite the first's SUITE.CASE otherwise) */
+  if(record_dir && ntargets > 1 && oc_run_record_dirs(targets, ntargets, record_dir)) {
+    status = OC_EXIT_USAGE;
+    goto out;
+  }
+  /* from here on ^C or SIGTERM stops the run and still writes the
+   * finished cases, marked incomplete */
+  if(!a.list)
+    oc_run_catch_signals();
+  if(!a.list || models) {
+    if(note)
+      fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
+    /* identification honours the run's timeouts: each request at most
+     * 30 s (or --timeout), --idle-timeout without a byte, and all of one
+     * target's identification --timeout */
+    struct oc_identify_options io = { .timeout_ms = a.opts.timeout_ms < 30000 ? a.opts.timeout_ms : 30000,
+                                      .insecure = a.opts.insecure, .cacert = a.opts.cacert,
+                                      .record_dir = record_dir,
+                                      .idle_timeout_ms = a.opts.idle_timeout_ms,
+                                      .connect_timeout_ms = a.opts.connect_timeout_ms,
+                                      .budget_ms = a.opts.timeout_ms };
+    /* --model all / a,b: each target once per model, each identified on its own */
+    if(models) {
+      struct oc_identify_options lo = io;
+      lo.models_only = 1;
+      for(size_t i = 0; i < ntargets; i++)
+        oc_target_identify(&targets[i], &lo);
+      if((status = oc_targets_expand_models(&targets, &ntargets, a.model, record_dir, err,
+                                            sizeof(err))) != OC_OK) {
+        status = status == OC_EUSAGE ? oc_cli_usage_error(cmd, "%s", err)
+                                     : (oc_error("%s", status == OC_ENOMEM ? "out of memory" : err),
+                                        OC_EXIT_USAGE);
+        goto out;
+      }
+      a.opts.by_target = 1;
+    }
+    for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
+      oc_target_identify(&targets[i], &io);
+      reachable += targets[i].reachable;
+      if(targets[i].reachable)
+        choose_jobs(&targets[i], a.opts.jobs);
+      if(!a.list) {
+        print_target(&targets[i]);
+        if(targets[i].reachable)
+          target_lines(&targets[i]);
+      }
+    }
+  }
+  /* with the concurrency the targets' own, a shared-context failure is
+   * oacheck's doing: such a case runs again alone */
+  a.opts.rerun_alone = a.opts.jobs == 0;
   run.opts = &a.opts;
   run.targets = targets;
   run.ntargets = ntargets;
@@ -443,38 +571,6 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
     status = OC_EXIT_OK;
     goto out;
   }
-  char started[32];
-  oc_now_rfc3339(started);
-  struct oc_console con;
-  oc_console_init(&con, stdout);
-  con.verbose = a.verbose;
-  if(note)
-    fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
-  size_t reachable = 0;
-  /* from here on ^C or SIGTERM stops the run and still writes the
-   * finished cases, marked incomplete */
-  oc_run_catch_signals();
-  for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
-    /* identification honours the run's timeouts: each request at most
-     * 30 s (or --timeout), --idle-timeout without a byte, and all of it
-     * --timeout */
-    long per = a.opts.timeout_ms < 30000 ? a.opts.timeout_ms : 30000;
-    char *rdir = oc_run_record_dir(&run, &targets[i]);
-    struct oc_identify_options io = { per, a.opts.insecure, a.opts.cacert, rdir,
-                                      a.opts.idle_timeout_ms, a.opts.connect_timeout_ms,
-                                      a.opts.timeout_ms, 0 };
-    oc_target_identify(&targets[i], &io);
-    free(rdir);
-    struct oc_target *t = &targets[i];
-    reachable += t->reachable;
-    const char *model = oc_json_str(t->identity, "model");
-    if(t->reachable)
-      fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s\n", t->name,
-              t->live ? "live" : "replay of", t->live ? "server" : t->recordings,
-              t->profile->name, t->profile_source, model ? ", model " : "", model ? model : "");
-    else
-      fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
-  }
   fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
           suites.count, suites.count == 1 ? "" : "s");
   fflush(stdout);
@@ -485,15 +581,52 @@ int oc_run_main(int argc, char **argv, const char *cmd, const char *record_dir)
     status = OC_EXIT_FAIL;
     goto out;
   }
+  cJSON *load = NULL;
+  if(a.load && !oc_run_signal()) {
+    struct oc_identify_options lio = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
+                                       .insecure = a.opts.insecure, .cacert = a.opts.cacert };
+    struct oc_load_options lo = { a.load, a.duration_ms, &lio };
+    for(size_t i = 0; i < ntargets; i++)
+      if(targets[i].live && targets[i].reachable && targets[i].jobs >= a.load)
+        oc_warn("target %s: --load %d is not above its %d in flight: nothing more will queue",
+                targets[i].name, a.load, targets[i].jobs);
+    fprintf(stdout, "\nload: the live cases again, %d in flight per target%s\n", a.load,
+            a.duration_ms ? ", until the duration has passed" : "");
+    fflush(stdout);
+    if(oc_load_check(&run, &lo, &load)) {
+      oc_error("out of memory");
+      status = OC_EXIT_FAIL;
+      goto out;
+    }
+  }
   cmdline = command_line(argc, argv);
-  doc = oc_run_results(&run, cmdline, note, started);
+  doc = cmdline ? oc_run_results(&run, cmdline, note, started) : NULL;
+  if(doc && load) {
+    int lrc = oc_json_add(doc, "load", load); /* doc takes it, whatever happens */
+    load = NULL;
+    if(lrc) {
+      cJSON_Delete(doc);
+      doc = NULL;
+    }
+  }
+  cJSON_Delete(load);
   if(!doc || oc_results_summarize(doc)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;
     goto out;
   }
+  struct oc_buf dsum;
+  oc_buf_init(&dsum, 1u << 20);
+  if(oc_json_obj(doc, "load") && oc_load_text(oc_json_obj(doc, "load"), &dsum) == OC_OK)
+    fputs(oc_buf_str(&dsum), stdout);
+  oc_buf_reset(&dsum);
   oc_console_summary(&con, doc);
-  int bad_reports = oc_reports_write(doc, a.json, a.junit, a.html);
+  model_matrix(doc, targets, ntargets);
+  if(oc_deployment_summary(doc, &dsum) == OC_OK && dsum.len)
+    fputs(oc_buf_str(&dsum), stdout);
+  oc_buf_free(&dsum);
+  int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
+  bad_reports += oc_ci_reports_write(doc, &a.ci, stdout, real_getenv);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   int sig = oc_run_signal();
@@ -514,22 +647,20 @@ out:
   cJSON_Delete(doc);
   free(cmdline);
   oc_run_free(&run);
-  for(size_t i = 0; i < ntargets; i++)
-    oc_target_free(&targets[i]);
-  free(targets);
+  oc_targets_free(targets, ntargets);
   oc_suite_set_free(&suites);
   oc_schema_free(suite_schema);
   oc_schemas_free(&sch);
-  free(a.targets.items);
-  free(a.replays.items);
-  free(a.filters.items);
-  free(a.tags.items);
-  free(a.allow.items);
-  free(a.suites.items);
+  oc_strlist_free(&a.targets.targets);
+  oc_strlist_free(&a.targets.replays);
+  oc_strlist_free(&a.filters);
+  oc_strlist_free(&a.tags);
+  oc_strlist_free(&a.suites);
+  oc_shard_free(&a.sh);
   return status;
 }
 
 int oc_cmd_run(int argc, char **argv)
 {
-  return oc_run_main(argc, argv, "run", NULL);
+  return oc_run_main(argc, argv, "run", 0);
 }

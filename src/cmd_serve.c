@@ -15,55 +15,61 @@
 #include "server.h"
 #include "util.h"
 
-static void print_help(void)
+static const char serve_usage[] =
+  "Usage: oacheck serve DIR... [--host HOST] [--port N] [--realtime | --speed X]\n"
+  "                    [--fault SPEC]... [--max-body BYTES] [--max-connections N]\n"
+  "                    [--request-timeout S] [--idle-timeout S]\n"
+  "Serve recorded exchanges over HTTP: a faithful copy of the recorded server,\n"
+  "optionally broken on purpose, to test clients against.\n"
+  "\n"
+  "DIR holds cassettes (NAME" OC_CASSETTE_EXT ") or raw exchanges (index.json,\n"
+  "NAME.request.json, NAME.response.http); subdirectories are not read.  Where\n"
+  "several DIRs hold the same request, the first DIR given wins.\n";
+
+static const char serve_footer[] =
+  "The first line on standard output is 'listening on http://HOST:PORT'.\n"
+  "\n"
+  "MATCHING\n"
+  "  A request with 'X-Oacheck-Case: NAME' gets the recording called NAME;\n"
+  "  otherwise the one with the same method, path, query and body (JSON bodies\n"
+  "  compare in canonical form: member order and whitespace do not matter; so\n"
+  "  do query arguments).  Anything else gets 404 with an OpenAI-shaped error\n"
+  "  (type not_found_error, code not_recorded) naming the nearest recordings,\n"
+  "  and the header 'X-Oacheck-Unmatched: not recorded', which tells\n"
+  "  'oacheck run' to skip the case rather than fail it.\n"
+  "\n"
+  "REPLAY\n"
+  "  Status, headers and body bytes are the recording's; framing headers\n"
+  "  (Transfer-Encoding, Content-Length, Connection, Keep-Alive) are the HTTP\n"
+  "  library's: a chunked recording is sent chunked, others with their length.\n"
+  "  The body is written in the recorded pieces, or one SSE event per write when\n"
+  "  the recording kept no boundaries.  The reason phrase is the library's.\n"
+  "\n"
+  "OVERLOAD (--overload N=DIR)\n"
+  "  While more than N requests are in flight (counted from their arrival until\n"
+  "  the last byte of their answer is handed over), a request is answered from\n"
+  "  DIR's recording of it, when DIR has one: a stand-in for a server that\n"
+  "  fails under load, e.g. DIR recorded with 'oacheck record --jobs 4' against\n"
+  "  a llama-server whose slots share one context.\n"
+  "\n"
+  "FAULTS (--fault SPEC, or per request 'X-Oacheck-Fault: SPEC[,SPEC...]',\n"
+  "which overrides the global ones; events are SSE events, and a body that is\n"
+  "not an event stream counts as one event)\n"
+  "%s"
+  "\n"
+  "Stop with SIGINT (Ctrl-C) or SIGTERM: exit status 0.\n"
+  "Exit status: 0 stopped cleanly, 1 a recording could not be loaded or the\n"
+  "port could not be bound, 2 usage error.\n"
+  "Documentation: docs/serve.md.\n";
+
+static int opt_fault(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
-  printf("Usage: oacheck serve DIR... [--host HOST] [--port N] [--realtime | --speed X]\n"
-         "                    [--fault SPEC]...\n"
-         "Serve recorded exchanges over HTTP: a faithful copy of the recorded server,\n"
-         "optionally broken on purpose, to test clients against.\n"
-         "\n"
-         "DIR holds cassettes (NAME" OC_CASSETTE_EXT ") or raw exchanges (index.json,\n"
-         "NAME.request.json, NAME.response.http); subdirectories are not read.  Where\n"
-         "several DIRs hold the same request, the first DIR given wins.\n"
-         "\n"
-         "  --host HOST      address to listen on (default 127.0.0.1)\n"
-         "  --port N         port (default 8080; 0 picks a free one)\n"
-         "  --realtime       pace writes by the recorded arrival times (recordings\n"
-         "                   without timing are sent at once)\n"
-         "  --speed X        like --realtime, X times as fast (0.5 is half speed)\n"
-         "  --fault SPEC     break every response (repeatable; SPEC may be a\n"
-         "                   comma-separated list); see FAULTS\n"
-         "  -v, -q           log more (every request is logged by default) or less\n"
-         "  -h, --help       show this help\n"
-         "\n"
-         "The first line on standard output is 'listening on http://HOST:PORT'.\n"
-         "\n"
-         "MATCHING\n"
-         "  A request with 'X-Oacheck-Case: NAME' gets the recording called NAME;\n"
-         "  otherwise the one with the same method, path and body (JSON bodies compare\n"
-         "  in canonical form: member order and whitespace do not matter; the query\n"
-         "  string is ignored).  Anything else gets 404 with an OpenAI-shaped error\n"
-         "  (type not_found_error, code not_recorded) naming the nearest recordings,\n"
-         "  and the header 'X-Oacheck-Unmatched: not recorded', which tells\n"
-         "  'oacheck run' to skip the case rather than fail it.\n"
-         "\n"
-         "REPLAY\n"
-         "  Status, headers and body bytes are the recording's; framing headers\n"
-         "  (Transfer-Encoding, Content-Length, Connection, Keep-Alive) are the HTTP\n"
-         "  library's: a chunked recording is sent chunked, others with their length.\n"
-         "  The body is written in the recorded pieces, or one SSE event per write when\n"
-         "  the recording kept no boundaries.  The reason phrase is the library's.\n"
-         "\n"
-         "FAULTS (--fault SPEC, or per request 'X-Oacheck-Fault: SPEC[,SPEC...]',\n"
-         "which overrides the global ones; events are SSE events, and a body that is\n"
-         "not an event stream counts as one event)\n"
-         "%s"
-         "\n"
-         "Stop with SIGINT (Ctrl-C) or SIGTERM: exit status 0.\n"
-         "Exit status: 0 stopped cleanly, 1 a recording could not be loaded or the\n"
-         "port could not be bound, 2 usage error.\n"
-         "Documentation: docs/serve.md.\n",
-         oc_faults_help);
+  return oc_faults_parse(o->value, arg, err, errlen);
+}
+
+static int opt_overload(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  return oc_overload_parse(o->value, arg, err, errlen) != OC_OK;
 }
 
 static void load_error(void *ctx, const char *msg)
@@ -77,82 +83,70 @@ int oc_cmd_serve(int argc, char **argv)
   struct oc_server_options opt;
   struct oc_cassette_store store;
   struct oc_server *srv = NULL;
-  const char **dirs = NULL;
-  size_t ndirs = 0;
   char err[OC_CAP_MESSAGE];
   int rc = OC_EXIT_USAGE;
-  memset(&opt, 0, sizeof(opt));
-  opt.host = "127.0.0.1";
-  opt.port = 8080;
-  oc_faults_init(&opt.faults);
+  oc_server_options_init(&opt);
   oc_cassette_store_init(&store);
-  dirs = calloc((size_t)argc + 1, sizeof(*dirs));
-  if(!dirs) {
-    fprintf(stderr, "oacheck serve: out of memory\n");
-    rc = OC_EXIT_FAIL;
+  int realtime = 0;
+  double speed = 0;
+  long max_body = OC_SERVE_MAX_BODY, max_conn = OC_SERVE_MAX_CONNECTIONS;
+  long req_to = OC_SERVE_REQUEST_TIMEOUT, idle_to = OC_SERVE_IDLE_TIMEOUT;
+  struct oc_strlist dirs = { NULL, 0, 0 };
+  struct oc_overload overload;
+  oc_overload_init(&overload);
+  const struct oc_option options[] = {
+    OC_OPT_STRING(0, "host", &opt.host, "HOST", "address to listen on (default 127.0.0.1)"),
+    OC_OPT_INT(0, "port", &opt.port, "N", 0, 65535, "port (default 8080; 0 picks a free one)"),
+    OC_OPT_FLAG(0, "realtime", &realtime,
+                "pace writes by the recorded arrival times (recordings\n"
+                "without timing are sent at once)"),
+    OC_OPT_DOUBLE(0, "speed", &speed, "X", 0, 1000000,
+                  "like --realtime, X times as fast (0.5 is half speed)"),
+    OC_OPT_CALLBACK(0, "fault", &opt.faults, "SPEC", opt_fault,
+                    "break every response (repeatable; SPEC may be a\n"
+                    "comma-separated list); see FAULTS"),
+    OC_OPT_LONG(0, "max-body", &max_body, "BYTES", 1, (long)OC_CAP_BODY,
+                "request bodies up to BYTES (default 8 MiB); a bigger one\n"
+                "gets 413, and all bodies held at once stay under 16 times it"),
+    OC_OPT_LONG(0, "max-connections", &max_conn, "N", 1, 1000000,
+                "connections open at once (default 1024); one more closes\n"
+                "the connection that has waited longest for its request"),
+    OC_OPT_LONG(0, "request-timeout", &req_to, "S", 0, 86400,
+                "seconds a connection has to send a whole request, from\n"
+                "opening or its previous answer (default 10; 0: none)"),
+    OC_OPT_LONG(0, "idle-timeout", &idle_to, "S", 0, 86400,
+                "seconds without a byte either way before a connection is\n"
+                "closed (default 60; 0: none; paced waits do not count)"),
+    OC_OPT_CALLBACK(0, "overload", &overload, "N=DIR", opt_overload,
+                    "while more than N requests are in flight, answer from\n"
+                    "DIR's recordings (a server that fails under load)"),
+    OC_OPT_VERBOSE(NULL, "log more (every request is logged by default)"),
+    OC_OPT_QUIET(),
+    OC_OPT_END(),
+  };
+  char *footer = oc_asprintf(serve_footer, oc_faults_help);
+  const struct oc_cli cli = { "serve", serve_usage, footer ? footer : "", options };
+  int prc = oc_cli_parse(&cli, argc, argv, &dirs);
+  free(footer);
+  if(prc >= 0) {
+    rc = prc;
     goto out;
   }
-  for(int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if(strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      print_help();
-      rc = OC_EXIT_OK;
-      goto out;
-    }
-    else if(strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
-      oc_cli_verbose();
-    else if(strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
-      oc_cli_quiet();
-    else if(strcmp(a, "--realtime") == 0) {
-      if(opt.speed > 0 && opt.speed != 1) {
-        rc = oc_cli_usage_error("serve", "--realtime and --speed do not mix");
-        goto out;
-      }
-      opt.speed = 1;
-    }
-    else if(strcmp(a, "--host") == 0 || strcmp(a, "--port") == 0 || strcmp(a, "--speed") == 0 ||
-            strcmp(a, "--fault") == 0) {
-      if(!next) {
-        rc = oc_cli_usage_error("serve", "option '%s' needs a value", a);
-        goto out;
-      }
-      i++;
-      if(a[2] == 'h')
-        opt.host = next;
-      else if(a[2] == 'p') {
-        long port;
-        if(oc_parse_long(next, 0, 65535, &port)) {
-          rc = oc_cli_usage_error("serve", "--port wants a number from 0 to 65535, got '%s'",
-                                  next);
-          goto out;
-        }
-        opt.port = (int)port;
-      }
-      else if(a[2] == 's') {
-        double speed;
-        if(opt.speed == 1) {
-          rc = oc_cli_usage_error("serve", "--realtime and --speed do not mix");
-          goto out;
-        }
-        if(oc_parse_double(next, &speed) || !(speed > 0) || speed > 1e6) {
-          rc = oc_cli_usage_error("serve", "--speed wants a number above 0, got '%s'", next);
-          goto out;
-        }
-        opt.speed = speed;
-      }
-      else if(oc_faults_parse(&opt.faults, next, err, sizeof(err))) {
-        rc = oc_cli_usage_error("serve", "%s", err);
-        goto out;
-      }
-    }
-    else if(a[0] == '-' && a[1]) {
-      rc = oc_cli_usage_error("serve", "unknown option '%s'", a);
-      goto out;
-    }
-    else
-      dirs[ndirs++] = a;
+  if(realtime && speed > 0) {
+    rc = oc_cli_usage_error("serve", "--realtime and --speed do not mix");
+    goto out;
   }
+  opt.speed = realtime ? 1 : speed;
+  opt.max_body = (size_t)max_body;
+  opt.max_connections = (size_t)max_conn;
+  opt.request_timeout_s = req_to ? req_to : -1; /* 0 on the command line: none */
+  opt.idle_timeout_s = idle_to ? idle_to : -1;
+  if(overload.above >= 0) {
+    opt.overload = &overload;
+    oc_info("while more than %ld requests are in flight, answering from %zu recordings in %s",
+            overload.above, overload.store.count, overload.dir);
+  }
+  size_t ndirs = dirs.n;
   if(!ndirs) {
     char *shipped = oc_data_path("suites/recordings/llama-server");
     rc = oc_cli_usage_error("serve", "which recordings?  Give at least one DIR "
@@ -162,7 +156,7 @@ int oc_cmd_serve(int argc, char **argv)
     goto out;
   }
   rc = OC_EXIT_FAIL;
-  int lrc = oc_cassette_store_load(&store, dirs, ndirs, load_error, NULL);
+  int lrc = oc_cassette_store_load(&store, dirs.items, ndirs, load_error, NULL);
   if(lrc == OC_ENOMEM) {
     fprintf(stderr, "oacheck serve: out of memory\n");
     goto out;
@@ -207,8 +201,12 @@ int oc_cmd_serve(int argc, char **argv)
   rc = OC_EXIT_OK;
 out:
   oc_server_stop(srv);
+  if(overload.above >= 0)
+    oc_info("%ld requests were answered from the --overload recordings",
+            (long)atomic_load(&overload.answered));
+  oc_overload_free(&overload);
   oc_cassette_store_free(&store);
   oc_faults_free(&opt.faults);
-  free(dirs);
+  oc_strlist_free(&dirs);
   return rc;
 }

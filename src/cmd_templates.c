@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,25 +22,18 @@ static const char templates_usage[] =
   "Render the same conversations through each target's chat template\n"
   "(POST /apply-template, as llama-server offers) and compare: a dropped or moved\n"
   "system prompt, a silently dropped message, a template that refuses common\n"
-  "tool-call ids, the server's date stamped into the prompt.  With no target, the\n"
-  "shipped recordings of three templates (Qwen 2.5, Llama 3.1, Mistral Nemo) are\n"
-  "compared.\n"
-  "\n"
-  "  -t, --target [NAME=]URL  a live server (repeatable)\n"
-  "      --targets FILE       targets as for 'oacheck run'\n"
-  "      --replay DIR         recorded renders (repeatable)\n"
-  "      --fixtures FILE      conversations (default: suites/templates/fixtures.json)\n"
-  "      --show               print every rendered prompt\n"
-  "      --json FILE, --junit FILE, --html FILE   reports, as for 'oacheck run'\n"
-  "      --timeout S          seconds per request (default 60)\n"
-  "  -v, -q, -h               more output, less output, this help\n"
-  "\n"
+  "tool-call ids, the server's date stamped into the prompt, tools, tool calls and\n"
+  "tool results lost.  Tens of targets print as a grid, a line per template.  With\n"
+  "no target, the shipped recordings of three templates (Qwen 2.5, Llama 3.1,\n"
+  "Mistral Nemo) are compared; --model all compares every model of a router.\n";
+
+static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
   "errored, 2 usage error, 3 no target reachable.\n";
 
-static int add_target(struct oc_target **ts, size_t *n, struct oc_target *t)
+static int add_target(struct oc_target **ts, size_t *n, size_t *alloc, struct oc_target *t)
 {
-  struct oc_target *d = realloc(*ts, (*n + 1) * sizeof(*d));
+  struct oc_target *d = oc_array_grow(*ts, alloc, *n + 1, sizeof(*d));
   if(!d)
     return OC_ENOMEM;
   d[(*n)++] = *t;
@@ -69,12 +61,13 @@ static int default_targets(struct oc_target **ts, size_t *n)
     closedir(d);
   qsort(names, nn, sizeof(*names), cmp_str);
   int rc = nn ? OC_OK : OC_ENOTFOUND;
+  size_t alloc = *n; /* what *ts has room for at least */
   for(size_t i = 0; i < nn; i++) {
     char *sub = names[i] ? oc_path_join(dir, names[i]) : NULL;
     struct oc_target t;
     char err[600];
     if(!rc && sub && oc_is_dir(sub) && !oc_target_from_recordings(&t, names[i], sub, err, sizeof(err)))
-      rc = add_target(ts, n, &t);
+      rc = add_target(ts, n, &alloc, &t);
     free(sub);
     free(names[i]);
   }
@@ -82,123 +75,142 @@ static int default_targets(struct oc_target **ts, size_t *n)
   return rc;
 }
 
-static void print_matrix(const cJSON *results, const struct oc_target *ts, size_t n)
+/* One cell of the grid: the verdict and the worst finding's rule,
+ * "FAIL TOOLS-RENDERED+2" (the TEMPLATE- prefix dropped, +N more). */
+static void grid_cell(const cJSON *r, char *out, size_t outlen)
 {
-  printf("\n%-16s", "fixture");
-  for(size_t i = 0; i < n; i++)
-    printf(" | %-28.28s", ts[i].name);
-  printf("\n");
-  const cJSON *r;
-  const char *last = NULL;
-  /* results are target by target: print row by row */
-  const cJSON *first_target = NULL;
-  cJSON_ArrayForEach(r, results)
+  const char *st = oc_json_str(r, "status");
+  if(!r) {
+    oc_strlcpy(out, "-", outlen);
+    return;
+  }
+  if(oc_streq(st, "skip")) {
+    oc_strlcpy(out, "skip", outlen);
+    return;
+  }
+  if(oc_streq(st, "error")) {
+    oc_strlcpy(out, "ERROR", outlen);
+    return;
+  }
+  static const char *const order[] = { "error", "warning", "info" };
+  const cJSON *worst = NULL;
+  int n = 0, rank = 3;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
   {
-    if(!first_target)
-      first_target = r;
-    if(!oc_streq(oc_json_str(r, "target"), oc_json_str(first_target, "target")))
-      break;
-    const char *fx = oc_json_str(r, "case");
-    if(oc_streq(fx, last))
-      continue;
-    last = fx;
-    printf("%-16.16s", fx ? fx : "?");
-    for(size_t i = 0; i < n; i++) {
-      const cJSON *x;
-      const char *cell = "-";
-      char buf[64];
-      cJSON_ArrayForEach(x, results)
-      {
-        if(!oc_streq(oc_json_str(x, "target"), ts[i].name) || !oc_streq(oc_json_str(x, "case"), fx))
-          continue;
-        const cJSON *f = cJSON_GetArrayItem(oc_json_arr(x, "findings"), 0);
-        const char *st = oc_json_str(x, "status");
-        if(f) {
-          const char *sev = oc_json_str(f, "severity");
-          snprintf(buf, sizeof(buf), "%s %s",
-                   oc_streq(st, "fail") ? "FAIL" : oc_streq(sev, "info") ? "info" : "warn",
-                   oc_json_str(f, "rule"));
-          cell = buf;
-        }
-        else
-          cell = oc_streq(st, "skip") ? "not recorded" : oc_streq(st, "error") ? "ERROR" : "ok";
+    n++;
+    for(int k = 0; k < 3; k++)
+      if(oc_streq(oc_json_str(f, "severity"), order[k]) && k < rank) {
+        rank = k;
+        worst = f;
       }
-      printf(" | %-28.28s", cell);
+  }
+  if(!worst) {
+    oc_strlcpy(out, "ok", outlen);
+    return;
+  }
+  const char *rule = oc_json_str(worst, "rule");
+  if(rule && oc_startswith(rule, "TEMPLATE-"))
+    rule += 9;
+  const char *word = oc_streq(st, "fail") ? "FAIL" : rank == 1 ? "warn" : rank == 0 ? "err" : "info";
+  if(n > 1)
+    snprintf(out, outlen, "%s %s+%d", word, rule ? rule : "?", n - 1);
+  else
+    snprintf(out, outlen, "%s %s", word, rule ? rule : "?");
+}
+
+static const cJSON *find_result(const cJSON *results, const char *target, const char *fx)
+{
+  const cJSON *x;
+  cJSON_ArrayForEach(x, results)
+  {
+    if(oc_streq(oc_json_str(x, "target"), target) && oc_streq(oc_json_str(x, "case"), fx))
+      return x;
+  }
+  return NULL;
+}
+
+/* The template × fixture grid, one line per target: tens of templates
+ * stay readable where a column per target would not. */
+static void print_grid(const cJSON *results, const struct oc_target *ts, size_t n, const cJSON *fixtures)
+{
+  const cJSON *list = oc_json_arr(fixtures, "fixtures");
+  size_t nf = (size_t)cJSON_GetArraySize(list);
+  if(!nf || !n)
+    return;
+  int name_w = 8;
+  for(size_t i = 0; i < n; i++) {
+    int l = (int)strlen(ts[i].name);
+    if(l > name_w)
+      name_w = l > 40 ? 40 : l;
+  }
+  int w[64];
+  char cell[96];
+  for(size_t f = 0; f < nf && f < OC_ARRAY_LEN(w); f++) {
+    const char *fx = oc_json_str(cJSON_GetArrayItem(list, (int)f), "name");
+    w[f] = fx ? (int)strlen(fx) : 1;
+    for(size_t i = 0; i < n; i++) {
+      grid_cell(find_result(results, ts[i].name, fx), cell, sizeof(cell));
+      int l = (int)strlen(cell);
+      if(l > w[f])
+        w[f] = l > 30 ? 30 : l;
+    }
+  }
+  printf("\n%-*s  %-8s", name_w, "template", "sha256");
+  for(size_t f = 0; f < nf && f < OC_ARRAY_LEN(w); f++)
+    printf("  %-*.*s", w[f], w[f], oc_json_str(cJSON_GetArrayItem(list, (int)f), "name"));
+  printf("\n");
+  for(size_t i = 0; i < n; i++) {
+    const char *sha = oc_json_str(ts[i].identity, "chat_template_sha256");
+    printf("%-*.*s  %-8.8s", name_w, name_w, ts[i].name, sha ? sha : "-");
+    for(size_t f = 0; f < nf && f < OC_ARRAY_LEN(w); f++) {
+      const char *fx = oc_json_str(cJSON_GetArrayItem(list, (int)f), "name");
+      grid_cell(find_result(results, ts[i].name, fx), cell, sizeof(cell));
+      printf("  %-*.*s", w[f], w[f], cell);
     }
     printf("\n");
   }
+  printf("(a cell: the verdict and its worst finding, TEMPLATE- left out, +N more; "
+         "'oacheck rules TEMPLATE-X' explains one)\n");
 }
 
 int oc_cmd_templates(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "target", required_argument, NULL, 't' },
-    { "targets", required_argument, NULL, 'T' },
-    { "replay", required_argument, NULL, 'R' },
-    { "fixtures", required_argument, NULL, 'F' },
-    { "show", no_argument, NULL, 's' },
-    { "json", required_argument, NULL, 'J' },
-    { "junit", required_argument, NULL, 'U' },
-    { "html", required_argument, NULL, 'H' },
-    { "timeout", required_argument, NULL, 'o' },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
   struct oc_target *ts = NULL;
   size_t nt = 0;
-  const char *fixtures_path = NULL, *json = NULL, *junit = NULL, *html = NULL;
-  int show = 0, c, status = OC_EXIT_USAGE;
-  double timeout_s = 60;
+  struct oc_target_args ta;
+  struct oc_report_args ra;
+  const char *fixtures_path = NULL, *model = NULL;
+  int show = 0, status = OC_EXIT_USAGE;
+  long timeout_ms = 60000;
   char err[700];
   cJSON *fixtures = NULL, *results = NULL, *doc = NULL;
-  optind = 1;
-  opterr = 0;
-  while((c = getopt_long(argc, argv, "t:vqh", opts, NULL)) != -1) {
-    struct oc_target t;
-    switch(c) {
-    case 't':
-      if(oc_target_from_spec(&t, optarg, err, sizeof(err))) {
-        status = oc_cli_usage_error("templates", "%s", err);
-        goto out;
-      }
-      if(add_target(&ts, &nt, &t))
-        goto out;
-      break;
-    case 'T':
-      if(oc_targets_load(optarg, &ts, &nt, err, sizeof(err))) {
-        oc_error("%s", err);
-        goto out;
-      }
-      break;
-    case 'R':
-      if(oc_target_from_recordings(&t, NULL, optarg, err, sizeof(err))) {
-        oc_error("%s", err);
-        goto out;
-      }
-      if(add_target(&ts, &nt, &t))
-        goto out;
-      break;
-    case 'F': fixtures_path = optarg; break;
-    case 's': show = 1; break;
-    case 'J': json = optarg; break;
-    case 'U': junit = optarg; break;
-    case 'H': html = optarg; break;
-    case 'o':
-      if(oc_parse_double(optarg, &timeout_s) || timeout_s <= 0) {
-        status = oc_cli_usage_error("templates", "--timeout wants seconds, not '%s'", optarg);
-        goto out;
-      }
-      break;
-    case 'v': oc_cli_verbose(); break;
-    case 'q': oc_cli_quiet(); break;
-    case 'h': fputs(templates_usage, stdout); status = OC_EXIT_OK; goto out;
-    default: status = oc_cli_usage_error("templates", "unknown option or missing value '%s'", argv[optind - 1]); goto out;
-    }
+  memset(&ta, 0, sizeof(ta));
+  memset(&ra, 0, sizeof(ra));
+  const struct oc_option options[] = {
+    OC_OPT_TARGETS(&ta),
+    OC_OPT_STRING(0, "model", &model, "NAME",
+                  "the model to render with (a router's); 'all' or 'a,b': every model, a "
+                  "target NAME/MODEL each"),
+    OC_OPT_GROUP("Templates:"),
+    OC_OPT_STRING(0, "fixtures", &fixtures_path, "FILE",
+                  "conversations (default: suites/templates/fixtures.json)"),
+    OC_OPT_FLAG(0, "show", &show, "print every rendered prompt"),
+    OC_OPT_SECONDS(0, "timeout", &timeout_ms, "seconds per request (default 60)"),
+    OC_OPT_GROUP("Reports:"),
+    OC_OPT_REPORTS(&ra),
+    OC_OPT_VERBOSITY(NULL),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "templates", templates_usage, templates_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, NULL);
+  if(prc >= 0) {
+    status = prc;
+    goto out;
   }
-  if(optind < argc) {
-    status = oc_cli_usage_error("templates", "unexpected argument '%s'", argv[optind]);
+  int brc = oc_targets_build_for("templates", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
     goto out;
   }
   const char *note = NULL;
@@ -218,8 +230,25 @@ int oc_cmd_templates(int argc, char **argv)
     oc_error("%s", fixtures ? "the fixtures file has no \"fixtures\" array" : err);
     goto out;
   }
-  struct oc_identify_options io = { .timeout_ms = (long)(timeout_s * 1000) };
+  struct oc_identify_options io = { .timeout_ms = timeout_ms };
   size_t reachable = 0;
+  if(model && !oc_model_spec_is_list(model))
+    for(size_t i = 0; i < nt; i++)
+      if(!ts[i].model)
+        ts[i].model = oc_strdup(model);
+  if(oc_model_spec_is_list(model)) {
+    /* every model of a router: one target each, identified on its own */
+    struct oc_identify_options lo = io;
+    lo.models_only = 1;
+    for(size_t i = 0; i < nt; i++)
+      oc_target_identify(&ts[i], &lo);
+    int erc = oc_targets_expand_models(&ts, &nt, model, NULL, err, sizeof(err));
+    if(erc) {
+      status = erc == OC_EUSAGE ? oc_cli_usage_error("templates", "%s", err)
+                                : (oc_error("%s", erc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+      goto out;
+    }
+  }
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);
     reachable += ts[i].reachable;
@@ -229,8 +258,10 @@ int oc_cmd_templates(int argc, char **argv)
            ts[i].reachable && sha ? sha : "");
   }
   results = oc_templates_run(ts, nt, fixtures, &io);
-  if(!results)
+  if(!results) {
+    fprintf(stderr, "oacheck templates: out of memory building the results\n");
     goto out;
+  }
   struct oc_console con;
   oc_console_init(&con, stdout);
   size_t total = (size_t)cJSON_GetArraySize(results), k = 0;
@@ -249,22 +280,25 @@ int oc_cmd_templates(int argc, char **argv)
       oc_buf_free(&b);
     }
   }
-  print_matrix(results, ts, nt);
+  print_grid(results, ts, nt, fixtures);
   int live = 0;
   for(size_t i = 0; i < nt; i++)
     live |= ts[i].live;
   doc = oc_results_doc_new(live ? "live" : "replay", NULL, note, NULL);
   if(!doc)
     goto out;
+  int oom = 0;
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; i < nt; i++)
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
-  cJSON_ReplaceItemInObjectCaseSensitive(doc, "results", results);
-  results = NULL;
-  if(oc_results_summarize(doc))
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
+  oc_json_set(&oom, doc, "results", results);
+  results = NULL; /* taken over, also when it failed */
+  if(oom || oc_results_summarize(doc)) {
+    fprintf(stderr, "oacheck templates: out of memory building the results\n");
     goto out;
+  }
   oc_console_summary(&con, doc);
-  int bad = oc_reports_write(doc, json, junit, html);
+  int bad = oc_reports_write(doc, ra.json, ra.junit, ra.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   status = reachable == 0 ? OC_EXIT_UNREACHABLE
@@ -273,8 +307,8 @@ out:
   cJSON_Delete(doc);
   cJSON_Delete(results);
   cJSON_Delete(fixtures);
-  for(size_t i = 0; i < nt; i++)
-    oc_target_free(&ts[i]);
-  free(ts);
+  oc_targets_free(ts, nt);
+  oc_strlist_free(&ta.targets);
+  oc_strlist_free(&ta.replays);
   return status;
 }

@@ -21,42 +21,26 @@
 #define OC_SCHEMAS_BASE OC_SCHEMA_SHIPPED_BASE
 #define OC_VALIDATE_MAX_ERRORS 100
 
-static void print_help(void)
-{
-  printf("Usage: oacheck validate [OPTION]... SCHEMA FILE...\n"
-         "Validate JSON files against a JSON Schema (draft 2020-12; draft-07 when the\n"
-         "schema's $schema says so).\n"
-         "\n"
-         "SCHEMA is a schema file, or the URI of a registered schema, e.g.\n"
-         "  " OC_SCHEMAS_BASE "chat.completion.chunk.json\n"
-         "  " OC_SCHEMAS_BASE "chat.completion.json#/$defs/Usage\n"
-         "FILE is a JSON file, or - for standard input.\n"
-         "\n"
-         "  --remotes DIR=BASE_URI  register every *.json file under DIR at BASE_URI\n"
-         "                     plus its path below DIR, so that \"$ref\"s to BASE_URI\n"
-         "                     resolve locally (repeatable).  Nothing is ever fetched\n"
-         "                     over the network: an unresolved reference is an error\n"
-         "  --format-assert    make \"format\" an assertion (date-time, date, time,\n"
-         "                     duration, email, hostname, ipv4, ipv6, uri, uri-reference,\n"
-         "                     iri, uri-template, uuid, regex, json-pointer, ...);\n"
-         "                     by default it is an annotation, as draft 2020-12 says\n"
-         "  --draft7           read a schema without $schema as draft-07\n"
-         "  --jsonl            each FILE holds JSON Lines: one instance per line\n"
-         "  --max-errors N     report at most N failures per instance (default %d)\n"
-         "  -q, --quiet        print failures only, not \"FILE: valid\"\n"
-         "  -h, --help         show this help\n"
-         "\n"
-         "Each failure is printed as 'FILE: PATH: MESSAGE (line L, column C)', with\n"
-         "PATH the JSON pointer of the failing value ('(root)' for the whole document);\n"
-         "with --jsonl as 'FILE:LINE: PATH: MESSAGE (column C)'.  The shipped schemas\n"
-         "(" OC_SCHEMAS_BASE "...) and the draft 2020-12 and draft-07 meta-schemas\n"
-         "are always known.\n"
-         "\n"
-         "Exit status: 0 every instance is valid, 1 an instance is invalid, 2 the\n"
-         "schema or a file cannot be used (a JSON syntax error is reported as\n"
-         "FILE:LINE:COLUMN).\n",
-         OC_VALIDATE_MAX_ERRORS);
-}
+static const char validate_usage[] =
+  "Usage: oacheck validate [OPTION]... SCHEMA FILE...\n"
+  "Validate JSON files against a JSON Schema (draft 2020-12; draft-07 when the\n"
+  "schema's $schema says so).\n"
+  "\n"
+  "SCHEMA is a schema file, or the URI of a registered schema, e.g.\n"
+  "  " OC_SCHEMAS_BASE "chat.completion.chunk.json\n"
+  "  " OC_SCHEMAS_BASE "chat.completion.json#/$defs/Usage\n"
+  "FILE is a JSON file, or - for standard input.\n";
+
+static const char validate_footer[] =
+  "Each failure is printed as 'FILE: PATH: MESSAGE (line L, column C)', with\n"
+  "PATH the JSON pointer of the failing value ('(root)' for the whole document);\n"
+  "with --jsonl as 'FILE:LINE: PATH: MESSAGE (column C)'.  The shipped schemas\n"
+  "(" OC_SCHEMAS_BASE "...) and the draft 2020-12 and draft-07 meta-schemas\n"
+  "are always known.\n"
+  "\n"
+  "Exit status: 0 every instance is valid, 1 an instance is invalid, 2 the\n"
+  "schema or a file cannot be used (a JSON syntax error is reported as\n"
+  "FILE:LINE:COLUMN).\n";
 
 struct vopts {
   int jsonl, quiet;
@@ -190,64 +174,59 @@ int oc_cmd_validate(int argc, char **argv)
     fprintf(stderr, "oacheck validate: out of memory\n");
     return OC_EXIT_USAGE;
   }
-  int i = 1;
-  for(; i < argc; i++) {
-    const char *a = argv[i];
-    if(strcmp(a, "--") == 0) {
-      i++;
-      break;
-    }
-    if(a[0] != '-' || strcmp(a, "-") == 0)
-      break;
-    if(strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      print_help();
-      status = OC_EXIT_OK;
-      goto out;
-    }
-    else if(strcmp(a, "--format-assert") == 0)
-      flags |= OC_SCHEMA_FORMAT_ASSERT;
-    else if(strcmp(a, "--draft7") == 0)
-      flags |= OC_SCHEMA_DRAFT7;
-    else if(strcmp(a, "--jsonl") == 0)
-      o.jsonl = 1;
-    else if(strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
-      o.quiet = 1;
-    else if(strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
-      oc_cli_verbose();
-    else if(strcmp(a, "--max-errors") == 0 || oc_startswith(a, "--max-errors=")) {
-      const char *val = a[12] == '=' ? a + 13 : (i + 1 < argc ? argv[++i] : NULL);
-      long n;
-      if(!val || oc_parse_long(val, 1, 100000, &n)) {
-        oc_cli_usage_error("validate", "--max-errors needs a number from 1 to 100000");
-        goto out;
-      }
-      o.max_errors = (size_t)n;
-    }
-    else if(strcmp(a, "--remotes") == 0 || oc_startswith(a, "--remotes=")) {
-      const char *val = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
-      const char *eq = val ? strchr(val, '=') : NULL;
-      if(!eq || eq == val || !eq[1]) {
-        oc_cli_usage_error("validate", "--remotes needs DIR=BASE_URI, e.g. remotes=http://localhost:1234/");
-        goto out;
-      }
-      char *dir = oc_strndup(val, (size_t)(eq - val));
-      int rc = dir ? oc_schema_registry_add_dir(reg, dir, eq + 1, err, sizeof(err)) : OC_ENOMEM;
-      free(dir);
-      if(rc) {
-        fprintf(stderr, "oacheck validate: --remotes: %s\n", rc == OC_ENOMEM ? "out of memory" : err);
-        goto out;
-      }
-    }
-    else {
-      oc_cli_usage_error("validate", "unknown option '%s'", a);
-      goto out;
-    }
-  }
-  if(argc - i < 2) {
-    oc_cli_usage_error("validate", argc - i < 1 ? "missing SCHEMA and FILE" : "missing FILE");
+  int format_assert = 0, draft7 = 0;
+  long max_errors = OC_VALIDATE_MAX_ERRORS;
+  struct oc_strlist remotes = { NULL, 0, 0 }, args = { NULL, 0, 0 };
+  const struct oc_option options[] = {
+    OC_OPT_LIST(0, "remotes", &remotes, "DIR=BASE_URI",
+                "register every *.json file under DIR at BASE_URI\n"
+                "plus its path below DIR, so that \"$ref\"s to BASE_URI\n"
+                "resolve locally (repeatable).  Nothing is ever fetched\n"
+                "over the network: an unresolved reference is an error"),
+    OC_OPT_FLAG(0, "format-assert", &format_assert,
+                "make \"format\" an assertion (date-time, date, time,\n"
+                "duration, email, hostname, ipv4, ipv6, uri, uri-reference,\n"
+                "iri, uri-template, uuid, regex, json-pointer, ...);\n"
+                "by default it is an annotation, as draft 2020-12 says"),
+    OC_OPT_FLAG(0, "draft7", &draft7, "read a schema without $schema as draft-07"),
+    OC_OPT_FLAG(0, "jsonl", &o.jsonl, "each FILE holds JSON Lines: one instance per line"),
+    OC_OPT_LONG(0, "max-errors", &max_errors, "N", 1, 100000,
+                "report at most N failures per instance (default 100)"),
+    OC_OPT_FLAG('q', "quiet", &o.quiet, "print failures only, not \"FILE: valid\""),
+    OC_OPT_VERBOSE(NULL, "say more"),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "validate", validate_usage, validate_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &args);
+  if(prc >= 0) {
+    status = prc;
     goto out;
   }
-  const char *schema_arg = argv[i++];
+  flags |= format_assert ? OC_SCHEMA_FORMAT_ASSERT : 0;
+  flags |= draft7 ? OC_SCHEMA_DRAFT7 : 0;
+  o.max_errors = (size_t)max_errors;
+  for(size_t k = 0; k < remotes.n; k++) {
+    const char *val = remotes.items[k];
+    const char *eq = strchr(val, '=');
+    if(!eq || eq == val || !eq[1]) {
+      status = oc_cli_usage_error("validate", "--remotes needs DIR=BASE_URI, e.g. "
+                                              "remotes=http://localhost:1234/");
+      goto out;
+    }
+    char *dir = oc_strndup(val, (size_t)(eq - val));
+    int rc = dir ? oc_schema_registry_add_dir(reg, dir, eq + 1, err, sizeof(err)) : OC_ENOMEM;
+    free(dir);
+    if(rc) {
+      fprintf(stderr, "oacheck validate: --remotes: %s\n", rc == OC_ENOMEM ? "out of memory" : err);
+      goto out;
+    }
+  }
+  if(args.n < 2) {
+    oc_cli_usage_error("validate", args.n < 1 ? "missing SCHEMA and FILE" : "missing FILE");
+    goto out;
+  }
+  size_t i = 0;
+  const char *schema_arg = args.items[i++];
   /* The shipped schemas; a missing data directory only matters when a
    * reference needs them, and then it is reported as unresolved. */
   if(oc_schema_registry_add_shipped(reg, err, sizeof(err)))
@@ -287,8 +266,8 @@ int oc_cmd_validate(int argc, char **argv)
     goto out;
   }
   int worst = 0;
-  for(; i < argc; i++) {
-    int r = check_file(s, argv[i], &o);
+  for(; i < args.n; i++) {
+    int r = check_file(s, args.items[i], &o);
     if(r > worst)
       worst = r;
   }
@@ -297,5 +276,7 @@ int oc_cmd_validate(int argc, char **argv)
 out:
   oc_schema_free(s);
   oc_schema_registry_free(reg);
+  oc_strlist_free(&remotes);
+  oc_strlist_free(&args);
   return status;
 }

@@ -16,10 +16,13 @@
 #include <openssl/evp.h>
 
 #include "datadir.h"
+#include "deployment.h"
 #include "headers.h"
 #include "json.h"
+#include "response.h"
 #include "results_json.h"
 #include "secret.h"
+#include "shard.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
 #define OC_HTML_FIELD_MAX 2000        /* bytes of expected/actual/excerpt */
@@ -31,9 +34,9 @@
 #define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
 #define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
 
-/* The output with a sticky error: once an adder fails (and the buffer has
- * freed itself), every later call does nothing, and the caller checks rc
- * once at the end. */
+/* The output with a sticky error: once an adder fails (the buffer keeps
+ * its first error), every later call does nothing, and the caller checks
+ * rc once at the end. */
 struct out {
   struct oc_buf *b;
   int rc;
@@ -122,6 +125,21 @@ static void header_section(struct out *o, const cJSON *doc)
                                                   : "the run was stopped early");
     put(o, "</div>\n");
   }
+  /* a merge without all its shards is not the whole run: say so first */
+  struct oc_buf sp;
+  oc_buf_init(&sp, OC_CAP_MESSAGE * 16);
+  if(oc_shards_problems(doc, &sp)) {
+    put(o, "<div class=\"banner\" id=\"shards-problem\" role=\"alert\"><b>Incomplete run.</b>");
+    for(const char *p = oc_buf_str(&sp); *p;) {
+      const char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      put(o, "<br>");
+      txtn(o, p, n);
+      p += n + (nl ? 1 : 0);
+    }
+    put(o, "</div>\n");
+  }
+  oc_buf_free(&sp);
   if(oc_json_str(run, "note")) {
     put(o, "<div class=\"meta\">");
     txt(o, oc_json_str(run, "note"));
@@ -171,6 +189,11 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   }
   put(o, "</td><td>");
   txt(o, oc_json_str(id, "model"));
+  const cJSON *load = oc_json_obj(id, "load");
+  if(load && cJSON_IsNumber(oc_json_get(load, "first_request_ms")))
+    /* a router's model loaded by its first request: slow once, not judged */
+    putf(o, " <span class=\"muted\">(loaded on first use: %.1f ms)</span>",
+         oc_json_num(load, "first_request_ms", 0));
   put(o, "</td><td class=\"num\">");
   txt(o, oc_json_scalar_text(oc_json_get(id, "n_ctx"), tmp, sizeof(tmp)));
   put(o, "</td><td>");
@@ -199,6 +222,144 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   put(o, "</td></tr>\n");
 }
 
+/* `oacheck run --load`: what failed only with N in flight, and why. */
+static void load_table(struct out *o, const cJSON *load)
+{
+  if(!load)
+    return;
+  const cJSON *only = oc_json_arr(load, "only_under_load");
+  int n = cJSON_GetArraySize(only);
+  putf(o, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
+          "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
+       oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
+       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
+       n == 1 ? "" : "s");
+  if(!n)
+    return;
+  put(o, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"
+         "<th>under load</th><th>cause</th><th>fix</th></tr></thead><tbody>\n");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, only)
+  {
+    const cJSON *dg = oc_json_obj(e, "diagnosis");
+    put(o, "<tr><td>");
+    txt(o, oc_json_str(e, "target"));
+    put(o, "</td><td>");
+    txt(o, oc_json_str(e, "suite"));
+    put(o, "/");
+    txt(o, oc_json_str(e, "case"));
+    put(o, "</td><td>");
+    txt(o, oc_json_str(e, "failure"));
+    put(o, "</td><td>");
+    if(dg) {
+      put(o, "<code>");
+      txt(o, oc_json_str(dg, "id"));
+      put(o, "</code>: ");
+      txt(o, oc_json_str(dg, "cause"));
+    }
+    else
+      put(o, "<span class=\"muted\">not one the deployment's facts explain</span>");
+    put(o, "</td><td>");
+    txt(o, oc_json_str(dg, "fix"));
+    put(o, "</td></tr>\n");
+  }
+  put(o, "</tbody></table></div>\n");
+}
+
+/* Under the targets table: what each target's recordings are, what the
+ * deployment says about itself, how many cases it ran at once, and what
+ * the run learnt about it (cases run again alone, waits for a slot, the
+ * diagnoses with their fixes). */
+static void deployment_section(struct out *o, const cJSON *doc)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE * 4);
+  int any = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+  {
+    const cJSON *rec = oc_json_obj(t, "recorded"), *dep = oc_json_obj(t, "deployment");
+    const cJSON *jobs = oc_json_get(t, "jobs");
+    if(!rec && !dep && !jobs)
+      continue;
+    if(!any++)
+      put(o, "<h3>Deployment</h3>\n<dl class=\"deployment\">\n");
+    put(o, "<dt>");
+    txt(o, oc_json_str(t, "name"));
+    put(o, "</dt>\n");
+    oc_buf_reset(&b);
+    if(rec && oc_recorded_text(rec, &b) == OC_OK) {
+      put(o, "<dd class=\"recorded\">recorded: ");
+      txt(o, oc_buf_str(&b));
+      put(o, "</dd>\n");
+    }
+    oc_buf_reset(&b);
+    if(dep && oc_deployment_text(dep, &b) == OC_OK) {
+      put(o, "<dd class=\"facts\">");
+      txt(o, oc_buf_str(&b));
+      put(o, "</dd>\n");
+    }
+    if(oc_json_str(dep, "context")) {
+      put(o, "<dd class=\"muted\">context: ");
+      txt(o, oc_json_str(dep, "context"));
+      put(o, "</dd>\n");
+    }
+    if(oc_json_is_integer(jobs)) {
+      putf(o, "<dd>%.0f case%s in flight (", jobs->valuedouble, jobs->valuedouble == 1 ? "" : "s");
+      txt(o, oc_streq(oc_json_str(t, "jobs_source"), "total_slots") ? "the target's total_slots"
+                                                                     : oc_json_str(t, "jobs_source"));
+      put(o, ")</dd>\n");
+    }
+  }
+  if(any)
+    put(o, "</dl>\n");
+  load_table(o, oc_json_obj(doc, "load"));
+  oc_buf_reset(&b);
+  if(oc_deployment_summary(doc, &b) == OC_OK && b.len) {
+    put(o, "<pre class=\"deployment-summary\">");
+    txt(o, oc_buf_str(&b));
+    put(o, "</pre>\n");
+  }
+  oc_buf_free(&b);
+}
+
+/* A finding's diagnosis, beside it: the cause in this deployment's own
+ * numbers, the flags and the fix. */
+static void diagnosis_row(struct out *o, const cJSON *f)
+{
+  const cJSON *dg = oc_json_obj(f, "diagnosis");
+  if(!dg)
+    return;
+  put(o, "<tr class=\"diagnosis\"><td colspan=\"7\"><b>cause</b> <code>");
+  txt(o, oc_json_str(dg, "id"));
+  put(o, "</code>: ");
+  txt(o, oc_json_str(dg, "cause"));
+  put(o, "<br><b>fix</b> (<code>");
+  txt(o, oc_json_str(dg, "flags"));
+  put(o, "</code>): ");
+  txt(o, oc_json_str(dg, "fix"));
+  put(o, "</td></tr>\n");
+}
+
+/* A case that ran again alone says what it got with others in flight. */
+static void rerun_note(struct out *o, const cJSON *r)
+{
+  const cJSON *first = oc_json_obj(r, "rerun");
+  if(!first)
+    return;
+  const char *st = oc_json_str(first, "status");
+  putf(o, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had %s (",
+       oc_json_num(first, "in_flight", 0), oc_streq(st, "error") ? "ended in an error" : "failed");
+  txt(o, oc_json_str(first, "message"));
+  put(o, ")");
+  const cJSON *dg = oc_json_obj(first, "diagnosis");
+  if(dg) {
+    put(o, ": ");
+    txt(o, oc_json_str(dg, "cause"));
+  }
+  put(o, ".</p>\n");
+}
+
 static void summary_section(struct out *o, const cJSON *doc)
 {
   struct oc_counts c;
@@ -220,7 +381,13 @@ static void summary_section(struct out *o, const cJSON *doc)
   }
   putf(o, "cases took %.1f ms in all.</p>\n", c.duration_ms);
 
-  put(o, "<h3>Targets</h3>\n<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
+  int many = cJSON_GetArraySize(oc_json_arr(doc, "targets")) > 8;
+  if(many)
+    putf(o, "<details class=\"targets\"><summary><h3>Targets (%d)</h3></summary>\n",
+         cJSON_GetArraySize(oc_json_arr(doc, "targets")));
+  else
+    put(o, "<h3>Targets</h3>\n");
+  put(o, "<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
          "<th class=\"num\">pass</th><th class=\"num\">fail</th><th class=\"num\">error</th>"
          "<th class=\"num\">skip</th><th>kind</th><th>where</th><th>profile</th><th>model</th>"
          "<th class=\"num\">n_ctx</th><th>build</th><th>server</th><th>chat template SHA-256</th>"
@@ -230,6 +397,9 @@ static void summary_section(struct out *o, const cJSON *doc)
     if(cJSON_IsObject(t))
       target_row(o, doc, t);
   put(o, "</tbody></table></div>\n");
+  if(many)
+    put(o, "</details>\n");
+  deployment_section(o, doc);
 
   put(o, "<h3>Rules that failed most</h3>\n");
   cJSON *rules = oc_results_failing_rules(doc);
@@ -263,8 +433,12 @@ struct pair {
   const char *suite, *name;
 };
 
+static int is_templates_run(const cJSON *doc);
+
 static void matrix_section(struct out *o, const cJSON *doc)
 {
+  if(is_templates_run(doc))
+    return; /* the grid shows it, a row per template */
   const char **tnames = NULL;
   struct pair *rows = NULL;
   long *grid = NULL;
@@ -329,8 +503,12 @@ static void matrix_section(struct out *o, const cJSON *doc)
   for(size_t j = 0; j < nres; j++)
     grid[(size_t)row_of[j] * nt + (size_t)col_of[j]] = (long)j;
 
-  put(o, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
-         "<th>suite</th><th>case</th>");
+  /* a router's (or a model list's) targets are its models: the model matrix */
+  int models = 1;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+    models &= oc_json_str(t, "router") != NULL;
+  putf(o, "<section id=\"matrix\">\n<h2>Cases × %s</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
+          "<th>suite</th><th>case</th>", models ? "models" : "targets");
   for(size_t k = 0; k < nt; k++) {
     put(o, "<th>");
     txt(o, tnames[k]);
@@ -367,12 +545,281 @@ out:
   free(grid);
 }
 
+/* ---- many templates: the grid ------------------------------------------ */
+
+#define OC_HTML_DIFF_LINES 4000       /* lines of one prompt compared */
+#define OC_HTML_DIFF_CELLS (4u << 20) /* LCS table cells: beyond, no diff */
+
+/* A run of `oacheck templates`: every result is a render of its suite. */
+static int is_templates_run(const cJSON *doc)
+{
+  const cJSON *r;
+  int any = 0;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    if(!oc_streq(oc_json_str(r, "suite"), "templates"))
+      return 0;
+    any = 1;
+  }
+  return any;
+}
+
+/* The order a cell sorts in: worst first (fail, error, warning, info,
+ * ok, skip). */
+static int verdict_rank(const cJSON *r, const cJSON **worst, int *nfind)
+{
+  static const char *const sev[] = { "error", "warning", "info" };
+  enum oc_status st = oc_result_status(r);
+  int best = 3;
+  *worst = NULL;
+  *nfind = 0;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings")) {
+    (*nfind)++;
+    for(int k = 0; k < 3; k++)
+      if(oc_streq(oc_json_str(f, "severity"), sev[k]) && k < best) {
+        best = k;
+        *worst = f;
+      }
+  }
+  if(st == OC_ST_FAIL)
+    return 0;
+  if(st == OC_ST_ERROR || st == OC_ST_INVALID)
+    return 1;
+  if(st == OC_ST_SKIP)
+    return 6;
+  return best == 1 ? 2 : best == 0 ? 2 : best == 2 ? 3 : 4;
+}
+
+static const cJSON *result_at(const cJSON *doc, const char *target, const char *kase, int *index)
+{
+  int i = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    if(oc_streq(oc_json_str(r, "target"), target) && oc_streq(oc_json_str(r, "case"), kase)) {
+      if(index)
+        *index = i;
+      return r;
+    }
+    i++;
+  }
+  return NULL;
+}
+
+static void grid_section(struct out *o, const cJSON *doc)
+{
+  if(!is_templates_run(doc))
+    return;
+  /* fixtures in the order they ran, targets in the order given */
+  const char *fx[64];
+  size_t nf = 0;
+  const cJSON *r, *t;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const char *c = oc_json_str(r, "case");
+    size_t k = 0;
+    while(c && k < nf && strcmp(fx[k], c))
+      k++;
+    if(c && k == nf && nf < OC_ARRAY_LEN(fx))
+      fx[nf++] = c;
+  }
+  put(o, "<section id=\"grid\">\n<h2>Templates × fixtures</h2>\n<p class=\"muted\">Each cell is "
+         "the verdict on one conversation rendered by one target's chat template, with its worst "
+         "finding; click it for the rendered prompt, compared with the first target's. Click a "
+         "column heading to sort.</p>\n<div class=\"scroll\"><table class=\"grid sortable\" "
+         "id=\"template-grid\"><thead><tr><th data-sort=\"text\">template</th>"
+         "<th data-sort=\"text\">chat template SHA-256</th><th data-sort=\"num\">findings</th>");
+  for(size_t k = 0; k < nf; k++) {
+    put(o, "<th data-sort=\"num\">");
+    txt(o, fx[k]);
+    put(o, "</th>");
+  }
+  put(o, "</tr></thead>\n<tbody>\n");
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    const char *name = oc_json_str(t, "name");
+    if(!name)
+      continue;
+    const cJSON *id = oc_json_obj(t, "identity");
+    long total = 0;
+    for(size_t k = 0; k < nf; k++) {
+      const cJSON *x = result_at(doc, name, fx[k], NULL);
+      total += x ? cJSON_GetArraySize(oc_json_arr(x, "findings")) : 0;
+    }
+    put(o, "<tr><td class=\"tname\">");
+    txt(o, name);
+    const char *model = oc_json_str(t, "model");
+    if(model) {
+      put(o, " <span class=\"muted\">");
+      txt(o, model);
+      put(o, "</span>");
+    }
+    put(o, "</td><td>");
+    const char *sha = oc_json_str(id, "chat_template_sha256");
+    if(sha) {
+      put(o, "<code title=\"");
+      attr(o, sha);
+      put(o, "\">");
+      txtcut(o, sha, 12);
+      put(o, "</code>");
+    }
+    else
+      put(o, "<span class=\"muted\">unknown</span>");
+    putf(o, "</td><td class=\"num\" data-v=\"%ld\">%ld</td>", total, total);
+    for(size_t k = 0; k < nf; k++) {
+      int idx = -1;
+      const cJSON *x = result_at(doc, name, fx[k], &idx);
+      if(!x) {
+        put(o, "<td class=\"cell\" data-v=\"9000000000\"><span class=\"st st-none\">—</span></td>");
+        continue;
+      }
+      const cJSON *worst;
+      int nfind;
+      int rank = verdict_rank(x, &worst, &nfind);
+      const cJSON *rd = oc_json_obj(x, "render");
+      const cJSON *tok = oc_json_get(rd, "prompt_tokens"), *bytes = oc_json_get(rd, "prompt_bytes");
+      double size = oc_json_is_integer(tok) ? tok->valuedouble
+                  : oc_json_is_integer(bytes) ? bytes->valuedouble : 0;
+      static const char *const cls[] = { "fail", "error", "warn", "info", "pass", "pass", "skip" };
+      static const char *const word[] = { "fail", "error", "warn", "info", "ok", "ok", "skip" };
+      putf(o, "<td class=\"cell cell-%s\" data-v=\"%.0f\"><a class=\"st st-%s\" href=\"#c-%d\">%s</a>",
+           cls[rank], (double)rank * 1e9 + (size < 1e9 ? size : 1e9 - 1), cls[rank], idx,
+           word[rank]);
+      if(worst) {
+        const char *rule = oc_json_str(worst, "rule");
+        put(o, " <code class=\"rule\" title=\"");
+        attr(o, oc_json_str(worst, "message"));
+        put(o, "\">");
+        txt(o, rule && oc_startswith(rule, "TEMPLATE-") ? rule + 9 : rule);
+        put(o, "</code>");
+        if(nfind > 1)
+          putf(o, " <span class=\"more\">+%d</span>", nfind - 1);
+      }
+      if(oc_json_is_integer(tok))
+        putf(o, "<br><span class=\"tok\">%.0f tokens</span>", tok->valuedouble);
+      else if(oc_json_is_integer(bytes))
+        putf(o, "<br><span class=\"tok\">%.0f bytes</span>", bytes->valuedouble);
+      put(o, "</td>");
+    }
+    put(o, "</tr>\n");
+  }
+  put(o, "</tbody></table></div>\n</section>\n");
+}
+
+/* Lines of s (each with its '\n'), at most max. */
+static size_t split_lines(const char *s, const char **starts, size_t *lens, size_t max)
+{
+  size_t n = 0;
+  while(*s && n < max) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) + 1 : strlen(s);
+    starts[n] = s;
+    lens[n++] = len;
+    s += len;
+  }
+  return n;
+}
+
+/* A line diff of two rendered prompts (longest common subsequence):
+ * lines only in the first target's prompt struck out, lines only in this
+ * one marked as inserted. */
+static void prompt_diff(struct out *o, const char *base, const char *mine)
+{
+  const char **as = NULL, **bs = NULL;
+  size_t *al = NULL, *bl = NULL;
+  unsigned *lcs = NULL;
+  as = calloc(OC_HTML_DIFF_LINES, sizeof(*as));
+  bs = calloc(OC_HTML_DIFF_LINES, sizeof(*bs));
+  al = calloc(OC_HTML_DIFF_LINES, sizeof(*al));
+  bl = calloc(OC_HTML_DIFF_LINES, sizeof(*bl));
+  if(!as || !bs || !al || !bl)
+    goto nomem;
+  size_t na = split_lines(base, as, al, OC_HTML_DIFF_LINES);
+  size_t nb = split_lines(mine, bs, bl, OC_HTML_DIFF_LINES);
+  if((na + 1) * (nb + 1) > OC_HTML_DIFF_CELLS) {
+    put(o, "<p class=\"muted\">The prompts are too long to compare here.</p>\n");
+    goto out;
+  }
+  lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
+  if(!lcs)
+    goto nomem;
+#define L(i, j) lcs[(i) * (nb + 1) + (j)]
+  for(size_t i = na; i-- > 0;)
+    for(size_t j = nb; j-- > 0;)
+      L(i, j) = al[i] == bl[j] && memcmp(as[i], bs[j], al[i]) == 0
+                  ? L(i + 1, j + 1) + 1
+                  : (L(i + 1, j) > L(i, j + 1) ? L(i + 1, j) : L(i, j + 1));
+  put(o, "<pre class=\"diff\">");
+  size_t i = 0, j = 0;
+  while(i < na || j < nb) {
+    if(i < na && j < nb && al[i] == bl[j] && memcmp(as[i], bs[j], al[i]) == 0) {
+      txtn(o, as[i], al[i]);
+      i++;
+      j++;
+    }
+    else if(j < nb && (i == na || L(i, j + 1) >= L(i + 1, j))) {
+      put(o, "<ins>");
+      txtn(o, bs[j], bl[j]);
+      put(o, "</ins>");
+      j++;
+    }
+    else {
+      put(o, "<del>");
+      txtn(o, as[i], al[i]);
+      put(o, "</del>");
+      i++;
+    }
+  }
+#undef L
+  put(o, "</pre>\n");
+  goto out;
+nomem:
+  if(!o->rc)
+    o->rc = OC_ENOMEM;
+out:
+  free(as);
+  free(bs);
+  free(al);
+  free(bl);
+  free(lcs);
+}
+
+/* A render's prompt, and how it differs from the first target's render
+ * of the same fixture. */
+static void render_block(struct out *o, const cJSON *doc, const cJSON *r)
+{
+  const char *prompt = oc_json_str(r, "message");
+  if(!oc_streq(oc_json_str(r, "suite"), "templates") || !prompt)
+    return;
+  put(o, "<h4>Rendered prompt</h4>\n<pre class=\"prompt\">");
+  txtcut(o, prompt, OC_HTML_BODY_MAX);
+  put(o, "</pre>\n");
+  const cJSON *first = cJSON_GetArrayItem(oc_json_arr(doc, "targets"), 0);
+  const char *fname = oc_json_str(first, "name");
+  if(!fname || oc_streq(fname, oc_json_str(r, "target")))
+    return;
+  const cJSON *base = result_at(doc, fname, oc_json_str(r, "case"), NULL);
+  const char *bp = oc_json_str(base, "message");
+  put(o, "<h4>Compared with ");
+  txt(o, fname);
+  put(o, "</h4>\n");
+  if(!bp) {
+    put(o, "<p class=\"muted\">That target has no rendered prompt for this fixture.</p>\n");
+    return;
+  }
+  if(strcmp(bp, prompt) == 0) {
+    put(o, "<p class=\"muted\">The same prompt, byte for byte.</p>\n");
+    return;
+  }
+  put(o, "<p class=\"muted\">Lines only in its prompt are struck out; lines only in this one "
+         "are marked.</p>\n");
+  prompt_diff(o, bp, prompt);
+}
+
 /* ---- one case --------------------------------------------------------- */
 
 static void findings_block(struct out *o, const cJSON *r)
 {
   const cJSON *fs = oc_json_arr(r, "findings");
   put(o, "<h4>Findings</h4>\n");
+  rerun_note(o, r);
   if(!cJSON_GetArraySize(fs))
     put(o, "<p class=\"muted\">No findings.</p>\n");
   else {
@@ -409,6 +856,7 @@ static void findings_block(struct out *o, const cJSON *r)
         txtcut(o, oc_json_str(f, "excerpt"), OC_HTML_FIELD_MAX);
         put(o, "</pre></td></tr>\n");
       }
+      diagnosis_row(o, f);
     }
     put(o, "</tbody></table></div>\n");
   }
@@ -432,6 +880,36 @@ static int is_stream(const cJSON *r)
   return cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream"));
 }
 
+/* A streamed request answered without a stream (a 400 before any event,
+ * as llama-server answers an overflow): the answer's arrival on the same
+ * axis, so every streamed case has its timeline. */
+static void answer_timeline(struct out *o, const cJSON *r, const cJSON *timing)
+{
+  const cJSON *fb = oc_json_get(timing, "first_byte_ms");
+  double total = oc_json_num(timing, "total_ms", 0);
+  if(!cJSON_IsNumber(fb) || !isfinite(fb->valuedouble) || fb->valuedouble < 0) {
+    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    return;
+  }
+  double tmax = isfinite(total) && total > fb->valuedouble ? total : fb->valuedouble;
+  if(tmax <= 0)
+    tmax = 1;
+  const double W = 760, L = 12, R = 12, AXIS = 62;
+  double x = L + (fb->valuedouble / tmax) * (W - L - R);
+  double status = oc_json_num(oc_json_obj(r, "response"), "status", 0);
+  put(o, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
+         "width=\"760\" height=\"84\" role=\"img\" aria-label=\"the answer's arrival over time\">\n");
+  putf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
+       W - R, AXIS);
+  putf(o, "<line class=\"tick flag\" x1=\"%.1f\" y1=\"26\" x2=\"%.1f\" y2=\"%.1f\">"
+          "<title>HTTP %.0f answer at %.1f ms</title></line>\n", x, x, AXIS, status, fb->valuedouble);
+  putf(o, "<text x=\"%.1f\" y=\"18\" text-anchor=\"%s\">HTTP %.0f, no stream, at %.1f ms</text>\n",
+       x + (x > W / 2 ? -4 : 4), x > W / 2 ? "end" : "start", status, fb->valuedouble);
+  putf(o, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
+  putf(o, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
+  put(o, "</svg>\n");
+}
+
 /* Chunk arrivals over time as inline SVG, with TTFT and the longest gap
  * marked.  Every number is computed here and checked to be finite; the
  * only text from the results goes through the escaper. */
@@ -450,7 +928,7 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
     }
   }
   if(!with_times) {
-    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    answer_timeline(o, r, timing);
     return;
   }
   if(!isfinite(tmax) || tmax <= 0)
@@ -550,37 +1028,6 @@ static void headers_table(struct out *o, const cJSON *headers)
   put(o, "</tbody></table>\n");
 }
 
-static unsigned char *b64_decode(const char *s, size_t *outlen)
-{
-  size_t n = strlen(s);
-  char *clean = malloc(n + 4);
-  unsigned char *out = NULL;
-  if(!clean)
-    return NULL;
-  size_t k = 0;
-  for(size_t i = 0; i < n; i++)
-    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
-      clean[k++] = s[i];
-  while(k % 4)
-    clean[k++] = '=';
-  out = malloc(k / 4 * 3 + 1);
-  if(!out)
-    goto out;
-  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
-  if(got < 0) {
-    free(out);
-    out = NULL;
-    goto out;
-  }
-  size_t pad = 0;
-  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
-    pad++;
-  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
-out:
-  free(clean);
-  return out;
-}
-
 /* A body: JSON pretty-printed, text as text, base64 decoded with invalid
  * bytes shown as U+FFFD and a hex dump. */
 static void body_block(struct out *o, const cJSON *body)
@@ -605,7 +1052,7 @@ static void body_block(struct out *o, const cJSON *body)
   }
   else if(b64) {
     size_t n = 0;
-    unsigned char *raw = b64_decode(b64, &n);
+    unsigned char *raw = oc_base64_decode(b64, &n);
     if(!raw) {
       put(o, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
       txtcut(o, b64, OC_HTML_FIELD_MAX);
@@ -802,8 +1249,10 @@ static char *build_curl(const cJSON *doc, const cJSON *r)
   free(compact);
   if(!rc && oc_json_bool(body, "truncated", 0))
     rc = oc_buf_adds(&b, "  # the results kept only part of this body");
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -835,8 +1284,10 @@ static char *build_oacheck(const cJSON *doc, const cJSON *r)
   if(filter)
     shell_quote(&b, &rc, filter);
   free(filter);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -868,9 +1319,10 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
 {
   enum oc_status st = oc_result_status(r);
   const char *sn = oc_status_name(st);
-  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s>\n<summary>"
+  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s%s>\n<summary>"
           "<span class=\"badge st-%s\">%s</span><span class=\"cname\">",
-       i, sn, (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
+       i, sn, is_stream(r) ? " data-stream=\"1\"" : "",
+       (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
   txt(o, oc_json_str(r, "case"));
   put(o, "</span><span class=\"muted\">");
   txt(o, oc_json_str(r, "target"));
@@ -922,6 +1374,7 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
     put(o, "</p>\n");
   }
   findings_block(o, r);
+  render_block(o, doc, r);
   timing_block(o, r);
 
   const cJSON *req = oc_json_obj(r, "request");
@@ -1038,8 +1491,7 @@ static int read_asset(const char *dir, const char *name, char **out, char *err, 
   return rc;
 }
 
-/* 'sha256-BASE64' of s, for the Content-Security-Policy. */
-static int csp_hash(const char *s, char out[64])
+int oc_report_html_csp_hash(const char *s, char out[64])
 {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int mdlen = 0;
@@ -1080,7 +1532,7 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
     goto out;
   }
   char css_hash[64], js_hash[64];
-  if((rc = csp_hash(css, css_hash)) || (rc = csp_hash(js, js_hash))) {
+  if((rc = oc_report_html_csp_hash(css, css_hash)) || (rc = oc_report_html_csp_hash(js, js_hash))) {
     snprintf(err, errlen, "cannot hash the report assets");
     goto out;
   }
@@ -1124,6 +1576,8 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
       summary_section(&o, doc);
     else if(strcmp(name, "MATRIX") == 0)
       matrix_section(&o, doc);
+    else if(strcmp(name, "GRID") == 0)
+      grid_section(&o, doc);
     else if(strcmp(name, "CASES") == 0)
       cases_section(&o, doc);
     else if(strcmp(name, "FOOTER") == 0) {
@@ -1160,6 +1614,7 @@ int oc_report_html_write(const cJSON *results, const char *path, char *err, size
   int rc = oc_report_html_render(results, NULL, &b, why, sizeof(why));
   if(rc) {
     snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_secret_write_file(path, b.data ? b.data : "", b.len, err, errlen);

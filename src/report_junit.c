@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deployment.h"
 #include "json.h"
 #include "results_json.h"
 #include "secret.h"
+#include "shard.h"
 
 #define OC_JUNIT_MESSAGE_MAX 1000 /* bytes of a failure/error/skipped message attribute */
 #define OC_JUNIT_EVENT_MAX 600    /* bytes of one event in a stream excerpt */
@@ -58,6 +60,28 @@ static int add_property_json(struct oc_buf *b, const char *name, const cJSON *v)
   return add_property(b, name, oc_json_scalar_text(v, tmp, sizeof(tmp)));
 }
 
+/* What the deployment said about itself, and its recordings' origin. */
+static int deployment_properties(struct oc_buf *b, const cJSON *t)
+{
+  const cJSON *dep = oc_json_obj(t, "deployment");
+  struct oc_buf text;
+  oc_buf_init(&text, OC_CAP_MESSAGE * 4);
+  int rc = OC_OK;
+  if(dep && (rc = oc_deployment_text(dep, &text)) == OC_OK)
+    rc = add_property(b, "deployment", oc_buf_str(&text));
+  if(!rc && dep)
+    rc = add_property(b, "deployment.context", oc_json_str(dep, "context"));
+  if(!rc && oc_json_obj(t, "recorded")) {
+    oc_buf_reset(&text);
+    if((rc = oc_recorded_text(oc_json_obj(t, "recorded"), &text)) == OC_OK)
+      rc = add_property(b, "recorded", oc_buf_str(&text));
+  }
+  if(!rc)
+    rc = add_property_json(b, "jobs", oc_json_get(t, "jobs"));
+  oc_buf_free(&text);
+  return rc;
+}
+
 /* The target's identity, so a CI page says what was tested. */
 static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target_name)
 {
@@ -75,7 +99,7 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
     if(!cJSON_IsString(m))
       continue;
     if((models.len && oc_buf_adds(&models, ", ")) || oc_buf_adds(&models, m->valuestring)) {
-      oc_buf_init(&models, OC_CAP_MESSAGE * 4); /* too many: leave them out */
+      oc_buf_reset(&models); /* too many: leave them out */
       break;
     }
   }
@@ -105,7 +129,8 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
      (rc = add_property(b, "oacheck.mode", oc_json_str(run, "mode"))) ||
      (rc = add_property(b, "oacheck.started", oc_json_str(run, "started"))) ||
      (rc = add_property(b, "oacheck.shard", shard[0] ? shard : NULL)) ||
-     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))))
+     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))) ||
+     (rc = deployment_properties(b, t)))
     goto out;
   rc = oc_buf_adds(b, "    </properties>\n");
 out:
@@ -177,6 +202,11 @@ static int system_out_text(struct oc_buf *t, const cJSON *r)
     if((rc = oc_buf_adds(t, "findings:\n")) || (rc = findings_text(t, r)))
       return rc;
   }
+  const cJSON *dg = oc_result_diagnosis(r);
+  if(dg && (rc = oc_buf_printf(t, "cause (%s): %s\nfix (%s): %s\n", oc_json_str(dg, "id") ?: "?",
+                               oc_json_str(dg, "cause") ?: "", oc_json_str(dg, "flags") ?: "",
+                               oc_json_str(dg, "fix") ?: "")))
+    return rc;
   const cJSON *ev[OC_JUNIT_EVENTS];
   size_t n = oc_result_excerpt_events(r, ev, OC_JUNIT_EVENTS);
   if(n) {
@@ -329,16 +359,12 @@ static int collect_groups(const cJSON *doc, struct group **out, size_t *nout)
       i++;
     if(i < n)
       continue;
-    if(n == alloc) {
-      size_t na = alloc ? alloc * 2 : 16;
-      struct group *p = realloc(g, na * sizeof(*g));
-      if(!p) {
-        free(g);
-        return OC_ENOMEM;
-      }
-      g = p;
-      alloc = na;
+    struct group *p = oc_array_grow(g, &alloc, n + 1, sizeof(*g));
+    if(!p) {
+      free(g);
+      return OC_ENOMEM;
     }
+    g = p;
     g[n].target = t;
     g[n].suite = s;
     n++;
@@ -394,6 +420,38 @@ static int add_incomplete(struct oc_buf *b, const cJSON *doc, long id, const cha
   return rc;
 }
 
+/* The shards a merge lacks: one testsuite "oacheck.shards", an error
+ * testcase per line of oc_shards_problems, so CI turns red. */
+static int add_shard_problems(struct oc_buf *b, const cJSON *doc, long id, long n,
+                              const char *timestamp)
+{
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  oc_shards_problems(doc, &t);
+  int rc = oc_buf_adds(b, "  <testsuite name=\"oacheck.shards\" package=\"oacheck\"");
+  if(!rc) rc = add_attr_long(b, "id", id);
+  if(!rc) rc = add_attr_long(b, "tests", n);
+  if(!rc) rc = oc_buf_adds(b, " failures=\"0\"");
+  if(!rc) rc = add_attr_long(b, "errors", n);
+  if(!rc) rc = oc_buf_adds(b, " skipped=\"0\" time=\"0.000\"");
+  if(!rc && timestamp) rc = add_attr(b, "timestamp", timestamp);
+  if(!rc) rc = oc_buf_adds(b, ">\n");
+  for(const char *p = oc_buf_str(&t); !rc && *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    char *line = oc_strndup(p, len);
+    rc = line ? oc_buf_adds(b, "    <testcase name=\"all shards merged\" classname=\"oacheck.shards\">\n"
+                               "      <error type=\"error\"") : OC_ENOMEM;
+    if(!rc) rc = add_message_attr(b, NULL, line);
+    if(!rc) rc = oc_buf_adds(b, "/>\n    </testcase>\n");
+    free(line);
+    p += len + (nl ? 1 : 0);
+  }
+  if(!rc) rc = oc_buf_adds(b, "  </testsuite>\n");
+  oc_buf_free(&t);
+  return rc;
+}
+
 int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
 {
   struct group *groups = NULL;
@@ -414,13 +472,15 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
     if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(doc, name))
       unreachable++;
   }
+  /* a merge that lacks shards (shard.c) is an error testcase each */
+  long shard_problems = oc_shards_problems(doc, NULL);
   char secs[32];
   oc_ms_to_seconds(all.duration_ms, secs);
   long incomplete = oc_json_bool(doc, "incomplete", 0) ? 1 : 0;
   if((rc = oc_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oacheck\"")) ||
-     (rc = add_attr_long(b, "tests", all.total + unreachable + incomplete)) ||
+     (rc = add_attr_long(b, "tests", all.total + unreachable + incomplete + shard_problems)) ||
      (rc = add_attr_long(b, "failures", all.fail)) ||
-     (rc = add_attr_long(b, "errors", all.error + unreachable + incomplete)) ||
+     (rc = add_attr_long(b, "errors", all.error + unreachable + incomplete + shard_problems)) ||
      (rc = add_attr(b, "time", secs)) || (rc = oc_buf_adds(b, ">\n")))
     goto out;
 
@@ -465,6 +525,8 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
   }
   if(incomplete && (rc = add_incomplete(b, doc, id++, timestamp)))
     goto out;
+  if(shard_problems && (rc = add_shard_problems(b, doc, id, shard_problems, timestamp)))
+    goto out;
   rc = oc_buf_adds(b, "</testsuites>\n");
 out:
   free(groups);
@@ -480,6 +542,7 @@ int oc_report_junit_write(const cJSON *results, const char *path, char *err, siz
   if(rc) {
     snprintf(err, errlen, "cannot render JUnit report '%s': %s", path,
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_secret_write_file(path, b.data ? b.data : "", b.len, err, errlen);

@@ -34,6 +34,9 @@ struct oc_case_outcome {
   cJSON *retries;                   /* taken over; may be NULL */
   double duration_ms;               /* < 0 unknown */
   const char *source;               /* "live" or the recording's name */
+  int no_suite;                     /* proxy traffic: no suite file can send it again */
+  const char *reproduce_oacheck;    /* with no_suite: the oacheck command that reproduces it
+                                     * (record --to-suite), or NULL */
 };
 
 /* "pass", "fail", "error", "skip". */

@@ -77,6 +77,8 @@ const struct oc_profile *oc_profile_default(void); /* "openai" */
 
 /* Everything a check needs to report: where findings go, which profile
  * and allow list apply.  One per checked response. */
+struct oc_dialect;
+
 struct oc_check {
   struct oc_findings *out;
   const struct oc_profile *profile;
@@ -89,6 +91,8 @@ struct oc_check {
   char limit[400];           /* oacheck's own limit left a check undecided (a schema
                                 validator's budget): "" when none.  Not a finding: the
                                 case is an error of the run with this as its reason */
+  const struct oc_dialect *dialect; /* the target's own tool-call markers (its chat template),
+                                       looked for in content beside tool_markers.def; may be NULL */
 };
 
 /* Record that oacheck could not decide a check (the first reason is

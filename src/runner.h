@@ -11,11 +11,13 @@
 #include <stddef.h>
 
 #include "response.h"
+#include "shard.h"
 #include "suite.h"
 #include "target.h"
 
 struct oc_run_options {
-  int jobs;                 /* live cases in flight (default 4) */
+  int jobs;                 /* live cases in flight per target: 0 = each target's own
+                               (oc_target.jobs, else 4) */
   long timeout_ms;          /* total per case (default 120 s) */
   long idle_timeout_ms;     /* no byte for this long (default 60 s) */
   long connect_timeout_ms;  /* default 10 s */
@@ -26,10 +28,14 @@ struct oc_run_options {
   size_t nfilters;
   const char *const *tags;
   size_t ntags;
-  int shard_k, shard_n;     /* 1-based shard of N; 0/0 = all */
+  const struct oc_shard *shard; /* NULL or n <= 1: every case (shard.h) */
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int rerun_alone;          /* a case that ran out of a shared context while others were in
+                               flight runs again alone, and that is its result (set when the
+                               concurrency is the target's own, not --jobs) */
+  int by_target;            /* plan every case of a target before the next target's */
 };
 
 void oc_run_options_init(struct oc_run_options *o);
@@ -59,6 +65,10 @@ struct oc_run {
   double started_ms;
   int stopped;              /* the signal (SIGINT, SIGTERM) that stopped the run, 0 */
   size_t suite_errors;      /* cases whose request could not be built: exit status 2 */
+  int *in_flight;           /* per plan item: most requests in flight on its target while it
+                               ran (live), 0 for a replay */
+  size_t reruns;            /* cases run again alone (rerun_alone) */
+  unsigned char *deferred;  /* per plan item: held back for its run alone */
 };
 
 /* Where record mode writes t's cassettes: the record directory itself
@@ -67,6 +77,12 @@ struct oc_run {
  * targets never overwrite each other's SUITE.CASE.  Caller frees; NULL
  * when it cannot be created (logged) or memory runs out. */
 char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t);
+/* Give each of ts[0..n) its own recording directory DIR/NAME (created;
+ * t->record_dir), as record mode does with several targets, before they
+ * are identified (their identification is recorded there too) or
+ * expanded by model (DIR/NAME/MODEL).  OC_OK, or OC_ENOMEM / OC_EIO
+ * (logged). */
+int oc_run_record_dirs(struct oc_target *ts, size_t n, const char *dir);
 
 /* Catch SIGINT and SIGTERM from here on: the run stops (cases in flight
  * are abandoned, no new one starts) and the caller writes the finished
@@ -77,15 +93,20 @@ int oc_run_signal(void);
 
 /* Build the plan from every case of every suite × every target, keeping
  * what the filters, tags and shard select.  Sharding is by case (the same
- * cases on every target), stable across runs. */
+ * cases on every target): oc_shard_of (shard.c) by hash of suite/case or
+ * by a durations table, so a case keeps its shard when others are added. */
 int oc_run_plan(struct oc_run *r);
-/* Run every planned case.  Returns OC_OK (case failures are results, not
- * errors) or OC_ENOMEM. */
+/* Run every planned case: replayed ones in plan order, live ones with at
+ * most jobs in flight per target (opts->jobs, else the target's own, else
+ * 4).  Each result gets the target's deployment diagnoses and the server's
+ * wait time (deployment.h).  Returns OC_OK (case failures are results,
+ * not errors) or OC_ENOMEM. */
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
- * deletes.  mode_note may be NULL.  A run stopped by a signal (r->stopped,
- * or oc_run_signal() during identification) is marked "incomplete" with
- * the reason. */
+ * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
+ * a case's result could not be built: never a document missing a case.  A
+ * run stopped by a signal (r->stopped, or oc_run_signal() during
+ * identification) is marked "incomplete" with the reason. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);

@@ -203,25 +203,76 @@ static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t
   oc_buf_printf(err, "%s:%d:%d: %s\n", path, pos.line, pos.column, msg);
 }
 
-static int strs_add(const char ***arr, size_t *n, const char *s)
-{
-  const char **d = realloc(*arr, (*n + 1) * sizeof(**arr));
-  if(!d)
-    return OC_ENOMEM;
-  d[(*n)++] = s;
-  *arr = d;
-  return OC_OK;
-}
-
 static int add_strings(const char ***arr, size_t *n, const cJSON *list)
 {
+  size_t alloc = *n; /* what *arr has room for at least */
   const cJSON *it;
   cJSON_ArrayForEach(it, list)
   {
-    if(cJSON_IsString(it) && strs_add(arr, n, it->valuestring))
+    if(!cJSON_IsString(it))
+      continue;
+    const char **d = oc_array_grow(*arr, &alloc, *n + 1, sizeof(**arr));
+    if(!d)
       return OC_ENOMEM;
+    d[(*n)++] = it->valuestring;
+    *arr = d;
   }
   return OC_OK;
+}
+
+struct named {
+  const struct oc_jv *name;  /* the case's "name" string */
+  const struct oc_jv *kase;
+  size_t order;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+  const struct named *x = a, *y = b;
+  uint32_t n = x->name->len < y->name->len ? x->name->len : y->name->len;
+  int c = memcmp(x->name->u.str, y->name->u.str, n);
+  if(!c)
+    c = (x->name->len > y->name->len) - (x->name->len < y->name->len);
+  return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Case names are unique within a suite.  Sorted rather than compared
+ * pairwise, so that a 100,000-case suite loads in n log n; every repeat is
+ * reported at its own line, naming the line of the first. */
+static int check_unique_names(const struct oc_jv *root, const char *path, const char *buf, size_t len,
+                              struct oc_buf *err)
+{
+  const struct oc_jv *cs = oc_jv_get(root, "cases");
+  if(!cs || cs->type != OC_JARRAY || cs->len < 2)
+    return OC_OK;
+  struct named *by = malloc(cs->len * sizeof(*by));
+  if(!by)
+    return OC_ENOMEM;
+  size_t n = 0;
+  for(uint32_t i = 0; i < cs->len; i++) {
+    const struct oc_jv *name = oc_jv_get(&cs->u.items[i], "name");
+    if(name && name->type == OC_JSTRING)
+      by[n++] = (struct named){ name, &cs->u.items[i], i };
+  }
+  qsort(by, n, sizeof(*by), cmp_named);
+  int rc = OC_OK;
+  const char *suite = oc_jv_str(root, "suite", NULL);
+  for(size_t i = 1, first = 0; i < n; i++) {
+    if(by[i].name->len != by[first].name->len ||
+       memcmp(by[i].name->u.str, by[first].name->u.str, by[i].name->len) != 0) {
+      first = i;
+      continue;
+    }
+    struct oc_json_pos pos;
+    oc_json_locate(buf, len, by[first].kase->offset, &pos);
+    char msg[512];
+    snprintf(msg, sizeof(msg), "case name '%.200s' appears twice in suite '%.100s' (first at line %d)",
+             by[i].name->u.str, suite ? suite : "?", pos.line);
+    err_at(err, path, buf, len, by[i].kase->offset, msg);
+    rc = OC_EPARSE;
+  }
+  free(by);
+  return rc;
 }
 
 static void suite_free(struct oc_suite *s)
@@ -265,29 +316,32 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     err_at(err, path, buf, len, jerr.offset, msg);
     goto out;
   }
+  /* Every error in one pass — the schema's, then what the schema cannot
+   * say (references that cannot be parsed, allow lists and assertions
+   * naming rules that do not exist, repeated case names) — so that a large
+   * suite with a few broken cases is fixed at once.  The list is bounded. */
+  int bad = 0;
   if(schema) {
     struct oc_schema_result res;
     oc_schema_result_init(&res);
-    res.max = 20;
+    res.max = 1000;
     int v = oc_schema_validate(schema, doc.root, &res);
     if(v != 1) {
       for(size_t i = 0; i < res.count; i++) {
         snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
         err_at(err, path, buf, len, res.errors[i].offset, msg);
       }
+      if(res.dropped)
+        oc_buf_printf(err, "%s: … and at least %zu more errors\n", path, res.dropped);
       if(v < 0)
         oc_buf_printf(err, "%s: the suite schema could not be applied: %s\n", path,
                       res.undecided ? res.undecided : "out of memory");
-      oc_schema_result_free(&res);
-      rc = OC_EPARSE;
-      goto out;
+      bad = 1;
     }
     oc_schema_result_free(&res);
   }
-  /* What the schema cannot say: references that cannot be parsed, allow
-   * lists naming rules that do not exist. */
   {
-    int bad = check_allow(oc_jv_get(doc.root, "allow"), path, buf, len, err);
+    bad |= check_allow(oc_jv_get(doc.root, "allow"), path, buf, len, err);
     const struct oc_jv *cs = oc_jv_get(doc.root, "cases");
     for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
       /* depth 0 is the request object, whose body sits one level down */
@@ -296,6 +350,12 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
       bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
       bad |= check_assert_rules(oc_jv_get(&cs->u.items[i], "expect"), path, buf, len, err);
     }
+    int dup = check_unique_names(doc.root, path, buf, len, err);
+    if(dup == OC_ENOMEM) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    bad |= dup != OC_OK;
     if(bad) {
       rc = OC_EPARSE;
       goto out;
@@ -333,10 +393,16 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
   const struct oc_jv *jcases = oc_jv_get(doc.root, "cases");
   const cJSON *cj;
   size_t k = 0;
+  /* lines counted on from the previous case: one pass over the file */
+  size_t line_at = 0;
+  int line = 1;
   cJSON_ArrayForEach(cj, cases)
   {
     struct oc_case *c = &s.cases[k];
     const struct oc_jv *jc = oc_jv_at(jcases, k);
+    for(size_t end = jc && jc->offset < len ? jc->offset : line_at; line_at < end; line_at++)
+      line += buf[line_at] == '\n';
+    c->line = line;
     c->suite = s.name;
     c->file = s.file;
     c->order = k;
@@ -354,12 +420,6 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
       err_at(err, path, buf, len, jc ? jc->offset : 0, "a case needs a string 'name' and an object 'request'");
       goto out;
     }
-    for(size_t j = 0; j < k; j++)
-      if(strcmp(s.cases[j].name, c->name) == 0) {
-        snprintf(msg, sizeof(msg), "case name '%s' appears twice in suite '%s'", c->name, s.name);
-        err_at(err, path, buf, len, jc ? jc->offset : 0, msg);
-        goto out;
-      }
     /* every name was checked by check_rule_names */
     const cJSON *al;
     cJSON_ArrayForEach(al, suite_allow)
@@ -375,7 +435,8 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     k++;
     s.ncases = k;
   }
-  struct oc_suite *d = realloc(set->items, (set->count + 1) * sizeof(*d));
+  size_t alloc = set->count; /* room for at least that: a suite set stays small */
+  struct oc_suite *d = oc_array_grow(set->items, &alloc, set->count + 1, sizeof(*d));
   if(!d) {
     rc = OC_ENOMEM;
     goto out;
@@ -433,10 +494,11 @@ int oc_suite_shipped(char ***paths, size_t *n)
   }
   struct dirent *e;
   int rc = OC_OK;
+  size_t alloc = 0;
   while((e = readdir(d))) {
     if(e->d_name[0] == '.' || !oc_endswith(e->d_name, ".json"))
       continue;
-    char **np = realloc(*paths, (*n + 1) * sizeof(*np));
+    char **np = oc_array_grow(*paths, &alloc, *n + 1, sizeof(*np));
     char *p = oc_path_join(dir, e->d_name);
     if(!np || !p) {
       free(p);
@@ -517,10 +579,13 @@ static cJSON *words(const struct oc_vars *vars, const char *spec, struct build *
   }
   struct oc_buf b;
   oc_buf_init(&b, bd->left);
-  for(long i = 0; i < n; i++)
-    if((i && oc_buf_addc(&b, ' ')) || oc_buf_add(&b, colon + 1, wl))
-      return build_fail(bd, OC_ENOMEM);
-  cJSON *r = cJSON_CreateString(oc_buf_str(&b));
+  for(long i = 0; i < n && !oc_buf_error(&b); i++) {
+    if(i)
+      oc_buf_addc(&b, ' ');
+    oc_buf_add(&b, colon + 1, wl);
+  }
+  /* sized above, so a failed buffer ran out of memory */
+  cJSON *r = oc_buf_error(&b) ? NULL : cJSON_CreateString(oc_buf_str(&b));
   oc_buf_free(&b);
   return r ? r : build_fail(bd, OC_ENOMEM);
 }
@@ -663,10 +728,10 @@ static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, struct bui
         cJSON_Delete(out);
         return out ? NULL : build_fail(bd, OC_ENOMEM);
       }
-      if(cJSON_IsArray(in))
-        cJSON_AddItemToArray(out, v);
-      else
-        cJSON_AddItemToObject(out, it->string, v);
+      if(oc_json_add(out, cJSON_IsArray(in) ? NULL : it->string, v)) {
+        cJSON_Delete(out);
+        return build_fail(bd, OC_ENOMEM);
+      }
     }
     return out;
   }

@@ -30,7 +30,7 @@ struct oc_case {
   const char **tags;
   size_t ntags;
   size_t order;             /* 0-based position in its suite file */
-  int line;                 /* 1-based line of the case in its file, for suite errors */
+  int line;                 /* 1-based line of the case's object in file (suite errors) */
 };
 
 /* What oacheck builds of one request: its size, counted while building

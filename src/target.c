@@ -4,11 +4,13 @@
 #include "config.h"
 #include "target.h"
 
+#include <errno.h>
 #include <math.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "http.h"
 #include "json.h"
@@ -21,6 +23,8 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_deployment_init(&t->deployment);
+  oc_dialect_init(&t->dialect);
   t->profile_source = "auto";
 }
 
@@ -40,6 +44,11 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  oc_deployment_free(&t->deployment);
+  free(t->chat_template);
+  oc_dialect_free(&t->dialect);
+  free(t->router_name);
+  free(t->record_dir);
   memset(t, 0, sizeof(*t));
 }
 
@@ -168,11 +177,26 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
     oc_target_free(t);
     return OC_ENOTFOUND;
   }
+  /* the cases' recordings decide: identification requests are recorded
+   * without arrival times (they are not judged, only read) */
   t->timing_recorded = 1;
   for(size_t i = 0; i < t->store.count; i++)
-    if(!t->store.items[i].timing_recorded)
+    if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
       t->timing_recorded = 0;
   return OC_OK;
+}
+
+/* Make room for one more target at the end of *ts. */
+static struct oc_target *target_slot(struct oc_target **ts, size_t n)
+{
+  size_t alloc = n; /* a handful of targets: their array is kept exactly full */
+  struct oc_target *d = oc_array_grow(*ts, &alloc, n + 1, sizeof(*d));
+  if(d) {
+    *ts = d;
+    memset(&d[n], 0, sizeof(d[n]));
+    return &d[n];
+  }
+  return NULL;
 }
 
 static int target_from_json(struct oc_target *t, const cJSON *j, const char *path, int idx,
@@ -259,13 +283,13 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
   const cJSON *j;
   cJSON_ArrayForEach(j, list)
   {
-    struct oc_target *d = realloc(*ts, (*n + 1) * sizeof(*d));
-    if(!d) {
+    struct oc_target *slot = target_slot(ts, *n);
+    if(!slot) {
       rc = OC_ENOMEM;
       goto out;
     }
-    *ts = d;
-    rc = target_from_json(&d[*n], j, path, idx, err, errlen);
+    struct oc_target *d = *ts;
+    rc = target_from_json(slot, j, path, idx, err, errlen);
     if(rc) {
       oc_target_free(&d[*n]);
       goto out;
@@ -283,6 +307,59 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
 out:
   cJSON_Delete(doc);
   return rc;
+}
+
+int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size_t *n, char *err,
+                     size_t errlen)
+{
+  int rc;
+  for(size_t i = 0; i < a->targets.n; i++) {
+    struct oc_target *t = target_slot(ts, *n);
+    if(!t)
+      return OC_ENOMEM;
+    if(oc_target_from_spec(t, a->targets.items[i], err, errlen))
+      return OC_EUSAGE;
+    (*n)++;
+  }
+  for(size_t i = 0; i < a->replays.n; i++) {
+    struct oc_target *t = target_slot(ts, *n);
+    if(!t)
+      return OC_ENOMEM;
+    if((rc = oc_target_from_recordings(t, NULL, a->replays.items[i], err, errlen)) != OC_OK)
+      return rc;
+    (*n)++;
+  }
+  if(a->targets_file && (rc = oc_targets_load(a->targets_file, ts, n, err, errlen)) != OC_OK)
+    return rc;
+  for(size_t i = 0; i < *n; i++)
+    for(size_t k = 0; k < i; k++)
+      if(strcmp((*ts)[k].name, (*ts)[i].name) == 0) {
+        snprintf(err, errlen, "two targets are named '%s': give them names (NAME=URL)",
+                 (*ts)[i].name);
+        return OC_EUSAGE;
+      }
+  return OC_OK;
+}
+
+int oc_targets_build_for(const char *cmd, const struct oc_target_args *a, struct oc_target **ts,
+                         size_t *n)
+{
+  char err[700];
+  int rc = oc_targets_build(a, ts, n, err, sizeof(err));
+  if(rc == OC_EUSAGE)
+    return oc_cli_usage_error(cmd, "%s", err);
+  if(rc) {
+    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
+    return OC_EXIT_USAGE;
+  }
+  return -1;
+}
+
+void oc_targets_free(struct oc_target *ts, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    oc_target_free(&ts[i]);
+  free(ts);
 }
 
 int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
@@ -308,7 +385,7 @@ int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
 static void record_identification(struct oc_target *t, const char *dir, const char *method,
                                   const char *path, const char *rbody, size_t rlen,
                                   const struct oc_http_response *resp,
-                                  const char *body, size_t len)
+                                  const char *body, size_t len, uint64_t took_ns)
 {
   struct oc_cassette c;
   oc_cassette_init(&c);
@@ -338,21 +415,62 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
   c.recorded_at = oc_strdup(ts);
   char err[600];
   char *file = full ? oc_asprintf("%s/%s%s", dir, full, OC_CASSETTE_EXT) : NULL;
-  if(oc_cassette_update_key(&c) || oc_cassette_add_piece(&c, body, len, 0) || !file ||
+  /* how long it took (a router's first request for a model loads it): the
+   * whole body as one piece at the end */
+  c.timing_recorded = 1;
+  c.headers_ns = took_ns;
+  if(oc_cassette_update_key(&c) || oc_cassette_add_piece(&c, body, len, took_ns) || !file ||
      oc_cassette_write(file, &c, err, sizeof(err)))
     oc_error("cannot record the identification request %s %s", method, path);
   free(file);
   oc_cassette_free(&c);
 }
 
+static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                 const char *path, const char *rbody, size_t rlen, int *status,
+                 struct oc_headers *hdrs, char **body, size_t *len, struct oc_fetch_meta *meta,
+                 char *err, size_t errlen);
+
 int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                     char **body, size_t *len, char *err, size_t errlen)
 {
-  size_t rlen = rbody ? strlen(rbody) : 0;
+  return oc_target_fetch_ex(t, o, method, path, rbody, status, hdrs, body, len, NULL, err, errlen);
+}
+
+int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                       const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                       char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
+                       size_t errlen)
+{
+  char *rpath = NULL, *rbody2 = NULL;
+  size_t rlen = rbody ? strlen(rbody) : 0, rlen2 = 0;
   *body = NULL;
   *len = 0;
   *status = 0;
+  if(meta) {
+    memset(meta, 0, sizeof(*meta));
+    meta->duration_ms = -1;
+  }
+  if(oc_target_route(t, method, path, rbody, rlen, &rpath, &rbody2, &rlen2))
+    return OC_ENOMEM;
+  if(rpath)
+    path = rpath;
+  if(rbody2) {
+    rbody = rbody2;
+    rlen = rlen2;
+  }
+  int rc = fetch(t, o, method, path, rbody, rlen, status, hdrs, body, len, meta, err, errlen);
+  free(rpath);
+  free(rbody2);
+  return rc;
+}
+
+static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                 const char *path, const char *rbody, size_t rlen, int *status,
+                 struct oc_headers *hdrs, char **body, size_t *len, struct oc_fetch_meta *meta,
+                 char *err, size_t errlen)
+{
   if(!t->live) {
     char key[65];
     if(oc_cassette_request_key(method, path, rbody, rlen, key))
@@ -363,6 +481,10 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
       return OC_ENOTFOUND;
     }
     *status = c->status;
+    if(meta && c->recorded_at)
+      oc_strlcpy(meta->recorded_at, c->recorded_at, sizeof(meta->recorded_at));
+    if(meta && c->timing_recorded && c->npieces)
+      meta->duration_ms = (double)c->pieces[c->npieces - 1].t_ns / 1e6;
     if(oc_headers_copy(hdrs, &c->headers))
       return OC_ENOMEM;
     *body = oc_strndup(c->body, c->body_len);
@@ -403,7 +525,11 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
   struct oc_http_response resp;
   memset(&resp, 0, sizeof(resp));
   oc_headers_init(&resp.headers);
+  uint64_t t0 = oc_now_ns();
   int rc = url && !oc_target_request_headers(t, &h) ? oc_http_fetch(&req, &resp, err, errlen) : OC_ENOMEM;
+  uint64_t took = oc_now_ns() - t0;
+  if(meta)
+    meta->duration_ms = (double)took / 1e6;
   if(rc == OC_OK) {
     *status = resp.status;
     if(oc_headers_copy(hdrs, &resp.headers))
@@ -411,8 +537,9 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
     *body = resp.body;
     *len = resp.body_len;
     resp.body = NULL;
-    if(o->record_dir && *body)
-      record_identification(t, o->record_dir, method, path, rbody, rlen, &resp, *body, *len);
+    const char *rdir = t->record_dir ? t->record_dir : o->record_dir;
+    if(rdir && *body)
+      record_identification(t, rdir, method, path, rbody, rlen, &resp, *body, *len, took);
   }
   oc_http_response_free(&resp);
   oc_headers_free(&h);
@@ -421,11 +548,10 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
 }
 
 /* Server-provided text into the identity, as valid UTF-8. */
-static void add_ident(cJSON *o, const char *key, const char *v)
+static void add_ident(int *oom, cJSON *o, const char *key, const char *v)
 {
   char *t = oc_utf8_sanitize(v, strlen(v));
-  if(t)
-    cJSON_AddStringToObject(o, key, t);
+  oc_json_put(oom, o, key, t ? cJSON_CreateString(t) : NULL);
   free(t);
 }
 
@@ -433,6 +559,17 @@ static void set_error(struct oc_target *t, const char *msg)
 {
   free(t->error);
   t->error = oc_strdup(msg);
+}
+
+/* Keep the template's text: the template checks read what it can
+ * render, and its tool-call tokens are looked for in content. */
+static void set_template(struct oc_target *t, const char *tmpl)
+{
+  free(t->chat_template);
+  oc_dialect_free(&t->dialect);
+  t->chat_template = oc_strdup(tmpl);
+  if(t->chat_template && oc_dialect_from_template(&t->dialect, tmpl, strlen(tmpl)))
+    oc_warn("target %s: out of memory reading its template's tool-call markers", t->name);
 }
 
 const char *oc_profile_guess(const cJSON *identity)
@@ -448,65 +585,87 @@ const char *oc_profile_guess(const cJSON *identity)
   return "openai";
 }
 
-/* The prompt tokens of a one-message conversation of w filler words, as the
- * server counts them: its own chat template (/apply-template), its own
- * tokenizer (/tokenize).  -1 when the target cannot say. */
-static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
+                       const cJSON *messages, const cJSON *tools)
 {
-  long n = -1;
-  int status;
-  char *body = NULL, *out = NULL, err[600];
+  int oom = 0, status;
+  char *out = NULL, *body = NULL, *prompt = NULL, err[600];
   size_t len;
   struct oc_headers h;
   oc_headers_init(&h);
+  cJSON *req = cJSON_CreateObject();
+  oc_json_put(&oom, req, "messages", cJSON_Duplicate(messages, 1));
+  if(tools)
+    oc_json_put(&oom, req, "tools", cJSON_Duplicate(tools, 1));
+  if(!oom)
+    out = cJSON_PrintUnformatted(req);
+  cJSON_Delete(req);
+  if(out && !oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err,
+                             sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(body, len, NULL);
+    const char *p = oc_json_str(doc, "prompt");
+    prompt = p ? oc_strdup(p) : NULL;
+    cJSON_Delete(doc);
+  }
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  return prompt;
+}
+
+long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_options *o,
+                            const char *prompt)
+{
+  int oom = 0, status;
+  long n = -1;
+  char *out = NULL, *body = NULL, err[600];
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  cJSON *tok = cJSON_CreateObject();
+  oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
+  oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
+  oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
+  if(!oom)
+    out = cJSON_PrintUnformatted(tok);
+  cJSON_Delete(tok);
+  if(out && !oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err,
+                             sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(body, len, NULL);
+    const cJSON *tokens = oc_json_arr(doc, "tokens");
+    if(tokens)
+      n = cJSON_GetArraySize(tokens);
+    cJSON_Delete(doc);
+  }
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  return n;
+}
+
+/* The prompt tokens of a one-message conversation of w filler words, as the
+ * server counts them.  -1 when the target cannot say. */
+static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+{
+  long n = -1;
+  int oom = 0;
+  char *prompt = NULL;
   struct oc_buf text;
   oc_buf_init(&text, OC_CAP_FILE);
   for(long i = 0; i < w; i++)
     if((i && oc_buf_addc(&text, ' ')) || oc_buf_adds(&text, "hello"))
       goto out;
-  cJSON *req = cJSON_CreateObject();
-  cJSON *msgs = req ? cJSON_AddArrayToObject(req, "messages") : NULL;
-  cJSON *m = cJSON_CreateObject();
-  if(msgs && m) {
-    cJSON_AddStringToObject(m, "role", "user");
-    cJSON_AddStringToObject(m, "content", oc_buf_str(&text));
-    cJSON_AddItemToArray(msgs, m);
-    m = NULL;
-    out = cJSON_PrintUnformatted(req);
-  }
-  cJSON_Delete(m);
-  cJSON_Delete(req);
-  if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
-     status != 200)
-    goto out;
-  cJSON *doc = oc_json_parse(body, len, NULL);
-  const char *prompt = oc_json_str(doc, "prompt");
-  free(out);
-  out = NULL;
-  cJSON *tok = prompt ? cJSON_CreateObject() : NULL;
-  if(tok) {
-    cJSON_AddStringToObject(tok, "content", prompt);
-    cJSON_AddBoolToObject(tok, "add_special", 1);
-    cJSON_AddBoolToObject(tok, "parse_special", 1);
-    out = cJSON_PrintUnformatted(tok);
-    cJSON_Delete(tok);
-  }
-  cJSON_Delete(doc);
-  free(body);
-  body = NULL;
-  oc_headers_free(&h);
-  if(!out || oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err, sizeof(err)) ||
-     status != 200)
-    goto out;
-  doc = oc_json_parse(body, len, NULL);
-  const cJSON *tokens = oc_json_arr(doc, "tokens");
-  if(tokens)
-    n = cJSON_GetArraySize(tokens);
-  cJSON_Delete(doc);
+  cJSON *msgs = cJSON_CreateArray();
+  cJSON *m = oc_json_put(&oom, msgs, NULL, cJSON_CreateObject());
+  oc_json_put_str(&oom, m, "role", "user");
+  oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
+  if(!oom)
+    prompt = oc_target_render(t, o, msgs, NULL);
+  cJSON_Delete(msgs);
+  if(prompt)
+    n = oc_target_count_tokens(t, o, prompt);
 out:
-  free(out);
-  free(body);
-  oc_headers_free(&h);
+  free(prompt);
   oc_buf_free(&text);
   return n;
 }
@@ -514,7 +673,7 @@ out:
 /* Find the filler word counts for prompts of N_CTX-1, N_CTX and N_CTX+1
  * tokens: the per-word cost from two counts, then a few corrections,
  * since templates and tokenizers are not perfectly linear. */
-static void probe_context(struct oc_target *t, const struct oc_identify_options *o)
+static void probe_context(int *oom, struct oc_target *t, const struct oc_identify_options *o)
 {
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(!oc_json_is_integer(nc))
@@ -545,9 +704,437 @@ static void probe_context(struct oc_target *t, const struct oc_identify_options 
               t->name, want);
       return;
     }
-    cJSON_AddNumberToObject(t->vars, goals[g].var, (double)w);
+    oc_json_put(oom, t->vars, goals[g].var, cJSON_CreateNumber((double)w));
   }
-  cJSON_AddNumberToObject(t->identity, "prompt_tokens_per_word", round(per * 1000) / 1000);
+  oc_json_put(oom, t->identity, "prompt_tokens_per_word", cJSON_CreateNumber(round(per * 1000) / 1000));
+}
+
+/* ---- routers ------------------------------------------------------------------------ */
+
+const char *oc_target_model(const struct oc_target *t)
+{
+  const char *m = oc_json_str(t->vars, "MODEL");
+  return m ? m : t->model;
+}
+
+/* The router's own endpoints: they answer for every model at once. */
+static int router_own_path(const char *path)
+{
+  size_t n = strcspn(path, "?");
+  static const char *const own[] = { "/v1/models", "/models", "/health", "/v1/health" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(own); i++)
+    if(n == strlen(own[i]) && memcmp(path, own[i], n) == 0)
+      return 1;
+  return 0;
+}
+
+static int has_model_param(const char *path)
+{
+  const char *q = strchr(path, '?');
+  for(const char *p = q; p && *p; p = strchr(p + 1, '&'))
+    if(strncmp(p + 1, "model=", 6) == 0)
+      return 1;
+  return 0;
+}
+
+int oc_target_route(const struct oc_target *t, const char *method, const char *path,
+                    const char *body, size_t len, char **path_out, char **body_out,
+                    size_t *len_out)
+{
+  *path_out = NULL;
+  *body_out = NULL;
+  *len_out = 0;
+  const char *model = oc_target_model(t);
+  if(!t->router || !model || !path || router_own_path(path))
+    return OC_OK;
+  if(!body || !len) {
+    (void)method;
+    if(has_model_param(path))
+      return OC_OK;
+    struct oc_buf q;
+    oc_buf_init(&q, OC_CAP_HTTP_HEAD);
+    int rc = oc_cassette_query_append(&q, "model", model);
+    if(!rc)
+      *path_out = oc_asprintf("%s%c%s", path, strchr(path, '?') ? '&' : '?', oc_buf_str(&q));
+    oc_buf_free(&q);
+    return rc ? rc : *path_out ? OC_OK : OC_ENOMEM;
+  }
+  /* a JSON object without a model gets one; anything else (the deliberately
+   * invalid request) goes as it is */
+  cJSON *j = NULL;
+  if(oc_json_parse_rc(body, len, NULL, &j) == OC_ENOMEM)
+    return OC_ENOMEM; /* not "invalid, send it as it is" */
+  if(!cJSON_IsObject(j) || cJSON_GetObjectItemCaseSensitive(j, "model")) {
+    cJSON_Delete(j);
+    return OC_OK;
+  }
+  int rc = cJSON_AddStringToObject(j, "model", model) ? OC_OK : OC_ENOMEM;
+  if(!rc && !(*body_out = cJSON_PrintUnformatted(j)))
+    rc = OC_ENOMEM;
+  if(*body_out)
+    *len_out = strlen(*body_out);
+  cJSON_Delete(j);
+  return rc;
+}
+
+/* Does this flag's value hold a secret (an API key, a token)? */
+static int secret_flag(const char *flag)
+{
+  static const char *const words[] = { "key", "token", "secret", "password", "passwd" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(words); i++)
+    if(strstr(flag, words[i]))
+      return 1;
+  return 0;
+}
+
+/* What the router says it runs a model with (/v1/models status.args and
+ * status.preset), without what changes by itself — the --port of every
+ * load, the load state — and with secret values masked: the flags an
+ * operator audits and `pin` holds. */
+static cJSON *model_flags(const cJSON *status, int *oom)
+{
+  const cJSON *args = oc_json_arr(status, "args");
+  const char *preset = oc_json_str(status, "preset");
+  if(!args && !preset)
+    return NULL;
+  cJSON *o = cJSON_CreateObject();
+  cJSON *a = args ? oc_json_put(oom, o, "args", cJSON_CreateArray()) : NULL;
+  int skip_value = 0, mask_value = 0, first = 1;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, args)
+  {
+    if(!cJSON_IsString(x) || *oom)
+      continue;
+    const char *v = x->valuestring;
+    if(first) {
+      /* the binary's path is the machine's, not a flag */
+      const char *slash = strrchr(v, '/');
+      oc_json_put(oom, a, NULL, cJSON_CreateString(slash ? slash + 1 : v));
+      first = 0;
+      continue;
+    }
+    if(skip_value || mask_value) {
+      int was_mask = mask_value;
+      skip_value = mask_value = 0;
+      if(v[0] != '-') {
+        if(was_mask)
+          oc_json_put(oom, a, NULL, cJSON_CreateString("[masked]"));
+        continue;
+      }
+    }
+    if(v[0] == '-') {
+      const char *eq = strchr(v, '=');
+      char flag[96];
+      snprintf(flag, sizeof(flag), "%.*s", (int)(eq ? (size_t)(eq - v) : strlen(v)), v);
+      if(strcmp(flag, "--port") == 0) {
+        skip_value = !eq;
+        continue;
+      }
+      if(secret_flag(flag)) {
+        if(eq) {
+          char *m = oc_asprintf("%s=[masked]", flag);
+          oc_json_put(oom, a, NULL, m ? cJSON_CreateString(m) : NULL);
+          free(m);
+        }
+        else {
+          oc_json_put(oom, a, NULL, cJSON_CreateString(flag));
+          mask_value = 1;
+        }
+        continue;
+      }
+    }
+    char *clean = oc_utf8_sanitize(v, strlen(v));
+    oc_json_put(oom, a, NULL, clean ? cJSON_CreateString(clean) : NULL);
+    free(clean);
+  }
+  if(preset && !*oom) {
+    /* "key = value" lines: a secret's value masked, the port left out */
+    struct oc_buf b;
+    oc_buf_init(&b, OC_CAP_FILE);
+    for(const char *p = preset; *p;) {
+      size_t n = strcspn(p, "\n");
+      const char *eq = memchr(p, '=', n);
+      char key[96];
+      size_t kl = eq ? (size_t)(eq - p) : 0;
+      while(kl && p[kl - 1] == ' ')
+        kl--;
+      snprintf(key, sizeof(key), "%.*s", (int)(kl < 95 ? kl : 95), p);
+      if(eq && strcmp(key, "port") == 0)
+        ;
+      else if(eq && secret_flag(key))
+        oc_buf_printf(&b, "%s = [masked]\n", key);
+      else {
+        oc_buf_add(&b, p, n);
+        if(p[n])
+          oc_buf_addc(&b, '\n');
+      }
+      p += n + (p[n] ? 1 : 0);
+    }
+    char *clean = oc_buf_error(&b) ? NULL : oc_utf8_sanitize(oc_buf_str(&b), b.len);
+    oc_json_put(oom, o, "preset", clean ? cJSON_CreateString(clean) : NULL);
+    free(clean);
+    oc_buf_free(&b);
+  }
+  if(*oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+cJSON *oc_target_model_flags(const cJSON *status)
+{
+  int oom = 0;
+  return model_flags(status, &oom);
+}
+
+
+
+/* A router's /v1/models: every model's flags into the identity
+ * ("model_flags": {id: {args, preset}}), and the load state of t's own.
+ * OC_ENOMEM when a part of it could not be written down. */
+static int router_models(struct oc_target *t, const cJSON *doc, const char **state)
+{
+  int oom = 0;
+  cJSON *flags = NULL;
+  const cJSON *m;
+  *state = NULL;
+  cJSON_ArrayForEach(m, oc_json_arr(doc, "data"))
+  {
+    const char *id = oc_json_str(m, "id");
+    const cJSON *st = oc_json_obj(m, "status");
+    cJSON *f = id ? model_flags(st, &oom) : NULL;
+    if(!f)
+      continue;
+    if(!flags)
+      flags = oc_json_put(&oom, t->identity, "model_flags", cJSON_CreateObject());
+    char *clean = oc_utf8_sanitize(id, strlen(id));
+    if(clean)
+      oc_json_put(&oom, flags, clean, f);
+    else {
+      cJSON_Delete(f);
+      oom = 1;
+    }
+    free(clean);
+    if(oc_streq(id, oc_target_model(t)))
+      *state = oc_json_str(st, "value");
+  }
+  return oom ? OC_ENOMEM : OC_OK;
+}
+
+/* A router's /props is its own (role "router", n_ctx 0): the model's
+ * instance answers /props?model=MODEL.  That first request may load the
+ * model (slow once): its time is noted, not judged.  *doc becomes the
+ * instance's props when it answers. */
+static void router_props(struct oc_target *t, const struct oc_identify_options *o, cJSON **doc,
+                         const char *state)
+{
+  if(!oc_streq(oc_json_str(*doc, "role"), "router"))
+    return;
+  t->router = 1;
+  if(!cJSON_AddBoolToObject(t->identity, "router", 1))
+    oc_warn("target %s: out of memory noting that it is a router", t->name);
+  if(!oc_target_model(t) || o->models_only)
+    return;
+  if(!t->live) {
+    /* recordings of a router by `record --model`: DIR/MODEL holds the model's */
+    char sub[256];
+    oc_model_dirname(oc_target_model(t), sub, sizeof(sub));
+    char *mine = oc_path_join(t->recordings, sub);
+    if(mine && oc_is_dir(mine) && !t->router_name) {
+      const char *dirs[1] = { mine };
+      if(oc_cassette_store_load(&t->store, dirs, 1, store_error, NULL) == OC_ENOMEM)
+        oc_warn("target %s: out of memory loading '%s'", t->name, mine);
+    }
+    free(mine);
+  }
+  int status;
+  char *body = NULL, err[600];
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  struct oc_fetch_meta meta;
+  int rc = oc_target_fetch_ex(t, o, "GET", "/props", NULL, &status, &h, &body, &len, &meta, err,
+                              sizeof(err));
+  cJSON *mine = rc == OC_OK && status == 200 ? oc_json_parse(body, len, NULL) : NULL;
+  if(mine) {
+    cJSON_Delete(*doc);
+    *doc = mine;
+  }
+  else
+    oc_warn("target %s: GET /props?model=%s: %s", t->name, oc_target_model(t),
+            rc ? err : "no props for the model");
+  if(state && !oc_streq(state, "loaded") && meta.duration_ms >= 0) {
+    int oom = 0;
+    cJSON *l = oc_json_put(&oom, t->identity, "load", cJSON_CreateObject());
+    add_ident(&oom, l, "was", state);
+    oc_json_put(&oom, l, "first_request_ms", cJSON_CreateNumber(round(meta.duration_ms * 10) / 10));
+    if(oom)
+      oc_warn("target %s: out of memory noting the model's first load", t->name);
+  }
+  free(body);
+  oc_headers_free(&h);
+}
+
+int oc_model_spec_is_list(const char *spec)
+{
+  return spec && (strcmp(spec, "all") == 0 || strchr(spec, ','));
+}
+
+void oc_model_dirname(const char *model, char *out, size_t outlen)
+{
+  size_t o = 0;
+  for(const char *p = model; *p && o + 1 < outlen; p++, o++)
+    out[o] = (*p == '/' || *p == '\\' || (*p == '.' && o == 0)) ? '_' : *p;
+  out[o] = '\0';
+}
+
+/* A copy of src's configuration (not its identity) for one model. */
+static int target_for_model(struct oc_target *d, const struct oc_target *src, const char *model,
+                            const char *record_dir, char *err, size_t errlen)
+{
+  char sub[256];
+  oc_model_dirname(model, sub, sizeof(sub));
+  char *name = oc_asprintf("%s/%s", src->name, model);
+  int rc = OC_ENOMEM;
+  oc_target_init(d);
+  if(!name)
+    return OC_ENOMEM;
+  if(src->live) {
+    d->live = 1;
+    d->url = oc_strdup(src->url);
+    d->base = oc_strdup(src->base);
+    d->name = name;
+    name = NULL;
+    if(!d->url || !d->base)
+      goto out;
+  }
+  else {
+    char *mine = oc_path_join(src->recordings, sub);
+    if(!mine)
+      goto out;
+    const char *dirs[2] = { mine, src->recordings };
+    int own = oc_is_dir(mine);
+    d->recordings = oc_strdup(own ? mine : src->recordings);
+    d->name = name;
+    name = NULL;
+    rc = d->recordings ? oc_cassette_store_load(&d->store, own ? dirs : dirs + 1, own ? 2 : 1,
+                                                store_error, NULL)
+                       : OC_ENOMEM;
+    free(mine);
+    if(rc == OC_ENOMEM || rc == OC_ENOTFOUND) {
+      snprintf(err, errlen, "cannot load the recordings of model '%s' of target '%s'", model,
+               src->name);
+      goto out;
+    }
+    d->timing_recorded = src->timing_recorded;
+  }
+  rc = OC_ENOMEM;
+  d->profile_name = oc_strdup(src->profile_name ? src->profile_name : "auto");
+  d->profile_source = src->profile_source;
+  d->model = oc_strdup(model);
+  d->key_env = src->key_env ? oc_strdup(src->key_env) : NULL;
+  d->allow = src->allow;
+  d->ctx_size = src->ctx_size;
+  d->router_name = oc_strdup(src->name);
+  if(src->record_dir) /* one of several recorded targets: its models under its own */
+    record_dir = src->record_dir;
+  if(record_dir) {
+    d->record_dir = oc_path_join(record_dir, sub);
+    if(d->record_dir && !oc_is_dir(d->record_dir) && mkdir(d->record_dir, 0777) != 0) {
+      snprintf(err, errlen, "cannot create '%s': %s", d->record_dir, strerror(errno));
+      rc = OC_EIO;
+      goto out;
+    }
+  }
+  if(!d->profile_name || !d->model || (src->key_env && !d->key_env) || !d->router_name ||
+     (record_dir && !d->record_dir) || oc_headers_copy(&d->headers, &src->headers))
+    goto out;
+  rc = OC_OK;
+out:
+  free(name);
+  return rc;
+}
+
+int oc_targets_expand_models(struct oc_target **ts, size_t *n, const char *spec,
+                             const char *record_dir, char *err, size_t errlen)
+{
+  struct oc_target *out = NULL;
+  size_t nout = 0, alloc = 0;
+  int rc = OC_OK;
+  for(size_t i = 0; i < *n && !rc; i++) {
+    struct oc_target *t = &(*ts)[i];
+    const cJSON *listed = oc_json_arr(t->identity, "models");
+    /* the models: every listed id, or the names given */
+    struct oc_strlist want = { NULL, 0, 0 };
+    char *copy = NULL;
+    if(strcmp(spec, "all") == 0) {
+      const cJSON *m;
+      cJSON_ArrayForEach(m, listed)
+        if(cJSON_IsString(m) && oc_strlist_add(&want, m->valuestring))
+          rc = OC_ENOMEM;
+      if(!want.n && t->reachable) {
+        snprintf(err, errlen, "--model all: target '%s' lists no model in /v1/models", t->name);
+        rc = OC_EUSAGE;
+      }
+    }
+    else if((copy = oc_strdup(spec)) != NULL) {
+      for(char *p = copy; p && *p && !rc;) {
+        char *comma = strchr(p, ',');
+        if(comma)
+          *comma = '\0';
+        if(*p && oc_strlist_add(&want, p))
+          rc = OC_ENOMEM;
+        p = comma ? comma + 1 : NULL;
+      }
+    }
+    else
+      rc = OC_ENOMEM;
+    /* a router only serves what it lists */
+    for(size_t k = 0; !rc && t->router && k < want.n; k++) {
+      int found = 0;
+      const cJSON *m;
+      cJSON_ArrayForEach(m, listed)
+        found |= cJSON_IsString(m) && strcmp(m->valuestring, want.items[k]) == 0;
+      if(!found) {
+        snprintf(err, errlen, "--model: router '%s' does not list model '%s' in /v1/models",
+                 t->name, want.items[k]);
+        rc = OC_EUSAGE;
+      }
+    }
+    if(!t->reachable && !rc) {
+      /* nothing to ask: it stays as it is, and reports unreachable */
+      struct oc_target *d = oc_array_grow(out, &alloc, nout + 1, sizeof(*out));
+      if(!d)
+        rc = OC_ENOMEM;
+      else {
+        out = d;
+        out[nout++] = *t;
+        oc_target_init(t);
+      }
+    }
+    else
+      for(size_t k = 0; !rc && k < want.n; k++) {
+        struct oc_target *d = oc_array_grow(out, &alloc, nout + 1, sizeof(*out));
+        if(!d) {
+          rc = OC_ENOMEM;
+          break;
+        }
+        out = d;
+        rc = target_for_model(&out[nout], t, want.items[k], record_dir, err, errlen);
+        nout++;
+      }
+    oc_strlist_free(&want);
+    free(copy);
+  }
+  if(rc) {
+    oc_targets_free(out, nout);
+    return rc;
+  }
+  oc_targets_free(*ts, *n);
+  *ts = out;
+  *n = nout;
+  return OC_OK;
 }
 
 int oc_target_identify(struct oc_target *t, const struct oc_identify_options *opts)
@@ -563,14 +1150,20 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
   oc_headers_init(&h);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  free(t->chat_template);
+  t->chat_template = NULL;
+  oc_dialect_free(&t->dialect);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
+  oc_deployment_free(&t->deployment);
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
+  int oom = 0;
   t->reachable = 0;
+  t->router = 0; /* its own /props says, below */
   int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
-    goto oom;
+    goto nomem;
   if(rc && t->live) {
     set_error(t, err);
     goto done;
@@ -578,8 +1171,8 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
   t->reachable = 1;
   const char *server = oc_headers_get(&h, "Server");
   if(server)
-    add_ident(t->identity, "server", server);
-  cJSON *models = cJSON_AddArrayToObject(t->identity, "models");
+    add_ident(&oom, t->identity, "server", server);
+  cJSON *models = oc_json_put(&oom, t->identity, "models", cJSON_CreateArray());
   cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
   const cJSON *m;
   const char *first = NULL, *owner = NULL;
@@ -588,8 +1181,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
     const char *id = oc_json_str(m, "id");
     if(id && models) {
       char *clean = oc_utf8_sanitize(id, strlen(id));
-      if(clean)
-        cJSON_AddItemToArray(models, cJSON_CreateString(clean));
+      oc_json_put(&oom, models, NULL, clean ? cJSON_CreateString(clean) : NULL);
       free(clean);
       if(!first) {
         first = id;
@@ -598,31 +1190,45 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
     }
   }
   if(owner)
-    add_ident(t->identity, "owned_by", owner);
+    add_ident(&oom, t->identity, "owned_by", owner);
   const char *model = t->model ? t->model : first;
   if(model) {
-    add_ident(t->identity, "model", model);
-    cJSON_AddStringToObject(t->vars, "MODEL", model);
+    add_ident(&oom, t->identity, "model", model);
+    oc_json_put_str(&oom, t->vars, "MODEL", model);
   }
   else
-    cJSON_AddNullToObject(t->identity, "model");
+    oc_json_put(&oom, t->identity, "model", cJSON_CreateNull());
+  const char *load_state = NULL;
+  if(router_models(t, doc, &load_state))
+    oom = 1;
+  char *state = load_state ? oc_strdup(load_state) : NULL;
+  if(load_state && !state)
+    oom = 1;
   cJSON_Delete(doc);
   free(body);
   body = NULL;
   oc_headers_free(&h);
   /* llama-server's /props: build, context per slot, chat template */
   rc = oc_target_fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
-  if(rc == OC_ENOMEM)
-    goto oom;
+  if(rc == OC_ENOMEM) {
+    free(state);
+    goto nomem;
+  }
   doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
+  if(doc)
+    router_props(t, o, &doc, state);
+  free(state);
+  state = NULL;
   if(doc) {
     const char *build = oc_json_str(doc, "build_info");
     if(build)
-      add_ident(t->identity, "build", build);
+      add_ident(&oom, t->identity, "build", build);
     const cJSON *dgs = oc_json_obj(doc, "default_generation_settings");
     const cJSON *nctx = oc_json_get(dgs, "n_ctx");
     if(!oc_json_is_integer(nctx))
       nctx = oc_json_get(doc, "n_ctx");
+    if(oc_streq(oc_json_str(doc, "role"), "router"))
+      nctx = NULL; /* the router's own 0: its models each have theirs */
     /* a hostile /props may say anything: only a plausible window counts */
     if(oc_json_is_integer(nctx) && (nctx->valuedouble < 1 || nctx->valuedouble > (double)(1 << 30))) {
       oc_warn("target %s: /props says n_ctx %g, which is not a usable context size; ignored",
@@ -630,15 +1236,15 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
       nctx = NULL;
     }
     if(oc_json_is_integer(nctx)) {
-      cJSON_AddNumberToObject(t->identity, "n_ctx", nctx->valuedouble);
-      cJSON_AddNumberToObject(t->vars, "N_CTX", nctx->valuedouble);
+      oc_json_put(&oom, t->identity, "n_ctx", cJSON_CreateNumber(nctx->valuedouble));
+      oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber(nctx->valuedouble));
     }
     const cJSON *slots = oc_json_get(doc, "total_slots");
     if(oc_json_is_integer(slots) && slots->valuedouble >= 0 && slots->valuedouble < 1e9)
-      cJSON_AddNumberToObject(t->identity, "total_slots", slots->valuedouble);
+      oc_json_put(&oom, t->identity, "total_slots", cJSON_CreateNumber(slots->valuedouble));
     const char *mp = oc_json_str(doc, "model_path");
     if(mp)
-      add_ident(t->identity, "model_path", mp);
+      add_ident(&oom, t->identity, "model_path", mp);
     const char *tmpl = oc_json_str(doc, "chat_template");
     if(tmpl) {
       unsigned char md[EVP_MAX_MD_SIZE];
@@ -646,26 +1252,33 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
       char hex[2 * EVP_MAX_MD_SIZE + 1];
       if(EVP_Digest(tmpl, strlen(tmpl), md, &mdlen, EVP_sha256(), NULL)) {
         oc_hex(md, mdlen, hex);
-        cJSON_AddStringToObject(t->identity, "chat_template_sha256", hex);
+        oc_json_put_str(&oom, t->identity, "chat_template_sha256", hex);
       }
+      set_template(t, tmpl);
     }
     if(!server) {
       const char *s2 = oc_headers_get(&h, "Server");
       if(s2)
-        add_ident(t->identity, "server", s2);
+        add_ident(&oom, t->identity, "server", s2);
     }
+    oc_deployment_from_props(&t->deployment, doc);
   }
   cJSON_Delete(doc);
+  if(t->reachable && !o->models_only && oc_deployment_gather(&t->deployment, t, o) == OC_ENOMEM)
+    goto nomem;
   if(t->ctx_size > 0) {
     cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
-    cJSON_AddNumberToObject(t->vars, "N_CTX", (double)t->ctx_size);
+    oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber((double)t->ctx_size));
   }
   /* derived sizes for context cases: half the window fits with room to answer */
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(oc_json_is_integer(nc))
-    cJSON_AddNumberToObject(t->vars, "N_CTX_HALF", (double)((long)nc->valuedouble / 2));
-  if(t->reachable)
-    probe_context(t, o);
+    oc_json_put(&oom, t->vars, "N_CTX_HALF", cJSON_CreateNumber((double)((long)nc->valuedouble / 2)));
+  if(t->reachable && !o->models_only && !oom)
+    probe_context(&oom, t, o);
+  /* an identity with a part missing would choose the profile wrongly */
+  if(oom)
+    goto nomem;
 done:
   if(!t->profile_name || strcmp(t->profile_name, "auto") == 0) {
     const char *guess = oc_profile_guess(t->identity);
@@ -683,7 +1296,7 @@ done:
   free(body);
   oc_headers_free(&h);
   return OC_OK;
-oom:
+nomem:
   free(body);
   oc_headers_free(&h);
   return OC_ENOMEM;
@@ -691,32 +1304,53 @@ oom:
 
 cJSON *oc_target_json(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "name", t->name);
-  cJSON_AddStringToObject(o, "kind", t->live ? "live" : "replay");
+  oc_json_put_str(&oom, o, "name", t->name);
+  oc_json_put_str(&oom, o, "kind", t->live ? "live" : "replay");
   if(t->live) {
     char red[512];
     oc_url_redact(t->url, red, sizeof(red));
-    cJSON_AddStringToObject(o, "url", red);
+    oc_json_put_str(&oom, o, "url", red);
   }
   else
-    cJSON_AddStringToObject(o, "recordings", t->recordings);
-  cJSON_AddStringToObject(o, "profile", t->profile ? t->profile->name : "openai");
-  cJSON_AddStringToObject(o, "profile_source", t->profile_source);
-  cJSON_AddBoolToObject(o, "reachable", t->reachable);
-  if(t->error)
-    cJSON_AddStringToObject(o, "error", t->error);
-  else
-    cJSON_AddNullToObject(o, "error");
-  cJSON_AddBoolToObject(o, "timing_recorded", t->live ? 1 : t->timing_recorded);
+    oc_json_put_str(&oom, o, "recordings", t->recordings);
+  oc_json_put_str(&oom, o, "profile", t->profile ? t->profile->name : "openai");
+  oc_json_put_str(&oom, o, "profile_source", t->profile_source);
+  if(t->router_name) {
+    /* one model of a router (or of a model list): the model matrix's row */
+    oc_json_put_str(&oom, o, "router", t->router_name);
+    const char *m = oc_target_model(t);
+    if(m)
+      add_ident(&oom, o, "model", m);
+  }
+  oc_json_put(&oom, o, "reachable", cJSON_CreateBool(t->reachable));
+  oc_json_put_str_or_null(&oom, o, "error", t->error);
+  oc_json_put(&oom, o, "timing_recorded", cJSON_CreateBool(t->live ? 1 : t->timing_recorded));
   if(t->identity) {
-    cJSON *id = cJSON_Duplicate(t->identity, 1);
-    if(id) {
+    cJSON *id = oc_json_put(&oom, o, "identity", cJSON_Duplicate(t->identity, 1));
+    if(id)
       cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
-      cJSON_AddItemToObject(o, "identity", id);
-    }
+  }
+  /* what the deployment says about itself (deployment.c); for one model
+   * of a router, with the command line the router says it started */
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  const char *rm = t->router ? oc_target_model(t) : NULL;
+  const cJSON *given = rm ? oc_json_arr(oc_json_obj(oc_json_obj(t->identity, "model_flags"), rm), "args")
+                          : NULL;
+  if(dep && given)
+    oc_json_put(&oom, dep, "args", cJSON_Duplicate(given, 1));
+  if(dep)
+    oc_json_put(&oom, o, "deployment", dep);
+  if(!t->live && t->store.count)
+    oc_json_put(&oom, o, "recorded", oc_recorded_json(&t->store));
+  if(t->live && t->jobs > 0) {
+    oc_json_put(&oom, o, "jobs", cJSON_CreateNumber(t->jobs));
+    oc_json_put_str(&oom, o, "jobs_source", t->jobs_source ? t->jobs_source : "option");
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,6 +220,91 @@ START_TEST(keys_are_canonical)
   /* stable across versions: SHA-256 of "GET\0/health\0" */
   ck_assert_int_eq(oc_cassette_request_key("GET", "/health", NULL, 0, e), 0);
   ck_assert_str_eq(e, "e46a5c62b2c5cffafa290e3036183a54c0ae9e19376d558dda0146eac7deb28d");
+}
+END_TEST
+
+/* A body keyed as it arrives gets the key of the whole body; one that
+ * cannot be JSON is hashed on the way and not kept; the cap holds. */
+START_TEST(keys_in_pieces)
+{
+  const char *bodies[] = {
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"h\\u00e9 \\\"x\\\"\\n\"}],\"n\":1.5e3}",
+    "  \n[1,2,{\"b\":null,\"a\":[true,false]}]",
+    "model=m&messages=hi",
+    "{\"model\": \"m\", \"messages\": [",
+    "{\"a\":1,\"a\":2}",
+    "   ",
+    "",
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bodies); i++) {
+    const char *b = bodies[i];
+    size_t n = strlen(b);
+    char whole[65], piecewise[65];
+    ck_assert_int_eq(oc_cassette_request_key("POST", "/p", b, n, whole), 0);
+    for(size_t step = 1; step <= 7; step += 3) {
+      struct oc_keyer k;
+      oc_keyer_init(&k, 1000);
+      ck_assert_int_eq(oc_keyer_begin(&k, "POST", "/p"), 0);
+      for(size_t off = 0; off < n; off += step)
+        ck_assert_int_eq(oc_keyer_add(&k, b + off, n - off < step ? n - off : step), 0);
+      ck_assert_int_eq(oc_keyer_end(&k, piecewise), 0);
+      ck_assert_msg(strcmp(whole, piecewise) == 0, "body %zu in %zu-byte pieces", i, step);
+      size_t len = 0;
+      const char *kept = oc_keyer_body(&k, &len);
+      if(i == 2) {
+        ck_assert_ptr_null(kept); /* form data cannot be JSON: streamed, not kept */
+        ck_assert_uint_eq(oc_keyer_held(&k), 0);
+      }
+      else {
+        ck_assert_uint_eq(len, n);
+        if(n)
+          ck_assert_mem_eq(kept, b, n);
+      }
+      oc_keyer_free(&k);
+    }
+  }
+  /* the cap counts every byte, kept or streamed */
+  struct oc_keyer k;
+  oc_keyer_init(&k, 8);
+  ck_assert_int_eq(oc_keyer_begin(&k, "POST", "/p"), 0);
+  ck_assert_int_eq(oc_keyer_add(&k, "xxxxxx", 6), 0);
+  ck_assert_int_eq(oc_keyer_add(&k, "xxx", 3), OC_ETOOBIG);
+  oc_keyer_free(&k);
+  /* a number keeps its value, not its spelling; keys sort by UTF-16 units */
+  char a[65], b[65];
+  ck_assert_int_eq(oc_cassette_request_key("POST", "/p", "{\"n\":1e2,\"\xef\xbd\xa1\":0,\"\xf0\x9f\x98\x80\":1}", 26, a), 0);
+  ck_assert_int_eq(oc_cassette_request_key("POST", "/p", "{\"\xf0\x9f\x98\x80\":1,\"n\":100,\"\xef\xbd\xa1\":0}", 26, b), 0);
+  ck_assert_str_eq(a, b);
+}
+END_TEST
+
+static long peak_rss_kb(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+/* Keying a big JSON body holds the body and the parser's copy of its
+ * strings, never a canonical copy besides (issue 18: 170 MB for 64 MiB). */
+START_TEST(keying_a_big_body_makes_no_canonical_copy)
+{
+  size_t fill = 48u << 20;
+  const char *head = "{\"messages\":[{\"role\":\"user\",\"content\":\"";
+  const char *tail = "\"}],\"model\":\"m\"}";
+  size_t n = strlen(head) + fill + strlen(tail);
+  char *body = malloc(n + 1);
+  ck_assert_ptr_nonnull(body);
+  memcpy(body, head, strlen(head));
+  memset(body + strlen(head), 'x', fill);
+  memcpy(body + strlen(head) + fill, tail, strlen(tail) + 1);
+  long before = peak_rss_kb();
+  char key[65];
+  ck_assert_int_eq(oc_cassette_request_key("POST", "/v1/chat/completions", body, n, key), 0);
+  long grew_kb = peak_rss_kb() - before;
+  ck_assert_msg(grew_kb < (long)(fill / 1024) * 3 / 2,
+                "keying a %zu MiB body took %ld MiB more at its peak", fill >> 20, grew_kb / 1024);
+  free(body);
 }
 END_TEST
 
@@ -437,6 +523,49 @@ START_TEST(store_lookups_and_first_dir_wins)
 }
 END_TEST
 
+/* Within one directory a timed recording of a request answers before an
+ * untimed one of the same request (a live recording's case beside its
+ * identification request); across directories the first still wins. */
+START_TEST(store_prefers_timed_within_a_directory)
+{
+  char *d1 = tmpdir_new(), *d2 = tmpdir_new();
+  struct oc_cassette ident, kase, other;
+  fill(&ident, "identify-props-x", "{\"model\":\"m\"}");
+  fill(&kase, "llama-server.props", "{\"model\":\"m\"}");
+  kase.timing_recorded = 1;
+  kase.pieces[0].t_ns = 1000;
+  fill(&other, "zz-timed-elsewhere", "{\"model\":\"m\"}");
+  other.timing_recorded = 1;
+  write_in(d1, &ident);
+  write_in(d1, &kase);
+  write_in(d2, &other);
+  struct oc_cassette_store s;
+  const char *dirs[] = { d1, d2 };
+  oc_cassette_store_init(&s);
+  ck_assert_int_eq(oc_cassette_store_load(&s, dirs, 2, NULL, NULL), OC_OK);
+  const struct oc_cassette *f = oc_cassette_store_find_key(&s, ident.key);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_str_eq(f->name, "llama-server.props");
+  oc_cassette_store_free(&s);
+  /* d1 holding only the untimed one still wins over d2's timed one */
+  const char *dirs2[] = { d1, d2 };
+  char *gone = oc_asprintf("%s/llama-server.props%s", d1, OC_CASSETTE_EXT);
+  ck_assert_int_eq(remove(gone), 0);
+  free(gone);
+  oc_cassette_store_init(&s);
+  ck_assert_int_eq(oc_cassette_store_load(&s, dirs2, 2, NULL, NULL), OC_OK);
+  ck_assert_str_eq(oc_cassette_store_find_key(&s, ident.key)->name, "identify-props-x");
+  oc_cassette_store_free(&s);
+  oc_cassette_free(&ident);
+  oc_cassette_free(&kase);
+  oc_cassette_free(&other);
+  rm_rf(d1);
+  rm_rf(d2);
+  free(d1);
+  free(d2);
+}
+END_TEST
+
 START_TEST(store_nearest)
 {
   char *d = tmpdir_new();
@@ -547,10 +676,13 @@ static Suite *cassette_suite(void)
   tcase_add_test(tc, no_body_and_no_pieces_round_trip);
   tcase_add_test(tc, secrets_never_written);
   tcase_add_test(tc, keys_are_canonical);
+  tcase_add_test(tc, keys_in_pieces);
+  tcase_add_test(tc, keying_a_big_body_makes_no_canonical_copy);
   tcase_add_test(tc, import_equals_source);
   tcase_add_test(tc, import_shared_recordings);
   tcase_add_test(tc, malformed_cassettes_name_the_file);
   tcase_add_test(tc, store_lookups_and_first_dir_wins);
+  tcase_add_test(tc, store_prefers_timed_within_a_directory);
   tcase_add_test(tc, store_nearest);
   tcase_add_test(tc, store_loads_raw_exchanges);
   tcase_add_test(tc, gzip_round_trip_and_cap);

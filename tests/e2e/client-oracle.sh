@@ -1,0 +1,113 @@
+#!/bin/sh
+# client-oracle.sh — real clients as the oracle (issue 12): one
+# `oacheck serve DIR` per directory of recordings, then tests/node/oracle.mjs
+# drives openai-node (both ways), the ai SDK and LangChain over every
+# recorded chat exchange and writes one JSON line per exchange and client
+# to $TMP/oracle.jsonl, copied to tests/client-oracle.jsonl in the build
+# tree for the client models to be compared with.  It fails when the
+# harness breaks, when a client's request did not reach its recording, when
+# a client made more requests than it was asked to (retries are off), or
+# when one of the facts measured with the real SDKs (the crafted exchanges
+# of tests/data/crafted/clients/, oracle-expect.json) no longer holds for
+# the installed versions.  Skipped when node or the npm packages
+# (tests/node/node_modules, installed by .ci/run) are absent: this test
+# never downloads anything.  Without the shared recordings the in-tree ones
+# are still run, and the test then reports a skip (a failure under CI=true).
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+NODE=${NODE:-}
+[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
+[ -n "$NODE" ] && [ -x "$NODE" ] || skip "node is not installed"
+NODEDIR="$OACHECK_SRCDIR/tests/node"
+for pkg in openai ai @ai-sdk/openai-compatible @langchain/openai @langchain/core; do
+  [ -f "$NODEDIR/node_modules/$pkg/package.json" ] ||
+    skip "the $pkg npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
+done
+
+# The directories: LABEL PATH, one a line.  Every one is served on its own
+# (recording names repeat across directories).
+S=$OACHECK_SRCDIR
+{
+  echo "suites/recordings/llama-server $S/suites/recordings/llama-server"
+  # every folder that holds recordings itself (a router's models, the
+  # proxy's templates are one level down)
+  find "$S/tests/data/recordings" "$S/tests/data/crafted" -type d | LC_ALL=C sort | while read -r d; do
+    if ls "$d"/*.cassette.gz >/dev/null 2>&1 || [ -f "$d/index.json" ]; then
+      echo "${d#"$S"/} $d"
+    fi
+  done
+} >"$TMP/dirs"
+shared_missing=""
+if [ -n "${OACHECK_SHARED:-}" ] && [ -d "$OACHECK_SHARED/recordings/llama-server-live" ]; then
+  R=$OACHECK_SHARED/recordings
+  for d in "$R"/llama-server-live "$R"/llama-server-concurrency "$R"/llama-server-templates/*/ \
+           "$R"/llama-server-router "$R"/llama-server-router/suites/*/; do
+    d=${d%/}
+    [ -d "$d" ] || fail "shared recordings: $d is missing"
+    echo "shared/${d#"$R"/} $d"
+  done >>"$TMP/dirs"
+else
+  [ "${CI:-}" != true ] || { echo "shared recordings missing under CI (OACHECK_SHARED='${OACHECK_SHARED:-}')" >&2; exit 99; }
+  shared_missing="the shared recordings are not there (OACHECK_SHARED='${OACHECK_SHARED:-}')"
+  echo "note: $shared_missing; running the in-tree ones only"
+fi
+
+# Start every server, then wait for each one's 'listening on' line.
+n=0
+while read -r label dir; do
+  n=$((n + 1))
+  "$OACHECK" serve "$dir" --port 0 >"$TMP/serve.$n.out" 2>"$TMP/serve.$n.err" &
+  echo "$! $label $dir" >>"$TMP/servers"
+  cleanup_hooks="kill $! 2>/dev/null || true; $cleanup_hooks"
+done <"$TMP/dirs"
+: >"$TMP/manifest"
+n=0
+while read -r pid label dir; do
+  n=$((n + 1))
+  i=0
+  while ! grep -q '^listening on ' "$TMP/serve.$n.out" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { cat "$TMP/serve.$n.err" >&2; fail "oacheck serve $dir exited before listening"; }
+    i=$((i + 1))
+    [ $i -lt 600 ] || fail "oacheck serve $dir did not print its listening line"
+    sleep 0.1
+  done
+  url=$(sed -n '1s/^listening on //p' "$TMP/serve.$n.out")
+  printf '%s\t%s\t%s\n' "$label" "$dir" "$url" >>"$TMP/manifest"
+done <"$TMP/servers"
+pass "$n servers listening"
+
+set +e
+"$NODE" "$NODEDIR/oracle.mjs" --manifest "$TMP/manifest" --out "$TMP/oracle.jsonl" \
+  --expect "tests/data/crafted/clients=$S/tests/data/crafted/clients/oracle-expect.json" >"$TMP/oracle.log" 2>&1
+st=$?
+set -e
+cat "$TMP/oracle.log"
+[ "$st" != 2 ] || fail "the oracle harness itself failed (exit 2)"
+[ "$st" = 0 ] || fail "a measured client fact no longer holds (FAIL lines above)"
+pass "the facts measured with the real SDKs hold for the installed versions"
+
+if [ -n "${OACHECK_BUILDDIR:-}" ] && [ -d "$OACHECK_BUILDDIR/tests" ]; then
+  cp "$TMP/oracle.jsonl" "$OACHECK_BUILDDIR/tests/client-oracle.jsonl"
+  pass "results copied to $OACHECK_BUILDDIR/tests/client-oracle.jsonl"
+fi
+
+# Every request reached the recording it named, and each client run made
+# exactly one request (no retries, no second step of the ai SDK's loop).
+if grep -h 'not recorded' "$TMP"/serve.*.err; then fail "requests that reached no recording (above)"; fi
+requests=$(cat "$TMP"/serve.*.err | grep -o -- '-> [^ ]* ([0-9]*)' | wc -l)
+runs=$(grep -vc '"outcome":"not-exercised"' "$TMP/oracle.jsonl")
+[ "$requests" -eq "$runs" ] || fail "the servers logged $requests requests for $runs client runs"
+pass "$runs client runs, $requests requests"
+
+while read -r pid label dir; do
+  kill -TERM "$pid"
+  set +e
+  wait "$pid"
+  st=$?
+  set -e
+  [ "$st" = 0 ] || fail "oacheck serve $dir exited $st on SIGTERM, expected 0"
+done <"$TMP/servers"
+pass "clean shutdown of every server"
+
+[ -z "$shared_missing" ] || skip "$shared_missing"
