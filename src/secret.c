@@ -1,11 +1,15 @@
 /* secret.c — the run's secrets and masking them.  One process-wide
- * registry: the secrets are learnt while targets and requests are set up
- * (single-threaded), then only read, so the server's threads may mask too.
- * Masks keep the length of what they hide, so byte offsets in findings,
- * Content-Length and cassette piece boundaries stay true. */
+ * registry, mostly learnt while targets and requests are set up, but
+ * `oacheck proxy` learns each client's credentials on that client's
+ * connection thread while other threads mask: a read-write lock keeps the
+ * table whole (masking reads, learning writes; nothing is logged while the
+ * lock is held, since a log line is masked too).  Masks keep the length of
+ * what they hide, so byte offsets in findings, Content-Length and cassette
+ * piece boundaries stay true. */
 #include "config.h"
 #include "secret.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,46 +24,63 @@ struct secret {
 static struct secret secrets[OC_SECRET_MAX];
 static size_t nsecrets;
 static int full_reported;
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 
 size_t oc_secret_count(void)
 {
-  return nsecrets;
+  pthread_rwlock_rdlock(&lock);
+  size_t n = nsecrets;
+  pthread_rwlock_unlock(&lock);
+  return n;
 }
 
 void oc_secrets_clear(void)
 {
+  pthread_rwlock_wrlock(&lock);
   for(size_t i = 0; i < nsecrets; i++) {
     memset(secrets[i].v, 0, secrets[i].n);
     free(secrets[i].v);
   }
   nsecrets = 0;
   full_reported = 0;
+  pthread_rwlock_unlock(&lock);
 }
 
 /* Insert keeping the longest first: a secret that contains another must
- * be masked whole before the shorter one breaks it up. */
+ * be masked whole before the shorter one breaks it up.  The copy is made
+ * before the lock is taken, the error logged after it is given back. */
 static int add_one(const char *v, size_t n)
 {
-  for(size_t i = 0; i < nsecrets; i++)
-    if(secrets[i].n == n && memcmp(secrets[i].v, v, n) == 0)
-      return OC_OK;
-  if(nsecrets >= OC_SECRET_MAX) {
-    if(!full_reported++)
-      oc_error("more than %d secrets to mask: later ones may show in the output", OC_SECRET_MAX);
-    return OC_ETOOBIG;
-  }
   char *c = oc_strndup(v, n);
   if(!c)
     return OC_ENOMEM;
-  size_t at = nsecrets;
-  while(at > 0 && secrets[at - 1].n < n) {
-    secrets[at] = secrets[at - 1];
-    at--;
+  int rc = OC_OK, report = 0;
+  pthread_rwlock_wrlock(&lock);
+  for(size_t i = 0; i < nsecrets && c; i++)
+    if(secrets[i].n == n && memcmp(secrets[i].v, v, n) == 0) {
+      free(c);
+      c = NULL;
+    }
+  if(c && nsecrets >= OC_SECRET_MAX) {
+    report = !full_reported++;
+    rc = OC_ETOOBIG;
   }
-  secrets[at].v = c;
-  secrets[at].n = n;
-  nsecrets++;
-  return OC_OK;
+  else if(c) {
+    size_t at = nsecrets;
+    while(at > 0 && secrets[at - 1].n < n) {
+      secrets[at] = secrets[at - 1];
+      at--;
+    }
+    secrets[at].v = c;
+    secrets[at].n = n;
+    nsecrets++;
+    c = NULL;
+  }
+  pthread_rwlock_unlock(&lock);
+  free(c);
+  if(report)
+    oc_error("more than %d secrets to mask: later ones may show in the output", OC_SECRET_MAX);
+  return rc;
 }
 
 static int lower(int c)
@@ -227,6 +248,7 @@ size_t oc_secret_mask(char *p, size_t n)
   size_t hits = 0;
   if(!p)
     return 0;
+  pthread_rwlock_rdlock(&lock);
   for(size_t i = 0; i < nsecrets; i++) {
     const struct secret *s = &secrets[i];
     char *at = p, *end = p + n;
@@ -242,6 +264,7 @@ size_t oc_secret_mask(char *p, size_t n)
       hits++;
     }
   }
+  pthread_rwlock_unlock(&lock);
   return hits;
 }
 
@@ -255,7 +278,7 @@ char *oc_secret_masked(const char *p, size_t n)
 
 void oc_secret_mask_json(cJSON *v)
 {
-  if(!nsecrets)
+  if(!oc_secret_count())
     return;
   /* iterative, so a deep document cannot exhaust the stack: walk down the
    * first child, across to the next sibling, and back up via the stack */

@@ -42,8 +42,8 @@ void oc_secrets_clear(void);
 /* Replace every occurrence of every secret in p[0..n) by a mask of the
  * same length, so offsets, lengths and piece boundaries stay true:
  * "[secret" + '*'... + "]" (a secret of 8 bytes or more) or '*'s.
- * Returns how many occurrences were masked.  Reads the registry only: safe
- * from several threads once the secrets are registered. */
+ * Returns how many occurrences were masked.  Safe from several threads,
+ * also while another registers a secret (a proxy's client). */
 size_t oc_secret_mask(char *p, size_t n);
 /* A masked copy (NUL-terminated; caller frees); NULL when memory runs out. */
 char *oc_secret_masked(const char *p, size_t n);
