@@ -274,6 +274,9 @@ static int cmd_to_suite(int nfiles, const char *const *files, const char *suite,
     fprintf(stderr, "oacheck record: out of memory\n");
     goto out;
   }
+  /* the recorded exchange is a server's text: whatever it quotes of a
+   * secret this environment knows stays out of the suite */
+  oc_secret_mask(text, strlen(text));
   if(!out || strcmp(out, "-") == 0) {
     printf("%s\n", text);
     rc = fflush(stdout) ? OC_EXIT_FAIL : OC_EXIT_OK;
@@ -625,6 +628,9 @@ int oc_cmd_record(int argc, char **argv)
 {
   if(is_live(argc, argv))
     return oc_run_main(argc, argv, "record", 1);
+  /* --show, --to-suite and --import write what a server said: this
+   * environment's key is masked out of it, as a live recording's is */
+  oc_secret_add_env("OPENAI_API_KEY");
   struct import im;
   struct route_list routes = { NULL, 0, 0 };
   struct oc_strlist files = { NULL, 0, 0 };

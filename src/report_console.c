@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "secret.h"
 #include "util.h"
 
 void oc_console_init(struct oc_console *c, FILE *out)
@@ -52,6 +53,7 @@ static const char *safe(struct oc_buf *b, const char *s)
   oc_buf_reset(b);
   if(!s || oc_esc_adds(b, s, OC_ESC_TEXT))
     return s ? "?" : "";
+  oc_secret_mask(b->data, b->len); /* results are masked already; what a caller passes may not be */
   return oc_buf_str(b);
 }
 

@@ -509,9 +509,11 @@ cJSON *oc_results_load(const char *path, char *err, size_t errlen)
     doc = NULL;
     goto out;
   }
-  /* a results file may come from anywhere: whatever is rendered, merged
-   * or written again from it carries no credential of a command line */
+  /* a results file may come from anywhere (an older oacheck, a hand
+   * edit): whatever is rendered, merged or written again from it carries
+   * no credential of a command line, and no secret the run knows */
   scrub_commands(doc);
+  oc_secret_mask_json(doc);
 out:
   free(buf);
   return doc;
