@@ -18,6 +18,7 @@
 #include "json.h"
 #include "report_html.h"
 #include "report_junit.h"
+#include "secret.h"
 #include "util.h"
 
 cJSON *oc_results_doc_new(const char *mode, const char *started, const char *note,
@@ -299,14 +300,23 @@ int oc_sink_open(struct oc_sink *s, const char *path, char *err, size_t errlen)
   return OC_OK;
 }
 
-static int sink_write(struct oc_sink *s)
+/* Masks what b holds (secret.c) and writes it out.  Every secret the run
+ * knows is masked here, whichever writer rendered it; so that one cut in
+ * two by a flush is masked too, all but the last (longest secret - 1)
+ * bytes go out and those stay in b for the next piece, unless final. */
+static int sink_write(struct oc_sink *s, int final)
 {
   if(s->rc || s->fd < 0)
     return s->rc;
   if((s->rc = oc_buf_error(s->b)))
     return s->rc;
+  oc_secret_mask(s->b->data, s->b->len);
+  size_t keep = final ? 0 : oc_secret_longest();
+  keep = keep ? keep - 1 : 0;
+  if(keep >= s->b->len)
+    return OC_OK;
   const char *p = s->b->data;
-  size_t n = s->b->len;
+  size_t n = s->b->len - keep;
   while(n) {
     ssize_t w = write(s->fd, p, n);
     if(w < 0 && errno == EINTR)
@@ -319,14 +329,18 @@ static int sink_write(struct oc_sink *s)
     n -= (size_t)w;
     s->written += (unsigned long long)w;
   }
-  oc_buf_reset(s->b);
+  if(keep)
+    memmove(s->b->data, p, keep);
+  s->b->len = keep;
+  if(s->b->data)
+    s->b->data[keep] = '\0';
   return OC_OK;
 }
 
 int oc_sink_flush(struct oc_sink *s)
 {
   if(s->fd >= 0 && s->b->len >= SINK_PIECE)
-    return sink_write(s);
+    return sink_write(s, 0);
   return s->rc ? s->rc : oc_buf_error(s->b);
 }
 
@@ -335,7 +349,7 @@ int oc_sink_close(struct oc_sink *s, int rc, char *err, size_t errlen)
   if(s->fd < 0 && !s->path)
     return rc ? rc : oc_buf_error(s->b); /* memory */
   if(!rc)
-    rc = sink_write(s);
+    rc = sink_write(s, 1);
   const char *what = "write";
   if(!s->is_stdout) {
     if(close(s->fd) && !rc) {

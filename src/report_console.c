@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "secret.h"
 #include "util.h"
 
 void oc_console_init(struct oc_console *c, FILE *out)
@@ -52,6 +53,7 @@ static const char *safe(struct oc_buf *b, const char *s)
   oc_buf_reset(b);
   if(!s || oc_esc_adds(b, s, OC_ESC_TEXT))
     return s ? "?" : "";
+  oc_secret_mask(b->data, b->len); /* results are masked already; what a caller passes may not be */
   return oc_buf_str(b);
 }
 
@@ -189,6 +191,13 @@ void oc_console_summary(struct oc_console *c, const cJSON *doc)
           total, paint(c, "pass"), pass, reset(c), fail ? paint(c, "fail") : "", fail,
           fail ? reset(c) : "", error ? paint(c, "error") : "", error, error ? reset(c) : "",
           skip ? paint(c, "skip") : "", skip, skip ? reset(c) : "", warn);
+  if(oc_json_bool(doc, "incomplete", 0)) {
+    struct oc_buf b1;
+    oc_buf_init(&b1, 64u << 10);
+    fprintf(c->out, "%srun incomplete%s: %s\n", paint(c, "error"), reset(c),
+            safe(&b1, oc_json_str(doc, "incomplete_reason")));
+    oc_buf_free(&b1);
+  }
   const cJSON *rules = oc_json_arr(s, "failing_rules");
   if(cJSON_GetArraySize(rules) > 0) {
     fprintf(c->out, "failing rules:");

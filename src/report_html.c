@@ -26,6 +26,7 @@
 #include "report.h"
 #include "response.h"
 #include "results_json.h"
+#include "secret.h"
 #include "shard.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
@@ -137,6 +138,12 @@ static void header_section(struct out *o, const cJSON *doc)
   if(oc_json_is_integer(mf))
     putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
   put(o, "</div>\n");
+  if(oc_json_bool(doc, "incomplete", 0)) {
+    put(o, "<div class=\"meta incomplete\"><b>Run incomplete:</b> ");
+    txt(o, oc_json_str(doc, "incomplete_reason") ? oc_json_str(doc, "incomplete_reason")
+                                                  : "the run was stopped early");
+    put(o, "</div>\n");
+  }
   /* a merge without all its shards is not the whole run: say so first */
   struct oc_buf sp;
   oc_buf_init(&sp, OC_CAP_MESSAGE * 16);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "secret.h"
 
 #define SPOOL_PIECE (1u << 20)          /* pending bytes written at once */
 #define SPOOL_MAX_RESULT (0xFFFFFFFEu)  /* one result's text */
@@ -176,6 +177,9 @@ static int put_json(struct oc_spool *s, size_t index, const cJSON *result, int s
     oc_buf_free(&b);
     return rc;
   }
+  /* nothing the run knows as a secret reaches the disk, even unlinked;
+   * every report is written from here */
+  oc_secret_mask(b.data, b.len);
   rc = spool_put(s, index, b.data, b.len, status, replace, err, errlen);
   oc_buf_free(&b);
   return rc;

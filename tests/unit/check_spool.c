@@ -3,7 +3,8 @@
  * fills it (what it writes reads back as the same tree; numbers and
  * escapes as cJSON would have them), the arena results are built in, and
  * what the report writers read through (struct oc_results over a document
- * or a spool, string pairs, the sink). */
+ * or a spool, string pairs, the sink, and that both mask every secret the
+ * run knows, also one a flush cuts in two). */
 #include "config.h"
 
 #include <check.h>
@@ -17,6 +18,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "secret.h"
 #include "spool.h"
 #include "testutil.h"
 
@@ -471,6 +473,66 @@ START_TEST(sink_replaces_the_file_only_when_whole)
 }
 END_TEST
 
+/* what a report or the spool puts on disk never holds a secret, also when
+ * the sink's megabyte ends inside one */
+START_TEST(sink_and_spool_mask_secrets)
+{
+  static const char key[] = "sk-test-SECRET-0123456789";
+  ck_assert_int_eq(oc_secret_add(key), OC_OK);
+  ck_assert_uint_eq(oc_secret_longest(), strlen(key));
+  make_tmpdir();
+  char path[300], err[600];
+  snprintf(path, sizeof(path), "%s/report.txt", tmpdir);
+  struct oc_sink s;
+  ck_assert_int_eq(oc_sink_open(&s, path, err, sizeof(err)), OC_OK);
+  size_t fill = (1u << 20) - 10, total = 0;
+  char *filler = malloc(fill + 1);
+  ck_assert_ptr_nonnull(filler);
+  memset(filler, 'x', fill);
+  filler[fill] = '\0';
+  /* a flush when the buffer holds a megabyte ending ten bytes into the
+   * key, the rest of the key added after it */
+  ck_assert_int_eq(oc_buf_adds(s.b, filler), OC_OK);
+  ck_assert_int_eq(oc_buf_add(s.b, key, 10), OC_OK);
+  ck_assert_uint_eq(s.b->len, 1u << 20);
+  ck_assert_int_eq(oc_sink_flush(&s), OC_OK);
+  ck_assert_int_eq(oc_buf_adds(s.b, key + 10), OC_OK);
+  total += fill + strlen(key);
+  ck_assert_int_eq(oc_buf_adds(s.b, " and again at the end: "), OC_OK);
+  ck_assert_int_eq(oc_buf_adds(s.b, key), OC_OK);
+  total += strlen(" and again at the end: ") + strlen(key);
+  ck_assert_int_eq(oc_sink_close(&s, OC_OK, err, sizeof(err)), OC_OK);
+  char *text = NULL;
+  size_t n = 0;
+  ck_assert_int_eq(oc_read_file(path, 4u << 20, &text, &n, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(n, total); /* a mask keeps the length */
+  ck_assert_msg(!strstr(text, "SECRET"), "a secret reached the report");
+  size_t masks = 0;
+  for(const char *p = text; (p = strstr(p, "[secret")); p++)
+    masks++;
+  ck_assert_uint_eq(masks, 2);
+  free(text);
+  unlink(path);
+
+  struct oc_spool sp;
+  ck_assert_int_eq(oc_spool_open(&sp, tmpdir, 1, err, sizeof(err)), OC_OK);
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddStringToObject(r, "body", "Incorrect API key provided: sk-test-SECRET-0123456789");
+  ck_assert_int_eq(oc_spool_put_json(&sp, 0, r, 0, err, sizeof(err)), OC_OK);
+  cJSON_Delete(r);
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 20);
+  ck_assert_int_eq(oc_spool_text(&sp, 0, &b, err, sizeof(err)), OC_OK);
+  ck_assert_msg(!strstr(oc_buf_str(&b), "SECRET") && strstr(oc_buf_str(&b), "provided: [secret"),
+                "spooled: %s", oc_buf_str(&b));
+  oc_buf_free(&b);
+  oc_spool_close(&sp);
+  free(filler);
+  rmdir(tmpdir);
+  oc_secrets_clear();
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("spool");
@@ -489,6 +551,7 @@ int main(void)
   tcase_add_test(tc, results_from_a_spool);
   tcase_add_test(tc, pairs_number_what_they_see);
   tcase_add_test(tc, sink_replaces_the_file_only_when_whole);
+  tcase_add_test(tc, sink_and_spool_mask_secrets);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }
