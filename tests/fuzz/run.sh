@@ -6,8 +6,18 @@
 # or sanitizer report fails the run (exit 1, the input kept under
 # tests/fuzz/crashes/TARGET/); a summary line per target gives the
 # executions and the time run clean.
+#
+# tests/fuzz/run.sh --seeds DIR TARGET... only writes each target's seeds
+# into DIR/TARGET (the allocation-failure run, tests/torture/run.sh, takes
+# them as its corpus too) and runs nothing.
 set -eu
-secs=$1; shift
+corpus=tests/fuzz/corpus
+seeds_only=0
+if [ "${1:-}" = --seeds ]; then
+  seeds_only=1; corpus=$2; shift 2
+else
+  secs=$1; shift
+fi
 src=${OACHECK_SRCDIR:-.}
 export OACHECK_DATADIR="$src"
 # leaks fail too; UBSan reports abort (compiled -fno-sanitize-recover)
@@ -19,7 +29,7 @@ put() { # put DIR NAME : stdin into DIR/NAME
 }
 
 seed() {
-  t=$1; c=tests/fuzz/corpus/$t
+  t=$1; c=$corpus/$t
   [ -d "$c" ] && [ -n "$(ls -A "$c" 2>/dev/null)" ] && return 0
   mkdir -p "$c"
   case $t in
@@ -62,6 +72,11 @@ seed() {
     ;;
   esac
 }
+
+if [ "$seeds_only" = 1 ]; then
+  for t in "$@"; do seed "$t"; done
+  exit 0
+fi
 
 status=0
 for t in "$@"; do
