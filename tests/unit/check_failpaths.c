@@ -1,6 +1,7 @@
 /* check_failpaths.c — the builders of what a run writes down (a case's
  * result: response, events, rebuilt message, timing, findings, reproduce
- * commands; a cassette; a results document's summary) under the
+ * commands; a cassette; a results document's summary), the schema
+ * validator's verdicts and the suite loader under the
  * allocation-failure shim (tests/torture/shim.h): every allocation they
  * make fails in turn, and each time the builder must hand back nothing
  * (NULL, an error) or exactly what it builds with memory to spare — never
@@ -13,12 +14,14 @@
 #include <string.h>
 
 #include "cassette.h"
+#include "jdoc.h"
 #include "json.h"
 #include "report.h"
 #include "response.h"
 #include "result.h"
 #include "results_json.h"
 #include "rules.h"
+#include "schema.h"
 #include "shim.h"
 #include "testutil.h"
 
@@ -252,6 +255,89 @@ START_TEST(summary_whole_or_nothing)
 }
 END_TEST
 
+/* ---- a schema's verdict ------------------------------------------------------ */
+
+/* A verdict is the validator's to compute: with an allocation failed it
+ * must say out of memory (-OC_ENOMEM), never hand back a verdict, an
+ * "undecided" reason or a list of errors it did not finish. */
+struct verdict_ctx {
+  const struct oc_schema *s;
+  const struct oc_jv *instance;
+};
+
+static char *build_verdict(void *p)
+{
+  const struct verdict_ctx *x = p;
+  struct oc_schema_result res;
+  oc_schema_result_init(&res);
+  res.max = 8;
+  int fast = oc_schema_validate(x->s, x->instance, NULL);
+  int full = oc_schema_validate(x->s, x->instance, &res);
+  char *text = NULL;
+  if(fast != -OC_ENOMEM && full != -OC_ENOMEM) {
+    struct oc_buf b;
+    oc_buf_init(&b, 1u << 20);
+    oc_buf_printf(&b, "fast %d full %d undecided %s dropped %zu\n", fast, full,
+                  res.undecided ? res.undecided : "-", res.dropped);
+    for(size_t i = 0; i < res.count; i++)
+      oc_buf_printf(&b, "%s %s %s %s @%zu\n", res.errors[i].instance_path, res.errors[i].schema_path,
+                    res.errors[i].keyword, res.errors[i].message, res.errors[i].offset);
+    text = oc_buf_take(&b, NULL);
+  }
+  oc_schema_result_free(&res);
+  return text;
+}
+
+static void verdict_whole_or_nothing(const char *what, const char *schema, const char *instance)
+{
+  struct oc_jdoc sd, id;
+  struct oc_jerr je;
+  oc_jdoc_init(&sd);
+  oc_jdoc_init(&id);
+  ck_assert(oc_jdoc_parse(&sd, schema, strlen(schema), &je) == 0);
+  ck_assert(oc_jdoc_parse(&id, instance, strlen(instance), &je) == 0);
+  char err[512];
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  ck_assert_ptr_nonnull(reg);
+  struct oc_schema *s = oc_schema_compile_jv(reg, sd.root, NULL, 0, err, sizeof(err));
+  ck_assert_msg(s != NULL, "%s: %s", what, err);
+  struct verdict_ctx x = { s, id.root };
+  long points = every_failure(what, build_verdict, &x);
+  fprintf(stderr, "%s: %ld allocation points failed one at a time\n", what, points);
+  oc_schema_free(s);
+  oc_schema_registry_free(reg);
+  oc_jdoc_free(&sd);
+  oc_jdoc_free(&id);
+}
+
+START_TEST(verdict_undecided_recursion)
+{
+  /* the fast pass is undecided; the reporting pass learns why and records
+   * what the anyOf saw: a failure there must not shorten either */
+  verdict_whole_or_nothing("an anyOf of self-references", "{\"anyOf\":[{\"$ref\":\"#\"},{\"$ref\":\"#\"}]}",
+                           "[[[[1]]]]");
+}
+END_TEST
+
+START_TEST(verdict_undecided_regex)
+{
+  /* a pattern out of its match budget under "not": undecided, with the
+   * pattern named — a failure must not turn it into the generic reason */
+  verdict_whole_or_nothing("a regex out of its budget", "{\"not\":{\"pattern\":\"(a|a)+!x|a\"}}",
+                           "\"aaaaaaaaaaaaaaaaaaaaaaaaaa!\"");
+}
+END_TEST
+
+START_TEST(verdict_invalid)
+{
+  verdict_whole_or_nothing("an invalid object",
+                           "{\"type\":\"object\",\"required\":[\"a\",\"z\"],\"properties\":{\"a\":"
+                           "{\"type\":\"integer\"},\"b\":{\"pattern\":\"^x\"},\"c\":{\"items\":"
+                           "{\"minimum\":3}}},\"additionalProperties\":false}",
+                           "{\"a\":\"1\",\"b\":\"y\",\"c\":[1,5,2],\"d\":null}");
+}
+END_TEST
+
 int main(void)
 {
   torture_init();
@@ -269,6 +355,9 @@ int main(void)
   tcase_add_test(tc, result_whole_or_nothing);
   tcase_add_test(tc, cassette_whole_or_nothing);
   tcase_add_test(tc, summary_whole_or_nothing);
+  tcase_add_test(tc, verdict_undecided_recursion);
+  tcase_add_test(tc, verdict_undecided_regex);
+  tcase_add_test(tc, verdict_invalid);
   suite_add_tcase(s, tc);
   int rc = oc_test_run(s);
   oc_schemas_free(&schemas);
