@@ -23,6 +23,7 @@
 #include "rules.h"
 #include "schema.h"
 #include "shim.h"
+#include "suite.h"
 #include "testutil.h"
 
 static struct oc_schemas schemas;
@@ -338,6 +339,64 @@ START_TEST(verdict_invalid)
 }
 END_TEST
 
+/* ---- a suite, loaded ---------------------------------------------------------- */
+
+/* The loader either says out of memory or loads (or refuses) the suite
+ * as it does with memory to spare: a failure inside the suite schema's
+ * validation must not read as the suite's own fault. */
+struct suite_ctx {
+  const struct oc_schema *schema;
+  const char *text;
+};
+
+static char *build_suite(void *p)
+{
+  const struct suite_ctx *x = p;
+  struct oc_suite_set set = { NULL, 0 };
+  struct oc_buf err;
+  oc_buf_init(&err, 1u << 20);
+  int rc = oc_suite_load_text(&set, "t.json", x->text, strlen(x->text), x->schema, &err);
+  char *text = NULL;
+  if(rc != OC_ENOMEM && oc_buf_error(&err) != OC_ENOMEM) {
+    text = oc_asprintf("rc %d suites %zu cases %zu\n%s", rc, set.count,
+                       set.count ? set.items[0].ncases : 0, oc_buf_str(&err));
+  }
+  oc_buf_free(&err);
+  oc_suite_set_free(&set);
+  return text;
+}
+
+static void suite_whole_or_nothing(const char *what, const char *text)
+{
+  char err[512];
+  struct oc_schema *schema =
+    oc_schema_compile_uri(schemas.reg, OC_SCHEMA_SHIPPED_BASE "suite.schema.json", 0, err, sizeof(err));
+  ck_assert_msg(schema != NULL, "%s", err);
+  struct suite_ctx x = { schema, text };
+  long points = every_failure(what, build_suite, &x);
+  fprintf(stderr, "%s: %ld allocation points failed one at a time\n", what, points);
+  oc_schema_free(schema);
+}
+
+START_TEST(suite_loads_or_enomem)
+{
+  suite_whole_or_nothing("a suite that loads",
+                         "{\"suite\":\"s\",\"description\":\"d\",\"cases\":[{\"name\":\"list\",\"description\":\"d\",\"request\":{\"method\":\"GET\","
+                         "\"path\":\"/v1/models\"},\"expect\":{\"status\":200,\"assert\":[{\"pointer\":"
+                         "\"/data/0/id\",\"type\":\"string\"}]}}]}");
+}
+END_TEST
+
+START_TEST(suite_refused_or_enomem)
+{
+  /* the schema's complaint (a name that is not a string) and the
+   * loader's own (a rule that does not exist) */
+  suite_whole_or_nothing("a suite with errors",
+                         "{\"suite\":\"s\",\"cases\":[{\"name\":7,\"request\":{\"method\":\"GET\","
+                         "\"path\":\"/v1/models\"},\"allow\":[\"NO-SUCH-RULE\"]}]}");
+}
+END_TEST
+
 int main(void)
 {
   torture_init();
@@ -358,6 +417,8 @@ int main(void)
   tcase_add_test(tc, verdict_undecided_recursion);
   tcase_add_test(tc, verdict_undecided_regex);
   tcase_add_test(tc, verdict_invalid);
+  tcase_add_test(tc, suite_loads_or_enomem);
+  tcase_add_test(tc, suite_refused_or_enomem);
   suite_add_tcase(s, tc);
   int rc = oc_test_run(s);
   oc_schemas_free(&schemas);
