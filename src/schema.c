@@ -1418,6 +1418,10 @@ static const struct oc_jv *resolve(struct compiler *c, const struct oc_jv *at, s
         if(oc_buf_addc(&tok, ch))
           bad = 2;
       }
+      if(bad == 2) { /* a token we could not hold, not one that is absent */
+        oom(c);
+        goto out;
+      }
       if(bad) {
         cur = NULL;
         break;

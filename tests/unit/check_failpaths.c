@@ -339,6 +339,62 @@ START_TEST(verdict_invalid)
 }
 END_TEST
 
+/* A schema compiled, then the verdict: compiling either says out of
+ * memory or compiles as with memory to spare — a reference it could not
+ * follow for want of memory is not an unresolved reference. */
+struct compile_ctx {
+  const cJSON *schema;
+  const struct oc_jv *instance;
+};
+
+static char *build_compiled(void *p)
+{
+  const struct compile_ctx *x = p;
+  char err[512] = "";
+  struct oc_schema *s = NULL;
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  if(!reg)
+    return NULL;
+  int rc = oc_schema_compile_rc(reg, x->schema, "https://oacheck.test/s.json", 0, &s, err, sizeof(err));
+  char *text = NULL;
+  if(rc == OC_OK) {
+    struct verdict_ctx v = { s, x->instance };
+    text = build_verdict(&v);
+  }
+  else if(rc != OC_ENOMEM)
+    text = oc_asprintf("compile %d: %s\n", rc, err);
+  oc_schema_free(s);
+  oc_schema_registry_free(reg);
+  return text;
+}
+
+START_TEST(compile_refs_or_enomem)
+{
+  static const char *schemas_text[] = {
+    /* a JSON pointer through $defs, a token with escapes, a dynamic reference */
+    "{\"$defs\":{\"d\":{\"type\":\"integer\"},\"a/b~c\":{\"minimum\":2}},\"properties\":{\"x\":"
+    "{\"$ref\":\"#/$defs/d\"},\"y\":{\"$ref\":\"#/$defs/a~1b~0c\"}}}",
+    "{\"$dynamicAnchor\":\"n\",\"$defs\":{\"d\":{\"$dynamicRef\":\"#n\"}},\"prefixItems\":"
+    "[{\"$ref\":\"#/$defs/d\"}],\"format\":\"date-time\"}",
+  };
+  struct oc_jdoc id;
+  struct oc_jerr je;
+  oc_jdoc_init(&id);
+  static const char inst[] = "{\"x\":\"1\",\"y\":1}";
+  ck_assert(oc_jdoc_parse(&id, inst, strlen(inst), &je) == 0);
+  for(size_t i = 0; i < OC_ARRAY_LEN(schemas_text); i++) {
+    cJSON *sd = cJSON_Parse(schemas_text[i]);
+    ck_assert_ptr_nonnull(sd);
+    struct compile_ctx x = { sd, id.root };
+    long points = every_failure("a schema with references, compiled", build_compiled, &x);
+    fprintf(stderr, "a schema with references (%zu), compiled: %ld allocation points failed one at a time\n",
+            i, points);
+    cJSON_Delete(sd);
+  }
+  oc_jdoc_free(&id);
+}
+END_TEST
+
 /* ---- a suite, loaded ---------------------------------------------------------- */
 
 /* The loader either says out of memory or loads (or refuses) the suite
@@ -417,6 +473,7 @@ int main(void)
   tcase_add_test(tc, verdict_undecided_recursion);
   tcase_add_test(tc, verdict_undecided_regex);
   tcase_add_test(tc, verdict_invalid);
+  tcase_add_test(tc, compile_refs_or_enomem);
   tcase_add_test(tc, suite_loads_or_enomem);
   tcase_add_test(tc, suite_refused_or_enomem);
   suite_add_tcase(s, tc);
