@@ -52,7 +52,17 @@ seed() {
     printf '\012{"$id":"https://oacheck.test/s.json","$dynamicAnchor":"n","$defs":{"d":{"$dynamicRef":"#n"}},"prefixItems":[{"$ref":"#/$defs/d"}],"format":"date-time"}\000["2026-01-01T00:00:00Z"]' | put "$c" dynamic
     ;;
   suite)
-    cp "$src"/suites/*.json "$src"/tests/data/suites/*.json "$c"/ ;;
+    cp "$src"/suites/*.json "$src"/tests/data/suites/*.json "$c"/
+    # a suite with an error of each kind the loader reports: the schema's,
+    # an unknown rule to allow and to assert, an unclosed ${, a repeated name
+    put "$c" broken.json <<'EOF'
+{"suite":"b","description":"d","allow":["NOPE"],"cases":[
+ {"name":"a","description":"d","request":{"method":"POST","path":"/v1/chat/completions","body":{"model":"${MODEL}","messages":[{"role":"user","content":"${words:5:x}"}]}},"expect":{"status":200,"assert":[{"pointer":"/x","type":"strin"}]}},
+ {"name":"a","description":"d","request":{"method":"POST","path":"/v1/chat/completions","body":{"model":"${NOPE","messages":[]}},"allow":["ALSO-NOPE"],"expect":{"assert":[{"rule":"NOT-A-RULE"}]}},
+ {"name":7,"request":{}}
+]}
+EOF
+    ;;
   cassette)
     for f in "$src"/suites/recordings/llama-server/*.cassette.gz "$src"/tests/data/recordings/*/*.cassette.gz; do
       [ -f "$f" ] || continue
