@@ -202,7 +202,10 @@ void oc_client_add_rule(struct oc_client_verdict *v, enum oc_rule_id r)
 
 void oc_ctext_init(struct oc_ctext *t)
 {
-  memset(t, 0, sizeof(*t));
+  t->set = 0;
+  t->nword = 0;
+  t->nhead = 0;
+  t->len = 0;
   t->h = UINT64_C(0x243F6A8885A308D3);
 }
 
@@ -210,6 +213,13 @@ static inline uint64_t fold(uint64_t h, uint64_t w)
 {
   h = (h ^ w) * HASH_K;
   return h ^ (h >> 29);
+}
+
+static inline uint64_t load64(const unsigned char *p)
+{
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
 }
 
 /* Eight bytes at a time, whatever the pieces: bytes wait in word until
@@ -226,24 +236,20 @@ void oc_ctext_add(struct oc_ctext *t, const char *p, size_t n)
   }
   t->len += n;
   const unsigned char *s = (const unsigned char *)p;
-  while(n && t->nword) {
-    t->word |= (uint64_t)*s++ << (8 * t->nword);
-    n--;
-    if(++t->nword == 8) {
-      t->h = fold(t->h, t->word);
-      t->word = 0;
-      t->nword = 0;
-    }
+  if(t->nword) {
+    size_t k = 8 - t->nword < n ? 8 - t->nword : n;
+    memcpy(t->word + t->nword, s, k);
+    t->nword += (unsigned)k;
+    s += k;
+    n -= k;
+    if(t->nword < 8)
+      return;
+    t->h = fold(t->h, load64(t->word));
+    t->nword = 0;
   }
-  while(n >= 8) {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    t->h = fold(t->h, w);
-    s += 8;
-    n -= 8;
-  }
-  for(size_t i = 0; i < n; i++)
-    t->word |= (uint64_t)s[i] << (8 * i);
+  for(; n >= 8; s += 8, n -= 8)
+    t->h = fold(t->h, load64(s));
+  memcpy(t->word, s, n);
   t->nword = (unsigned)n;
 }
 
@@ -255,7 +261,9 @@ void oc_ctext_set(struct oc_ctext *t, const char *p, size_t n)
 
 static uint64_t ctext_final(const struct oc_ctext *t)
 {
-  return fold(fold(t->h, t->word), t->len);
+  unsigned char w[8] = { 0 };
+  memcpy(w, t->word, t->nword);
+  return fold(fold(t->h, load64(w)), t->len);
 }
 
 int oc_ctext_eq(const struct oc_ctext *a, const struct oc_ctext *b)
@@ -365,16 +373,117 @@ void oc_cview_free(struct oc_cview *v)
   memset(v, 0, sizeof(*v));
 }
 
+int oc_cview_copy(struct oc_cview *dst, const struct oc_cview *src)
+{
+  oc_cview_free(dst);
+  oc_cview_init(dst);
+  dst->kind = src->kind;
+  memcpy(dst->err_name, src->err_name, sizeof(dst->err_name));
+  dst->err_msg_set = src->err_msg_set;
+  dst->status = src->status;
+  memcpy(dst->why, src->why, sizeof(dst->why));
+  if(src->err_msg.len && oc_buf_add(&dst->err_msg, src->err_msg.data, src->err_msg.len))
+    return OC_ENOMEM;
+  for(size_t i = 0; i < src->nchoices; i++) {
+    const struct oc_cchoice *a = &src->choices[i];
+    struct oc_cchoice *b = oc_cview_append(dst, a->index);
+    if(!b)
+      return OC_ENOMEM;
+    struct oc_ccall *calls = NULL;
+    size_t acalls = 0;
+    if(a->ncalls && !(calls = oc_array_grow(NULL, &acalls, a->ncalls, sizeof(*calls))))
+      return OC_ENOMEM;
+    *b = *a;
+    b->calls = calls;
+    b->acalls = acalls;
+    b->ncalls = 0;
+    for(size_t k = 0; k < a->ncalls; k++) {
+      b->calls[k] = a->calls[k];
+      oc_buf_init(&b->calls[k].args, OC_CAP_ARGUMENTS);
+      b->ncalls++;
+      if(a->calls[k].args.len && oc_buf_add(&b->calls[k].args, a->calls[k].args.data, a->calls[k].args.len))
+        return OC_ENOMEM;
+    }
+  }
+  return OC_OK;
+}
+
+/* ---- following the reference's content ------------------------------------------------ */
+
+/* The reference's content text of the choice with this index, or NULL. */
+static const struct oc_ctext *ref_content(const struct oc_cctx *cx, long index)
+{
+  const struct oc_cview *r = cx->ref;
+  for(size_t i = 0; r && i < r->nchoices; i++)
+    if(r->choices[i].index == index)
+      return &r->choices[i].content;
+  return NULL;
+}
+
+void oc_cfollow_init(struct oc_cfollow *f, const struct oc_cctx *cx, long index)
+{
+  /* in step only from where both are empty */
+  const struct oc_ctext *r = ref_content(cx, index);
+  f->on = !r || r->len == 0;
+  f->index = index;
+}
+
+static int piece_string(const struct oc_centry *e)
+{
+  return !e->content || e->content->type == OC_JNULL || e->content->type == OC_JSTRING;
+}
+
+void oc_cfollow_chunk(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx,
+                      const struct oc_cevent *ev, const struct oc_centry *e)
+{
+  if(!f->on)
+    return;
+  int step;
+  if(e)
+    /* the reference takes the same piece into the same choice, and only it */
+    step = cx->ref_takes && ev->nentries == 1 && e == &ev->entries[0] && e->index_val == f->index &&
+           piece_string(e);
+  else {
+    /* the model takes nothing: in step while the reference adds nothing */
+    step = 1;
+    for(size_t i = 0; cx->ref_takes && i < ev->nentries && step; i++) {
+      const struct oc_centry *x = &ev->entries[i];
+      step = !(x->index_val == f->index && x->content && x->content->type == OC_JSTRING && x->content->len);
+    }
+  }
+  if(step)
+    return;
+  /* on its own from here: the reference's text as it stands before this chunk */
+  const struct oc_ctext *r = ref_content(cx, f->index);
+  if(r)
+    *t = *r;
+  else
+    oc_ctext_init(t);
+  f->on = 0;
+}
+
+void oc_cfollow_add(struct oc_cfollow *f, struct oc_ctext *t, const char *p, size_t n)
+{
+  if(!f->on)
+    oc_ctext_add(t, p, n);
+}
+
+void oc_cfollow_final(const struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx)
+{
+  if(!f->on)
+    return;
+  const struct oc_ctext *r = ref_content(cx, f->index);
+  if(r)
+    *t = *r;
+  else
+    oc_ctext_init(t);
+}
+
 void oc_cview_move(struct oc_cview *dst, struct oc_cview *src)
 {
   oc_cview_free(dst);
   *dst = *src;
   oc_cview_init(src);
-}
-
-int oc_cview_raised(const struct oc_cview *v)
-{
-  return v->kind == OC_CV_ERROR;
 }
 
 void oc_cview_raise(struct oc_cview *v, const char *name, const char *msg, size_t len)
@@ -508,23 +617,39 @@ void oc_centry_digest(struct oc_centry *e, const struct oc_jv *choice, uint32_t 
   memset(e, 0, sizeof(*e));
   e->pos = pos;
   e->v = choice;
+  e->index_val = pos;
   if(!choice || choice->type != OC_JOBJECT)
     return;
   /* one pass; the last of duplicate members wins, as in JSON.parse */
   for(uint32_t i = 0; i < choice->len; i++) {
     const struct oc_jmember *m = &choice->u.members[i];
-    if(KEY(m, "index"))
-      e->index = &m->value;
-    else if(KEY(m, "delta"))
-      e->delta = &m->value;
-    else if(KEY(m, "finish_reason"))
-      e->finish = &m->value;
-    else if(KEY(m, "usage"))
-      e->usage = &m->value;
-    else if(KEY(m, "message"))
-      e->message = &m->value;
-    else if(KEY(m, "logprobs"))
-      e->logprobs = &m->value;
+    switch(m->key_len) {
+    case 5:
+      if(KEY(m, "index"))
+        e->index = &m->value;
+      else if(KEY(m, "delta"))
+        e->delta = &m->value;
+      else if(KEY(m, "usage"))
+        e->usage = &m->value;
+      break;
+    case 7:
+      if(KEY(m, "message"))
+        e->message = &m->value;
+      break;
+    case 8:
+      if(KEY(m, "logprobs"))
+        e->logprobs = &m->value;
+      break;
+    case 13:
+      if(KEY(m, "finish_reason"))
+        e->finish = &m->value;
+      break;
+    }
+  }
+  if(oc_jv_is_integer(e->index)) {
+    e->int_index = 1;
+    if(fabs(e->index->u.num) < 1e15)
+      e->index_val = (long)e->index->u.num;
   }
   const struct oc_jv *d = stream ? e->delta : e->message;
   if(!d || d->type != OC_JOBJECT)
@@ -573,20 +698,30 @@ static void top_digest(const struct oc_jv *root, struct top *t)
     return;
   for(uint32_t i = 0; i < root->len; i++) {
     const struct oc_jmember *m = &root->u.members[i];
-    if(KEY(m, "choices"))
-      t->choices = &m->value;
-    else if(KEY(m, "error"))
-      t->error = &m->value;
-    else if(KEY(m, "object"))
-      t->object = &m->value;
-    else if(KEY(m, "usage"))
-      t->usage = &m->value;
-    else if(KEY(m, "id"))
-      t->id = &m->value;
-    else if(KEY(m, "model"))
-      t->model = &m->value;
-    else if(KEY(m, "created"))
-      t->created = &m->value;
+    switch(m->key_len) {
+    case 2:
+      if(KEY(m, "id"))
+        t->id = &m->value;
+      break;
+    case 5:
+      if(KEY(m, "error"))
+        t->error = &m->value;
+      else if(KEY(m, "usage"))
+        t->usage = &m->value;
+      else if(KEY(m, "model"))
+        t->model = &m->value;
+      break;
+    case 6:
+      if(KEY(m, "object"))
+        t->object = &m->value;
+      break;
+    case 7:
+      if(KEY(m, "choices"))
+        t->choices = &m->value;
+      else if(KEY(m, "created"))
+        t->created = &m->value;
+      break;
+    }
   }
 }
 
@@ -622,9 +757,7 @@ void oc_cacc_chunk(struct oc_cacc *a, const struct oc_cevent *ev, int *oom)
     return;
   for(size_t i = 0; i < ev->nentries; i++) {
     const struct oc_centry *e = &ev->entries[i];
-    long idx = e->pos;
-    if(js_integer(e->index) && fabs(e->index->u.num) < 1e15)
-      idx = (long)e->index->u.num;
+    long idx = e->index_val;
     struct oc_cchoice *ch = oc_cview_choice(&a->view, idx, 1);
     if(!ch) {
       if(a->view.nchoices < OC_MAX_CHOICES)
@@ -673,9 +806,7 @@ void oc_cacc_body(struct oc_cacc *a, const struct oc_cbody *b, int *oom)
     return;
   for(size_t i = 0; i < b->nentries; i++) {
     const struct oc_centry *e = &b->entries[i];
-    long idx = e->pos;
-    if(js_integer(e->index) && fabs(e->index->u.num) < 1e15)
-      idx = (long)e->index->u.num;
+    long idx = e->index_val;
     struct oc_cchoice *ch = oc_cview_append(&a->view, idx);
     if(!ch) {
       if(a->view.nchoices < OC_MAX_CHOICES)
@@ -1081,7 +1212,8 @@ int oc_client_json_forbidden(const struct oc_jv *v)
     return 0;
   if(v->type == OC_JARRAY) {
     for(uint32_t i = 0; i < v->len; i++)
-      if(oc_client_json_forbidden(&v->u.items[i]))
+      if((v->u.items[i].type == OC_JOBJECT || v->u.items[i].type == OC_JARRAY) &&
+         oc_client_json_forbidden(&v->u.items[i]))
         return 1;
     return 0;
   }
@@ -1089,11 +1221,12 @@ int oc_client_json_forbidden(const struct oc_jv *v)
     return 0;
   for(uint32_t i = 0; i < v->len; i++) {
     const struct oc_jmember *m = &v->u.members[i];
-    if(KEY(m, "__proto__"))
+    if(m->key_len == 9 && KEY(m, "__proto__"))
       return 1;
-    if(KEY(m, "constructor") && m->value.type == OC_JOBJECT && oc_jv_get(&m->value, "prototype"))
+    if(m->key_len == 11 && KEY(m, "constructor") && m->value.type == OC_JOBJECT &&
+       oc_jv_get(&m->value, "prototype"))
       return 1;
-    if(oc_client_json_forbidden(&m->value))
+    if((m->value.type == OC_JOBJECT || m->value.type == OC_JARRAY) && oc_client_json_forbidden(&m->value))
       return 1;
   }
   return 0;
@@ -1658,6 +1791,7 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
   cs->cx.reason = "";
   cs->cx.media = "";
   oc_cacc_init(&cs->ref);
+  cs->cx.ref = &cs->ref.view;
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
     cs->state[i] = calloc(1, m->size ? m->size : 1);
@@ -1763,30 +1897,44 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   ev.nentries = digest_entries(cs, t.choices, 1);
   ev.entries = cs->entries;
   /* the reference: an exact [DONE] ends the answer; a non-JSON event or a
-   * non-null error makes it an error */
-  if(!cs->ref_done && !cs->after_done) {
-    if(ev.done)
-      cs->ref_done = 1;
-    else if(!ev.root) {
-      char why[64];
-      snprintf(why, sizeof(why), "event %ld is not JSON", ev.n);
-      ref_error(cs, NULL, 0, why);
-      cs->ref_done = 1;
-    }
-    else if(ev.root->type == OC_JOBJECT && ev.error && ev.error->type != OC_JNULL) {
-      size_t len;
-      char *msg = oc_client_error_message(ev.root, &len);
-      ref_error(cs, msg, len, NULL);
-      free(msg);
-      cs->ref_done = 1;
-    }
-    else
-      oc_cacc_chunk(&cs->ref, &ev, &cs->cx.oom);
-  }
+   * non-null error makes it an error.  It decides first and takes the
+   * chunk last, so that a model leaving it (oc_cfollow) copies its state
+   * from before this chunk */
+  enum { REF_SKIP, REF_DONE, REF_NOT_JSON, REF_ERROR, REF_TAKE } ref = REF_SKIP;
+  if(!cs->ref_done && !cs->after_done)
+    ref = ev.done ? REF_DONE : !ev.root ? REF_NOT_JSON
+        : (ev.root->type == OC_JOBJECT && ev.error && ev.error->type != OC_JNULL) ? REF_ERROR : REF_TAKE;
+  cs->cx.ref_takes = ref == REF_TAKE;
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
     if(m->event && (!ev.after_done || m->after_done))
       m->event(cs->state[i], &cs->cx, &ev);
+  }
+  cs->cx.ref_takes = 0;
+  switch(ref) {
+  case REF_DONE:
+    cs->ref_done = 1;
+    break;
+  case REF_NOT_JSON: {
+    char why[64];
+    snprintf(why, sizeof(why), "event %ld is not JSON", ev.n);
+    ref_error(cs, NULL, 0, why);
+    cs->ref_done = 1;
+    break;
+  }
+  case REF_ERROR: {
+    size_t len;
+    char *msg = oc_client_error_message(ev.root, &len);
+    ref_error(cs, msg, len, NULL);
+    free(msg);
+    cs->ref_done = 1;
+    break;
+  }
+  case REF_TAKE:
+    oc_cacc_chunk(&cs->ref, &ev, &cs->cx.oom);
+    break;
+  default:
+    break;
   }
   if(ev.done)
     cs->after_done = 1;

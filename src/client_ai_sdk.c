@@ -65,36 +65,34 @@ static int z_usage(const struct oc_jv *u)
   return 1;
 }
 
-static int z_head(const struct oc_jv *root)
+static int z_head(const struct oc_jv *root, const struct oc_jv *id, const struct oc_jv *created,
+                  const struct oc_jv *model, const struct oc_jv *usage)
 {
-  return root && root->type == OC_JOBJECT && z_str(oc_jv_get(root, "id")) &&
-         z_num(oc_jv_get(root, "created")) && z_str(oc_jv_get(root, "model")) &&
-         z_usage(oc_jv_get(root, "usage"));
+  return root && root->type == OC_JOBJECT && z_str(id) && z_num(created) && z_str(model) && z_usage(usage);
 }
 
-/* createOpenAICompatibleChatChunkSchema's first member. */
+/* createOpenAICompatibleChatChunkSchema's first member; the digest holds
+ * the members it names (the last of duplicates, as zod sees them). */
 static int z_chunk(const struct oc_cevent *ev)
 {
-  if(!z_head(ev->root) || !ev->choices || ev->choices->type != OC_JARRAY)
+  if(!z_head(ev->root, ev->id, ev->created, ev->model, ev->usage) || !ev->choices ||
+     ev->choices->type != OC_JARRAY)
     return 0;
-  for(uint32_t i = 0; i < ev->choices->len; i++) {
-    const struct oc_jv *ch = &ev->choices->u.items[i];
-    if(ch->type != OC_JOBJECT)
+  for(size_t i = 0; i < ev->nentries; i++) {
+    const struct oc_centry *e = &ev->entries[i];
+    if(e->v->type != OC_JOBJECT || !z_str(e->finish) || !z_usage(e->usage))
       return 0;
-    const struct oc_jv *d = oc_jv_get(ch, "delta");
-    if(!z_str(oc_jv_get(ch, "finish_reason")) || !z_usage(oc_jv_get(ch, "usage")))
-      return 0;
+    const struct oc_jv *d = e->delta;
     if(nullish(d))
       continue;
     if(d->type != OC_JOBJECT)
       return 0;
-    const struct oc_jv *role = oc_jv_get(d, "role");
+    const struct oc_jv *role = e->role;
     if(!nullish(role) && !(role->type == OC_JSTRING && role->len == 9 && memcmp(role->u.str, "assistant", 9) == 0))
       return 0;
-    if(!z_str(oc_jv_get(d, "content")) || !z_str(oc_jv_get(d, "reasoning_content")) ||
-       !z_str(oc_jv_get(d, "reasoning")))
+    if(!z_str(e->content) || !z_str(e->reasoning_content) || !z_str(e->reasoning))
       return 0;
-    const struct oc_jv *tcs = oc_jv_get(d, "tool_calls");
+    const struct oc_jv *tcs = e->tool_calls;
     if(nullish(tcs))
       continue;
     if(tcs->type != OC_JARRAY)
@@ -108,6 +106,10 @@ static int z_chunk(const struct oc_cevent *ev)
         return 0;
     }
   }
+  /* elements past the digest's cap are validated the slow way */
+  for(uint32_t i = (uint32_t)ev->nentries; i < ev->choices->len; i++)
+    if(ev->choices->u.items[i].type != OC_JOBJECT)
+      return 0;
   return 1;
 }
 
@@ -126,7 +128,7 @@ static int z_error(const struct oc_jv *root)
 /* OpenAICompatibleChatResponseSchema. */
 static int z_response(const struct oc_cbody *b)
 {
-  if(!z_head(b->root) || !b->choices || b->choices->type != OC_JARRAY)
+  if(!z_head(b->root, b->id, b->created, b->model, b->usage) || !b->choices || b->choices->type != OC_JARRAY)
     return 0;
   for(uint32_t i = 0; i < b->choices->len; i++) {
     const struct oc_jv *ch = &b->choices->u.items[i];
@@ -263,6 +265,7 @@ struct ai {
   int gen;                /* generated ids */
   int finish_set;
   char finish[20];
+  struct oc_cfollow follow; /* the message's content, in step with the reference */
   long first_index;       /* the index of the first choices[0] seen */
   int have_first;
   int mixed;              /* choices[0] of some chunk was another choice */
@@ -538,12 +541,18 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   if(oc_cview_raised(&a->view) || ev->nentries == 0)
     return;
   const struct oc_centry *e = &ev->entries[0];
-  long idx = oc_jv_is_integer(e->index) ? (long)e->index->u.num : 0;
+  long idx = e->int_index ? e->index_val : 0;
   int changes = 0;
+  struct oc_cchoice *msg = message(a);
+  if(!msg)
+    return;
   if(!a->have_first) {
     a->have_first = 1;
     a->first_index = idx;
+    oc_cfollow_init(&a->follow, cx, e->index_val);
   }
+  oc_cfollow_chunk(&a->follow, &msg->content, cx,  ev,
+                   e->delta && e->delta->type == OC_JOBJECT ? e : NULL);
   if(e->finish && e->finish->type == OC_JSTRING) {
     const char *f = map_finish(e->finish);
     if(!a->finish_set || strcmp(a->finish, f) != 0)
@@ -553,9 +562,7 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   }
   if(e->delta && e->delta->type == OC_JOBJECT) {
     if(e->content && e->content->type == OC_JSTRING && e->content->len) {
-      struct oc_cchoice *ch = message(a);
-      if(ch)
-        oc_ctext_add(&ch->content, e->content->u.str, e->content->len);
+      oc_cfollow_add(&a->follow, &msg->content, e->content->u.str, e->content->len);
       changes = 1;
     }
     if(e->tool_calls && e->tool_calls->type == OC_JARRAY)
@@ -735,6 +742,8 @@ static void ai_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     oc_cview_move(got, &a->body);
   else {
     struct oc_cchoice *ch = message(a);
+    if(ch && a->have_first)
+      oc_cfollow_final(&a->follow, &ch->content, cx);
     if(ch && !oc_cview_raised(&a->view)) {
       oc_ctext_set(&ch->finish, a->finish_set ? a->finish : "unknown",
                    strlen(a->finish_set ? a->finish : "unknown"));

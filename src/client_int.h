@@ -22,11 +22,11 @@
  * bytes for reasons.  Fixed size: no allocation ever. */
 struct oc_ctext {
   int set;                /* a string was given (null/absent otherwise) */
+  unsigned nword;         /* bytes waiting in word */
+  unsigned nhead;
   uint64_t len;
   uint64_t h;             /* words folded so far */
-  uint64_t word;          /* bytes not yet folded */
-  unsigned nword;
-  unsigned nhead;
+  unsigned char word[8];  /* bytes not yet folded */
   char head[OC_CTEXT_HEAD];
 };
 
@@ -39,6 +39,12 @@ int oc_ctext_empty(const struct oc_ctext *t); /* null or "" */
 /* The text quoted for a reason: "\"Hello\"" or "null", cut at 60
  * characters with an ellipsis. */
 void oc_ctext_quote(const struct oc_ctext *t, char *out, size_t outlen);
+
+/* A model's content text in step with the reference (oc_cfollow_*, below). */
+struct oc_cfollow {
+  int on;                 /* still in step */
+  long index;             /* the reference choice it follows */
+};
 
 /* ---- views ---------------------------------------------------------------- */
 
@@ -71,6 +77,7 @@ struct oc_cchoice {
   int pos;                /* first-appearance position */
   long current_call;      /* openai-node-stream: the call being streamed, or LONG_MIN */
   int reasoning_seen;
+  struct oc_cfollow follow; /* content in step with the reference */
 };
 
 enum oc_cview_kind { OC_CV_ANSWER = 0, OC_CV_ERROR };
@@ -92,10 +99,15 @@ void oc_cview_init(struct oc_cview *v);
 void oc_cview_free(struct oc_cview *v);
 /* Hand src's contents to dst (freed first); src is left empty. */
 void oc_cview_move(struct oc_cview *dst, struct oc_cview *src);
+/* A deep copy of src into dst (freed first).  OC_OK or OC_ENOMEM. */
+int oc_cview_copy(struct oc_cview *dst, const struct oc_cview *src);
 /* Turn v into an error of class name with message msg (may be NULL),
  * unless it already is one: the first exception is the one raised. */
 void oc_cview_raise(struct oc_cview *v, const char *name, const char *msg, size_t len);
-int oc_cview_raised(const struct oc_cview *v);
+static inline int oc_cview_raised(const struct oc_cview *v)
+{
+  return v->kind == OC_CV_ERROR;
+}
 /* The choice with this index, created at the end (NULL on ENOMEM or past
  * OC_MAX_CHOICES). */
 struct oc_cchoice *oc_cview_choice(struct oc_cview *v, long index, int create);
@@ -117,6 +129,8 @@ void oc_cview_sort(struct oc_cview *v);
 /* One element of a chunk's choices array: the members the models read. */
 struct oc_centry {
   uint32_t pos;
+  int int_index;          /* index is an integer (JavaScript's Number.isInteger) */
+  long index_val;         /* its value (|index| < 1e15), else pos */
   const struct oc_jv *v;          /* the element */
   const struct oc_jv *index, *delta, *finish, *usage, *message, *logprobs;
   /* members of delta (or of message for a non-streamed choice) */
@@ -191,6 +205,11 @@ struct oc_cctx {
   int complete;
   int partial;            /* a cut capture: its end is not the stream's end */
   int oom;
+  /* The reference as it stands before the event being fed (client.c
+   * applies each event to it after every model saw it), and whether it
+   * will take this event's chunk. */
+  const struct oc_cview *ref;
+  int ref_takes;
 };
 
 struct oc_cmodel {
@@ -214,6 +233,27 @@ extern const struct oc_cmodel oc_cmodel_ai_sdk;
 extern const struct oc_cmodel oc_cmodel_langchain;
 extern const struct oc_cmodel oc_cmodel_openai_python;
 extern const struct oc_cmodel oc_cmodel_openai_python_stream;
+
+/* ---- following the reference -----------------------------------------------
+ * A model's content text that is the reference's content of one choice
+ * until the two part: while they go in step (one choice per chunk, the
+ * same piece) the model hashes nothing, which is what keeps six models
+ * cheap on a long stream.  Before touching its text for a chunk a model
+ * calls oc_cfollow_chunk with the entry whose content it will append (NULL:
+ * none); out of step, the text becomes the reference's as it stood before
+ * this chunk and the model goes on alone.  The reference must not change
+ * between oc_cfollow_chunk and the end of the event (client.c applies it
+ * last). */
+
+/* Start following the reference's choice index, with the model's text
+ * empty: in step only if the reference's is empty too. */
+void oc_cfollow_init(struct oc_cfollow *f, const struct oc_cctx *cx, long index);
+void oc_cfollow_chunk(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx,
+                      const struct oc_cevent *ev, const struct oc_centry *e);
+/* Append as the model does (nothing while in step). */
+void oc_cfollow_add(struct oc_cfollow *f, struct oc_ctext *t, const char *p, size_t n);
+/* The text the model holds at the end. */
+void oc_cfollow_final(const struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx);
 
 /* ---- the reference reassembly, shared by the clients whose applications
  * reassemble chunks themselves (openai-node's and openai-python's create) */

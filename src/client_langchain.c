@@ -63,6 +63,8 @@ struct lc {
   struct oc_ctext default_role;
   enum jkind default_role_kind;
   struct oc_ctext content;
+  struct oc_cfollow follow; /* content, in step with the reference */
+  int following;          /* follow was set up */
   struct oc_ctext finish;
   enum jkind finish_kind;
   int nfinish;
@@ -259,14 +261,25 @@ static void lc_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   }
   if(oc_js_truthy(ev->usage))
     l->usage = 1;
-  if(!ev->choices || ev->choices->type != OC_JARRAY || ev->nentries == 0)
-    return;
-  const struct oc_centry *e = &ev->entries[0];
-  if(e->v->type != OC_JOBJECT || !oc_js_truthy(e->delta))
-    return;
-  int delta_obj = e->delta->type == OC_JOBJECT;
+  /* which entry's content this chunk adds, for following the reference */
+  const struct oc_centry *e = ev->choices && ev->choices->type == OC_JARRAY && ev->nentries
+                                ? &ev->entries[0] : NULL;
+  int taken = e && e->v->type == OC_JOBJECT && oc_js_truthy(e->delta);
+  int delta_obj = taken && e->delta->type == OC_JOBJECT;
   const struct oc_jv *role = delta_obj ? e->role : NULL;
   const struct oc_jv *content = delta_obj ? e->content : NULL;
+  /* "Received non-string content": the chunk is skipped, after its role
+   * became the default */
+  int skipped = content && content->type != OC_JNULL && content->type != OC_JSTRING;
+  if(e) {
+    if(!l->following) {
+      l->following = 1;
+      oc_cfollow_init(&l->follow, cx, e->index_val);
+    }
+    oc_cfollow_chunk(&l->follow, &l->content, cx, ev, taken && delta_obj && !skipped ? e : NULL);
+  }
+  if(!taken)
+    return;
   int role_given = role && role->type != OC_JNULL;
   enum mclass cls;
   if(role_given)
@@ -286,9 +299,9 @@ static void lc_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
     if(role->type == OC_JSTRING)
       oc_ctext_set(&l->default_role, role->u.str, role->len);
   }
-  if(content && content->type != OC_JNULL && content->type != OC_JSTRING)
-    return; /* "Received non-string content": the chunk is skipped */
-  long idx = oc_jv_is_integer(e->index) ? (long)e->index->u.num : 0;
+  if(skipped)
+    return;
+  long idx = e->int_index ? e->index_val : 0;
   if(!l->have_first) {
     l->have_first = 1;
     l->first_index = idx;
@@ -310,7 +323,7 @@ static void lc_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   }
   l->any_chunk = 1;
   if(content && content->type == OC_JSTRING)
-    oc_ctext_add(&l->content, content->u.str, content->len);
+    oc_cfollow_add(&l->follow, &l->content, content->u.str, content->len);
   if(e->finish && e->finish->type != OC_JNULL) {
     enum jkind fk = jkind_of(e->finish);
     if(l->nfinish && fk != l->finish_kind) {
@@ -379,6 +392,8 @@ static void stream_view(struct lc *l, struct oc_cview *got, struct oc_client_ver
     oc_ctext_set(&ch->role, role, strlen(role));
   else if(l->chat_role_set)
     ch->role = l->chat_role;
+  if(l->following)
+    oc_cfollow_final(&l->follow, &l->content, cx);
   ch->content = l->content;
   if(l->nfinish && l->finish_kind == J_STR)
     ch->finish = l->finish;

@@ -111,6 +111,14 @@ static int json_parses(const char *p, size_t len)
   return ok;
 }
 
+/* The key a kept entry has in the snapshot's choices, or LONG_MIN. */
+static long kept_key(const struct oc_centry *e)
+{
+  if(e->v->type != OC_JOBJECT || !e->int_index || e->index_val < 0 || e->index->u.num >= 4294967295.0)
+    return LONG_MIN;
+  return e->index_val;
+}
+
 /* emitToolCallDoneEvent: the call being streamed ends (a new index, or
  * the choice's finish_reason). */
 static void call_done(struct nstream *n, const struct oc_cctx *cx, struct oc_cchoice *ch, long key)
@@ -143,6 +151,15 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
     ns_raise(n, "TypeError", "chunk.choices is not iterable", OC_CAUSE_SERVER, OC_R_STREAM_CHUNK_SCHEMA);
     return;
   }
+  /* each choice's content follows the reference's while the two agree */
+  for(size_t c = 0; c < n->view.nchoices; c++) {
+    struct oc_cchoice *ch = &n->view.choices[c];
+    const struct oc_centry *take = NULL;
+    for(size_t i = 0; i < ev->nentries && !take; i++)
+      if(kept_key(&ev->entries[i]) == ch->index)
+        take = &ev->entries[i];
+    oc_cfollow_chunk(&ch->follow, &ch->content, cx, ev, take);
+  }
   for(size_t i = 0; i < ev->nentries && !oc_cview_raised(&n->view); i++) {
     const struct oc_centry *e = &ev->entries[i];
     if(e->v->type == OC_JNULL) {
@@ -150,8 +167,8 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
                OC_R_STREAM_CHUNK_SCHEMA);
       return;
     }
-    long key;
-    int kept = e->v->type == OC_JOBJECT && array_key(e->index, &key);
+    long key = e->index_val;
+    int kept = e->v->type == OC_JOBJECT && e->int_index && key >= 0 && e->index->u.num < 4294967295.0;
     if(oc_js_truthy(e->finish) && n->strict) {
       if(e->finish->type == OC_JSTRING && e->finish->len == 6 &&
          memcmp(e->finish->u.str, "length", 6) == 0) {
@@ -170,9 +187,14 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
     }
     if(!kept)
       continue; /* choices[undefined]: a property finalChatCompletion never lists */
-    struct oc_cchoice *ch = oc_cview_choice(&n->view, key, 1);
-    if(!ch)
-      continue;
+    struct oc_cchoice *ch = oc_cview_choice(&n->view, key, 0);
+    if(!ch) {
+      ch = oc_cview_choice(&n->view, key, 1);
+      if(!ch)
+        continue;
+      oc_cfollow_init(&ch->follow, cx, key);
+      oc_cfollow_chunk(&ch->follow, &ch->content, cx, ev, e);
+    }
     if(oc_js_truthy(e->finish))
       js_set(&ch->finish, e->finish);
     const struct oc_jv *d = e->delta;
@@ -198,7 +220,10 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
         }
       }
       if(oc_js_truthy(e->content)) {
-        js_append(&ch->content, e->content);
+        if(e->content->type == OC_JSTRING)
+          oc_cfollow_add(&ch->follow, &ch->content, e->content->u.str, e->content->len);
+        else
+          js_append(&ch->content, e->content); /* never in step: cfollow_chunk saw it */
         struct oc_buf *cb = content_buf(n, ch->pos);
         if(cb && e->content->type == OC_JSTRING)
           oc_buf_add(cb, e->content->u.str, e->content->len);
@@ -262,8 +287,8 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
   /* _addChunk's events, after the snapshot took the chunk */
   for(size_t i = 0; i < ev->nentries && !oc_cview_raised(&n->view); i++) {
     const struct oc_centry *e = &ev->entries[i];
-    long key;
-    if(e->v->type != OC_JOBJECT || !array_key(e->index, &key))
+    long key = e->index_val;
+    if(e->v->type != OC_JOBJECT || !e->int_index || key < 0 || e->index->u.num >= 4294967295.0)
       continue;
     struct oc_cchoice *ch = oc_cview_choice(&n->view, key, 0);
     if(!ch)
@@ -322,6 +347,8 @@ static void finalize(struct nstream *n, const struct oc_cctx *cx)
              OC_R_STREAM_EMPTY);
     return;
   }
+  for(size_t i = 0; i < n->view.nchoices; i++)
+    oc_cfollow_final(&n->view.choices[i].follow, &n->view.choices[i].content, cx);
   oc_cview_sort(&n->view);
   for(size_t i = 0; i < n->view.nchoices; i++) {
     struct oc_cchoice *ch = &n->view.choices[i];

@@ -261,6 +261,7 @@ out:
 struct py {
   struct oc_cpy_stream s;
   struct oc_cacc acc;
+  int own;                /* acc holds the answer (else: the reference's, in step) */
   struct oc_cview body;
   int have_body;
   int retried;
@@ -301,7 +302,14 @@ static void py_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   if(!cx->stream)
     return;
   int r = oc_cpy_stream_event(&p->s, ev, &p->acc.view);
-  if(r == 1) {
+  if(!p->own && !oc_cview_raised(&p->acc.view) && (r == 1) != cx->ref_takes) {
+    /* the application reassembles as the reference does: in step until
+     * they part, then from the reference's answer before this chunk */
+    oc_cview_copy(&p->acc.view, cx->ref);
+    p->acc.view.kind = OC_CV_ANSWER;
+    p->own = 1;
+  }
+  if(r == 1 && p->own) {
     int oom = 0;
     oc_cacc_chunk(&p->acc, ev, &oom);
   }
@@ -406,6 +414,10 @@ static void py_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
   if(p->refused || (p->have_body && oc_cview_raised(&p->body)))
     oc_cview_move(got, &p->body);
   else {
+    if(cx->stream && !p->own && !oc_cview_raised(&p->acc.view)) {
+      oc_cview_copy(&p->acc.view, cx->ref);
+      p->acc.view.kind = OC_CV_ANSWER;
+    }
     oc_cview_move(got, &p->acc.view);
     oc_cview_sort(got);
     for(size_t i = 0; i < got->nchoices; i++)

@@ -101,6 +101,7 @@ static void args_take(struct pentry *e, const struct oc_jv *v, int set)
 struct pchoice {
   long index;             /* of the entry that created it */
   struct pval role, content, refusal, finish;
+  struct oc_cfollow follow; /* content's text, in step with the reference */
   struct pentry *calls;
   size_t ncalls, acalls;
   int tool_calls;         /* the message has a tool_calls list */
@@ -252,10 +253,28 @@ static int merge_calls(struct pystream *p, struct pchoice *c, const struct oc_jv
   return 0;
 }
 
+/* content as pset/pacc leave it; while in step with the reference only
+ * its kind is kept here, its text being the reference's */
+static void content_take(struct pchoice *c, const struct oc_jv *v, int set)
+{
+  if(!c->follow.on) {
+    if(set)
+      pset(&c->content, v);
+    else
+      pacc(&c->content, v, 0);
+    return;
+  }
+  if(!set && !v)
+    return;
+  enum pkind k = kind_of(v);
+  if(set || c->content.kind == P_ABSENT || c->content.kind == P_NONE)
+    c->content.kind = k;
+}
+
 static void message_set(struct pystream *p, struct pchoice *c, const struct oc_centry *e)
 {
   pset(&c->role, e->role);
-  pset(&c->content, e->content);
+  content_take(c, e->content, 1);
   pset(&c->refusal, e->refusal);
   c->tool_calls = 0;
   merge_calls(p, c, e->tool_calls);
@@ -264,7 +283,7 @@ static void message_set(struct pystream *p, struct pchoice *c, const struct oc_c
 static void message_acc(struct pystream *p, struct pchoice *c, const struct oc_centry *e)
 {
   pacc(&c->role, e->role, 0);
-  pacc(&c->content, e->content, 0);
+  content_take(c, e->content, 0);
   pacc(&c->refusal, e->refusal, 0);
   merge_calls(p, c, e->tool_calls);
 }
@@ -292,6 +311,37 @@ static long position(const struct pystream *p, const struct oc_jv *index, size_t
   long at = k < 0 ? k + (long)n : k;
   (void)p;
   return at >= 0 && at < (long)n ? at : -1;
+}
+
+/* Before a chunk changes the snapshot: each choice's text stays in step
+ * only if it gets just what the reference's gets (entry is the one it
+ * takes at position pos, or NULL). */
+static void follow_chunk(struct pystream *p, const struct oc_cctx *cx, const struct oc_cevent *ev)
+{
+  for(size_t q = 0; q < p->nchoices; q++) {
+    struct pchoice *c = &p->choices[q];
+    const struct oc_centry *take = NULL;
+    for(size_t i = 0; i < ev->nentries && !take; i++)
+      if(position(p, ev->entries[i].index, p->nchoices) == (long)q)
+        take = &ev->entries[i];
+    int was = c->follow.on;
+    oc_cfollow_chunk(&c->follow, &c->content.text, cx, ev, take);
+    if(was && !c->follow.on && c->content.kind != P_STR)
+      oc_ctext_init(&c->content.text); /* its text was never a string */
+  }
+}
+
+/* An event the helper does not accumulate (dropped, or not a chunk): the
+ * choices stay in step only while the reference takes nothing either. */
+static void follow_skip(struct pystream *p, const struct oc_cctx *cx, const struct oc_cevent *ev)
+{
+  for(size_t q = 0; q < p->nchoices; q++) {
+    struct pchoice *c = &p->choices[q];
+    int was = c->follow.on;
+    oc_cfollow_chunk(&c->follow, &c->content.text, cx, ev, NULL);
+    if(was && !c->follow.on && c->content.kind != P_STR)
+      oc_ctext_init(&c->content.text);
+  }
 }
 
 static int finish_is(const struct oc_jv *f, const char *s)
@@ -327,6 +377,7 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
       return;
     }
   }
+  follow_chunk(p, cx, ev);
   if(!p->snapshot) {
     /* _convert_initial_chunk_into_snapshot: choices[choice.index] = … */
     p->snapshot = 1;
@@ -349,6 +400,8 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
       }
       struct pchoice *c = &p->choices[at];
       c->index = (long)e->index->u.num;
+      oc_cfollow_init(&c->follow, cx, c->index);
+      oc_cfollow_chunk(&c->follow, &c->content.text, cx, ev, e);
       message_set(p, c, e);
       pset(&c->finish, e->finish);
       if(keep)
@@ -370,6 +423,8 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
         if(!c)
           continue;
         c->index = (long)e->index->u.num;
+        oc_cfollow_init(&c->follow, cx, c->index);
+        oc_cfollow_chunk(&c->follow, &c->content.text, cx, ev, e);
         message_set(p, c, e);
         pset(&c->finish, NULL);
         c->finish.kind = P_ABSENT;
@@ -447,12 +502,12 @@ static void ps_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
     p->have_rule = !ev->bom_line;
     return;
   }
-  if(r == 0)
-    return;
   /* _is_valid_chat_completion_chunk_weak: object must be chat.completion.chunk */
-  if(ev->root->type != OC_JOBJECT || !ev->object || ev->object->type != OC_JSTRING ||
-     ev->object->len != 21 || memcmp(ev->object->u.str, "chat.completion.chunk", 21) != 0)
+  if(r == 0 || ev->root->type != OC_JOBJECT || !ev->object || ev->object->type != OC_JSTRING ||
+     ev->object->len != 21 || memcmp(ev->object->u.str, "chat.completion.chunk", 21) != 0) {
+    follow_skip(p, cx, ev);
     return;
+  }
   ps_chunk(p, cx, ev);
 }
 
@@ -492,6 +547,11 @@ static void final(struct pystream *p, const struct oc_cctx *cx, struct oc_cview 
     ps_raise(p, "AssertionError", "the stream ended without a chat.completion.chunk", OC_CAUSE_SERVER,
              OC_R_STREAM_EMPTY);
     return;
+  }
+  for(size_t i = 0; i < p->nchoices; i++) {
+    struct pchoice *c = &p->choices[i];
+    oc_cfollow_final(&c->follow, &c->content.text, cx);
+    c->follow.on = 0;
   }
   for(size_t i = 0; i < p->nchoices; i++) {
     struct pchoice *c = &p->choices[i];
