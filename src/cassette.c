@@ -8,11 +8,13 @@
 
 #include <dirent.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "jdoc.h"
 #include "json.h"
 #include "util.h"
 
@@ -54,45 +56,486 @@ void oc_cassette_free(struct oc_cassette *c)
 
 /* ---- keys ----------------------------------------------------------- */
 
+/* SHA-256, fetched once: an implicit fetch on every digest costs more
+ * than hashing a chat request. */
+static const EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+  sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+#endif
+  if(!sha256_md)
+    sha256_md = EVP_sha256();
+}
+
+/* The canonical form is written straight into the digest through a small
+ * staging buffer: no copy of it is ever built. */
+struct csink {
+  EVP_MD_CTX *md;
+  size_t n;
+  int failed;
+  char buf[4096];
+};
+
+static void sink_flush(struct csink *s)
+{
+  if(s->n && EVP_DigestUpdate(s->md, s->buf, s->n) != 1)
+    s->failed = 1;
+  s->n = 0;
+}
+
+static void sink_add(struct csink *s, const void *p, size_t n)
+{
+  if(n > sizeof(s->buf) - s->n) {
+    sink_flush(s);
+    if(n >= sizeof(s->buf)) {
+      if(EVP_DigestUpdate(s->md, p, n) != 1)
+        s->failed = 1;
+      return;
+    }
+  }
+  memcpy(s->buf + s->n, p, n);
+  s->n += n;
+}
+
+static void sink_c(struct csink *s, char c)
+{
+  if(s->n == sizeof(s->buf))
+    sink_flush(s);
+  s->buf[s->n++] = c;
+}
+
+/* A string as RFC 8785 writes it: only '"', '\\' and controls escaped. */
+static void canon_str(struct csink *s, const char *p, size_t n)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t run = 0;
+  sink_c(s, '"');
+  for(size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    if(c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    sink_add(s, p + run, i - run);
+    run = i + 1;
+    char esc[6] = { '\\', 0 };
+    size_t elen = 2;
+    switch(c) {
+    case '"': esc[1] = '"'; break;
+    case '\\': esc[1] = '\\'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\t': esc[1] = 't'; break;
+    default:
+      memcpy(esc + 1, "u00", 3);
+      esc[4] = hex[c >> 4];
+      esc[5] = hex[c & 15];
+      elen = 6;
+    }
+    sink_add(s, esc, elen);
+  }
+  sink_add(s, p + run, n - run);
+  sink_c(s, '"');
+}
+
+static int cmp_jmembers(const void *pa, const void *pb)
+{
+  const struct oc_jmember *a = *(const struct oc_jmember *const *)pa;
+  const struct oc_jmember *b = *(const struct oc_jmember *const *)pb;
+  return oc_json_utf16_cmp(a->key, a->key_len, b->key, b->key_len);
+}
+
+/* Recursion is bounded by the parser's depth limit. */
+static int canon_jv(struct csink *s, const struct oc_jv *v)
+{
+  char num[OC_JSON_NUMBER_MAX];
+  switch(v->type) {
+  case OC_JNULL: sink_add(s, "null", 4); return OC_OK;
+  case OC_JTRUE: sink_add(s, "true", 4); return OC_OK;
+  case OC_JFALSE: sink_add(s, "false", 5); return OC_OK;
+  case OC_JNUMBER: {
+    size_t n = oc_json_number_es6(v->u.num, num);
+    if(!n)
+      return OC_ENOMEM;
+    sink_add(s, num, n);
+    return OC_OK;
+  }
+  case OC_JSTRING: canon_str(s, v->u.str, v->len); return OC_OK;
+  case OC_JARRAY:
+    sink_c(s, '[');
+    for(uint32_t i = 0; i < v->len; i++) {
+      if(i)
+        sink_c(s, ',');
+      int rc = canon_jv(s, &v->u.items[i]);
+      if(rc)
+        return rc;
+    }
+    sink_c(s, ']');
+    return OC_OK;
+  case OC_JOBJECT: {
+    const struct oc_jmember *small[16], **m = small;
+    if(v->len > OC_ARRAY_LEN(small) && !(m = malloc(v->len * sizeof(*m))))
+      return OC_ENOMEM;
+    for(uint32_t i = 0; i < v->len; i++)
+      m[i] = &v->u.members[i];
+    qsort(m, v->len, sizeof(*m), cmp_jmembers);
+    int rc = OC_OK;
+    sink_c(s, '{');
+    for(uint32_t i = 0; i < v->len && !rc; i++) {
+      if(i)
+        sink_c(s, ',');
+      canon_str(s, m[i]->key, m[i]->key_len);
+      sink_c(s, ':');
+      rc = canon_jv(s, &m[i]->value);
+    }
+    sink_c(s, '}');
+    if(m != small)
+      free(m);
+    return rc;
+  }
+  }
+  return OC_EPARSE;
+}
+
+/* Whether a body whose first non-blank byte is c may be a JSON text. */
+static int may_start_json(unsigned char c)
+{
+  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+         c == 'f' || c == 'n';
+}
+
+static int is_json_blank(unsigned char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The parser's arena is kept per thread from one key to the next (a
+ * server keys every request): a fresh 64 KiB arena each time cost a page
+ * fault per page once the allocator had handed it back to the system.
+ * A document that needed more than KEY_ARENA_KEEP is not kept. */
+#define KEY_ARENA_KEEP (4u << 20)
+static pthread_key_t key_doc_key;
+static pthread_once_t key_doc_once = PTHREAD_ONCE_INIT;
+static int key_doc_ok;
+
+static void key_doc_release(void *p)
+{
+  oc_jdoc_free(p);
+  free(p);
+}
+
+static void key_doc_setup(void)
+{
+  key_doc_ok = pthread_key_create(&key_doc_key, key_doc_release) == 0;
+}
+
+/* This thread's document (NULL when out of memory). */
+static struct oc_jdoc *key_doc(void)
+{
+  pthread_once(&key_doc_once, key_doc_setup);
+  struct oc_jdoc *d = key_doc_ok ? pthread_getspecific(key_doc_key) : NULL;
+  if(!d && (d = malloc(sizeof(*d)))) {
+    oc_jdoc_init(d);
+    if(!key_doc_ok || pthread_setspecific(key_doc_key, d)) {
+      free(d);
+      d = NULL;
+    }
+  }
+  return d;
+}
+
+static void key_doc_done(struct oc_jdoc *d)
+{
+  if(d->arena_alloc > KEY_ARENA_KEEP) {
+    oc_jdoc_free(d);
+    oc_jdoc_init(d);
+  }
+}
+
+/* Hash a whole body into md: its canonical form when it is I-JSON (parses
+ * strictly, valid UTF-8, no duplicate member names), its bytes otherwise. */
+static int hash_body(EVP_MD_CTX *md, const char *body, size_t len)
+{
+  size_t i = 0;
+  while(i < len && is_json_blank((unsigned char)body[i]))
+    i++;
+  if(i < len && may_start_json((unsigned char)body[i])) {
+    struct oc_jdoc *d = key_doc();
+    struct oc_jerr jerr;
+    if(!d)
+      return OC_ENOMEM;
+    int prc = oc_jdoc_parse(d, body, len, &jerr);
+    if(prc == OC_ENOMEM) {
+      key_doc_done(d);
+      return OC_ENOMEM;
+    }
+    if(!prc && !d->duplicate_keys && !d->invalid_utf8) {
+      struct csink *s = malloc(sizeof(*s));
+      int rc = s ? OC_OK : OC_ENOMEM;
+      if(s) {
+        s->md = md;
+        s->n = 0;
+        s->failed = 0;
+        rc = canon_jv(s, d->root);
+        sink_flush(s);
+        if(!rc && s->failed)
+          rc = OC_ENOMEM;
+        free(s);
+      }
+      key_doc_done(d);
+      return rc;
+    }
+    key_doc_done(d);
+  }
+  return len && EVP_DigestUpdate(md, body, len) != 1 ? OC_ENOMEM : OC_OK;
+}
+
+/* Percent-decoding of one query component ('+' is a space, as in forms
+ * and as libmicrohttpd decodes arguments); an invalid escape stays as it
+ * is. */
+static int hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static int query_unescape(struct oc_buf *b, const char *s, size_t n)
+{
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < n; i++) {
+    int hi, lo;
+    if(s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+      rc = oc_buf_addc(b, (char)(hi << 4 | lo));
+      i += 2;
+    }
+    else
+      rc = oc_buf_addc(b, s[i] == '+' ? ' ' : s[i]);
+  }
+  return rc;
+}
+
+int oc_cassette_query_append(struct oc_buf *q, const char *name, const char *value)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  int rc = q->len ? oc_buf_addc(q, '&') : OC_OK;
+  for(int part = 0; !rc && part < 2; part++) {
+    const char *s = part ? value : name;
+    if(part) {
+      if(!value)
+        break;
+      rc = oc_buf_addc(q, '=');
+    }
+    for(const unsigned char *p = (const unsigned char *)(s ? s : ""); !rc && *p; p++) {
+      if((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+         *p == '-' || *p == '.' || *p == '_' || *p == '~')
+        rc = oc_buf_addc(q, (char)*p);
+      else {
+        char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+        rc = oc_buf_add(q, e, 3);
+      }
+    }
+  }
+  return rc;
+}
+
+struct qparam {
+  char *name, *value; /* decoded; value NULL for "?flag" */
+};
+
+static int qparam_cmp(const void *a, const void *b)
+{
+  const struct qparam *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  if(c)
+    return c;
+  if(!x->value || !y->value) /* "?flag" before "?flag=" */
+    return (x->value != NULL) - (y->value != NULL);
+  return strcmp(x->value, y->value);
+}
+
+char *oc_cassette_key_path(const char *path)
+{
+  const char *q = path ? strchr(path, '?') : NULL;
+  if(!q || !q[1])
+    return oc_strndup(path ? path : "", q ? (size_t)(q - path) : strlen(path ? path : ""));
+  struct qparam *ps = NULL;
+  size_t n = 0, alloc = 0;
+  char *out = NULL;
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_HTTP_HEAD);
+  for(const char *p = q + 1; *p;) {
+    size_t len = strcspn(p, "&");
+    if(len) {
+      struct qparam *g = oc_array_grow(ps, &alloc, n + 1, sizeof(*ps));
+      if(!g)
+        goto out;
+      ps = g;
+      const char *eq = memchr(p, '=', len);
+      size_t nl = eq ? (size_t)(eq - p) : len;
+      struct oc_buf t;
+      oc_buf_init(&t, OC_CAP_HTTP_HEAD);
+      ps[n].name = query_unescape(&t, p, nl) ? NULL : oc_buf_take(&t, NULL);
+      oc_buf_free(&t);
+      ps[n].value = NULL;
+      if(eq) {
+        oc_buf_init(&t, OC_CAP_HTTP_HEAD);
+        ps[n].value = query_unescape(&t, eq + 1, len - nl - 1) ? NULL : oc_buf_take(&t, NULL);
+        oc_buf_free(&t);
+        if(!ps[n].value)
+          ps[n].value = oc_strdup("");
+      }
+      if(!ps[n].name)
+        ps[n].name = oc_strdup("");
+      n++;
+      if(!ps[n - 1].name || (eq && !ps[n - 1].value))
+        goto out;
+    }
+    p += len;
+    if(*p == '&')
+      p++;
+  }
+  qsort(ps, n, sizeof(*ps), qparam_cmp);
+  if(oc_buf_add(&b, path, (size_t)(q - path)))
+    goto out;
+  struct oc_buf query;
+  oc_buf_init(&query, OC_CAP_HTTP_HEAD);
+  int rc = OC_OK;
+  for(size_t i = 0; !rc && i < n; i++)
+    rc = oc_cassette_query_append(&query, ps[i].name, ps[i].value);
+  if(!rc && query.len)
+    rc = oc_buf_addc(&b, '?') || oc_buf_add(&b, query.data, query.len);
+  oc_buf_free(&query);
+  if(!rc)
+    out = oc_buf_take(&b, NULL);
+out:
+  for(size_t i = 0; i < n; i++) {
+    free(ps[i].name);
+    free(ps[i].value);
+  }
+  free(ps);
+  oc_buf_free(&b);
+  return out;
+}
+
+static EVP_MD_CTX *key_begin(const char *method, const char *path)
+{
+  pthread_once(&sha256_once, sha256_fetch);
+  /* the query is part of the key, canonical: a router's GET /props?model=a
+   * is not its /props?model=b; without a query the key is as it always was */
+  char *kpath = !path || !strchr(path, '?') ? NULL : oc_cassette_key_path(path);
+  if(path && strchr(path, '?') && !kpath)
+    return NULL;
+  EVP_MD_CTX *md = EVP_MD_CTX_new();
+  const char *m = method ? method : "";
+  const char *p = kpath ? kpath : path ? path : "";
+  if(md && (EVP_DigestInit_ex(md, sha256_md, NULL) != 1 ||
+            EVP_DigestUpdate(md, m, strlen(m) + 1) != 1 || /* the NUL separates the fields */
+            EVP_DigestUpdate(md, p, strlen(p) + 1) != 1)) {
+    EVP_MD_CTX_free(md);
+    md = NULL;
+  }
+  free(kpath);
+  return md;
+}
+
+static int key_end(EVP_MD_CTX *md, char out[65])
+{
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int dlen = 0;
+  if(EVP_DigestFinal_ex(md, digest, &dlen) != 1 || dlen != 32)
+    return OC_ENOMEM;
+  oc_hex(digest, 32, out);
+  return OC_OK;
+}
+
 int oc_cassette_request_key(const char *method, const char *path, const char *body,
                             size_t len, char out[65])
 {
-  char *canon = NULL;
-  const char *keyed = body ? body : "";
-  size_t keyed_len = body ? len : 0;
-  int rc = OC_ENOMEM;
-  EVP_MD_CTX *md = NULL;
   out[0] = '\0';
-  if(keyed_len) {
-    cJSON *tree = oc_json_parse(body, len, NULL);
-    if(tree) {
-      canon = oc_json_canonical(tree);
-      cJSON_Delete(tree);
-      if(!canon)
-        goto out;
-      keyed = canon;
-      keyed_len = strlen(canon);
+  EVP_MD_CTX *md = key_begin(method, path);
+  int rc = md ? hash_body(md, body ? body : "", body ? len : 0) : OC_ENOMEM;
+  if(!rc)
+    rc = key_end(md, out);
+  EVP_MD_CTX_free(md);
+  return rc;
+}
+
+void oc_keyer_init(struct oc_keyer *k, size_t max_body)
+{
+  memset(k, 0, sizeof(*k));
+  k->max = max_body;
+  oc_buf_init(&k->body, max_body);
+}
+
+int oc_keyer_begin(struct oc_keyer *k, const char *method, const char *path)
+{
+  EVP_MD_CTX_free(k->md);
+  k->md = key_begin(method, path);
+  return k->md ? OC_OK : OC_ENOMEM;
+}
+
+int oc_keyer_add(struct oc_keyer *k, const void *p, size_t n)
+{
+  const unsigned char *b = p;
+  if(!k->md)
+    return OC_ENOMEM;
+  if(n > k->max - k->total) {
+    oc_buf_free(&k->body);
+    return OC_ETOOBIG;
+  }
+  k->total += n;
+  if(!k->streaming && !k->decided) {
+    /* the first byte that is not blank says whether this may be JSON */
+    size_t i = 0;
+    while(i < n && is_json_blank(b[i]))
+      i++;
+    if(i < n) {
+      k->decided = 1;
+      if(!may_start_json(b[i])) {
+        k->streaming = 1;
+        if(k->body.len && EVP_DigestUpdate(k->md, k->body.data, k->body.len) != 1)
+          return OC_ENOMEM;
+        oc_buf_free(&k->body);
+      }
     }
   }
-  md = EVP_MD_CTX_new();
-  if(!md)
-    goto out;
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int dlen = 0;
-  const char *m = method ? method : "";
-  const char *p = path ? path : "";
-  if(EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1 ||
-     EVP_DigestUpdate(md, m, strlen(m) + 1) != 1 || /* the NUL separates the fields */
-     EVP_DigestUpdate(md, p, strlen(p) + 1) != 1 ||
-     EVP_DigestUpdate(md, keyed, keyed_len) != 1 ||
-     EVP_DigestFinal_ex(md, digest, &dlen) != 1 || dlen != 32)
-    goto out;
-  oc_hex(digest, 32, out);
-  rc = OC_OK;
-out:
-  EVP_MD_CTX_free(md);
-  free(canon);
+  if(k->streaming)
+    return n && EVP_DigestUpdate(k->md, p, n) != 1 ? OC_ENOMEM : OC_OK;
+  return oc_buf_add(&k->body, p, n);
+}
+
+int oc_keyer_end(struct oc_keyer *k, char out[65])
+{
+  out[0] = '\0';
+  if(!k->md)
+    return OC_ENOMEM;
+  int rc = k->streaming ? OC_OK : hash_body(k->md, k->body.data, k->body.len);
+  if(!rc)
+    rc = key_end(k->md, out);
+  EVP_MD_CTX_free(k->md);
+  k->md = NULL;
   return rc;
+}
+
+const char *oc_keyer_body(const struct oc_keyer *k, size_t *len)
+{
+  *len = k->streaming ? 0 : k->body.len;
+  return k->streaming ? NULL : k->body.data;
+}
+
+size_t oc_keyer_held(const struct oc_keyer *k)
+{
+  return k->body.alloc;
+}
+
+void oc_keyer_free(struct oc_keyer *k)
+{
+  EVP_MD_CTX_free(k->md);
+  k->md = NULL;
+  oc_buf_free(&k->body);
 }
 
 int oc_cassette_update_key(struct oc_cassette *c)

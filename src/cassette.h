@@ -13,6 +13,7 @@
 
 #include "exchange.h"
 #include "headers.h"
+#include "util.h"
 
 /* Version written into every cassette; readers refuse newer ones. */
 #define OC_CASSETTE_VERSION 1
@@ -36,7 +37,8 @@ struct oc_cassette_piece {
 struct oc_cassette {
   char *name;              /* "chat-stream"; the file name without OC_CASSETTE_EXT */
   char *method;            /* "POST" */
-  char *path;              /* "/v1/chat/completions" (no query string) */
+  char *path;              /* "/v1/chat/completions", with its query string when the request
+                              had one ("/props?model=qwen-tiny") */
   char *req_body;          /* request body bytes as sent, NUL-terminated; NULL for none */
   size_t req_body_len;
   struct oc_headers req_headers; /* secrets are never written (oc_header_is_secret) */
@@ -71,12 +73,57 @@ void oc_cassette_init(struct oc_cassette *c);
 void oc_cassette_free(struct oc_cassette *c);
 
 /* The request key: lower-case hex SHA-256 of METHOD NUL PATH NUL BODY,
- * where BODY is the RFC 8785 canonical form of the body when it parses as
- * JSON (so member order and whitespace do not matter) and the raw bytes
- * otherwise (the deliberately invalid request, non-JSON bodies).  A NULL
- * or empty body is the empty string.  Returns OC_OK or OC_ENOMEM. */
+ * where PATH is oc_cassette_key_path(path) (a query string, when there is
+ * one, in canonical form; a path without a query keys exactly as before
+ * queries were part of the key) and BODY is the RFC 8785 canonical form of
+ * the body when it is I-JSON (parses strictly, valid UTF-8, no member name
+ * twice in an object: so member order and whitespace do not matter) and
+ * the raw bytes otherwise (the deliberately invalid request, non-JSON
+ * bodies).  A NULL or empty body is the empty string.  Returns OC_OK or
+ * OC_ENOMEM. */
 int oc_cassette_request_key(const char *method, const char *path, const char *body,
                             size_t len, char out[65]);
+/* The same key for a body that arrives in pieces (oacheck serve): the
+ * pieces are kept while the body may be JSON (its first non-blank byte
+ * can start a JSON text), since canonicalising needs it whole; a body
+ * that cannot be JSON is hashed as it arrives and not kept.  Memory for
+ * a JSON body: the body once, plus the parser's arena; the canonical form
+ * is never built, it goes straight into the digest.
+ *   oc_keyer_init(&k, max); oc_keyer_begin(&k, "POST", "/v1/chat/completions");
+ *   oc_keyer_add(&k, piece, n)…; oc_keyer_end(&k, key); oc_keyer_free(&k);
+ * _add returns OC_ETOOBIG past max bytes in all (and frees what it held),
+ * OC_ENOMEM; _end frees the digest, the kept body stays until _free. */
+struct oc_keyer {
+  struct evp_md_ctx_st *md; /* METHOD NUL PATH NUL, then the bytes of a streamed body */
+  struct oc_buf body;       /* the body while it may be JSON */
+  size_t total;             /* bytes added */
+  size_t max;
+  int decided;              /* a non-blank byte has been seen */
+  int streaming;            /* not JSON: hashed as it arrives, not kept */
+};
+void oc_keyer_init(struct oc_keyer *k, size_t max_body);
+int oc_keyer_begin(struct oc_keyer *k, const char *method, const char *path);
+int oc_keyer_add(struct oc_keyer *k, const void *p, size_t n);
+int oc_keyer_end(struct oc_keyer *k, char out[65]);
+/* The body kept (borrowed, NUL-terminated), NULL when it was streamed. */
+const char *oc_keyer_body(const struct oc_keyer *k, size_t *len);
+/* Bytes of memory it holds for the body now. */
+size_t oc_keyer_held(const struct oc_keyer *k);
+void oc_keyer_free(struct oc_keyer *k);
+/* The path as the key sees it: PATH alone when there is no query (or an
+ * empty one), else PATH?QUERY with the query's parameters percent-decoded
+ * ('+' a space), sorted by name then value, and percent-encoded again
+ * (everything but A-Z a-z 0-9 - . _ ~), so "?b=2&a=x%2Fy" and "?a=x/y&b=2"
+ * are the same request.  Caller frees; NULL when memory runs out. */
+char *oc_cassette_key_path(const char *path);
+/* Append one query parameter, already decoded (as libmicrohttpd hands
+ * them over), to a query string being built: "name=value" percent-encoded
+ * as above, '&' before it when q is not empty; value NULL writes "name"
+ * alone.  A server that has only decoded arguments builds PATH?QUERY with
+ * this and keys it with oc_cassette_request_key. */
+struct oc_buf;
+int oc_cassette_query_append(struct oc_buf *q, const char *name, const char *value);
+
 /* Compute c->key from c's request. */
 int oc_cassette_update_key(struct oc_cassette *c);
 

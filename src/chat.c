@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "dialect.h"
 #include "json.h"
 #include "response.h"
 #include "schema.h"
@@ -259,15 +260,17 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
        * resend (openai-python doubles it) or another call on this index */
       int had = t->id && t->id[0];
       int same = had && strlen(t->id) == id->len && memcmp(t->id, id->u.str, id->len) == 0;
+      char idpath[176]; /* the byte is the id's: so is the pointer */
+      snprintf(idpath, sizeof(idpath), "%s/id", TPATH());
       if(had && !same)
         EMIT(s, OC_R_TOOL_ID_INDEX,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = id->u.str),
                 "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
                 "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
         EMIT(s, OC_R_TOOL_NAME_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = TPATH(),
+             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = "id only on the first fragment", .actual = "id resent"),
                 "tool call %ld's id is resent on a later fragment", idx);
       }
@@ -512,6 +515,40 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   }
 }
 
+static int mem_has(const char *h, size_t hl, const char *n)
+{
+  size_t nl = strlen(n);
+  for(size_t i = 0; h && i + nl <= hl; i++)
+    if(memcmp(h + i, n, nl) == 0)
+      return 1;
+  return 0;
+}
+
+/* Was the in-band error known before generating?  The stream's first
+ * event, or a verdict on the request itself: invalid_request_error (a
+ * 4xx code), a prompt over the context window.  What the server found
+ * out later is not: its own parser failing on the model's text, or
+ * llama-server's "Context size has been exceeded." (server_error: the
+ * shared cache ran out after the request was admitted) — those are
+ * STREAM-ERROR-EVENT (and STREAM-DONE) when they break the stream. */
+static int known_before_generation(const struct oc_stream *s, const struct oc_jv *err,
+                                   const char *msg, size_t mlen)
+{
+  if(mem_has(msg, mlen, "Context size has been exceeded"))
+    return 0;
+  if(s->chunks <= 1)
+    return 1; /* this error event is the stream's first chunk */
+  size_t tlen = 0;
+  const char *type = err->type == OC_JOBJECT ? oc_jv_str(err, "type", &tlen) : NULL;
+  if(type && tlen == 21 && memcmp(type, "invalid_request_error", 21) == 0)
+    return 1;
+  const struct oc_jv *code = err->type == OC_JOBJECT ? oc_jv_get(err, "code") : NULL;
+  if(code && code->type == OC_JNUMBER && code->u.num >= 400 && code->u.num < 500)
+    return 1;
+  return (mem_has(msg, mlen, "context") || mem_has(msg, mlen, "Context")) &&
+         mem_has(msg, mlen, "exceed");
+}
+
 /* An in-band error: err is the "error" member of the chunk, or for an
  * event typed "error" (typed) the whole chunk. */
 static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *ev, long n,
@@ -536,13 +573,23 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
     else if(!msg)
       s->error_shape = "the error object has no string \"message\"";
   }
-  if(!s->payload_seen)
+  char fmt[64];
+  int parser = msg && oc_dialect_parse_failure(msg, mlen, fmt, sizeof(fmt));
+  if(parser)
+    EMIT(s, OC_R_CHAT_OUTPUT_PARSE,
+         OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
+               .expected = "the model's output as chunks", .actual = "a parser error"),
+            "chunk %ld: the server could not parse the model's output as its template's %s "
+            "format, after the stream had begun (\"%.*s\")", n, *fmt ? fmt : "output",
+            (int)(mlen < 200 ? mlen : 200), msg);
+  if(!s->payload_seen && !parser && known_before_generation(s, err, msg, mlen))
     EMIT(s, OC_R_STREAM_EARLY_ERROR,
          OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
                .expected = "an HTTP 4xx/5xx JSON error before the stream",
                .actual = "an error event at HTTP 200"),
-            "the stream's first payload is an error (\"%.*s\"): it should have been an HTTP "
-            "error response", (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
+            "an error known before generation comes in-band at chunk %ld, before any content "
+            "(\"%.*s\"): it should have been an HTTP error response", n,
+            (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
 }
 
 /* ---- the chunk-shape memo ------------------------------------------------------ */

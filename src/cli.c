@@ -15,6 +15,7 @@
  * never a silent success that a CI job could mistake for a pass. */
 const struct oc_command oc_commands[] = {
   { "run", oc_cmd_run, "run suites against targets (or the shipped recordings) and report" },
+  { "check", oc_cmd_check, "judge a captured response (curl output, HAR, cassette) without a server" },
   { "record", oc_cmd_record, "run suites live and write a cassette per case" },
   { "serve", oc_cmd_serve, "serve recordings over HTTP, with injected faults" },
   { "templates", oc_cmd_templates, "compare chat templates across targets" },

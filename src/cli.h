@@ -155,6 +155,7 @@ int oc_cmd_serve(int argc, char **argv);
 int oc_cmd_report(int argc, char **argv);
 int oc_cmd_templates(int argc, char **argv);
 int oc_cmd_pin(int argc, char **argv);
+int oc_cmd_check(int argc, char **argv);
 
 /* `run`, and live `record` (cmd_run.c): record adds --out DIR, where a
  * cassette of every exchange goes. */

@@ -2,6 +2,9 @@
  * model file, context per slot, chat template hash, build) to a pin file,
  * and later check that it still serves exactly that — the nightly
  * question "did someone change the model, the template or the flags".
+ * On a router, each model's flags as /v1/models states them (status.args
+ * and status.preset, without the port of each load and with secrets
+ * masked: target.c) are pinned too, and a change names the flag.
  * The identity comes from target.c; the check reports PIN-* findings in
  * an ordinary results document (suite "pin", case "identity"). */
 #include "config.h"
@@ -23,8 +26,9 @@ static const char pin_usage[] =
   "Usage: oacheck pin --target [NAME=]URL... --out FILE\n"
   "       oacheck pin --check FILE --target [NAME=]URL... [--json F] [--junit F]\n"
   "Write what each target serves — its model list, model file, context per slot,\n"
-  "chat template SHA-256 and build — to a pin file, or check that it still serves\n"
-  "exactly what was pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD).\n"
+  "chat template SHA-256 and build, and on a router every model's flags — to a pin\n"
+  "file, or check that it still serves exactly what was pinned (PIN-MODEL,\n"
+  "PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag that changed).\n"
   "Targets are matched to the pin file by name.\n";
 
 static const char pin_footer[] =
@@ -44,7 +48,104 @@ static const struct {
   { "n_ctx", OC_R_PIN_CONTEXT, "the context per request" },
   { "total_slots", OC_R_PIN_CONTEXT, "the number of slots" },
   { "build", OC_R_PIN_BUILD, "the server build" },
+  { "model_flags", OC_R_PIN_FLAGS, "the flags of the router's models" },
 };
+
+/* A token of an argument list that names a flag ("--ctx-size", "-c"),
+ * not a value ("-1" is a value). */
+static int is_flag(const char *a)
+{
+  return a[0] == '-' && ((a[1] == '-' && a[2]) || (a[1] >= 'a' && a[1] <= 'z') ||
+                         (a[1] >= 'A' && a[1] <= 'Z'));
+}
+
+/* The value(s) args gives flag ("1024", "a, b" when repeated, "" for a
+ * bare switch), or NULL when flag is not there.  Caller frees. */
+static char *flag_value(const cJSON *args, const char *flag)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  int found = 0;
+  int n = cJSON_GetArraySize(args);
+  for(int i = 1; i < n; i++) {
+    const char *a = cJSON_GetArrayItem(args, i)->valuestring;
+    if(!a || !is_flag(a))
+      continue;
+    const char *eq = strchr(a, '=');
+    size_t fl = eq ? (size_t)(eq - a) : strlen(a);
+    if(fl != strlen(flag) || strncmp(a, flag, fl) != 0)
+      continue;
+    const char *v = eq ? eq + 1 : "";
+    const cJSON *next = cJSON_GetArrayItem(args, i + 1);
+    if(!eq && next && cJSON_IsString(next) && !is_flag(next->valuestring))
+      v = next->valuestring;
+    oc_buf_printf(&b, "%s%s", found ? ", " : "", v);
+    found = 1;
+  }
+  char *out = found ? oc_buf_take(&b, NULL) : NULL;
+  if(found && !out)
+    out = oc_strdup("");
+  oc_buf_free(&b);
+  return out;
+}
+
+/* Compare one model's pinned flags (args, preset) with its flags now:
+ * a finding per flag that was added, removed or changed. */
+static void compare_model_flags(struct oc_check *c, const char *model, const cJSON *pin,
+                                const cJSON *now)
+{
+  const cJSON *pa = oc_json_arr(pin, "args"), *na = oc_json_arr(now, "args");
+  for(int side = 0; side < 2; side++) {
+    const cJSON *from = side ? na : pa;
+    int n = cJSON_GetArraySize(from);
+    for(int i = 1; i < n; i++) {
+      const char *a = cJSON_GetArrayItem(from, i)->valuestring;
+      if(!a || !is_flag(a))
+        continue;
+      char flag[128];
+      snprintf(flag, sizeof(flag), "%.*s", (int)strcspn(a, "="), a);
+      /* a repeated flag is compared once */
+      int seen = 0;
+      for(int k = 1; k < i; k++) {
+        const char *b = cJSON_GetArrayItem(from, k)->valuestring;
+        seen |= b && is_flag(b) && strncmp(b, flag, strlen(flag)) == 0 &&
+                (b[strlen(flag)] == '\0' || b[strlen(flag)] == '=');
+      }
+      if(seen)
+        continue;
+      char *w = flag_value(pa, flag), *g = flag_value(na, flag);
+      char path[300];
+      snprintf(path, sizeof(path), "/model_flags/%s/args", model);
+      if(side == 0 && !g)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = flag, .actual = "absent"),
+                "model %s: flag %s was removed (pinned %s)", model, flag, *w ? w : "as a switch");
+      else if(side == 0 && strcmp(w, g) != 0)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = w, .actual = g),
+                "model %s: flag %s changed: pinned %s, now %s", model, flag, *w ? w : "(switch)",
+                *g ? g : "(switch)");
+      else if(side == 1 && !w)
+        oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = "absent", .actual = flag),
+                "model %s: flag %s was added (%s)", model, flag, *g ? g : "a switch");
+      free(w);
+      free(g);
+    }
+  }
+  const char *pp = oc_json_str(pin, "preset"), *np = oc_json_str(now, "preset");
+  if(pp && np && strcmp(pp, np) != 0) {
+    /* name the first line that differs */
+    size_t i = 0;
+    while(pp[i] && pp[i] == np[i])
+      i++;
+    while(i > 0 && pp[i - 1] != '\n')
+      i--;
+    char w[120], g[120], path[300];
+    snprintf(w, sizeof(w), "%.*s", (int)strcspn(pp + i, "\n"), pp + i);
+    snprintf(g, sizeof(g), "%.*s", (int)strcspn(np + i, "\n"), np + i);
+    snprintf(path, sizeof(path), "/model_flags/%s/preset", model);
+    oc_emit(c, OC_R_PIN_FLAGS, OC_AT(.path = path, .expected = w, .actual = g),
+            "model %s: its preset changed: pinned '%s', now '%s'", model, w, g);
+  }
+}
 
 static cJSON *pin_entry(const struct oc_target *t)
 {
@@ -71,6 +172,17 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
       continue;
     if(got && oc_json_equal(want, got))
       continue;
+    if(pinned[i].rule == OC_R_PIN_FLAGS) {
+      /* per model, per flag: the operator wants the flag's name */
+      const cJSON *m;
+      cJSON_ArrayForEach(m, want)
+      {
+        const cJSON *g = oc_json_obj(got, m->string);
+        if(g && !oc_json_equal(m, g))
+          compare_model_flags(c, m->string, m, g);
+      }
+      continue;
+    }
     char *w = oc_json_brief(want, 100), *g = oc_json_brief(got, 100);
     char path[64];
     snprintf(path, sizeof(path), "/%s", pinned[i].field);
@@ -127,7 +239,7 @@ int oc_cmd_pin(int argc, char **argv)
       goto out;
     }
   }
-  struct oc_identify_options io = { 30000, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = 30000 };
   size_t reachable = 0;
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);

@@ -5,28 +5,36 @@
  * report_merge.c; this file parses options and picks exit codes. */
 #include "config.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "json.h"
+#include "report_ci.h"
+#include "report_history.h"
 #include "report_html.h"
 #include "report_junit.h"
 #include "report_merge.h"
 #include "results_json.h"
+#include "shard.h"
 #include "util.h"
 
 static const char report_usage[] =
   "Usage: oacheck report render RESULTS.json [--junit FILE] [--html FILE] [--json FILE]\n"
   "       oacheck report merge RESULTS.json... -o FILE [--junit FILE] [--html FILE]\n"
   "       oacheck report diff OLD.json NEW.json [--json]\n"
+  "       oacheck report history DIR|RESULTS.json... [--json FILE] [--html FILE]\n"
   "Reports from JSON results (the output of 'oacheck run --json').\n"
   "\n"
   "  render  write JUnit XML, a self-contained HTML report or the JSON again;\n"
   "          with no output option, print a summary\n"
   "  merge   combine results of shards (--shard K/N) or of several targets\n"
   "  diff    what changed between two runs; exit 1 when a case newly fails\n"
+  "  history nightly results over time: regressions, flaky cases, pin drift,\n"
+  "          latency trends\n"
   "\n"
   "'oacheck report VERB --help' describes a verb.\n"
   "Exit status: 0 done, 1 an output could not be written (diff: a case newly\n"
@@ -50,11 +58,14 @@ static const char merge_usage[] =
   "Targets are de-duplicated by name; a case (target + suite + case) found in\n"
   "several inputs is taken from the last one given; cases are ordered by\n"
   "target, suite and their position in the suite; the summary is recomputed\n"
-  "and oacheck.merged_from says how many files were combined.\n";
+  "and oacheck.merged_from says how many files were combined.  When inputs\n"
+  "are shards, oacheck.shards says which shards of each target the merge\n"
+  "holds; a missing one is a warning in every report and exit status 1.\n";
 
 static const char merge_footer[] =
-  "Exit status: 0 written, 1 a file could not be written, 2 usage error or an\n"
-  "input cannot be read or is not valid results.\n";
+  "Exit status: 0 written, 1 a file could not be written or a shard is missing\n"
+  "(everything is written all the same), 2 usage error or an input cannot be\n"
+  "read or is not valid results.\n";
 
 static const char diff_usage[] =
   "Usage: oacheck report diff OLD.json NEW.json [--json]\n"
@@ -66,6 +77,28 @@ static const char diff_usage[] =
 static const char diff_footer[] =
   "Exit status: 0 no case newly fails, 1 at least one does, 2 usage error or\n"
   "an input cannot be read or is not valid results.\n";
+
+static const char history_usage[] =
+  "Usage: oacheck report history DIR|RESULTS.json... [--json FILE] [--html FILE]\n"
+  "What a folder of nightly results says over time, in any number and order (each\n"
+  "run placed by its start time): per target and rule, when it began failing and\n"
+  "when it recovered, lined up with any change of the target's pin (model, chat\n"
+  "template, context, build) in that run; flaky cases (verdicts that flip with no\n"
+  "pin change); TTFT, inter-token latency and tokens/s per model and run.\n"
+  "\n"
+  "A DIR contributes its *.json files.  A file that is JSON but not results (no\n"
+  "\"oacheck\" member: a diff, this command's own --json) is skipped with a\n"
+  "warning; one that cannot be read or is not valid results is an error.\n";
+
+static const char history_footer[] =
+  "Prints a summary; --json and --html write the whole history.\n"
+  "Exit status: 0 written, 1 a file could not be written, 2 usage error or an\n"
+  "input cannot be read or is not valid results.\n";
+
+static int str_cmp(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 static int write_json(const cJSON *doc, const char *path, int canonical)
 {
@@ -95,7 +128,38 @@ static int write_json(const cJSON *doc, const char *path, int canonical)
 struct outputs {
   const char *junit, *html, *json;
   int canonical;
+  struct oc_ci_args ci; /* --github, --markdown, --report-url */
 };
+
+static const char *real_getenv(const char *name)
+{
+  return getenv(name);
+}
+
+/* A merged run that lacks a shard says so on stderr; returns how many
+ * problems oc_shards_problems found. */
+static long warn_shards(const cJSON *doc)
+{
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  long n = oc_shards_problems(doc, &t);
+  struct oc_buf line;
+  oc_buf_init(&line, OC_CAP_MESSAGE * 4);
+  const char *p = oc_buf_str(&t);
+  while(*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    oc_buf_reset(&line);
+    if(!oc_esc_add(&line, p, len, OC_ESC_TEXT))
+      fprintf(stderr, "oacheck report: warning: %s\n", oc_buf_str(&line));
+    else
+      oc_buf_init(&line, OC_CAP_MESSAGE * 4);
+    p += len + (nl ? 1 : 0);
+  }
+  oc_buf_free(&line);
+  oc_buf_free(&t);
+  return n;
+}
 
 static int write_outputs(const cJSON *doc, const struct outputs *out)
 {
@@ -111,6 +175,8 @@ static int write_outputs(const cJSON *doc, const struct outputs *out)
     fprintf(stderr, "oacheck report: %s\n", err);
     status = OC_EXIT_FAIL;
   }
+  if(oc_ci_reports_write(doc, &out->ci, stdout, real_getenv))
+    status = OC_EXIT_FAIL;
   return status;
 }
 
@@ -152,7 +218,8 @@ static void print_summary(const cJSON *doc)
                 "findings, request/response, stream timeline, reproduce commands"),        \
   OC_OPT_FLAG(0, "canonical", &(o)->canonical,                                             \
               "write the JSON in canonical form (members sorted, no spaces),\n"             \
-              "so that two results files compare with cmp")
+              "so that two results files compare with cmp"),                                       \
+  OC_OPT_CI(&(o)->ci)
 
 static int cmd_render(int argc, char **argv)
 {
@@ -183,7 +250,8 @@ static int cmd_render(int argc, char **argv)
     return OC_EXIT_USAGE;
   }
   int status;
-  if(!out.junit && !out.html && !out.json) {
+  warn_shards(doc);
+  if(!out.junit && !out.html && !out.json && !out.ci.github && !out.ci.markdown) {
     print_summary(doc);
     status = OC_EXIT_OK;
   }
@@ -225,6 +293,11 @@ static int cmd_merge(int argc, char **argv)
   n = inputs.n;
   if(!out.json)
     out.json = "-";
+  if(out.ci.github && strcmp(out.json, "-") == 0) {
+    status = oc_cli_usage_error("report merge", "--github prints workflow commands on stdout: "
+                                                "write the merged results with -o FILE");
+    goto out;
+  }
   char err[1024];
   for(size_t k = 0; k < n; k++) {
     docs[k] = oc_results_load(inputs.items[k], err, sizeof(err));
@@ -241,6 +314,9 @@ static int cmd_merge(int argc, char **argv)
     goto out;
   }
   status = write_outputs(merged, &out);
+  /* everything is written all the same: the reports show the gap too */
+  if(warn_shards(merged))
+    status = OC_EXIT_FAIL;
 out:
   for(size_t k = 0; docs && k < n; k++)
     cJSON_Delete(docs[k]);
@@ -320,6 +396,155 @@ out:
   return status;
 }
 
+/* RESULTS files named by path (a DIR's *.json, sorted by name) into paths;
+ * each a new string. */
+static int history_paths(const char *arg, struct oc_strlist *owned, int *is_dir)
+{
+  *is_dir = oc_is_dir(arg);
+  if(!*is_dir)
+    return oc_strlist_add(owned, oc_strdup(arg));
+  DIR *d = opendir(arg);
+  if(!d)
+    return OC_EIO;
+  size_t first = owned->n;
+  struct dirent *e;
+  int rc = OC_OK;
+  while(!rc && (e = readdir(d)))
+    if(e->d_name[0] != '.' && oc_endswith(e->d_name, ".json")) {
+      char *p = oc_path_join(arg, e->d_name);
+      rc = p ? oc_strlist_add(owned, p) : OC_ENOMEM;
+      if(rc)
+        free(p);
+    }
+  closedir(d);
+  if(!rc && owned->n > first)
+    qsort(owned->items + first, owned->n - first, sizeof(*owned->items), str_cmp);
+  return rc;
+}
+
+static int cmd_history(int argc, char **argv)
+{
+  struct oc_strlist args = { NULL, 0, 0 }, paths = { NULL, 0, 0 };
+  const char *json = NULL, *html = NULL;
+  cJSON **docs = NULL, *hist = NULL;
+  const char **names = NULL;
+  size_t n = 0;
+  int status = OC_EXIT_USAGE;
+  char err[1024];
+  struct oc_buf text;
+  oc_buf_init(&text, OC_CAP_REPORT);
+  const struct oc_option options[] = {
+    OC_OPT_STRING(0, "json", &json, "FILE", "the whole history as JSON (schemas/history.schema.json)"),
+    OC_OPT_STRING(0, "html", &html, "FILE",
+                  "one self-contained HTML page: a timeline per target and\n"
+                  "TTFT, ITL and tokens/s charts, inline SVG, no script"),
+    OC_OPT_END(),
+  };
+  const struct oc_cli cli = { "report history", history_usage, history_footer, options };
+  int prc = oc_cli_parse(&cli, argc, argv, &args);
+  if(prc >= 0) {
+    status = prc;
+    goto out;
+  }
+  if(!args.n) {
+    status = oc_cli_usage_error("report history", "which folder of results?");
+    goto out;
+  }
+  for(size_t i = 0; i < args.n; i++) {
+    int is_dir = 0;
+    size_t before = paths.n;
+    int rc = history_paths(args.items[i], &paths, &is_dir);
+    if(rc) {
+      fprintf(stderr, "oacheck report: cannot read '%s': %s\n", args.items[i],
+              rc == OC_ENOMEM ? "out of memory" : strerror(errno));
+      goto out;
+    }
+    if(is_dir && paths.n == before)
+      fprintf(stderr, "oacheck report: warning: '%s' holds no *.json file\n", args.items[i]);
+  }
+  docs = calloc(paths.n + 1, sizeof(*docs));
+  names = calloc(paths.n + 1, sizeof(*names));
+  if(!docs || !names) {
+    fprintf(stderr, "oacheck report: out of memory\n");
+    goto out;
+  }
+  /* a file named twice (itself and in its folder) is one run */
+  char **real = calloc(paths.n + 1, sizeof(*real));
+  if(!real) {
+    fprintf(stderr, "oacheck report: out of memory\n");
+    goto out;
+  }
+  for(size_t k = 0; k < paths.n; k++)
+    real[k] = realpath(paths.items[k], NULL);
+  for(size_t k = 0; k < paths.n; k++) {
+    int dup = 0;
+    for(size_t j = 0; j < k && real[k] && !dup; j++)
+      dup = real[j] && strcmp(real[j], real[k]) == 0;
+    if(dup)
+      continue;
+    cJSON *doc = oc_results_load(paths.items[k], err, sizeof(err));
+    if(!doc) {
+      /* JSON that is not results at all (a diff, a history) is skipped */
+      char e2[256];
+      cJSON *any = oc_json_parse_file(paths.items[k], e2, sizeof(e2));
+      int foreign = any && !oc_json_obj(any, "oacheck");
+      cJSON_Delete(any);
+      if(foreign) {
+        fprintf(stderr, "oacheck report: warning: '%s' is not results (no \"oacheck\" member): skipped\n",
+                paths.items[k]);
+        continue;
+      }
+      fprintf(stderr, "oacheck report: %s\n", err);
+      for(size_t j = 0; j < paths.n; j++)
+        free(real[j]);
+      free(real);
+      goto out;
+    }
+    oc_history_prune(doc);
+    docs[n] = doc;
+    names[n++] = paths.items[k];
+  }
+  for(size_t j = 0; j < paths.n; j++)
+    free(real[j]);
+  free(real);
+  if(!n) {
+    fprintf(stderr, "oacheck report: no results to make a history of\n");
+    goto out;
+  }
+  hist = oc_history_build((const cJSON *const *)docs, names, n, err, sizeof(err));
+  if(!hist || oc_history_text(hist, &text)) {
+    fprintf(stderr, "oacheck report: %s\n", hist ? "out of memory" : err);
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
+  fputs(oc_buf_str(&text), stdout);
+  status = OC_EXIT_OK;
+  if(json && write_json(hist, json, 0))
+    status = OC_EXIT_FAIL;
+  if(html) {
+    struct oc_buf page;
+    oc_buf_init(&page, OC_CAP_REPORT);
+    if(oc_history_html(hist, NULL, &page, err, sizeof(err)) ||
+       oc_write_file(html, page.data ? page.data : "", page.len, err, sizeof(err))) {
+      fprintf(stderr, "oacheck report: cannot write '%s': %s\n", html, err);
+      status = OC_EXIT_FAIL;
+    }
+    oc_buf_free(&page);
+  }
+out:
+  for(size_t k = 0; docs && k < n; k++)
+    cJSON_Delete(docs[k]);
+  free(docs);
+  free(names);
+  cJSON_Delete(hist);
+  for(size_t k = 0; k < paths.n; k++)
+    free((char *)paths.items[k]);
+  oc_strlist_free(&paths);
+  oc_strlist_free(&args);
+  oc_buf_free(&text);
+  return status;
+}
+
 int oc_cmd_report(int argc, char **argv)
 {
   if(argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -332,5 +557,7 @@ int oc_cmd_report(int argc, char **argv)
     return cmd_merge(argc - 1, argv + 1);
   if(strcmp(argv[1], "diff") == 0)
     return cmd_diff(argc - 1, argv + 1);
-  return oc_cli_usage_error("report", "unknown verb '%s' (render, merge or diff)", argv[1]);
+  if(strcmp(argv[1], "history") == 0)
+    return cmd_history(argc - 1, argv + 1);
+  return oc_cli_usage_error("report", "unknown verb '%s' (render, merge, diff or history)", argv[1]);
 }

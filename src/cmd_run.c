@@ -14,10 +14,12 @@
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
+#include "report_ci.h"
 #include "response.h"
 #include "results_json.h"
 #include "runner.h"
 #include "schema.h"
+#include "shard.h"
 #include "suite.h"
 #include "target.h"
 #include "url.h"
@@ -50,9 +52,13 @@ struct run_args {
   struct oc_run_options opts;
   struct oc_target_args targets;
   struct oc_report_args reports;
+  struct oc_ci_args ci;
   struct oc_strlist filters, tags, suites;
   struct oc_ruleset allow;
   const char *model, *profile;
+  const char *shard, *durations; /* --shard K/N|auto, --durations FILE */
+  long shard_total;
+  struct oc_shard sh;
   long ctx_size;
   int list;
   int verbose;
@@ -68,37 +74,19 @@ static int opt_profile(const struct oc_option *o, const char *arg, char *err, si
   return 0;
 }
 
-static int opt_shard(const struct oc_option *o, const char *arg, char *err, size_t errlen)
-{
-  struct oc_run_options *ro = o->value;
-  long k, n;
-  const char *slash = strchr(arg, '/');
-  char kbuf[16];
-  if(!slash || (size_t)(slash - arg) >= sizeof(kbuf)) {
-    snprintf(err, errlen, "wants K/N, e.g. 2/4, not '%s'", arg);
-    return 1;
-  }
-  memcpy(kbuf, arg, (size_t)(slash - arg));
-  kbuf[slash - arg] = '\0';
-  if(oc_parse_long(kbuf, 1, 10000, &k) || oc_parse_long(slash + 1, 1, 10000, &n) || k > n) {
-    snprintf(err, errlen, "wants K/N with 1 <= K <= N, not '%s'", arg);
-    return 1;
-  }
-  ro->shard_k = (int)k;
-  ro->shard_n = (int)n;
-  return 0;
-}
-
 /* Parse argv into a; returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd, int record)
 {
   struct oc_run_options *ro = &a->opts;
   const struct oc_option out = OC_OPT_STRING(0, "out", &ro->record_dir, "DIR",
-                                             "record: where the cassettes go (created when missing)");
+                                             "record: where the cassettes go (created when missing); with "
+                                             "--model all or a,b, each model's in DIR/MODEL");
   const struct oc_option end = OC_OPT_END();
   const struct oc_option options[] = {
     OC_OPT_TARGETS(&a->targets),
-    OC_OPT_STRING(0, "model", &a->model, "NAME", "${MODEL} (default: the first id of /v1/models)"),
+    OC_OPT_STRING(0, "model", &a->model, "NAME",
+                  "${MODEL} (default: the first id of /v1/models); 'all' or 'a,b': the suites once "
+                  "per model, a target NAME/MODEL each"),
     OC_OPT_CALLBACK(0, "profile", &a->profile, "P", opt_profile,
                     "openai, llama-server, vllm, ollama or auto (default)"),
     OC_OPT_LONG(0, "ctx-size", &a->ctx_size, "N", 1, 100000000,
@@ -106,8 +94,16 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_GROUP("Selection:"),
     OC_OPT_LIST(0, "filter", &a->filters, "GLOB", "run cases whose 'suite/case', case or suite matches"),
     OC_OPT_LIST(0, "tag", &a->tags, "T", "run cases with this tag"),
-    OC_OPT_CALLBACK(0, "shard", ro, "K/N", opt_shard,
-                    "run the K-th of N shards (by case, same on every target)"),
+    OC_OPT_STRING(0, "shard", &a->shard, "K/N|auto",
+                  "run the K-th of N shards (by case, the same on every\n"
+                  "target; a case keeps its shard when cases are added);\n"
+                  "'auto': K and N from the CI engine's variables"),
+    OC_OPT_LONG(0, "shard-total", &a->shard_total, "N", 1, 10000,
+                "--shard auto: the number of shards where the engine\n"
+                "gives only an index (Kubernetes JOB_COMPLETION_INDEX)"),
+    OC_OPT_STRING(0, "durations", &a->durations, "FILE",
+                  "balance the shards by the case durations recorded in\n"
+                  "FILE (JSON results of an earlier run, best merged)"),
     OC_OPT_FLAG(0, "list", &a->list, "print the plan and run nothing"),
     OC_OPT_GROUP("Transport:"),
     OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256, "live cases in flight (default 4)"),
@@ -122,6 +118,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_GROUP("Findings and reports:"),
     OC_OPT_ALLOW(&a->allow),
     OC_OPT_REPORTS(&a->reports),
+    OC_OPT_CI(&a->ci),
     OC_OPT_VERBOSE(&a->verbose, "print every finding (repeat for debug and trace output)"),
     OC_OPT_QUIET(),
     record ? out : end,
@@ -129,6 +126,48 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
   };
   const struct oc_cli cli = { cmd, record ? record_usage : run_usage, run_footer, options };
   return oc_cli_parse(&cli, argc, argv, &a->suites);
+}
+
+static const char *real_getenv(const char *name)
+{
+  return getenv(name);
+}
+
+/* --shard, --shard-total and --durations into a->sh (then a->opts.shard);
+ * -1 to go on, else an exit status. */
+static int resolve_shard(struct run_args *a, const char *cmd)
+{
+  char err[700];
+  if(!a->shard) {
+    if(a->shard_total || a->durations)
+      return oc_cli_usage_error(cmd, "--%s needs --shard", a->durations ? "durations" : "shard-total");
+    return -1;
+  }
+  if(strcmp(a->shard, "auto") == 0) {
+    if(oc_shard_from_env(&a->sh, real_getenv, a->shard_total, err, sizeof(err)))
+      return oc_cli_usage_error(cmd, "--shard auto: %s", err);
+  }
+  else if(a->shard_total)
+    return oc_cli_usage_error(cmd, "--shard-total goes with --shard auto");
+  else if(oc_shard_parse(&a->sh, a->shard, err, sizeof(err)))
+    return oc_cli_usage_error(cmd, "--shard: %s", err);
+  if(a->durations) {
+    cJSON *doc = oc_results_load(a->durations, err, sizeof(err));
+    if(!doc) {
+      oc_error("--durations: %s", err);
+      return OC_EXIT_USAGE;
+    }
+    int rc = oc_shard_balance(&a->sh, doc, err, sizeof(err));
+    cJSON_Delete(doc);
+    if(rc) {
+      oc_error("--durations '%s': %s", a->durations, err);
+      return OC_EXIT_USAGE;
+    }
+  }
+  oc_info("shard %d of %d (%s, by %s)", a->sh.k, a->sh.n, a->sh.source,
+          oc_shard_method_name(a->sh.method));
+  a->opts.shard = &a->sh;
+  return -1;
 }
 
 /* Load every suite first: one broken file stops the run before any case. */
@@ -222,7 +261,7 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
       t->profile_name = oc_strdup(a->profile);
       t->profile_source = strcmp(a->profile, "auto") == 0 ? "auto" : "option";
     }
-    if(a->model && !t->model)
+    if(a->model && !t->model && !oc_model_spec_is_list(a->model))
       t->model = oc_strdup(a->model);
     if(a->ctx_size && !t->ctx_size)
       t->ctx_size = a->ctx_size;
@@ -260,6 +299,71 @@ static char *command_line(int argc, char **argv)
   return oc_buf_take(&b, NULL);
 }
 
+static void print_target(const struct oc_target *t)
+{
+  const char *model = oc_json_str(t->identity, "model");
+  if(!t->reachable) {
+    fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
+    return;
+  }
+  fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s%s\n", t->name,
+          t->live ? "live" : "replay of", t->live ? "server" : t->recordings, t->profile->name,
+          t->profile_source, t->router ? ", router" : "", model ? ", model " : "",
+          model ? model : "");
+  /* a model that loaded on first use: slow once, reported, not judged */
+  const cJSON *load = oc_json_obj(t->identity, "load");
+  if(load)
+    fprintf(stdout, "target %s: model %s was %s; its first request took %.1f ms (loading it)\n",
+            t->name, model ? model : "?", oc_json_str(load, "was") ? oc_json_str(load, "was") : "?",
+            oc_json_num(load, "first_request_ms", 0));
+}
+
+/* The model matrix: a line per model of each router (or model list),
+ * its counts by status, and the rules that failed there. */
+static void model_matrix(const cJSON *doc, const struct oc_target *ts, size_t n)
+{
+  int any = 0;
+  for(size_t i = 0; i < n; i++)
+    any |= ts[i].router_name != NULL;
+  if(!any)
+    return;
+  int w = 6;
+  for(size_t i = 0; i < n; i++)
+    if((int)strlen(ts[i].name) > w)
+      w = (int)strlen(ts[i].name) > 48 ? 48 : (int)strlen(ts[i].name);
+  printf("\n%-*s  %-24s %5s %5s %5s %5s  %s\n", w, "target", "model", "pass", "fail", "error", "skip",
+         "failing rules");
+  for(size_t i = 0; i < n; i++) {
+    struct oc_counts c;
+    oc_results_count(doc, ts[i].name, NULL, &c);
+    struct oc_buf rules;
+    oc_buf_init(&rules, OC_CAP_MESSAGE);
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    {
+      if(!oc_streq(oc_json_str(r, "target"), ts[i].name) || !oc_streq(oc_json_str(r, "status"), "fail"))
+        continue;
+      const cJSON *f;
+      cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+      {
+        const char *rule = oc_json_str(f, "rule");
+        if(!oc_streq(oc_json_str(f, "severity"), "error") || !rule)
+          continue;
+        char word[80];
+        snprintf(word, sizeof(word), " %s ", rule);
+        char padded[OC_CAP_MESSAGE + 2];
+        snprintf(padded, sizeof(padded), " %s ", oc_buf_str(&rules));
+        if(!strstr(padded, word))
+          oc_buf_printf(&rules, "%s%s", rules.len ? " " : "", rule);
+      }
+    }
+    const char *model = oc_target_model(&ts[i]);
+    printf("%-*.*s  %-24.24s %5ld %5ld %5ld %5ld  %s\n", w, w, ts[i].name, model ? model : "-",
+           c.pass, c.fail, c.error, c.skip, rules.len ? oc_buf_str(&rules) : "-");
+    oc_buf_free(&rules);
+  }
+}
+
 static void list_plan(const struct oc_run *r)
 {
   for(size_t i = 0; i < r->nitems; i++) {
@@ -293,6 +397,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   memset(&sch, 0, sizeof(sch));
   if(status >= 0)
     goto out;
+  if((status = resolve_shard(&a, cmd)) >= 0)
+    goto out;
   const char *record_dir = a.opts.record_dir;
   if(record && !record_dir) {
     status = oc_cli_usage_error(cmd, "live recording needs --out DIR");
@@ -325,6 +431,41 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
         status = oc_cli_usage_error(cmd, "record needs live targets (--target URL)");
         goto out;
       }
+  char started[32];
+  oc_now_rfc3339(started);
+  struct oc_console con;
+  oc_console_init(&con, stdout);
+  con.verbose = a.verbose;
+  int models = oc_model_spec_is_list(a.model);
+  size_t reachable = 0;
+  if(!a.list || models) {
+    if(note)
+      fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
+    struct oc_identify_options io = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
+                                      .insecure = a.opts.insecure, .cacert = a.opts.cacert,
+                                      .record_dir = record_dir };
+    /* --model all / a,b: each target once per model, each identified on its own */
+    if(models) {
+      struct oc_identify_options lo = io;
+      lo.models_only = 1;
+      for(size_t i = 0; i < ntargets; i++)
+        oc_target_identify(&targets[i], &lo);
+      if((status = oc_targets_expand_models(&targets, &ntargets, a.model, record_dir, err,
+                                            sizeof(err))) != OC_OK) {
+        status = status == OC_EUSAGE ? oc_cli_usage_error(cmd, "%s", err)
+                                     : (oc_error("%s", status == OC_ENOMEM ? "out of memory" : err),
+                                        OC_EXIT_USAGE);
+        goto out;
+      }
+      a.opts.by_target = 1;
+    }
+    for(size_t i = 0; i < ntargets; i++) {
+      oc_target_identify(&targets[i], &io);
+      reachable += targets[i].reachable;
+      if(!a.list)
+        print_target(&targets[i]);
+    }
+  }
   run.opts = &a.opts;
   run.targets = targets;
   run.ntargets = ntargets;
@@ -338,28 +479,6 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     list_plan(&run);
     status = OC_EXIT_OK;
     goto out;
-  }
-  char started[32];
-  oc_now_rfc3339(started);
-  struct oc_console con;
-  oc_console_init(&con, stdout);
-  con.verbose = a.verbose;
-  if(note)
-    fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
-  size_t reachable = 0;
-  for(size_t i = 0; i < ntargets; i++) {
-    struct oc_identify_options io = { a.opts.connect_timeout_ms + 20000, a.opts.insecure,
-                                      a.opts.cacert, record_dir };
-    oc_target_identify(&targets[i], &io);
-    struct oc_target *t = &targets[i];
-    reachable += t->reachable;
-    const char *model = oc_json_str(t->identity, "model");
-    if(t->reachable)
-      fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s\n", t->name,
-              t->live ? "live" : "replay of", t->live ? "server" : t->recordings,
-              t->profile->name, t->profile_source, model ? ", model " : "", model ? model : "");
-    else
-      fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
   }
   fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
           suites.count, suites.count == 1 ? "" : "s");
@@ -379,7 +498,9 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     goto out;
   }
   oc_console_summary(&con, doc);
+  model_matrix(doc, targets, ntargets);
   int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
+  bad_reports += oc_ci_reports_write(doc, &a.ci, stdout, real_getenv);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
   if(reachable == 0)
@@ -401,6 +522,7 @@ out:
   oc_strlist_free(&a.filters);
   oc_strlist_free(&a.tags);
   oc_strlist_free(&a.suites);
+  oc_shard_free(&a.sh);
   return status;
 }
 

@@ -17,7 +17,8 @@
 
 static const char serve_usage[] =
   "Usage: oacheck serve DIR... [--host HOST] [--port N] [--realtime | --speed X]\n"
-  "                    [--fault SPEC]...\n"
+  "                    [--fault SPEC]... [--max-body BYTES] [--max-connections N]\n"
+  "                    [--request-timeout S] [--idle-timeout S]\n"
   "Serve recorded exchanges over HTTP: a faithful copy of the recorded server,\n"
   "optionally broken on purpose, to test clients against.\n"
   "\n"
@@ -30,9 +31,9 @@ static const char serve_footer[] =
   "\n"
   "MATCHING\n"
   "  A request with 'X-Oacheck-Case: NAME' gets the recording called NAME;\n"
-  "  otherwise the one with the same method, path and body (JSON bodies compare\n"
-  "  in canonical form: member order and whitespace do not matter; the query\n"
-  "  string is ignored).  Anything else gets 404 with an OpenAI-shaped error\n"
+  "  otherwise the one with the same method, path, query and body (JSON bodies\n"
+  "  compare in canonical form: member order and whitespace do not matter; so\n"
+  "  do query arguments).  Anything else gets 404 with an OpenAI-shaped error\n"
   "  (type not_found_error, code not_recorded) naming the nearest recordings,\n"
   "  and the header 'X-Oacheck-Unmatched: not recorded', which tells\n"
   "  'oacheck run' to skip the case rather than fail it.\n"
@@ -72,13 +73,12 @@ int oc_cmd_serve(int argc, char **argv)
   struct oc_server *srv = NULL;
   char err[OC_CAP_MESSAGE];
   int rc = OC_EXIT_USAGE;
-  memset(&opt, 0, sizeof(opt));
-  opt.host = "127.0.0.1";
-  opt.port = 8080;
-  oc_faults_init(&opt.faults);
+  oc_server_options_init(&opt);
   oc_cassette_store_init(&store);
   int realtime = 0;
   double speed = 0;
+  long max_body = OC_SERVE_MAX_BODY, max_conn = OC_SERVE_MAX_CONNECTIONS;
+  long req_to = OC_SERVE_REQUEST_TIMEOUT, idle_to = OC_SERVE_IDLE_TIMEOUT;
   struct oc_strlist dirs = { NULL, 0, 0 };
   const struct oc_option options[] = {
     OC_OPT_STRING(0, "host", &opt.host, "HOST", "address to listen on (default 127.0.0.1)"),
@@ -91,6 +91,18 @@ int oc_cmd_serve(int argc, char **argv)
     OC_OPT_CALLBACK(0, "fault", &opt.faults, "SPEC", opt_fault,
                     "break every response (repeatable; SPEC may be a\n"
                     "comma-separated list); see FAULTS"),
+    OC_OPT_LONG(0, "max-body", &max_body, "BYTES", 1, (long)OC_CAP_BODY,
+                "request bodies up to BYTES (default 8 MiB); a bigger one\n"
+                "gets 413, and all bodies held at once stay under 16 times it"),
+    OC_OPT_LONG(0, "max-connections", &max_conn, "N", 1, 1000000,
+                "connections open at once (default 1024); one more closes\n"
+                "the connection that has waited longest for its request"),
+    OC_OPT_LONG(0, "request-timeout", &req_to, "S", 0, 86400,
+                "seconds a connection has to send a whole request, from\n"
+                "opening or its previous answer (default 10; 0: none)"),
+    OC_OPT_LONG(0, "idle-timeout", &idle_to, "S", 0, 86400,
+                "seconds without a byte either way before a connection is\n"
+                "closed (default 60; 0: none; paced waits do not count)"),
     OC_OPT_VERBOSE(NULL, "log more (every request is logged by default)"),
     OC_OPT_QUIET(),
     OC_OPT_END(),
@@ -108,6 +120,10 @@ int oc_cmd_serve(int argc, char **argv)
     goto out;
   }
   opt.speed = realtime ? 1 : speed;
+  opt.max_body = (size_t)max_body;
+  opt.max_connections = (size_t)max_conn;
+  opt.request_timeout_s = req_to ? req_to : -1; /* 0 on the command line: none */
+  opt.idle_timeout_s = idle_to ? idle_to : -1;
   size_t ndirs = dirs.n;
   if(!ndirs) {
     char *shipped = oc_data_path("suites/recordings/llama-server");

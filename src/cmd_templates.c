@@ -22,9 +22,10 @@ static const char templates_usage[] =
   "Render the same conversations through each target's chat template\n"
   "(POST /apply-template, as llama-server offers) and compare: a dropped or moved\n"
   "system prompt, a silently dropped message, a template that refuses common\n"
-  "tool-call ids, the server's date stamped into the prompt.  With no target, the\n"
-  "shipped recordings of three templates (Qwen 2.5, Llama 3.1, Mistral Nemo) are\n"
-  "compared.\n";
+  "tool-call ids, the server's date stamped into the prompt, tools, tool calls and\n"
+  "tool results lost.  Tens of targets print as a grid, a line per template.  With\n"
+  "no target, the shipped recordings of three templates (Qwen 2.5, Llama 3.1,\n"
+  "Mistral Nemo) are compared; --model all compares every model of a router.\n";
 
 static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
@@ -73,51 +74,103 @@ static int default_targets(struct oc_target **ts, size_t *n)
   return rc;
 }
 
-static void print_matrix(const cJSON *results, const struct oc_target *ts, size_t n)
+/* One cell of the grid: the verdict and the worst finding's rule,
+ * "FAIL TOOLS-RENDERED+2" (the TEMPLATE- prefix dropped, +N more). */
+static void grid_cell(const cJSON *r, char *out, size_t outlen)
 {
-  printf("\n%-16s", "fixture");
-  for(size_t i = 0; i < n; i++)
-    printf(" | %-28.28s", ts[i].name);
-  printf("\n");
-  const cJSON *r;
-  const char *last = NULL;
-  /* results are target by target: print row by row */
-  const cJSON *first_target = NULL;
-  cJSON_ArrayForEach(r, results)
+  const char *st = oc_json_str(r, "status");
+  if(!r) {
+    oc_strlcpy(out, "-", outlen);
+    return;
+  }
+  if(oc_streq(st, "skip")) {
+    oc_strlcpy(out, "skip", outlen);
+    return;
+  }
+  if(oc_streq(st, "error")) {
+    oc_strlcpy(out, "ERROR", outlen);
+    return;
+  }
+  static const char *const order[] = { "error", "warning", "info" };
+  const cJSON *worst = NULL;
+  int n = 0, rank = 3;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
   {
-    if(!first_target)
-      first_target = r;
-    if(!oc_streq(oc_json_str(r, "target"), oc_json_str(first_target, "target")))
-      break;
-    const char *fx = oc_json_str(r, "case");
-    if(oc_streq(fx, last))
-      continue;
-    last = fx;
-    printf("%-16.16s", fx ? fx : "?");
-    for(size_t i = 0; i < n; i++) {
-      const cJSON *x;
-      const char *cell = "-";
-      char buf[64];
-      cJSON_ArrayForEach(x, results)
-      {
-        if(!oc_streq(oc_json_str(x, "target"), ts[i].name) || !oc_streq(oc_json_str(x, "case"), fx))
-          continue;
-        const cJSON *f = cJSON_GetArrayItem(oc_json_arr(x, "findings"), 0);
-        const char *st = oc_json_str(x, "status");
-        if(f) {
-          const char *sev = oc_json_str(f, "severity");
-          snprintf(buf, sizeof(buf), "%s %s",
-                   oc_streq(st, "fail") ? "FAIL" : oc_streq(sev, "info") ? "info" : "warn",
-                   oc_json_str(f, "rule"));
-          cell = buf;
-        }
-        else
-          cell = oc_streq(st, "skip") ? "not recorded" : oc_streq(st, "error") ? "ERROR" : "ok";
+    n++;
+    for(int k = 0; k < 3; k++)
+      if(oc_streq(oc_json_str(f, "severity"), order[k]) && k < rank) {
+        rank = k;
+        worst = f;
       }
-      printf(" | %-28.28s", cell);
+  }
+  if(!worst) {
+    oc_strlcpy(out, "ok", outlen);
+    return;
+  }
+  const char *rule = oc_json_str(worst, "rule");
+  if(rule && oc_startswith(rule, "TEMPLATE-"))
+    rule += 9;
+  const char *word = oc_streq(st, "fail") ? "FAIL" : rank == 1 ? "warn" : rank == 0 ? "err" : "info";
+  if(n > 1)
+    snprintf(out, outlen, "%s %s+%d", word, rule ? rule : "?", n - 1);
+  else
+    snprintf(out, outlen, "%s %s", word, rule ? rule : "?");
+}
+
+static const cJSON *find_result(const cJSON *results, const char *target, const char *fx)
+{
+  const cJSON *x;
+  cJSON_ArrayForEach(x, results)
+  {
+    if(oc_streq(oc_json_str(x, "target"), target) && oc_streq(oc_json_str(x, "case"), fx))
+      return x;
+  }
+  return NULL;
+}
+
+/* The template × fixture grid, one line per target: tens of templates
+ * stay readable where a column per target would not. */
+static void print_grid(const cJSON *results, const struct oc_target *ts, size_t n, const cJSON *fixtures)
+{
+  const cJSON *list = oc_json_arr(fixtures, "fixtures");
+  size_t nf = (size_t)cJSON_GetArraySize(list);
+  if(!nf || !n)
+    return;
+  int name_w = 8;
+  for(size_t i = 0; i < n; i++) {
+    int l = (int)strlen(ts[i].name);
+    if(l > name_w)
+      name_w = l > 40 ? 40 : l;
+  }
+  int w[64];
+  char cell[96];
+  for(size_t f = 0; f < nf && f < OC_ARRAY_LEN(w); f++) {
+    const char *fx = oc_json_str(cJSON_GetArrayItem(list, (int)f), "name");
+    w[f] = fx ? (int)strlen(fx) : 1;
+    for(size_t i = 0; i < n; i++) {
+      grid_cell(find_result(results, ts[i].name, fx), cell, sizeof(cell));
+      int l = (int)strlen(cell);
+      if(l > w[f])
+        w[f] = l > 30 ? 30 : l;
+    }
+  }
+  printf("\n%-*s  %-8s", name_w, "template", "sha256");
+  for(size_t f = 0; f < nf && f < OC_ARRAY_LEN(w); f++)
+    printf("  %-*.*s", w[f], w[f], oc_json_str(cJSON_GetArrayItem(list, (int)f), "name"));
+  printf("\n");
+  for(size_t i = 0; i < n; i++) {
+    const char *sha = oc_json_str(ts[i].identity, "chat_template_sha256");
+    printf("%-*.*s  %-8.8s", name_w, name_w, ts[i].name, sha ? sha : "-");
+    for(size_t f = 0; f < nf && f < OC_ARRAY_LEN(w); f++) {
+      const char *fx = oc_json_str(cJSON_GetArrayItem(list, (int)f), "name");
+      grid_cell(find_result(results, ts[i].name, fx), cell, sizeof(cell));
+      printf("  %-*.*s", w[f], w[f], cell);
     }
     printf("\n");
   }
+  printf("(a cell: the verdict and its worst finding, TEMPLATE- left out, +N more; "
+         "'oacheck rules TEMPLATE-X' explains one)\n");
 }
 
 int oc_cmd_templates(int argc, char **argv)
@@ -126,7 +179,7 @@ int oc_cmd_templates(int argc, char **argv)
   size_t nt = 0;
   struct oc_target_args ta;
   struct oc_report_args ra;
-  const char *fixtures_path = NULL;
+  const char *fixtures_path = NULL, *model = NULL;
   int show = 0, status = OC_EXIT_USAGE;
   long timeout_ms = 60000;
   char err[700];
@@ -135,6 +188,9 @@ int oc_cmd_templates(int argc, char **argv)
   memset(&ra, 0, sizeof(ra));
   const struct oc_option options[] = {
     OC_OPT_TARGETS(&ta),
+    OC_OPT_STRING(0, "model", &model, "NAME",
+                  "the model to render with (a router's); 'all' or 'a,b': every model, a "
+                  "target NAME/MODEL each"),
     OC_OPT_GROUP("Templates:"),
     OC_OPT_STRING(0, "fixtures", &fixtures_path, "FILE",
                   "conversations (default: suites/templates/fixtures.json)"),
@@ -174,8 +230,25 @@ int oc_cmd_templates(int argc, char **argv)
     oc_error("%s", fixtures ? "the fixtures file has no \"fixtures\" array" : err);
     goto out;
   }
-  struct oc_identify_options io = { timeout_ms, 0, NULL, NULL };
+  struct oc_identify_options io = { .timeout_ms = timeout_ms };
   size_t reachable = 0;
+  if(model && !oc_model_spec_is_list(model))
+    for(size_t i = 0; i < nt; i++)
+      if(!ts[i].model)
+        ts[i].model = oc_strdup(model);
+  if(oc_model_spec_is_list(model)) {
+    /* every model of a router: one target each, identified on its own */
+    struct oc_identify_options lo = io;
+    lo.models_only = 1;
+    for(size_t i = 0; i < nt; i++)
+      oc_target_identify(&ts[i], &lo);
+    int erc = oc_targets_expand_models(&ts, &nt, model, NULL, err, sizeof(err));
+    if(erc) {
+      status = erc == OC_EUSAGE ? oc_cli_usage_error("templates", "%s", err)
+                                : (oc_error("%s", erc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+      goto out;
+    }
+  }
   for(size_t i = 0; i < nt; i++) {
     oc_target_identify(&ts[i], &io);
     reachable += ts[i].reachable;
@@ -205,7 +278,7 @@ int oc_cmd_templates(int argc, char **argv)
       oc_buf_free(&b);
     }
   }
-  print_matrix(results, ts, nt);
+  print_grid(results, ts, nt, fixtures);
   int live = 0;
   for(size_t i = 0; i < nt; i++)
     live |= ts[i].live;

@@ -273,49 +273,58 @@ int oc_json_equal(const cJSON *a, const cJSON *b)
 
 /* ---- canonical form --------------------------------------------------- */
 
-/* Compare two UTF-8 strings by UTF-16 code units, as RFC 8785 sorts keys:
- * code points above U+FFFF sort as their surrogates (0xD800…). */
-static uint32_t utf16_unit_key(const unsigned char **p)
+/* One UTF-16 ordering key from UTF-8 at *p (at most n bytes left): code
+ * points above U+FFFF sort as their high surrogate (0xD800…), as RFC
+ * 8785 sorts keys. */
+static uint32_t utf16_unit_key(const unsigned char **p, size_t n)
 {
   const unsigned char *s = *p;
   uint32_t cp;
-  size_t n;
-  if(s[0] < 0x80) {
+  size_t k;
+  if(s[0] < 0x80 || n < 2) {
     cp = s[0];
-    n = 1;
+    k = 1;
   }
-  else if((s[0] & 0xE0) == 0xC0 && s[1]) {
+  else if((s[0] & 0xE0) == 0xC0) {
     cp = ((uint32_t)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
-    n = 2;
+    k = 2;
   }
-  else if((s[0] & 0xF0) == 0xE0 && s[1] && s[2]) {
+  else if((s[0] & 0xF0) == 0xE0 && n >= 3) {
     cp = ((uint32_t)(s[0] & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
-    n = 3;
+    k = 3;
   }
-  else if((s[0] & 0xF8) == 0xF0 && s[1] && s[2] && s[3]) {
+  else if((s[0] & 0xF8) == 0xF0 && n >= 4) {
     cp = ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) |
          ((uint32_t)(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
-    n = 4;
+    k = 4;
   }
   else {
     cp = s[0];
-    n = 1;
+    k = 1;
   }
-  *p = s + n;
+  *p = s + k;
   if(cp >= 0x10000)
     return 0xD800 + ((cp - 0x10000) >> 10); /* high surrogate decides */
   return cp;
 }
 
-static int utf16_cmp(const char *a, const char *b)
+int oc_json_utf16_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
   const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-  while(*x && *y) {
-    uint32_t kx = utf16_unit_key(&x), ky = utf16_unit_key(&y);
+  const unsigned char *xe = x + alen, *ye = y + blen;
+  while(x < xe && y < ye) {
+    if(*x < 0x80 && *y < 0x80) { /* ASCII: the common case */
+      if(*x != *y)
+        return *x < *y ? -1 : 1;
+      x++;
+      y++;
+      continue;
+    }
+    uint32_t kx = utf16_unit_key(&x, (size_t)(xe - x)), ky = utf16_unit_key(&y, (size_t)(ye - y));
     if(kx != ky)
       return kx < ky ? -1 : 1;
   }
-  return *x ? 1 : (*y ? -1 : 0);
+  return x < xe ? 1 : (y < ye ? -1 : 0);
 }
 
 static int canon_string(struct oc_buf *b, const char *s)
@@ -341,16 +350,15 @@ static int canon_string(struct oc_buf *b, const char *s)
   return rc ? rc : oc_buf_addc(b, '"');
 }
 
-/* ECMAScript Number::toString (RFC 8785 §3.2.2.3): the shortest digits
- * that round-trip, placed by the decimal exponent n: plain integers up to
- * 21 digits, "0.000ddd" down to 1e-6, exponent form ("1e+21", "1e-7")
- * beyond. */
-static int canon_number(struct oc_buf *b, double v)
+size_t oc_json_number_es6(double v, char out[OC_JSON_NUMBER_MAX])
 {
   if(!isfinite(v))
-    return oc_buf_adds(b, "null");
+    return (size_t)snprintf(out, OC_JSON_NUMBER_MAX, "null");
   if(v == 0)
-    return oc_buf_addc(b, '0');
+    return (size_t)snprintf(out, OC_JSON_NUMBER_MAX, "0");
+  /* integers below 2^53 are their own shortest round-trip digits */
+  if(v == floor(v) && fabs(v) < 9007199254740992.0)
+    return (size_t)snprintf(out, OC_JSON_NUMBER_MAX, "%lld", (long long)v);
   char tmp[40];
   for(int prec = 1; prec <= 17; prec++) {
     snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
@@ -371,32 +379,49 @@ static int canon_number(struct oc_buf *b, double v)
   while(k > 1 && digits[k - 1] == '0')
     k--;
   digits[k] = '\0';
-  int n = atoi(p + 1) + 1; /* value = 0.digits × 10^n */
-  int rc = neg ? oc_buf_addc(b, '-') : OC_OK;
-  if(rc)
-    return rc;
-  if(k <= n && n <= 21) {
-    rc = oc_buf_add(b, digits, (size_t)k);
+  long e = 0;
+  if(*p == 'e')
+    e = strtol(p + 1, NULL, 10);
+  int n = (int)e + 1; /* value = 0.digits × 10^n */
+  struct oc_buf b;
+  oc_buf_init(&b, OC_JSON_NUMBER_MAX - 1);
+  int rc = oc_buf_adds(&b, neg ? "-" : "");
+  if(rc) {
+    /* the buffer freed itself; nothing to write */
+  }
+  else if(k <= n && n <= 21) {
+    rc = oc_buf_add(&b, digits, (size_t)k);
     for(int i = 0; !rc && i < n - k; i++)
-      rc = oc_buf_addc(b, '0');
+      rc = oc_buf_addc(&b, '0');
   }
   else if(0 < n && n <= 21)
-    rc = oc_buf_printf(b, "%.*s.%s", n, digits, digits + n);
+    rc = oc_buf_printf(&b, "%.*s.%s", n, digits, digits + n);
   else if(-6 < n && n <= 0) {
-    rc = oc_buf_adds(b, "0.");
+    rc = oc_buf_adds(&b, "0.");
     for(int i = 0; !rc && i < -n; i++)
-      rc = oc_buf_addc(b, '0');
+      rc = oc_buf_addc(&b, '0');
     if(!rc)
-      rc = oc_buf_adds(b, digits);
+      rc = oc_buf_adds(&b, digits);
   }
   else {
-    rc = oc_buf_addc(b, digits[0]);
+    rc = oc_buf_addc(&b, digits[0]);
     if(!rc && k > 1)
-      rc = oc_buf_printf(b, ".%s", digits + 1);
+      rc = oc_buf_printf(&b, ".%s", digits + 1);
     if(!rc)
-      rc = oc_buf_printf(b, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
+      rc = oc_buf_printf(&b, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
   }
-  return rc;
+  size_t len = rc ? 0 : b.len;
+  memcpy(out, rc ? "" : oc_buf_str(&b), len + 1);
+  oc_buf_free(&b);
+  return len;
+}
+
+/* ECMAScript Number::toString (RFC 8785 §3.2.2.3): oc_json_number_es6. */
+static int canon_number(struct oc_buf *b, double v)
+{
+  char tmp[OC_JSON_NUMBER_MAX];
+  size_t n = oc_json_number_es6(v, tmp);
+  return n ? oc_buf_add(b, tmp, n) : OC_ENOMEM;
 }
 
 static int canon_item(struct oc_buf *b, const cJSON *it, int depth);
@@ -404,7 +429,7 @@ static int canon_item(struct oc_buf *b, const cJSON *it, int depth);
 static int cmp_members(const void *pa, const void *pb)
 {
   const cJSON *a = *(const cJSON *const *)pa, *c = *(const cJSON *const *)pb;
-  return utf16_cmp(a->string, c->string);
+  return oc_json_utf16_cmp(a->string, strlen(a->string), c->string, strlen(c->string));
 }
 
 static int canon_object(struct oc_buf *b, const cJSON *it, int depth)

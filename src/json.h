@@ -59,5 +59,13 @@ int oc_json_equal(const cJSON *a, const cJSON *b);
 /* RFC 8785-style canonical form (members sorted by UTF-16 code units,
  * no whitespace, shortest round-trip numbers).  Caller frees. */
 char *oc_json_canonical(const cJSON *item);
+/* The pieces of that form, for writers that do not build a cJSON tree
+ * (request keys, cassette.c): a number as ECMAScript prints it (RFC 8785
+ * §3.2.2.3; "null" when not finite) into out, its length returned (0
+ * only when out of memory); and the UTF-16 code unit order of two UTF-8
+ * strings of the given lengths (<0, 0, >0). */
+#define OC_JSON_NUMBER_MAX 32
+size_t oc_json_number_es6(double v, char out[OC_JSON_NUMBER_MAX]);
+int oc_json_utf16_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 #endif

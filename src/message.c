@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dialect.h"
 #include "json.h"
 #include "schema.h"
 
@@ -256,19 +257,32 @@ const char *oc_message_find_template_token(const char *s, size_t len)
   return NULL;
 }
 
-int oc_message_find_tool_markup(const struct oc_request_info *req, const char *s, size_t len,
-                                char *out, size_t outlen)
+/* A marker on one line for a message ("Action:\n```json"). */
+static void marker_shown(const char *m, char *out, size_t outlen)
 {
-  static const char *const markers[] = {
-    "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<function=",
-    "<|tool_call|>", "<tool_calls>", "<|tool_calls_section_begin|>",
-  };
-  for(size_t i = 0; i < OC_ARRAY_LEN(markers); i++) {
-    const char *p = memfind(s, len, markers[i]);
-    if(p) {
-      snprintf(out, outlen, "'%s' at offset %zu of the content", markers[i], (size_t)(p - s));
-      return 1;
+  size_t o = 0;
+  for(; *m && o + 3 < outlen; m++) {
+    if(*m == '\n') {
+      out[o++] = '\\';
+      out[o++] = 'n';
     }
+    else
+      out[o++] = *m;
+  }
+  out[o] = '\0';
+}
+
+int oc_message_find_tool_markup(const struct oc_request_info *req, const struct oc_dialect *d,
+                                const char *s, size_t len, char *out, size_t outlen)
+{
+  size_t at = 0;
+  const char *family = NULL;
+  const char *marker = oc_dialect_find_marker(s, len, d, &at, &family);
+  if(marker) {
+    char shown[64];
+    marker_shown(marker, shown, sizeof(shown));
+    snprintf(out, outlen, "'%s' (%s) at offset %zu of the content", shown, family, at);
+    return 1;
   }
   /* A bare JSON object {"name": <offered tool>, "arguments"|"parameters": …}:
    * how Llama 3.1 and Hermes-style templates write calls.  Try the first
@@ -322,7 +336,8 @@ static void check_content_text(struct oc_check *c, const struct oc_request_info 
             "content of choice %d contains the template token '%s'", m->index, tok);
   if(req->tools && req->tool_choice != OC_TOOL_CHOICE_NONE && m->content.len) {
     char what[256];
-    if(oc_message_find_tool_markup(req, m->content.data, m->content.len, what, sizeof(what)))
+    if(oc_message_find_tool_markup(req, c->dialect, m->content.data, m->content.len, what,
+                                   sizeof(what)))
       oc_emit(c, OC_R_TOOL_TEXT_LEAK,
               OC_AT(.byte = m->content_byte, .path = path, .expected = "tool calls in tool_calls",
                     .actual = what),

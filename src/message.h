@@ -88,9 +88,10 @@ void oc_message_check(struct oc_check *c, const struct oc_request_info *req,
 /* Chat-template control tokens that must never reach content; the first
  * one found in s, or NULL. */
 const char *oc_message_find_template_token(const char *s, size_t len);
-/* Tool-call markup in text: "<tool_call>", "[TOOL_CALLS]", … or a JSON
- * object naming an offered tool; describes what was found in out. */
-int oc_message_find_tool_markup(const struct oc_request_info *req, const char *s, size_t len,
-                                char *out, size_t outlen);
+/* Tool-call markup in text: a marker of tool_markers.def or of the
+ * target's own template (d, may be NULL), or a JSON object naming an
+ * offered tool; describes what was found in out. */
+int oc_message_find_tool_markup(const struct oc_request_info *req, const struct oc_dialect *d,
+                                const char *s, size_t len, char *out, size_t outlen);
 
 #endif

@@ -18,7 +18,9 @@
 #include "datadir.h"
 #include "headers.h"
 #include "json.h"
+#include "response.h"
 #include "results_json.h"
+#include "shard.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
 #define OC_HTML_FIELD_MAX 2000        /* bytes of expected/actual/excerpt */
@@ -115,6 +117,21 @@ static void header_section(struct out *o, const cJSON *doc)
   if(oc_json_is_integer(mf))
     putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
   put(o, "</div>\n");
+  /* a merge without all its shards is not the whole run: say so first */
+  struct oc_buf sp;
+  oc_buf_init(&sp, OC_CAP_MESSAGE * 16);
+  if(oc_shards_problems(doc, &sp)) {
+    put(o, "<div class=\"banner\" id=\"shards-problem\" role=\"alert\"><b>Incomplete run.</b>");
+    for(const char *p = oc_buf_str(&sp); *p;) {
+      const char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      put(o, "<br>");
+      txtn(o, p, n);
+      p += n + (nl ? 1 : 0);
+    }
+    put(o, "</div>\n");
+  }
+  oc_buf_free(&sp);
   if(oc_json_str(run, "note")) {
     put(o, "<div class=\"meta\">");
     txt(o, oc_json_str(run, "note"));
@@ -164,6 +181,11 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   }
   put(o, "</td><td>");
   txt(o, oc_json_str(id, "model"));
+  const cJSON *load = oc_json_obj(id, "load");
+  if(load && cJSON_IsNumber(oc_json_get(load, "first_request_ms")))
+    /* a router's model loaded by its first request: slow once, not judged */
+    putf(o, " <span class=\"muted\">(loaded on first use: %.1f ms)</span>",
+         oc_json_num(load, "first_request_ms", 0));
   put(o, "</td><td class=\"num\">");
   txt(o, oc_json_scalar_text(oc_json_get(id, "n_ctx"), tmp, sizeof(tmp)));
   put(o, "</td><td>");
@@ -213,7 +235,13 @@ static void summary_section(struct out *o, const cJSON *doc)
   }
   putf(o, "cases took %.1f ms in all.</p>\n", c.duration_ms);
 
-  put(o, "<h3>Targets</h3>\n<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
+  int many = cJSON_GetArraySize(oc_json_arr(doc, "targets")) > 8;
+  if(many)
+    putf(o, "<details class=\"targets\"><summary><h3>Targets (%d)</h3></summary>\n",
+         cJSON_GetArraySize(oc_json_arr(doc, "targets")));
+  else
+    put(o, "<h3>Targets</h3>\n");
+  put(o, "<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
          "<th class=\"num\">pass</th><th class=\"num\">fail</th><th class=\"num\">error</th>"
          "<th class=\"num\">skip</th><th>kind</th><th>where</th><th>profile</th><th>model</th>"
          "<th class=\"num\">n_ctx</th><th>build</th><th>server</th><th>chat template SHA-256</th>"
@@ -223,6 +251,8 @@ static void summary_section(struct out *o, const cJSON *doc)
     if(cJSON_IsObject(t))
       target_row(o, doc, t);
   put(o, "</tbody></table></div>\n");
+  if(many)
+    put(o, "</details>\n");
 
   put(o, "<h3>Rules that failed most</h3>\n");
   cJSON *rules = oc_results_failing_rules(doc);
@@ -256,8 +286,12 @@ struct pair {
   const char *suite, *name;
 };
 
+static int is_templates_run(const cJSON *doc);
+
 static void matrix_section(struct out *o, const cJSON *doc)
 {
+  if(is_templates_run(doc))
+    return; /* the grid shows it, a row per template */
   const char **tnames = NULL;
   struct pair *rows = NULL;
   long *grid = NULL;
@@ -322,8 +356,12 @@ static void matrix_section(struct out *o, const cJSON *doc)
   for(size_t j = 0; j < nres; j++)
     grid[(size_t)row_of[j] * nt + (size_t)col_of[j]] = (long)j;
 
-  put(o, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
-         "<th>suite</th><th>case</th>");
+  /* a router's (or a model list's) targets are its models: the model matrix */
+  int models = 1;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+    models &= oc_json_str(t, "router") != NULL;
+  putf(o, "<section id=\"matrix\">\n<h2>Cases × %s</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
+          "<th>suite</th><th>case</th>", models ? "models" : "targets");
   for(size_t k = 0; k < nt; k++) {
     put(o, "<th>");
     txt(o, tnames[k]);
@@ -358,6 +396,274 @@ out:
   free(row_of);
   free(col_of);
   free(grid);
+}
+
+/* ---- many templates: the grid ------------------------------------------ */
+
+#define OC_HTML_DIFF_LINES 4000       /* lines of one prompt compared */
+#define OC_HTML_DIFF_CELLS (4u << 20) /* LCS table cells: beyond, no diff */
+
+/* A run of `oacheck templates`: every result is a render of its suite. */
+static int is_templates_run(const cJSON *doc)
+{
+  const cJSON *r;
+  int any = 0;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    if(!oc_streq(oc_json_str(r, "suite"), "templates"))
+      return 0;
+    any = 1;
+  }
+  return any;
+}
+
+/* The order a cell sorts in: worst first (fail, error, warning, info,
+ * ok, skip). */
+static int verdict_rank(const cJSON *r, const cJSON **worst, int *nfind)
+{
+  static const char *const sev[] = { "error", "warning", "info" };
+  enum oc_status st = oc_result_status(r);
+  int best = 3;
+  *worst = NULL;
+  *nfind = 0;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings")) {
+    (*nfind)++;
+    for(int k = 0; k < 3; k++)
+      if(oc_streq(oc_json_str(f, "severity"), sev[k]) && k < best) {
+        best = k;
+        *worst = f;
+      }
+  }
+  if(st == OC_ST_FAIL)
+    return 0;
+  if(st == OC_ST_ERROR || st == OC_ST_INVALID)
+    return 1;
+  if(st == OC_ST_SKIP)
+    return 6;
+  return best == 1 ? 2 : best == 0 ? 2 : best == 2 ? 3 : 4;
+}
+
+static const cJSON *result_at(const cJSON *doc, const char *target, const char *kase, int *index)
+{
+  int i = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    if(oc_streq(oc_json_str(r, "target"), target) && oc_streq(oc_json_str(r, "case"), kase)) {
+      if(index)
+        *index = i;
+      return r;
+    }
+    i++;
+  }
+  return NULL;
+}
+
+static void grid_section(struct out *o, const cJSON *doc)
+{
+  if(!is_templates_run(doc))
+    return;
+  /* fixtures in the order they ran, targets in the order given */
+  const char *fx[64];
+  size_t nf = 0;
+  const cJSON *r, *t;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const char *c = oc_json_str(r, "case");
+    size_t k = 0;
+    while(c && k < nf && strcmp(fx[k], c))
+      k++;
+    if(c && k == nf && nf < OC_ARRAY_LEN(fx))
+      fx[nf++] = c;
+  }
+  put(o, "<section id=\"grid\">\n<h2>Templates × fixtures</h2>\n<p class=\"muted\">Each cell is "
+         "the verdict on one conversation rendered by one target's chat template, with its worst "
+         "finding; click it for the rendered prompt, compared with the first target's. Click a "
+         "column heading to sort.</p>\n<div class=\"scroll\"><table class=\"grid sortable\" "
+         "id=\"template-grid\"><thead><tr><th data-sort=\"text\">template</th>"
+         "<th data-sort=\"text\">chat template SHA-256</th><th data-sort=\"num\">findings</th>");
+  for(size_t k = 0; k < nf; k++) {
+    put(o, "<th data-sort=\"num\">");
+    txt(o, fx[k]);
+    put(o, "</th>");
+  }
+  put(o, "</tr></thead>\n<tbody>\n");
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    const char *name = oc_json_str(t, "name");
+    if(!name)
+      continue;
+    const cJSON *id = oc_json_obj(t, "identity");
+    long total = 0;
+    for(size_t k = 0; k < nf; k++) {
+      const cJSON *x = result_at(doc, name, fx[k], NULL);
+      total += x ? cJSON_GetArraySize(oc_json_arr(x, "findings")) : 0;
+    }
+    put(o, "<tr><td class=\"tname\">");
+    txt(o, name);
+    const char *model = oc_json_str(t, "model");
+    if(model) {
+      put(o, " <span class=\"muted\">");
+      txt(o, model);
+      put(o, "</span>");
+    }
+    put(o, "</td><td>");
+    const char *sha = oc_json_str(id, "chat_template_sha256");
+    if(sha) {
+      put(o, "<code title=\"");
+      attr(o, sha);
+      put(o, "\">");
+      txtcut(o, sha, 12);
+      put(o, "</code>");
+    }
+    else
+      put(o, "<span class=\"muted\">unknown</span>");
+    putf(o, "</td><td class=\"num\" data-v=\"%ld\">%ld</td>", total, total);
+    for(size_t k = 0; k < nf; k++) {
+      int idx = -1;
+      const cJSON *x = result_at(doc, name, fx[k], &idx);
+      if(!x) {
+        put(o, "<td class=\"cell\" data-v=\"9000000000\"><span class=\"st st-none\">—</span></td>");
+        continue;
+      }
+      const cJSON *worst;
+      int nfind;
+      int rank = verdict_rank(x, &worst, &nfind);
+      const cJSON *rd = oc_json_obj(x, "render");
+      const cJSON *tok = oc_json_get(rd, "prompt_tokens"), *bytes = oc_json_get(rd, "prompt_bytes");
+      double size = oc_json_is_integer(tok) ? tok->valuedouble
+                  : oc_json_is_integer(bytes) ? bytes->valuedouble : 0;
+      static const char *const cls[] = { "fail", "error", "warn", "info", "pass", "pass", "skip" };
+      static const char *const word[] = { "fail", "error", "warn", "info", "ok", "ok", "skip" };
+      putf(o, "<td class=\"cell cell-%s\" data-v=\"%.0f\"><a class=\"st st-%s\" href=\"#c-%d\">%s</a>",
+           cls[rank], (double)rank * 1e9 + (size < 1e9 ? size : 1e9 - 1), cls[rank], idx,
+           word[rank]);
+      if(worst) {
+        const char *rule = oc_json_str(worst, "rule");
+        put(o, " <code class=\"rule\" title=\"");
+        attr(o, oc_json_str(worst, "message"));
+        put(o, "\">");
+        txt(o, rule && oc_startswith(rule, "TEMPLATE-") ? rule + 9 : rule);
+        put(o, "</code>");
+        if(nfind > 1)
+          putf(o, " <span class=\"more\">+%d</span>", nfind - 1);
+      }
+      if(oc_json_is_integer(tok))
+        putf(o, "<br><span class=\"tok\">%.0f tokens</span>", tok->valuedouble);
+      else if(oc_json_is_integer(bytes))
+        putf(o, "<br><span class=\"tok\">%.0f bytes</span>", bytes->valuedouble);
+      put(o, "</td>");
+    }
+    put(o, "</tr>\n");
+  }
+  put(o, "</tbody></table></div>\n</section>\n");
+}
+
+/* Lines of s (each with its '\n'), at most max. */
+static size_t split_lines(const char *s, const char **starts, size_t *lens, size_t max)
+{
+  size_t n = 0;
+  while(*s && n < max) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) + 1 : strlen(s);
+    starts[n] = s;
+    lens[n++] = len;
+    s += len;
+  }
+  return n;
+}
+
+/* A line diff of two rendered prompts (longest common subsequence):
+ * lines only in the first target's prompt struck out, lines only in this
+ * one marked as inserted. */
+static void prompt_diff(struct out *o, const char *base, const char *mine)
+{
+  const char **as = NULL, **bs = NULL;
+  size_t *al = NULL, *bl = NULL;
+  unsigned *lcs = NULL;
+  as = calloc(OC_HTML_DIFF_LINES, sizeof(*as));
+  bs = calloc(OC_HTML_DIFF_LINES, sizeof(*bs));
+  al = calloc(OC_HTML_DIFF_LINES, sizeof(*al));
+  bl = calloc(OC_HTML_DIFF_LINES, sizeof(*bl));
+  if(!as || !bs || !al || !bl)
+    goto nomem;
+  size_t na = split_lines(base, as, al, OC_HTML_DIFF_LINES);
+  size_t nb = split_lines(mine, bs, bl, OC_HTML_DIFF_LINES);
+  if((na + 1) * (nb + 1) > OC_HTML_DIFF_CELLS) {
+    put(o, "<p class=\"muted\">The prompts are too long to compare here.</p>\n");
+    goto out;
+  }
+  lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
+  if(!lcs)
+    goto nomem;
+#define L(i, j) lcs[(i) * (nb + 1) + (j)]
+  for(size_t i = na; i-- > 0;)
+    for(size_t j = nb; j-- > 0;)
+      L(i, j) = al[i] == bl[j] && memcmp(as[i], bs[j], al[i]) == 0
+                  ? L(i + 1, j + 1) + 1
+                  : (L(i + 1, j) > L(i, j + 1) ? L(i + 1, j) : L(i, j + 1));
+  put(o, "<pre class=\"diff\">");
+  size_t i = 0, j = 0;
+  while(i < na || j < nb) {
+    if(i < na && j < nb && al[i] == bl[j] && memcmp(as[i], bs[j], al[i]) == 0) {
+      txtn(o, as[i], al[i]);
+      i++;
+      j++;
+    }
+    else if(j < nb && (i == na || L(i, j + 1) >= L(i + 1, j))) {
+      put(o, "<ins>");
+      txtn(o, bs[j], bl[j]);
+      put(o, "</ins>");
+      j++;
+    }
+    else {
+      put(o, "<del>");
+      txtn(o, as[i], al[i]);
+      put(o, "</del>");
+      i++;
+    }
+  }
+#undef L
+  put(o, "</pre>\n");
+  goto out;
+nomem:
+  if(!o->rc)
+    o->rc = OC_ENOMEM;
+out:
+  free(as);
+  free(bs);
+  free(al);
+  free(bl);
+  free(lcs);
+}
+
+/* A render's prompt, and how it differs from the first target's render
+ * of the same fixture. */
+static void render_block(struct out *o, const cJSON *doc, const cJSON *r)
+{
+  const char *prompt = oc_json_str(r, "message");
+  if(!oc_streq(oc_json_str(r, "suite"), "templates") || !prompt)
+    return;
+  put(o, "<h4>Rendered prompt</h4>\n<pre class=\"prompt\">");
+  txtcut(o, prompt, OC_HTML_BODY_MAX);
+  put(o, "</pre>\n");
+  const cJSON *first = cJSON_GetArrayItem(oc_json_arr(doc, "targets"), 0);
+  const char *fname = oc_json_str(first, "name");
+  if(!fname || oc_streq(fname, oc_json_str(r, "target")))
+    return;
+  const cJSON *base = result_at(doc, fname, oc_json_str(r, "case"), NULL);
+  const char *bp = oc_json_str(base, "message");
+  put(o, "<h4>Compared with ");
+  txt(o, fname);
+  put(o, "</h4>\n");
+  if(!bp) {
+    put(o, "<p class=\"muted\">That target has no rendered prompt for this fixture.</p>\n");
+    return;
+  }
+  if(strcmp(bp, prompt) == 0) {
+    put(o, "<p class=\"muted\">The same prompt, byte for byte.</p>\n");
+    return;
+  }
+  put(o, "<p class=\"muted\">Lines only in its prompt are struck out; lines only in this one "
+         "are marked.</p>\n");
+  prompt_diff(o, bp, prompt);
 }
 
 /* ---- one case --------------------------------------------------------- */
@@ -543,37 +849,6 @@ static void headers_table(struct out *o, const cJSON *headers)
   put(o, "</tbody></table>\n");
 }
 
-static unsigned char *b64_decode(const char *s, size_t *outlen)
-{
-  size_t n = strlen(s);
-  char *clean = malloc(n + 4);
-  unsigned char *out = NULL;
-  if(!clean)
-    return NULL;
-  size_t k = 0;
-  for(size_t i = 0; i < n; i++)
-    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
-      clean[k++] = s[i];
-  while(k % 4)
-    clean[k++] = '=';
-  out = malloc(k / 4 * 3 + 1);
-  if(!out)
-    goto out;
-  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
-  if(got < 0) {
-    free(out);
-    out = NULL;
-    goto out;
-  }
-  size_t pad = 0;
-  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
-    pad++;
-  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
-out:
-  free(clean);
-  return out;
-}
-
 /* A body: JSON pretty-printed, text as text, base64 decoded with invalid
  * bytes shown as U+FFFD and a hex dump. */
 static void body_block(struct out *o, const cJSON *body)
@@ -598,7 +873,7 @@ static void body_block(struct out *o, const cJSON *body)
   }
   else if(b64) {
     size_t n = 0;
-    unsigned char *raw = b64_decode(b64, &n);
+    unsigned char *raw = oc_base64_decode(b64, &n);
     if(!raw) {
       put(o, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
       txtcut(o, b64, OC_HTML_FIELD_MAX);
@@ -915,6 +1190,7 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
     put(o, "</p>\n");
   }
   findings_block(o, r);
+  render_block(o, doc, r);
   timing_block(o, r);
 
   const cJSON *req = oc_json_obj(r, "request");
@@ -1031,8 +1307,7 @@ static int read_asset(const char *dir, const char *name, char **out, char *err, 
   return rc;
 }
 
-/* 'sha256-BASE64' of s, for the Content-Security-Policy. */
-static int csp_hash(const char *s, char out[64])
+int oc_report_html_csp_hash(const char *s, char out[64])
 {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int mdlen = 0;
@@ -1073,7 +1348,7 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
     goto out;
   }
   char css_hash[64], js_hash[64];
-  if((rc = csp_hash(css, css_hash)) || (rc = csp_hash(js, js_hash))) {
+  if((rc = oc_report_html_csp_hash(css, css_hash)) || (rc = oc_report_html_csp_hash(js, js_hash))) {
     snprintf(err, errlen, "cannot hash the report assets");
     goto out;
   }
@@ -1117,6 +1392,8 @@ int oc_report_html_render(const cJSON *doc, const char *assets_dir, struct oc_bu
       summary_section(&o, doc);
     else if(strcmp(name, "MATRIX") == 0)
       matrix_section(&o, doc);
+    else if(strcmp(name, "GRID") == 0)
+      grid_section(&o, doc);
     else if(strcmp(name, "CASES") == 0)
       cases_section(&o, doc);
     else if(strcmp(name, "FOOTER") == 0) {

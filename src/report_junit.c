@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "shard.h"
 
 #define OC_JUNIT_MESSAGE_MAX 1000 /* bytes of a failure/error/skipped message attribute */
 #define OC_JUNIT_EVENT_MAX 600    /* bytes of one event in a stream excerpt */
@@ -378,6 +379,38 @@ static int add_unreachable(struct oc_buf *b, const cJSON *doc, const cJSON *t, l
   return rc;
 }
 
+/* The shards a merge lacks: one testsuite "oacheck.shards", an error
+ * testcase per line of oc_shards_problems, so CI turns red. */
+static int add_shard_problems(struct oc_buf *b, const cJSON *doc, long id, long n,
+                              const char *timestamp)
+{
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  oc_shards_problems(doc, &t);
+  int rc = oc_buf_adds(b, "  <testsuite name=\"oacheck.shards\" package=\"oacheck\"");
+  if(!rc) rc = add_attr_long(b, "id", id);
+  if(!rc) rc = add_attr_long(b, "tests", n);
+  if(!rc) rc = oc_buf_adds(b, " failures=\"0\"");
+  if(!rc) rc = add_attr_long(b, "errors", n);
+  if(!rc) rc = oc_buf_adds(b, " skipped=\"0\" time=\"0.000\"");
+  if(!rc && timestamp) rc = add_attr(b, "timestamp", timestamp);
+  if(!rc) rc = oc_buf_adds(b, ">\n");
+  for(const char *p = oc_buf_str(&t); !rc && *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    char *line = oc_strndup(p, len);
+    rc = line ? oc_buf_adds(b, "    <testcase name=\"all shards merged\" classname=\"oacheck.shards\">\n"
+                               "      <error type=\"error\"") : OC_ENOMEM;
+    if(!rc) rc = add_message_attr(b, NULL, line);
+    if(!rc) rc = oc_buf_adds(b, "/>\n    </testcase>\n");
+    free(line);
+    p += len + (nl ? 1 : 0);
+  }
+  if(!rc) rc = oc_buf_adds(b, "  </testsuite>\n");
+  oc_buf_free(&t);
+  return rc;
+}
+
 int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
 {
   struct group *groups = NULL;
@@ -398,12 +431,14 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
     if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(doc, name))
       unreachable++;
   }
+  /* a merge that lacks shards (shard.c) is an error testcase each */
+  long shard_problems = oc_shards_problems(doc, NULL);
   char secs[32];
   oc_ms_to_seconds(all.duration_ms, secs);
   if((rc = oc_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oacheck\"")) ||
-     (rc = add_attr_long(b, "tests", all.total + unreachable)) ||
+     (rc = add_attr_long(b, "tests", all.total + unreachable + shard_problems)) ||
      (rc = add_attr_long(b, "failures", all.fail)) ||
-     (rc = add_attr_long(b, "errors", all.error + unreachable)) ||
+     (rc = add_attr_long(b, "errors", all.error + unreachable + shard_problems)) ||
      (rc = add_attr(b, "time", secs)) || (rc = oc_buf_adds(b, ">\n")))
     goto out;
 
@@ -446,6 +481,8 @@ int oc_report_junit_render(const cJSON *doc, struct oc_buf *b)
        (rc = add_unreachable(b, doc, t, id++, timestamp)))
       goto out;
   }
+  if(shard_problems && (rc = add_shard_problems(b, doc, id, shard_problems, timestamp)))
+    goto out;
   rc = oc_buf_adds(b, "</testsuites>\n");
 out:
   free(groups);

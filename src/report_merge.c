@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "shard.h"
 
 /* ---- merge ------------------------------------------------------------ */
 
@@ -156,6 +157,13 @@ static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct name
   if(add_copy(o, "shard", agreed(docs, n, "shard")) ||
      !cJSON_AddNumberToObject(o, "merged_from", merged))
     goto fail;
+  /* which shards of each target the merge holds (shard.c) */
+  int nomem = 0;
+  cJSON *shards = oc_shards_merge(docs, n, &nomem);
+  if(nomem || (shards && !cJSON_AddItemToObject(o, "shards", shards))) {
+    cJSON_Delete(shards);
+    goto fail;
+  }
   return o;
 fail:
   cJSON_Delete(o);

@@ -23,7 +23,8 @@
  *   - oacheck.started the earliest, finished the latest, mode "mixed"
  *     when the inputs differ, suites the union, note/command/shard kept
  *     only when every input agrees, merged_from the number of files
- *     combined (inputs that were merges count theirs);
+ *     combined (inputs that were merges count theirs), shards which
+ *     shards of each target it holds and misses (oc_shards_merge, shard.h);
  *   - the summary recomputed; its duration_ms is the sum of the inputs'.
  * NULL with err filled when memory runs out or n is 0. */
 cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t errlen);

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cassette.h"
 #include "datadir.h"
+#include "dialect.h"
 #include "json.h"
 #include "schema.h"
 #include "util.h"
@@ -321,8 +323,9 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
   }
   const struct oc_jv *err = oc_jv_get(root, "error");
   if(!err || err->type != OC_JOBJECT) {
+    /* the byte of what is there instead, or of the body that lacks it */
     oc_emit(c, OC_R_ERROR_SHAPE,
-            OC_AT(.byte = root->offset, .path = "/error", .expected = "an object",
+            OC_AT(.byte = (err ? err : root)->offset, .path = "/error", .expected = "an object",
                   .actual = err ? oc_jv_type_name(err) : "absent"),
             "the HTTP %d body has no \"error\" object%s", r->status,
             err && err->type == OC_JSTRING ? " (a bare string: openai-node shows '(no body)')" : "");
@@ -330,6 +333,16 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
   }
   schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, OC_R_ERROR_SHAPE,
                   "error body");
+  size_t mlen = 0;
+  const char *msg = oc_jv_str(err, "message", &mlen);
+  char fmt[64];
+  if(msg && r->status >= 500 && oc_dialect_parse_failure(msg, mlen, fmt, sizeof(fmt)))
+    oc_emit(c, OC_R_CHAT_OUTPUT_PARSE,
+            OC_AT(.byte = err->offset, .path = "/error/message",
+                  .expected = "the model's output as an answer", .actual = "a parser error"),
+            "HTTP %d: the server could not parse the model's output as its template's %s "
+            "format (\"%.*s\")", r->status, *fmt ? fmt : "output", (int)(mlen < 200 ? mlen : 200),
+            msg);
 }
 
 static void check_usage(struct oc_response *r, const struct oc_jv *root)
@@ -594,6 +607,31 @@ void oc_response_free(struct oc_response *r)
   memset(r, 0, sizeof(*r));
 }
 
+int oc_response_replay(struct oc_response *r, const struct oc_cassette *c, uint64_t t0,
+                       uint64_t *t_end)
+{
+  int timing = c->timing_recorded;
+  uint64_t last = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
+  *t_end = last;
+  /* every piece is pushed whatever an earlier one returned, as live
+   * traffic keeps arriving: the first failure is what is returned */
+  int rc = oc_response_head(r, c->status, &c->headers, timing ? t0 + c->headers_ns : 0);
+  size_t at = 0;
+  for(size_t i = 0; i < c->npieces && at < c->body_len; i++) {
+    size_t end = c->pieces[i].end < c->body_len ? c->pieces[i].end : c->body_len;
+    if(end > at) {
+      int brc = oc_response_body(r, c->body + at, end - at, timing ? t0 + c->pieces[i].t_ns : 0);
+      rc = rc ? rc : brc;
+    }
+    at = end;
+  }
+  if(at < c->body_len) {
+    int brc = oc_response_body(r, c->body + at, c->body_len - at, last);
+    rc = rc ? rc : brc;
+  }
+  return rc;
+}
+
 /* ---- JSON for the results ------------------------------------------------------------ */
 
 cJSON *oc_headers_json(const struct oc_headers *h)
@@ -644,6 +682,38 @@ cJSON *oc_body_json(const char *p, size_t n, size_t cap)
   cJSON_AddBoolToObject(o, "truncated", keep < n);
   cJSON_AddNumberToObject(o, "cap", (double)cap);
   return o;
+}
+
+unsigned char *oc_base64_decode(const char *s, size_t *outlen)
+{
+  size_t n = strlen(s);
+  char *clean = malloc(n + 4);
+  unsigned char *out = NULL;
+  if(!clean)
+    return NULL;
+  size_t k = 0;
+  for(size_t i = 0; i < n; i++)
+    if(s[i] != '\n' && s[i] != '\r' && s[i] != ' ')
+      clean[k++] = s[i];
+  while(k % 4)
+    clean[k++] = '=';
+  out = malloc(k / 4 * 3 + 1);
+  if(!out)
+    goto out;
+  int got = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)k);
+  if(got < 0) {
+    free(out);
+    out = NULL;
+    goto out;
+  }
+  size_t pad = 0;
+  while(pad < 2 && k > pad && clean[k - 1 - pad] == '=')
+    pad++;
+  *outlen = (size_t)got >= pad ? (size_t)got - pad : 0;
+  out[*outlen] = '\0';
+out:
+  free(clean);
+  return out;
 }
 
 cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing)

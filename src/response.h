@@ -18,6 +18,7 @@
 #include "request.h"
 #include "rules.h"
 
+struct oc_cassette;
 struct oc_schema;
 struct oc_schema_registry;
 struct oc_schema_error;
@@ -107,11 +108,25 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
 void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete);
 void oc_response_free(struct oc_response *r);
 
+/* Push a recorded response through r as it arrived: the head, then the
+ * body in its recorded pieces (one piece when none were recorded), at
+ * t0 plus the recorded times when the cassette has timing (r was then
+ * initialised with t_sent = t0).  *t_end gets the time of the last piece
+ * (0 without timing), for oc_response_finish, which the caller calls
+ * (with c->complete).  `run --replay` and `oacheck check` both go through
+ * here, so their findings on the same bytes are the same. */
+int oc_response_replay(struct oc_response *r, const struct oc_cassette *c, uint64_t t0,
+                       uint64_t *t_end);
+
 /* The results-schema "response" object (status, headers with secrets
  * redacted, content type, body or events), plus "message" and "timing"
  * through the out parameters (each may be NULL). */
 cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing);
 
+/* Base64 (whitespace ignored, padding optional) into new bytes (caller
+ * frees; NUL-terminated past *outlen); NULL when it does not decode or
+ * memory runs out.  Results bodies and HAR content use it. */
+unsigned char *oc_base64_decode(const char *s, size_t *outlen);
 /* A body for the results schema: text when UTF-8, else base64; cut at cap. */
 cJSON *oc_body_json(const char *p, size_t n, size_t cap);
 /* Headers as [[name, value], …] with secret values redacted. */

@@ -168,6 +168,11 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   cJSON_AddStringToObject(r, "suite", k->suite);
   cJSON_AddStringToObject(r, "case", k->name);
   cJSON_AddNumberToObject(r, "index", (double)k->order);
+  if(k->file) {
+    cJSON_AddStringToObject(r, "suite_file", k->file);
+    if(k->line >= 1)
+      cJSON_AddNumberToObject(r, "suite_line", k->line);
+  }
   if(k->description)
     cJSON_AddStringToObject(r, "description", k->description);
   cJSON *tags = cJSON_AddArrayToObject(r, "tags");

@@ -24,19 +24,40 @@ const struct oc_rule oc_rules[OC_R__COUNT] = {
 static const char *const contract_why[OC_R__COUNT] = {
 #define RULE(name, id, family, layer, sev, statement, why, source, fix)
 #define CONTRACT(name, why) [OC_R_##name] = why,
+#define CONTRACT_FAMILY(family, why)
 #include "rules.def"
+#undef CONTRACT_FAMILY
 #undef CONTRACT
 #undef RULE
 };
 
-int oc_rule_contract(enum oc_rule_id rule)
-{
-  return (unsigned)rule < OC_R__COUNT && contract_why[rule] != NULL;
-}
+static const struct {
+  const char *family, *why;
+} contract_families[] = {
+#define RULE(name, id, family, layer, sev, statement, why, source, fix)
+#define CONTRACT(name, why)
+#define CONTRACT_FAMILY(family, why) { family, why },
+#include "rules.def"
+#undef CONTRACT_FAMILY
+#undef CONTRACT
+#undef RULE
+};
 
 const char *oc_rule_contract_why(enum oc_rule_id rule)
 {
-  return (unsigned)rule < OC_R__COUNT ? contract_why[rule] : NULL;
+  if((unsigned)rule >= OC_R__COUNT)
+    return NULL;
+  if(contract_why[rule])
+    return contract_why[rule];
+  for(size_t i = 0; i < OC_ARRAY_LEN(contract_families); i++)
+    if(strcmp(oc_rules[rule].family, contract_families[i].family) == 0)
+      return contract_families[i].why;
+  return NULL;
+}
+
+int oc_rule_contract(enum oc_rule_id rule)
+{
+  return oc_rule_contract_why(rule) != NULL;
 }
 
 size_t oc_rules_count(void)

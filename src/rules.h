@@ -37,8 +37,9 @@ const char *oc_rule_name(enum oc_rule_id rule);
  * there with its file and line. */
 const struct oc_rule *oc_rule_find(const char *id);
 
-/* Is rule part of the contract (rules.def's CONTRACT rows): does its
- * failure fail a case whatever the clients do?  why: the row's reason. */
+/* Is rule part of the contract (rules.def's CONTRACT and CONTRACT_FAMILY
+ * rows): does its failure fail a case whatever the clients do?  why: the
+ * row's reason, or NULL. */
 int oc_rule_contract(enum oc_rule_id rule);
 const char *oc_rule_contract_why(enum oc_rule_id rule);
 
@@ -83,6 +84,8 @@ const struct oc_profile *oc_profile_default(void); /* "openai" */
 
 /* Everything a check needs to report: where findings go, which profile
  * and allow list apply.  One per checked response. */
+struct oc_dialect;
+
 struct oc_check {
   struct oc_findings *out;
   const struct oc_profile *profile;
@@ -92,6 +95,8 @@ struct oc_check {
                                 rules (STREAM-DONE, STREAM-FINISH-ONCE, STREAM-TRUNCATED, …)
                                 do not judge it; everything that arrived still is */
   int oom;                   /* an allocation failed while reporting */
+  const struct oc_dialect *dialect; /* the target's own tool-call markers (its chat template),
+                                       looked for in content beside tool_markers.def; may be NULL */
   /* The verdict policy (verdict.c): strict makes every error fail the case
    * (the specification's verdict); otherwise an error that is no contract
    * rule and breaks none of the selected clients is a warning. */

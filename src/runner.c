@@ -87,21 +87,24 @@ int oc_run_plan(struct oc_run *r)
   r->items = calloc(ncases * (r->ntargets ? r->ntargets : 1) + 1, sizeof(*r->items));
   if(!r->items)
     return OC_ENOMEM;
-  size_t pos = 0; /* position among selected cases, for sharding */
-  for(size_t s = 0; s < r->suites->count; s++) {
-    struct oc_suite *su = &r->suites->items[s];
-    for(size_t c = 0; c < su->ncases; c++) {
-      struct oc_case *k = &su->cases[c];
-      if(!selected(o, k))
-        continue;
-      size_t p = pos++;
-      if(o->shard_n > 1 && (int)(p % (size_t)o->shard_n) != o->shard_k - 1)
-        continue;
-      for(size_t t = 0; t < r->ntargets; t++) {
-        struct oc_plan_item *it = &r->items[r->nitems];
-        it->target = &r->targets[t];
-        it->kase = k;
-        it->index = r->nitems++;
+  const struct oc_shard *sh = o->shard && o->shard->n > 1 ? o->shard : NULL;
+  /* by_target: every case of one target before the next (a router's
+   * models one after another, not evicting each other at every case) */
+  for(size_t t0 = 0; t0 < (o->by_target ? r->ntargets : 1); t0++) {
+    for(size_t s = 0; s < r->suites->count; s++) {
+      struct oc_suite *su = &r->suites->items[s];
+      for(size_t c = 0; c < su->ncases; c++) {
+        struct oc_case *k = &su->cases[c];
+        if(!selected(o, k))
+          continue;
+        if(sh && oc_shard_of(sh, k->suite, k->name) != sh->k - 1)
+          continue;
+        for(size_t t = o->by_target ? t0 : 0; t < (o->by_target ? t0 + 1 : r->ntargets); t++) {
+          struct oc_plan_item *it = &r->items[r->nitems];
+          it->target = &r->targets[t];
+          it->kase = k;
+          it->index = r->nitems++;
+        }
       }
     }
   }
@@ -164,7 +167,24 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   oc_ruleset_merge(&j->allow, &t->allow);
   oc_ruleset_merge(&j->allow, r->opts->allow);
   j->check.allow = &j->allow;
+  j->check.dialect = &t->dialect; /* its template's own tool-call markers */
   return j;
+}
+
+/* A router's answer must come from the model the request named. */
+static void check_routed(struct job *j)
+{
+  const struct oc_target *t = j->item->target;
+  const char *want = oc_target_model(t);
+  if(!t->router || !want || j->resp.status != 200 ||
+     (j->info.api != OC_API_CHAT && j->info.api != OC_API_COMPLETIONS))
+    return;
+  const char *got = j->resp.is_sse ? (j->resp.stream.model.len ? oc_buf_str(&j->resp.stream.model) : NULL)
+                                   : oc_json_str(j->resp.parsed, "model");
+  if(got && strcmp(got, want) != 0)
+    oc_emit(&j->check, OC_R_MODELS_ROUTED,
+            OC_AT(.path = "/model", .expected = want, .actual = got),
+            "the router answered a request for model '%s' from '%s'", want, got);
 }
 
 static void finish_job(struct job *j, int complete, uint64_t t_end)
@@ -173,6 +193,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   cJSON *message = NULL, *timing = NULL, *response = NULL;
   if(j->resp_started && j->resp.status) {
     oc_response_finish(&j->resp, t_end, complete);
+    check_routed(j);
     /* built once: the expectations read message and timing, the result
      * takes all three */
     response = oc_response_json(&j->resp, &message, &timing);
@@ -207,12 +228,15 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   cJSON_Delete(o.response);
   cJSON_Delete(message);
   cJSON_Delete(timing);
-  if(j->recording && r->opts->record_dir && j->end != OC_END_SKIP && j->rec.status) {
+  const char *record_dir = j->item->target->record_dir ? j->item->target->record_dir
+                                                       : r->opts->record_dir;
+  /* an unsupported answer (a 501) is recorded too: it is what the server says */
+  if(j->recording && record_dir && j->rec.status) {
     char name[300];
     snprintf(name, sizeof(name), "%s.%s", j->item->kase->suite, j->item->kase->name);
     free(j->rec.name);
     j->rec.name = oc_strdup(name);
-    char *file = oc_asprintf("%s/%s%s", r->opts->record_dir, name, OC_CASSETTE_EXT);
+    char *file = oc_asprintf("%s/%s%s", record_dir, name, OC_CASSETTE_EXT);
     char err[600];
     j->rec.complete = complete;
     char ts[32];
@@ -271,6 +295,27 @@ static int prepare(struct job *j)
               "the case needs ${MODEL} but the target lists no model (give --model)");
     return 0;
   }
+  /* a router is told the model of every request (?model= or "model") */
+  char *rpath = NULL, *rbody = NULL;
+  size_t rlen = 0;
+  if(oc_target_route(t, j->req.method, j->req.path, j->req.body, j->req.body_len, &rpath, &rbody,
+                     &rlen)) {
+    oc_built_request_free(&j->req);
+    j->end = OC_END_ERROR;
+    oc_strlcpy(j->reason, "out of memory", sizeof(j->reason));
+    return 0;
+  }
+  if(rpath) {
+    free(j->req.path);
+    j->req.path = rpath;
+  }
+  if(rbody) {
+    free(j->req.body);
+    j->req.body = rbody;
+    j->req.body_len = rlen;
+    cJSON_Delete(j->req.body_json);
+    j->req.body_json = cJSON_Parse(rbody);
+  }
   j->req_built = 1;
   oc_request_info_init(&j->info, j->req.method, j->req.path, j->req.body_json);
   return 1;
@@ -304,20 +349,9 @@ static void run_replay(struct job *j)
   }
   j->source = c->name;
   int timing = c->timing_recorded;
-  uint64_t t0 = timing ? oc_now_ns() : 0;
+  uint64_t t0 = timing ? oc_now_ns() : 0, t_end = 0;
   start_response(j, t0, timing);
-  oc_response_head(&j->resp, c->status, &c->headers, timing ? t0 + c->headers_ns : 0);
-  size_t at = 0;
-  for(size_t i = 0; i < c->npieces && at < c->body_len; i++) {
-    size_t end = c->pieces[i].end < c->body_len ? c->pieces[i].end : c->body_len;
-    if(end > at)
-      oc_response_body(&j->resp, c->body + at, end - at, timing ? t0 + c->pieces[i].t_ns : 0);
-    at = end;
-  }
-  if(at < c->body_len)
-    oc_response_body(&j->resp, c->body + at, c->body_len - at,
-                     timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0);
-  uint64_t t_end = timing && c->npieces ? t0 + c->pieces[c->npieces - 1].t_ns : 0;
+  oc_response_replay(&j->resp, c, t0, &t_end);
   if(!c->complete) {
     /* what arrived is still decoded, by finish_job, as a cut body */
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
@@ -440,7 +474,7 @@ static int submit_live(struct job *j, struct oc_http *http)
   if(!j->url || oc_target_request_headers(t, &j->send_headers) ||
      oc_headers_copy(&j->send_headers, &j->req.headers))
     return OC_ENOMEM;
-  if(opt->record_dir) {
+  if(opt->record_dir || t->record_dir) {
     oc_cassette_init(&j->rec);
     j->recording = 1;
     j->rec.method = oc_strdup(j->req.method);
@@ -532,13 +566,9 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
   for(size_t i = 0; suites && i < r->suites->count; i++)
     cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
-  if(r->opts->shard_n > 1) {
-    cJSON *sh = cJSON_AddObjectToObject(meta, "shard");
-    if(sh) {
-      cJSON_AddNumberToObject(sh, "index", r->opts->shard_k);
-      cJSON_AddNumberToObject(sh, "count", r->opts->shard_n);
-    }
-  }
+  cJSON *sh = r->opts->shard ? oc_shard_json(r->opts->shard) : NULL;
+  if(sh)
+    cJSON_AddItemToObject(meta, "shard", sh);
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; i < r->ntargets; i++) {
     cJSON *t = oc_target_json(&r->targets[i]);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "response.h"
+#include "shard.h"
 #include "suite.h"
 #include "target.h"
 
@@ -26,10 +27,11 @@ struct oc_run_options {
   size_t nfilters;
   const char *const *tags;
   size_t ntags;
-  int shard_k, shard_n;     /* 1-based shard of N; 0/0 = all */
+  const struct oc_shard *shard; /* NULL or n <= 1: every case (shard.h) */
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int by_target;            /* plan every case of a target before the next target's */
 };
 
 void oc_run_options_init(struct oc_run_options *o);
@@ -61,7 +63,8 @@ struct oc_run {
 
 /* Build the plan from every case of every suite × every target, keeping
  * what the filters, tags and shard select.  Sharding is by case (the same
- * cases on every target), stable across runs. */
+ * cases on every target): oc_shard_of (shard.c) by hash of suite/case or
+ * by a durations table, so a case keeps its shard when others are added. */
 int oc_run_plan(struct oc_run *r);
 /* Run every planned case.  Returns OC_OK (case failures are results, not
  * errors) or OC_ENOMEM. */

@@ -1,40 +1,107 @@
-/* server.c — the replay server: libmicrohttpd with a thread per
- * connection, matching each request to a cassette (X-Oacheck-Case, else
- * the request key), planning the writes (recorded pieces, SSE events,
- * faults) and pacing them from a content-reader callback.  The only file
- * that includes <microhttpd.h>.  Loading recordings is cassette.c's;
- * options and signals are cmd_serve.c's. */
+/* server.c — the replay server: libmicrohttpd's own event loop on a
+ * small thread pool (epoll), matching each request to a cassette
+ * (X-Oacheck-Case, else the request key, computed as the body arrives),
+ * planning the writes (recorded pieces, SSE events, faults) and pacing
+ * them without holding a thread: a response that must wait (stall, drip,
+ * recorded times) suspends its connection, and one timer thread resumes
+ * it when its time comes.  The same thread closes connections that take
+ * too long to send a request, and a connection beyond the limit makes
+ * room by closing the one that has waited longest for its request.  The
+ * only file that includes <microhttpd.h>.  Loading recordings is
+ * cassette.c's; options and signals are cmd_serve.c's. */
 #include "config.h"
 #include "server.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "util.h"
 
 /* How many nearest recordings an unmatched request is told about. */
 #define NEAREST_MAX 5
-/* Connections served at once (one thread each). */
-#define CONNECTION_LIMIT 256
+/* Request bodies up to this size take part in ranking the nearest
+ * recordings of a miss (parsing a bigger one again is not worth it). */
+#define NEAREST_BODY_MAX (1u << 20)
+/* All request bodies held at once: at most this many times --max-body. */
+#define BODY_BUDGET_FACTOR 16
+/* Pool threads when the machine does not say how many CPUs it has, and
+ * at most. */
+#define THREADS_DEFAULT 2
+#define THREADS_MAX 16
+
+/* One write: body bytes [start, end) that arrived t_ns after the request. */
+struct write {
+  size_t end;
+  uint64_t t_ns;
+};
+
+/* What every response of one cassette shares when no fault rewrites it,
+ * worked out once at start. */
+struct prep {
+  struct write *w;
+  size_t nw;
+  int sse;     /* Content-Type text/event-stream */
+  int chunked; /* sent chunked: recorded so, or an event stream */
+};
+
+/* One TCP connection (libmicrohttpd's socket context).  While it waits
+ * for a complete request it is on the server's waiting list, oldest
+ * first: the timer closes those past the request timeout, and a
+ * connection beyond the limit closes the oldest of them. */
+struct conn {
+  struct conn *prev, *next;
+  int fd;
+  int listed;
+  uint64_t since; /* when it began to wait for its request */
+};
+
+/* A suspended connection and when to resume it. */
+struct waiter {
+  uint64_t deadline;
+  struct MHD_Connection *conn;
+};
 
 struct oc_server {
   struct MHD_Daemon *daemon;
   const struct oc_cassette_store *store;
+  struct prep *prep; /* one per store item */
   double speed;
   struct oc_faults faults;
   int port;
-  /* Stopping wakes every paced wait, so shutdown never waits for a drip. */
+  size_t max_body;
+  size_t body_budget;
+  atomic_size_t body_bytes;     /* request bodies held now */
+  uint64_t request_timeout_ns;  /* 0: none */
+  uint64_t idle_timeout_ns;     /* 0: none */
+  size_t max_connections;
+  /* Everything below is under lock.  Stopping wakes the timer, which
+   * resumes every suspended connection, so shutdown never waits for a
+   * drip or a stall. */
   pthread_mutex_t lock;
-  pthread_cond_t wake;
-  atomic_int stopping;
+  pthread_cond_t wake; /* on CLOCK_MONOTONIC */
+  pthread_t timer;
+  int timer_running;
+  int stopping;
+  atomic_int stopping_flag; /* the same, read without the lock */
+  uint64_t timer_next;      /* when the timer wakes next (UINT64_MAX: when told) */
+  struct waiter *heap;
+  size_t nheap, aheap;
+  struct conn *wait_head, *wait_tail;
+  size_t nconns;
+  unsigned long timed_out, evicted, refused;
   char start_error[256]; /* the HTTP library's reason when start fails */
 };
 
@@ -229,22 +296,234 @@ void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
   oc_buf_free(&b);
 }
 
+void oc_server_options_init(struct oc_server_options *o)
+{
+  memset(o, 0, sizeof(*o));
+  o->host = "127.0.0.1";
+  o->port = 8080;
+  oc_faults_init(&o->faults);
+}
+
+/* ---- the timer: suspended connections and request timeouts -------- */
+
+static void heap_swap(struct waiter *h, size_t a, size_t b)
+{
+  struct waiter t = h[a];
+  h[a] = h[b];
+  h[b] = t;
+}
+
+static int heap_push(struct oc_server *srv, uint64_t deadline, struct MHD_Connection *conn)
+{
+  if(srv->nheap == srv->aheap) {
+    struct waiter *h = oc_array_grow(srv->heap, &srv->aheap, srv->nheap + 1, sizeof(*h));
+    if(!h)
+      return OC_ENOMEM;
+    srv->heap = h;
+  }
+  size_t i = srv->nheap++;
+  srv->heap[i].deadline = deadline;
+  srv->heap[i].conn = conn;
+  while(i && srv->heap[(i - 1) / 2].deadline > srv->heap[i].deadline) {
+    heap_swap(srv->heap, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+  return OC_OK;
+}
+
+static struct MHD_Connection *heap_pop(struct oc_server *srv)
+{
+  struct MHD_Connection *top = srv->heap[0].conn;
+  srv->heap[0] = srv->heap[--srv->nheap];
+  for(size_t i = 0;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if(l < srv->nheap && srv->heap[l].deadline < srv->heap[m].deadline)
+      m = l;
+    if(r < srv->nheap && srv->heap[r].deadline < srv->heap[m].deadline)
+      m = r;
+    if(m == i)
+      break;
+    heap_swap(srv->heap, i, m);
+    i = m;
+  }
+  return top;
+}
+
+/* Suspend conn until deadline (monotonic ns): the thread goes back to the
+ * event loop, and the timer resumes the connection, after which
+ * libmicrohttpd calls the same callback again.  Only from the access
+ * handler or the content reader.  Returns 0 when suspended, non-zero when
+ * the server is stopping or memory ran out (answer with an error). */
+static int suspend_until(struct oc_server *srv, struct MHD_Connection *conn, uint64_t deadline)
+{
+  int rc = OC_OK;
+  pthread_mutex_lock(&srv->lock);
+  if(srv->stopping)
+    rc = OC_EIO;
+  else if(!(rc = heap_push(srv, deadline, conn))) {
+    if(deadline < srv->timer_next)
+      pthread_cond_signal(&srv->wake);
+    MHD_suspend_connection(conn);
+  }
+  pthread_mutex_unlock(&srv->lock);
+  return rc;
+}
+
+static void conn_unlink(struct oc_server *srv, struct conn *c)
+{
+  if(!c->listed)
+    return;
+  if(c->prev)
+    c->prev->next = c->next;
+  else
+    srv->wait_head = c->next;
+  if(c->next)
+    c->next->prev = c->prev;
+  else
+    srv->wait_tail = c->prev;
+  c->prev = c->next = NULL;
+  c->listed = 0;
+}
+
+/* c begins to wait for a request (opened, or its response ended). */
+static void conn_wait(struct oc_server *srv, struct conn *c)
+{
+  pthread_mutex_lock(&srv->lock);
+  conn_unlink(srv, c);
+  c->since = oc_now_ns();
+  c->prev = srv->wait_tail;
+  if(srv->wait_tail)
+    srv->wait_tail->next = c;
+  else
+    srv->wait_head = c;
+  srv->wait_tail = c;
+  c->listed = 1;
+  /* wake the timer only when it would sleep past this one's deadline: a
+   * busy server does not wake it on every answer */
+  if(srv->wait_head == c && srv->request_timeout_ns &&
+     c->since + srv->request_timeout_ns < srv->timer_next)
+    pthread_cond_signal(&srv->wake);
+  pthread_mutex_unlock(&srv->lock);
+}
+
+/* c's request is complete: no request timeout while it is answered. */
+static void conn_busy(struct oc_server *srv, struct conn *c)
+{
+  if(!c)
+    return;
+  pthread_mutex_lock(&srv->lock);
+  conn_unlink(srv, c);
+  pthread_mutex_unlock(&srv->lock);
+}
+
+/* Close a connection from outside its thread: shutdown() makes its
+ * socket readable at end of file, and its thread closes it as a client
+ * that went away.  Under lock, so the socket is still open: it leaves the
+ * list (on MHD_CONNECTION_NOTIFY_CLOSED) before it is closed. */
+static void conn_cut(struct oc_server *srv, struct conn *c)
+{
+  conn_unlink(srv, c);
+  if(c->fd >= 0)
+    shutdown(c->fd, SHUT_RDWR);
+}
+
+static void *timer_main(void *arg)
+{
+  struct oc_server *srv = arg;
+  pthread_mutex_lock(&srv->lock);
+  while(!srv->stopping) {
+    uint64_t now = oc_now_ns();
+    while(srv->nheap && srv->heap[0].deadline <= now)
+      MHD_resume_connection(heap_pop(srv));
+    while(srv->request_timeout_ns && srv->wait_head &&
+          now - srv->wait_head->since >= srv->request_timeout_ns) {
+      conn_cut(srv, srv->wait_head);
+      srv->timed_out++;
+    }
+    uint64_t next = UINT64_MAX;
+    if(srv->nheap)
+      next = srv->heap[0].deadline;
+    if(srv->request_timeout_ns && srv->wait_head &&
+       srv->wait_head->since + srv->request_timeout_ns < next)
+      next = srv->wait_head->since + srv->request_timeout_ns;
+    srv->timer_next = next;
+    if(next == UINT64_MAX)
+      pthread_cond_wait(&srv->wake, &srv->lock);
+    else {
+      struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
+      pthread_cond_timedwait(&srv->wake, &srv->lock, &ts);
+    }
+    srv->timer_next = 0; /* awake: it looks at everything before sleeping again */
+  }
+  pthread_mutex_unlock(&srv->lock);
+  return NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+  struct oc_server *srv = cls;
+  if(code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    struct conn *c = *socket_context;
+    pthread_mutex_lock(&srv->lock);
+    srv->nconns--;
+    if(c)
+      conn_unlink(srv, c);
+    pthread_mutex_unlock(&srv->lock);
+    free(c);
+    *socket_context = NULL;
+    return;
+  }
+  if(code != MHD_CONNECTION_NOTIFY_STARTED)
+    return;
+  const union MHD_ConnectionInfo *ci =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  int fd = ci ? ci->connect_fd : -1;
+  struct conn *c = calloc(1, sizeof(*c));
+  pthread_mutex_lock(&srv->lock);
+  srv->nconns++;
+  if(srv->nconns > srv->max_connections) {
+    /* Make room: the connection that has waited longest for its request
+     * goes (a slow or idle client, the cheapest to lose); when every
+     * connection is busy with an answer, this new one is refused. */
+    if(srv->wait_head) {
+      conn_cut(srv, srv->wait_head);
+      srv->evicted++;
+    }
+    else if(fd >= 0) {
+      shutdown(fd, SHUT_RDWR);
+      srv->refused++;
+    }
+  }
+  pthread_mutex_unlock(&srv->lock);
+  if(c) {
+    c->fd = fd;
+    conn_wait(srv, c);
+  }
+  else if(fd >= 0)
+    shutdown(fd, SHUT_RDWR); /* out of memory: not tracked, not served */
+  *socket_context = c;
+}
+
+static struct conn *conn_of(struct MHD_Connection *conn)
+{
+  const union MHD_ConnectionInfo *ci =
+    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return ci ? ci->socket_context : NULL;
+}
+
 /* ---- planning the writes -------------------------------------------- */
 
-/* One write: body bytes [start, end) that arrived t_ns after the request. */
-struct write {
-  size_t end;
-  uint64_t t_ns;
-};
-
 /* Everything one response needs, owned by the response (freed by MHD's
- * free callback). */
+ * free callback, or by the request when the response was never made). */
 struct plan {
   struct oc_server *srv;
+  struct MHD_Connection *conn; /* to suspend between paced writes */
   const char *body;   /* borrowed from the cassette, or owned_body */
   char *owned_body;
   size_t len;
-  struct write *w;
+  const struct write *w; /* borrowed from the cassette's prep, or owned_w */
+  struct write *owned_w;
   size_t nw;
   size_t limit;       /* reset: bytes to send before aborting; else len */
   int abort_at_limit;
@@ -255,6 +534,17 @@ struct plan {
   size_t pos;         /* bytes handed to MHD so far */
   size_t cur;         /* the write in progress */
   int cur_started;
+  uint64_t deadline;  /* when the write in progress may go; 0: not yet worked out */
+  /* Direct writing (unpaced chunked answers): every chunk framed here and
+   * written to the socket in one call, see write_direct. */
+  int direct;
+  int fd;
+  char *wire;         /* the chunks, framed */
+  size_t wire_len, wire_pos, wire_stop;
+  size_t *wire_end;   /* where chunk i ends in wire */
+  size_t *wire_write; /* the write chunk i holds */
+  size_t nchunks;
+  uint64_t progress_at; /* the last time the socket took bytes */
 };
 
 static void plan_free(void *cls)
@@ -263,21 +553,22 @@ static void plan_free(void *cls)
   if(!p)
     return;
   free(p->owned_body);
-  free(p->w);
+  free(p->owned_w);
+  free(p->wire);
+  free(p->wire_end);
+  free(p->wire_write);
   free(p);
 }
 
 static int push_write(struct write **w, size_t *n, size_t *alloc, size_t end, uint64_t t)
 {
   if(*n == *alloc) {
-    size_t a = *alloc ? *alloc * 2 : 32;
-    if(a > OC_CAP_CASSETTE_PIECES * 2)
+    if(*n >= OC_CAP_CASSETTE_PIECES * 2)
       return OC_ETOOBIG;
-    struct write *v = realloc(*w, a * sizeof(*v));
+    struct write *v = oc_array_grow(*w, alloc, *n + 1, sizeof(*v));
     if(!v)
       return OC_ENOMEM;
     *w = v;
-    *alloc = a;
   }
   (*w)[*n].end = end;
   (*w)[*n].t_ns = t;
@@ -342,35 +633,59 @@ static uint64_t time_at(const struct oc_cassette *c, size_t end)
   return c->npieces ? c->pieces[c->npieces - 1].t_ns : 0;
 }
 
-static int is_event_stream(const struct oc_cassette *c)
-{
-  char mt[128];
-  oc_media_type(oc_headers_get(&c->headers, "Content-Type"), mt, sizeof(mt));
-  return strcmp(mt, "text/event-stream") == 0;
-}
-
-/* Build the writes for cassette c under faults f.  The body stays the
- * cassette's unless a fault rewrites it. */
-static int plan_build(struct plan *p, const struct oc_cassette *c, const struct oc_faults *f)
+/* The writes of cassette c with no fault: its recorded pieces; without
+ * them one write per SSE event, as servers send them, or one for a body
+ * that is not a stream. */
+static int prep_build(struct prep *pr, const struct oc_cassette *c)
 {
   size_t alloc = 0;
   int rc = OC_OK;
-  int sse = is_event_stream(c);
+  char mt[128];
+  oc_media_type(oc_headers_get(&c->headers, "Content-Type"), mt, sizeof(mt));
+  pr->sse = strcmp(mt, "text/event-stream") == 0;
+  const char *te = oc_headers_get(&c->headers, "Transfer-Encoding");
+  pr->chunked = (te && strstr(te, "chunked")) || pr->sse;
+  if(c->npieces) {
+    for(size_t i = 0; i < c->npieces && !rc; i++)
+      rc = push_write(&pr->w, &pr->nw, &alloc, c->pieces[i].end, c->pieces[i].t_ns);
+  }
+  else if(pr->sse) {
+    for(size_t s = 0; s < c->body_len && !rc;) {
+      size_t e = event_end(c->body, c->body_len, s);
+      rc = push_write(&pr->w, &pr->nw, &alloc, e, 0);
+      s = e;
+    }
+  }
+  else if(c->body_len)
+    rc = push_write(&pr->w, &pr->nw, &alloc, c->body_len, time_at(c, c->body_len));
+  return rc;
+}
+
+/* Build the writes for cassette c under faults f.  The body and the
+ * writes stay the cassette's unless a fault rewrites them. */
+static int plan_build(struct plan *p, const struct oc_cassette *c, const struct prep *pr,
+                      const struct oc_faults *f)
+{
+  size_t alloc = 0;
+  int rc = OC_OK;
   int rewrite = f->truncate >= 0 || f->drop_done || f->corrupt >= 0;
   p->body = c->body;
   p->len = c->body_len;
+  p->w = pr->w;
+  p->nw = pr->nw;
   if(rewrite) {
     /* Rebuild the body event by event (a body that is not an event
      * stream is one event). */
     struct oc_buf nb;
     oc_buf_init(&nb, OC_CAP_BODY);
     long kept = 0, index = 0;
+    p->nw = 0;
     for(size_t s = 0; s < c->body_len;) {
-      size_t e = sse ? event_end(c->body, c->body_len, s) : c->body_len;
+      size_t e = pr->sse ? event_end(c->body, c->body_len, s) : c->body_len;
       index++;
       if(f->truncate >= 0 && kept >= f->truncate)
         break;
-      if(f->drop_done && sse && is_done_event(c->body + s, e - s)) {
+      if(f->drop_done && pr->sse && is_done_event(c->body + s, e - s)) {
         s = e;
         continue;
       }
@@ -383,7 +698,7 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
       else
         rc = oc_buf_add(&nb, c->body + s, e - s);
       if(!rc)
-        rc = push_write(&p->w, &p->nw, &alloc, nb.len, time_at(c, e));
+        rc = push_write(&p->owned_w, &p->nw, &alloc, nb.len, time_at(c, e));
       if(rc) {
         oc_buf_free(&nb);
         return rc;
@@ -395,23 +710,8 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
     if(!p->owned_body)
       return OC_ENOMEM;
     p->body = p->owned_body;
+    p->w = p->owned_w;
   }
-  else if(c->npieces) {
-    for(size_t i = 0; i < c->npieces && !rc; i++)
-      rc = push_write(&p->w, &p->nw, &alloc, c->pieces[i].end, c->pieces[i].t_ns);
-  }
-  else if(sse) {
-    /* boundaries not recorded: one write per event, as servers send them */
-    for(size_t s = 0; s < c->body_len && !rc;) {
-      size_t e = event_end(c->body, c->body_len, s);
-      rc = push_write(&p->w, &p->nw, &alloc, e, 0);
-      s = e;
-    }
-  }
-  else if(c->body_len)
-    rc = push_write(&p->w, &p->nw, &alloc, c->body_len, time_at(c, c->body_len));
-  if(rc)
-    return rc;
   if(f->gzip) {
     char *gz = NULL;
     size_t gzlen = 0;
@@ -422,24 +722,28 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
     p->owned_body = gz;
     p->body = gz;
     p->len = gzlen;
-    p->nw = 0;
-    if(gzlen && (rc = push_write(&p->w, &p->nw, &alloc, gzlen, t)))
-      return rc;
-  }
-  if(f->split > 0) {
-    struct write *old = p->w;
-    size_t nold = p->nw;
-    p->w = NULL;
+    free(p->owned_w);
+    p->owned_w = NULL;
     p->nw = 0;
     alloc = 0;
-    size_t k = 0;
+    if(gzlen && (rc = push_write(&p->owned_w, &p->nw, &alloc, gzlen, t)))
+      return rc;
+    p->w = p->owned_w;
+  }
+  if(f->split > 0) {
+    struct write *nw = NULL;
+    size_t n = 0, k = 0;
+    alloc = 0;
     for(size_t end = 0; end < p->len && !rc;) {
       end = (size_t)f->split < p->len - end ? end + (size_t)f->split : p->len;
-      while(k + 1 < nold && old[k].end < end)
+      while(k + 1 < p->nw && p->w[k].end < end)
         k++;
-      rc = push_write(&p->w, &p->nw, &alloc, end, nold ? old[k].t_ns : 0);
+      rc = push_write(&nw, &n, &alloc, end, p->nw ? p->w[k].t_ns : 0);
     }
-    free(old);
+    free(p->owned_w);
+    p->owned_w = nw;
+    p->w = nw;
+    p->nw = n;
     if(rc)
       return rc;
   }
@@ -453,53 +757,38 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
   return OC_OK;
 }
 
-/* Wait until the monotonic time `deadline` or until the server stops.
- * Returns 0 when the wait ran out, 1 when the server is stopping. */
-static int wait_until(struct oc_server *srv, uint64_t deadline)
+/* When the write in progress may go: its recorded time under pacing, and
+ * with drip, drip_ms after the previous write was taken. */
+static uint64_t write_deadline(const struct plan *p)
 {
-  int stopping = 0;
-  pthread_mutex_lock(&srv->lock);
-  for(;;) {
-    if((stopping = atomic_load(&srv->stopping)))
-      break;
-    uint64_t now = oc_now_ns();
-    if(now >= deadline)
-      break;
-    /* the condition variable runs on CLOCK_REALTIME: wait at most 100 ms
-     * at a time, so a clock step cannot stretch a wait */
-    uint64_t step = deadline - now < 100000000u ? deadline - now : 100000000u;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t ns = (uint64_t)ts.tv_nsec + step;
-    ts.tv_sec += (time_t)(ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    pthread_cond_timedwait(&srv->wake, &srv->lock, &ts);
+  uint64_t deadline = 0;
+  if(p->paced)
+    deadline = p->t0 + (uint64_t)((double)p->w[p->cur].t_ns / p->speed);
+  if(p->drip_ms > 0 && p->cur > 0) {
+    uint64_t d = oc_now_ns() + (uint64_t)p->drip_ms * 1000000u;
+    if(d > deadline)
+      deadline = d;
   }
-  pthread_mutex_unlock(&srv->lock);
-  return stopping;
+  return deadline ? deadline : 1;
 }
 
-static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
+/* The ordinary way: one write per call, each a chunk of its own. */
+static ssize_t read_writes(struct plan *p, char *buf, size_t max)
 {
-  struct plan *p = cls;
-  (void)pos;
-  if(atomic_load(&p->srv->stopping))
-    return MHD_CONTENT_READER_END_WITH_ERROR;
   if(p->pos >= p->limit || p->cur >= p->nw)
     return p->abort_at_limit ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
   if(!p->cur_started) {
-    uint64_t deadline = 0;
-    if(p->paced)
-      deadline = p->t0 + (uint64_t)((double)p->w[p->cur].t_ns / p->speed);
-    if(p->drip_ms > 0 && p->cur > 0) {
-      uint64_t d = oc_now_ns() + (uint64_t)p->drip_ms * 1000000u;
-      if(d > deadline)
-        deadline = d;
+    if(!p->deadline)
+      p->deadline = write_deadline(p);
+    if(p->deadline > 1 && oc_now_ns() < p->deadline) {
+      /* not yet: give the thread back, the timer resumes us */
+      if(suspend_until(p->srv, p->conn, p->deadline))
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+      return 0;
     }
-    if(deadline && wait_until(p->srv, deadline))
-      return MHD_CONTENT_READER_END_WITH_ERROR;
     p->cur_started = 1;
+    p->deadline = 0;
   }
   size_t end = p->w[p->cur].end < p->limit ? p->w[p->cur].end : p->limit;
   size_t n = end - p->pos;
@@ -514,27 +803,154 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
   return (ssize_t)n;
 }
 
+/* Frame every remaining write as the chunk the library would make of it
+ * ("SIZE-IN-HEX CRLF data CRLF"; empty writes make no chunk). */
+static int build_wire(struct plan *p)
+{
+  struct oc_buf b;
+  size_t n = 0;
+  oc_buf_init(&b, p->len + 16 * (p->nw + 1));
+  p->wire_end = malloc((p->nw + 1) * sizeof(*p->wire_end));
+  p->wire_write = malloc((p->nw + 1) * sizeof(*p->wire_write));
+  if(!p->wire_end || !p->wire_write)
+    return OC_ENOMEM;
+  for(size_t i = p->cur; i < p->nw; i++) {
+    size_t start = i ? p->w[i - 1].end : 0;
+    if(p->w[i].end <= start)
+      continue;
+    if(oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start) ||
+       oc_buf_add(&b, p->body + start, p->w[i].end - start) || oc_buf_add(&b, "\r\n", 2))
+      return OC_ENOMEM; /* the buffer freed itself */
+    p->wire_end[n] = b.len;
+    p->wire_write[n++] = i;
+  }
+  p->nchunks = n;
+  p->wire_len = p->wire_stop = b.len;
+  p->wire = oc_buf_take(&b, NULL);
+  return p->wire ? OC_OK : OC_ENOMEM;
+}
+
+/* Leave direct writing: the rest goes the ordinary way from write cur. */
+static void direct_off(struct plan *p, size_t cur)
+{
+  p->direct = 0;
+  p->cur = cur;
+  p->pos = cur < p->nw ? (cur ? p->w[cur - 1].end : 0) : p->len;
+  p->cur_started = 0;
+}
+
+/* An answer with no wait between its writes, written straight to the
+ * socket: libmicrohttpd sends a chunk per call of its content reader, a
+ * system call each, where one call can carry every chunk.  The reader is
+ * first called once the head is sent and the library's buffer is empty,
+ * so the bytes go in order; the chunks are the same the library would
+ * make (one per write), and its own end of the body follows when this
+ * returns the end of the stream.  When the socket takes only part:
+ * at a chunk boundary, the rest goes the ordinary way; inside a chunk,
+ * that chunk is finished here as the client reads (polling every 5 ms,
+ * given up after the idle timeout without progress). */
+static ssize_t write_direct(struct plan *p, char *buf, size_t max)
+{
+  uint64_t now = oc_now_ns();
+  if(!p->wire) {
+    if(build_wire(p)) {
+      direct_off(p, p->cur); /* out of memory: the ordinary way needs none */
+      return read_writes(p, buf, max);
+    }
+    p->progress_at = now;
+  }
+  ssize_t n = p->wire_pos < p->wire_stop
+                ? send(p->fd, p->wire + p->wire_pos, p->wire_stop - p->wire_pos,
+                       MSG_DONTWAIT | MSG_NOSIGNAL)
+                : 0;
+  if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+  if(n > 0) {
+    p->wire_pos += (size_t)n;
+    p->progress_at = now;
+  }
+  if(p->wire_pos == p->wire_len) {
+    direct_off(p, p->nw);
+    return MHD_CONTENT_READER_END_OF_STREAM;
+  }
+  size_t k = 0; /* chunks sent whole */
+  while(k < p->nchunks && p->wire_end[k] <= p->wire_pos)
+    k++;
+  if(p->wire_pos == (k ? p->wire_end[k - 1] : 0)) {
+    direct_off(p, k < p->nchunks ? p->wire_write[k] : p->nw);
+    return read_writes(p, buf, max);
+  }
+  p->wire_stop = p->wire_end[k]; /* finish this chunk, then the ordinary way */
+  uint64_t idle = p->srv->idle_timeout_ns ? p->srv->idle_timeout_ns : 600000000000u;
+  if(now - p->progress_at > idle || suspend_until(p->srv, p->conn, now + 5000000u))
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+  return 0;
+}
+
+static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+  struct plan *p = cls;
+  (void)pos;
+  if(atomic_load(&p->srv->stopping_flag))
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+  return p->direct ? write_direct(p, buf, max) : read_writes(p, buf, max);
+}
+
 /* ---- requests ------------------------------------------------------- */
 
-/* The request body as it arrives, per connection. */
-struct req {
-  struct oc_buf body;
-  int too_big;
-  uint64_t t0;
+enum req_state {
+  REQ_RECEIVING = 0, /* headers in, body arriving */
+  REQ_HEAD_WAIT,     /* answer planned, suspended until its head may go */
+  REQ_ANSWERED
 };
+
+/* One request, from its headers to the end of its answer. */
+struct req {
+  enum req_state state;
+  struct oc_keyer key; /* the body, keyed as it arrives */
+  size_t held;         /* body bytes counted against the server's budget */
+  unsigned refused;    /* 413, 503 or 500: answer that once the body is in */
+  uint64_t t0;
+  struct conn *cc;
+  int corked;          /* TCP_CORK set for this answer; lifted when it is done */
+  int http11;          /* the request was HTTP/1.1: a body of unknown size is chunked */
+  /* REQ_HEAD_WAIT: what to send when the head may go */
+  const struct oc_cassette *c;
+  struct plan *plan;
+  struct oc_faults f;
+  uint64_t head_at;
+};
+
+/* Count what r holds now against the server's budget for bodies. */
+static void budget_set(struct oc_server *srv, struct req *r, size_t held)
+{
+  if(held > r->held)
+    atomic_fetch_add(&srv->body_bytes, held - r->held);
+  else
+    atomic_fetch_sub(&srv->body_bytes, r->held - held);
+  r->held = held;
+}
 
 static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+  struct oc_server *srv = cls;
   struct req *r = *con_cls;
-  (void)cls;
   (void)conn;
-  (void)toe;
-  if(r) {
-    oc_buf_free(&r->body);
-    free(r);
-    *con_cls = NULL;
+  if(!r)
+    return;
+  if(r->corked && r->cc && r->cc->fd >= 0) {
+    int off = 0; /* the whole answer leaves now, in as few segments as fit */
+    setsockopt(r->cc->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof(off));
   }
+  if(r->cc && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+    conn_wait(srv, r->cc); /* kept alive: the next request is awaited */
+  budget_set(srv, r, 0);
+  oc_keyer_free(&r->key);
+  plan_free(r->plan);
+  oc_faults_free(&r->f);
+  free(r);
+  *con_cls = NULL;
 }
 
 /* A small JSON answer of the server's own (errors), OpenAI-shaped. */
@@ -565,15 +981,40 @@ out:
   return ret;
 }
 
+static enum MHD_Result answer_refused(struct oc_server *srv, struct MHD_Connection *conn,
+                                      const char *method, const char *url, unsigned status)
+{
+  char msg[256];
+  if(status == MHD_HTTP_CONTENT_TOO_LARGE) {
+    snprintf(msg, sizeof(msg),
+             "request body larger than oacheck serve accepts (%zu bytes; see --max-body)",
+             srv->max_body);
+    oc_info("%s %s -> 413 body over %zu bytes", method, url, srv->max_body);
+    return answer_error(conn, status, "invalid_request_error", "request_too_large", msg, NULL,
+                        NULL);
+  }
+  if(status == MHD_HTTP_SERVICE_UNAVAILABLE) {
+    snprintf(msg, sizeof(msg),
+             "oacheck serve holds %zu bytes of request bodies already, its limit "
+             "(16 x --max-body); retry when fewer are in flight", srv->body_budget);
+    oc_info("%s %s -> 503 request bodies over their budget", method, url);
+    return answer_error(conn, status, "server_error", "server_busy", msg, "Retry-After", "1");
+  }
+  return answer_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error", "replay_failed",
+                      "oacheck serve ran out of memory reading this request", NULL, NULL);
+}
+
 static enum MHD_Result answer_unmatched(struct oc_server *srv, struct MHD_Connection *conn,
                                         const char *method, const char *url, const char *name,
-                                        const struct req *r)
+                                        const char *body, size_t len, const char *key)
 {
   const struct oc_cassette *near[NEAREST_MAX];
-  size_t n = oc_cassette_store_nearest(srv->store, method, url, r->body.data, r->body.len, name,
-                                       near, NEAREST_MAX);
-  char key[65] = "";
-  oc_cassette_request_key(method, url, r->body.data, r->body.len, key);
+  if(len > NEAREST_BODY_MAX) {
+    body = NULL; /* ranked by method, path and name only */
+    len = 0;
+  }
+  size_t n =
+    oc_cassette_store_nearest(srv->store, method, url, body, len, name, near, NEAREST_MAX);
   struct oc_buf msg, list;
   oc_buf_init(&msg, OC_CAP_MESSAGE);
   oc_buf_init(&list, OC_CAP_MESSAGE);
@@ -635,49 +1076,23 @@ static int skip_header(const char *name, const struct oc_faults *f)
   return 0;
 }
 
-static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connection *conn,
-                                        const struct oc_cassette *c, struct oc_faults *f,
-                                        uint64_t t0)
+/* Queue r's planned answer (the head may go now).  The plan passes to
+ * the response. */
+static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *conn,
+                                  struct req *r)
 {
-  struct plan *p = calloc(1, sizeof(*p));
-  struct MHD_Response *resp = NULL;
-  enum MHD_Result ret = MHD_NO;
-  if(!p)
-    return MHD_NO;
-  p->srv = srv;
-  p->t0 = t0;
-  p->speed = srv->speed;
-  p->paced = srv->speed > 0 && c->timing_recorded;
-  if(plan_build(p, c, f)) {
-    plan_free(p);
-    return answer_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error", "replay_failed",
-                        "oacheck serve could not prepare this recording (out of memory?)", NULL,
-                        NULL);
-  }
-  /* stall before the head; with pacing, the head waits for its time too */
-  uint64_t head = 0;
-  if(p->paced)
-    head = t0 + (uint64_t)((double)c->headers_ns / p->speed);
-  if(f->stall_ms > 0) {
-    uint64_t s = oc_now_ns() + (uint64_t)f->stall_ms * 1000000u;
-    if(s > head)
-      head = s;
-  }
-  if(head && wait_until(srv, head)) {
-    plan_free(p);
-    return MHD_NO;
-  }
+  const struct oc_cassette *c = r->c;
+  const struct prep *pr = &srv->prep[c - srv->store->items];
+  const struct oc_faults *f = &r->f;
+  struct plan *p = r->plan;
   /* A recording that was chunked stays chunked; one with a length gets
    * the (possibly rewritten) length. */
-  const char *te = oc_headers_get(&c->headers, "Transfer-Encoding");
-  int chunked = (te && strstr(te, "chunked")) || is_event_stream(c);
-  uint64_t size = chunked ? MHD_SIZE_UNKNOWN : (uint64_t)p->len;
-  size_t block = 64 * 1024;
-  resp = MHD_create_response_from_callback(size, block, read_body, p, plan_free);
-  if(!resp) {
-    plan_free(p);
+  uint64_t size = pr->chunked ? MHD_SIZE_UNKNOWN : (uint64_t)p->len;
+  struct MHD_Response *resp =
+    MHD_create_response_from_callback(size, 64 * 1024, read_body, p, plan_free);
+  if(!resp)
     return MHD_NO;
-  }
+  r->plan = NULL; /* the response frees it */
   for(size_t i = 0; i < c->headers.count; i++) {
     const struct oc_header *h = &c->headers.items[i];
     if(skip_header(h->name, f))
@@ -694,9 +1109,128 @@ static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connec
     MHD_add_response_header(resp, "Content-Encoding", "gzip");
   if(f->truncate >= 0)
     MHD_add_response_header(resp, "Connection", "close");
-  ret = MHD_queue_response(conn, (unsigned)c->status, resp);
+  /* Writes with no wait between them are corked: the chunks stay one per
+   * write, but leave in as few TCP segments as fit instead of one each
+   * (paced, dripping, split and reset answers keep a segment per write). */
+  if(!p->paced && p->drip_ms <= 0 && f->split < 0 && !p->abort_at_limit && r->cc &&
+     r->cc->fd >= 0) {
+    int on = 1;
+    r->corked = setsockopt(r->cc->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) == 0;
+    /* and when the library will chunk them, one system call for them all */
+    if(pr->chunked && r->http11 && p->nw > 1) {
+      p->direct = 1;
+      p->fd = r->cc->fd;
+    }
+  }
+  r->state = REQ_ANSWERED;
+  enum MHD_Result ret = MHD_queue_response(conn, (unsigned)c->status, resp);
   MHD_destroy_response(resp);
   return ret;
+}
+
+static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connection *conn,
+                                        struct req *r)
+{
+  const struct oc_cassette *c = r->c;
+  struct plan *p = calloc(1, sizeof(*p));
+  if(!p)
+    return MHD_NO;
+  p->srv = srv;
+  p->conn = conn;
+  p->t0 = r->t0;
+  p->speed = srv->speed;
+  p->paced = srv->speed > 0 && c->timing_recorded;
+  r->plan = p;
+  if(plan_build(p, c, &srv->prep[c - srv->store->items], &r->f))
+    return answer_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error", "replay_failed",
+                        "oacheck serve could not prepare this recording (out of memory?)", NULL,
+                        NULL);
+  /* stall before the head; with pacing, the head waits for its time too */
+  uint64_t head = 0;
+  if(p->paced)
+    head = r->t0 + (uint64_t)((double)c->headers_ns / p->speed);
+  if(r->f.stall_ms > 0) {
+    uint64_t s = oc_now_ns() + (uint64_t)r->f.stall_ms * 1000000u;
+    if(s > head)
+      head = s;
+  }
+  if(head > oc_now_ns()) {
+    r->state = REQ_HEAD_WAIT;
+    r->head_at = head;
+    return suspend_until(srv, conn, head) ? MHD_NO : MHD_YES;
+  }
+  return queue_plan(srv, conn, r);
+}
+
+/* The request is complete: match it and answer. */
+static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connection *conn,
+                                      const char *url, const char *method, struct req *r)
+{
+  char err[OC_CAP_MESSAGE];
+  if(r->refused)
+    return answer_refused(srv, conn, method, url, r->refused);
+  if(oc_faults_merge(&r->f, &srv->faults))
+    return MHD_NO;
+  const char *fh = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Fault");
+  if(fh && oc_faults_parse(&r->f, fh, err, sizeof(err))) {
+    oc_info("%s %s -> 400 bad X-Oacheck-Fault: %s", method, url, err);
+    return answer_error(conn, MHD_HTTP_BAD_REQUEST, "invalid_request_error", "bad_fault", err,
+                        NULL, NULL);
+  }
+  const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
+  char key[65] = "";
+  const struct oc_cassette *c;
+  if(name)
+    c = oc_cassette_store_find_name(srv->store, name);
+  else {
+    if(oc_keyer_end(&r->key, key))
+      return MHD_NO;
+    c = oc_cassette_store_find_key(srv->store, key);
+  }
+  if(!c) {
+    size_t len = 0;
+    const char *body = oc_keyer_body(&r->key, &len);
+    if(name && oc_keyer_end(&r->key, key))
+      return MHD_NO;
+    return answer_unmatched(srv, conn, method, url, name, body, len, key);
+  }
+  /* The body has done its work: give its memory back before answering. */
+  budget_set(srv, r, 0);
+  oc_keyer_free(&r->key);
+  if(c->status < 200) {
+    /* A 1xx is an interim response: sent as the answer, the client would
+     * wait for the final one forever. */
+    snprintf(err, sizeof(err),
+             "recording '%s' holds status %d, an interim (1xx) response that cannot end an "
+             "exchange; oacheck serve answers 502 instead of leaving the client waiting",
+             c->name, c->status);
+    oc_info("%s %s -> %s (%d) -> 502 interim status recorded", method, url, c->name, c->status);
+    return answer_error(conn, MHD_HTTP_BAD_GATEWAY, "server_error", "interim_status_recorded",
+                        err, NULL, NULL);
+  }
+  char desc[256];
+  oc_faults_describe(&r->f, desc, sizeof(desc));
+  oc_info("%s %s -> %s (%d)%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
+          desc);
+  r->c = c;
+  return answer_recording(srv, conn, r);
+}
+
+/* PATH?QUERY for the request key, built from the decoded arguments
+ * (oc_cassette_query_append puts them in the key's canonical form). */
+struct query_walk {
+  struct oc_buf *query;
+  int failed;
+};
+
+static enum MHD_Result add_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+  struct query_walk *qw = cls;
+  (void)kind;
+  if(oc_cassette_query_append(qw->query, key, value))
+    qw->failed = 1;
+  return qw->failed ? MHD_NO : MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -706,65 +1240,77 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
   struct oc_server *srv = cls;
   struct req *r = *con_cls;
-  (void)version;
   if(!r) {
-    r = calloc(1, sizeof(*r));
-    if(!r)
+    /* the head is in; the body (if any) follows */
+    if(atomic_load(&srv->stopping_flag) || !(r = calloc(1, sizeof(*r))))
       return MHD_NO;
-    oc_buf_init(&r->body, OC_CAP_BODY);
     r->t0 = oc_now_ns();
+    r->cc = conn_of(conn);
+    r->http11 = version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
+    oc_faults_init(&r->f);
     *con_cls = r;
-    return MHD_YES;
+    size_t cap = srv->max_body;
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+    long declared;
+    if(cl && !oc_parse_long(cl, 0, LONG_MAX, &declared)) {
+      /* refused before a byte of it is read; the library closes the
+       * connection after the answer */
+      if((unsigned long)declared > srv->max_body) {
+        conn_busy(srv, r->cc);
+        return answer_refused(srv, conn, method, url, MHD_HTTP_CONTENT_TOO_LARGE);
+      }
+      if(atomic_load(&srv->body_bytes) + (size_t)declared > srv->body_budget) {
+        conn_busy(srv, r->cc);
+        return answer_refused(srv, conn, method, url, MHD_HTTP_SERVICE_UNAVAILABLE);
+      }
+      cap = (size_t)declared;
+    }
+    oc_keyer_init(&r->key, cap);
+    /* the query is part of the request key (a router's ?model=): the
+     * library hands over the path and the decoded arguments apart */
+    struct oc_buf query, target;
+    oc_buf_init(&query, OC_CAP_HTTP_HEAD);
+    oc_buf_init(&target, OC_CAP_HTTP_HEAD);
+    struct query_walk qw = { &query, 0 };
+    int bad = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_query_arg, &qw) < 0 ||
+              qw.failed;
+    if(!bad && query.len)
+      bad = oc_buf_printf(&target, "%s?%s", url, oc_buf_str(&query)) != OC_OK;
+    bad = bad || oc_keyer_begin(&r->key, method, query.len ? oc_buf_str(&target) : url);
+    oc_buf_free(&query);
+    oc_buf_free(&target);
+    return bad ? MHD_NO : MHD_YES;
   }
   if(*upload_data_size) {
-    if(!r->too_big && oc_buf_add(&r->body, upload_data, *upload_data_size))
-      r->too_big = 1; /* the buffer freed itself; keep reading, answer 413 */
+    if(!r->refused) {
+      int rc = oc_keyer_add(&r->key, upload_data, *upload_data_size);
+      budget_set(srv, r, oc_keyer_held(&r->key));
+      if(rc)
+        r->refused = rc == OC_ETOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE
+                                      : MHD_HTTP_INTERNAL_SERVER_ERROR;
+      else if(atomic_load(&srv->body_bytes) > srv->body_budget)
+        r->refused = MHD_HTTP_SERVICE_UNAVAILABLE;
+      if(r->refused) {
+        /* keep reading (and dropping) the body, answer when it is in */
+        oc_keyer_free(&r->key);
+        budget_set(srv, r, 0);
+      }
+    }
     *upload_data_size = 0;
     return MHD_YES;
   }
-  if(r->too_big)
-    return answer_error(conn, 413, "invalid_request_error",
-                        "request_too_large", "request body larger than oacheck serve accepts",
-                        NULL, NULL);
-  struct oc_faults f;
-  char err[OC_CAP_MESSAGE];
-  oc_faults_init(&f);
-  enum MHD_Result ret;
-  if(oc_faults_merge(&f, &srv->faults)) {
-    ret = MHD_NO;
-    goto out;
+  if(atomic_load(&srv->stopping_flag))
+    return MHD_NO;
+  if(r->state == REQ_HEAD_WAIT) {
+    /* resumed by the timer */
+    if(oc_now_ns() < r->head_at)
+      return suspend_until(srv, conn, r->head_at) ? MHD_NO : MHD_YES;
+    return queue_plan(srv, conn, r);
   }
-  const char *fh = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Fault");
-  if(fh && oc_faults_parse(&f, fh, err, sizeof(err))) {
-    oc_info("%s %s -> 400 bad X-Oacheck-Fault: %s", method, url, err);
-    ret = answer_error(conn, MHD_HTTP_BAD_REQUEST, "invalid_request_error", "bad_fault", err,
-                       NULL, NULL);
-    goto out;
-  }
-  const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
-  const struct oc_cassette *c;
-  if(name)
-    c = oc_cassette_store_find_name(srv->store, name);
-  else {
-    char key[65];
-    if(oc_cassette_request_key(method, url, r->body.data, r->body.len, key)) {
-      ret = MHD_NO;
-      goto out;
-    }
-    c = oc_cassette_store_find_key(srv->store, key);
-  }
-  if(!c) {
-    ret = answer_unmatched(srv, conn, method, url, name, r);
-    goto out;
-  }
-  char desc[256];
-  oc_faults_describe(&f, desc, sizeof(desc));
-  oc_info("%s %s -> %s (%d)%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc);
-  ret = answer_recording(srv, conn, c, &f, r->t0);
-out:
-  oc_faults_free(&f);
-  return ret;
+  if(r->state != REQ_RECEIVING)
+    return MHD_NO;
+  conn_busy(srv, r->cc);
+  return answer_request(srv, conn, url, method, r);
 }
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
@@ -784,12 +1330,42 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 
 /* ---- lifecycle ------------------------------------------------------ */
 
+static unsigned pool_threads(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if(n < 1)
+    n = THREADS_DEFAULT;
+  return (unsigned)(n > THREADS_MAX ? THREADS_MAX : n);
+}
+
+/* Descriptors for the connections allowed, the pool's own and some to
+ * spare; raise the soft limit towards the hard one when it is lower. */
+static size_t fit_descriptors(size_t want)
+{
+  struct rlimit rl;
+  if(getrlimit(RLIMIT_NOFILE, &rl))
+    return want;
+  rlim_t need = (rlim_t)want + 64;
+  if(rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+    rlim_t old = rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+    if(setrlimit(RLIMIT_NOFILE, &rl))
+      rl.rlim_cur = old;
+  }
+  if(rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+    return rl.rlim_cur > 128 ? (size_t)rl.rlim_cur - 64 : 64;
+  return want;
+}
+
 int oc_server_start(struct oc_server **out, const struct oc_cassette_store *store,
                     const struct oc_server_options *opt, char *err, size_t errlen)
 {
   struct addrinfo hints, *ai = NULL;
   char port[16];
+  pthread_condattr_t ca;
   *out = NULL;
+  if(errlen)
+    err[0] = '\0';
   struct oc_server *srv = calloc(1, sizeof(*srv));
   if(!srv) {
     snprintf(err, errlen, "out of memory");
@@ -797,13 +1373,40 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   }
   srv->store = store;
   srv->speed = opt->speed;
+  srv->max_body = opt->max_body ? opt->max_body : OC_SERVE_MAX_BODY;
+  srv->body_budget = srv->max_body * BODY_BUDGET_FACTOR;
+  atomic_init(&srv->body_bytes, 0);
+  long rt = opt->request_timeout_s ? opt->request_timeout_s : OC_SERVE_REQUEST_TIMEOUT;
+  long it = opt->idle_timeout_s ? opt->idle_timeout_s : OC_SERVE_IDLE_TIMEOUT;
+  srv->request_timeout_ns = rt > 0 ? (uint64_t)rt * 1000000000u : 0;
+  unsigned idle = it > 0 ? (unsigned)it : 0;
+  srv->idle_timeout_ns = (uint64_t)idle * 1000000000u;
+  srv->max_connections = opt->max_connections ? opt->max_connections : OC_SERVE_MAX_CONNECTIONS;
   oc_faults_init(&srv->faults);
   pthread_mutex_init(&srv->lock, NULL);
-  pthread_cond_init(&srv->wake, NULL);
-  atomic_init(&srv->stopping, 0);
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&srv->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  atomic_init(&srv->stopping_flag, 0);
   int rc = OC_ENOMEM;
   if(oc_faults_merge(&srv->faults, &opt->faults))
     goto out;
+  if(store->count && !(srv->prep = calloc(store->count, sizeof(*srv->prep))))
+    goto out;
+  for(size_t i = 0; i < store->count; i++) {
+    if(prep_build(&srv->prep[i], &store->items[i]))
+      goto out;
+    if(store->items[i].status < 200)
+      oc_warn("recording '%s' holds status %d, an interim (1xx) response: it is answered "
+              "with 502", store->items[i].name, store->items[i].status);
+  }
+  /* libmicrohttpd's own ceiling sits well above ours, so that it is this
+   * server's policy (make room by closing the oldest waiting connection)
+   * that decides, not a full pool thread turning a client away. */
+  size_t lib_limit = fit_descriptors(srv->max_connections * 2 + 64);
+  if(srv->max_connections > lib_limit)
+    srv->max_connections = lib_limit;
   memset(&hints, 0, sizeof(hints));
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -816,15 +1419,21 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
     rc = OC_EUSAGE;
     goto out;
   }
-  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+  if(pthread_create(&srv->timer, NULL, timer_main, srv)) {
+    snprintf(err, errlen, "cannot start the timer thread");
+    goto out;
+  }
+  srv->timer_running = 1;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
                    MHD_USE_ERROR_LOG;
   if(ai->ai_family == AF_INET6)
     flags |= MHD_USE_IPv6;
   srv->daemon = MHD_start_daemon(
     flags, (uint16_t)opt->port, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-    MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL, MHD_OPTION_CONNECTION_LIMIT,
-    (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-    MHD_OPTION_EXTERNAL_LOGGER, log_mhd, srv, MHD_OPTION_END);
+    MHD_OPTION_THREAD_POOL_SIZE, pool_threads(), MHD_OPTION_NOTIFY_COMPLETED, request_done, srv,
+    MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_CONNECTION_LIMIT,
+    (unsigned)lib_limit, MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_EXTERNAL_LOGGER,
+    log_mhd, srv, MHD_OPTION_END);
   if(!srv->daemon) {
     snprintf(err, errlen, "cannot listen on %s port %d: %s", host, opt->port,
              srv->start_error[0] ? srv->start_error : "the HTTP library refused");
@@ -837,6 +1446,8 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   srv = NULL;
   rc = OC_OK;
 out:
+  if(rc && !err[0])
+    snprintf(err, errlen, "out of memory");
   if(ai)
     freeaddrinfo(ai);
   oc_server_stop(srv);
@@ -852,12 +1463,28 @@ void oc_server_stop(struct oc_server *s)
 {
   if(!s)
     return;
+  /* Resume every suspended connection: the callbacks see the server
+   * stopping and end their answers, and none is suspended when the
+   * library stops (which it requires). */
   pthread_mutex_lock(&s->lock);
-  atomic_store(&s->stopping, 1);
+  s->stopping = 1;
+  atomic_store(&s->stopping_flag, 1);
+  while(s->nheap)
+    MHD_resume_connection(heap_pop(s));
   pthread_cond_broadcast(&s->wake);
   pthread_mutex_unlock(&s->lock);
+  if(s->timer_running)
+    pthread_join(s->timer, NULL);
   if(s->daemon)
     MHD_stop_daemon(s->daemon);
+  if(s->timed_out || s->evicted || s->refused)
+    oc_info("closed %lu connection%s that sent no complete request in time, %lu to make room "
+            "for new ones; refused %lu while every connection was busy",
+            s->timed_out, s->timed_out == 1 ? "" : "s", s->evicted, s->refused);
+  for(size_t i = 0; s->prep && i < s->store->count; i++)
+    free(s->prep[i].w);
+  free(s->prep);
+  free(s->heap);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);
   oc_faults_free(&s->faults);

@@ -42,24 +42,41 @@ void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen);
 /* The help text: one line per fault. */
 extern const char oc_faults_help[];
 
+/* Defaults of the limits below (docs/serve.md, "Limits"). */
+#define OC_SERVE_MAX_BODY (8u << 20)      /* request body bytes */
+#define OC_SERVE_MAX_CONNECTIONS 1024     /* connections open at once */
+#define OC_SERVE_REQUEST_TIMEOUT 10       /* s to send a whole request */
+#define OC_SERVE_IDLE_TIMEOUT 60          /* s without a byte either way */
+
 struct oc_server_options {
   const char *host;       /* "127.0.0.1" (default), "::1", "localhost", "0.0.0.0" */
   int port;               /* 0: any free port (read it back with oc_server_port) */
   double speed;           /* 0: no pacing; 1: the recorded times; 2: twice as fast */
   struct oc_faults faults;/* applied to every request (per-request faults overlay them) */
+  /* Limits; 0 means the default above, and a negative timeout none. */
+  size_t max_body;        /* a bigger request body gets 413 */
+  size_t max_connections; /* beyond it the connection waiting longest for its
+                             request is closed to make room */
+  long request_timeout_s; /* from opening (or the previous answer) to a complete
+                             request: headers and body */
+  long idle_timeout_s;    /* nothing sent or received for this long */
 };
+
+/* Fill *o with the defaults (127.0.0.1:8080, no pacing, no faults). */
+void oc_server_options_init(struct oc_server_options *o);
 
 struct oc_server;
 
-/* Start serving store on a thread per connection.  store and the options'
- * strings are borrowed until oc_server_stop returns.  On failure err says
- * why and *out is NULL. */
+/* Start serving store: libmicrohttpd's event loop on a pool of one thread
+ * per CPU, paced and stalled answers suspended rather than holding a
+ * thread.  store and the options' strings are borrowed until
+ * oc_server_stop returns.  On failure err says why and *out is NULL. */
 int oc_server_start(struct oc_server **out, const struct oc_cassette_store *store,
                     const struct oc_server_options *opt, char *err, size_t errlen);
 /* The port actually bound. */
 int oc_server_port(const struct oc_server *s);
 /* Stop: paced and stalled responses are cut short, every connection is
- * closed and joined, and s is freed.  NULL is fine. */
+ * closed, the threads are joined, and s is freed.  NULL is fine. */
 void oc_server_stop(struct oc_server *s);
 
 #endif

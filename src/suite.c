@@ -169,6 +169,61 @@ static int add_strings(const char ***arr, size_t *n, const cJSON *list)
   return OC_OK;
 }
 
+struct named {
+  const struct oc_jv *name;  /* the case's "name" string */
+  const struct oc_jv *kase;
+  size_t order;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+  const struct named *x = a, *y = b;
+  uint32_t n = x->name->len < y->name->len ? x->name->len : y->name->len;
+  int c = memcmp(x->name->u.str, y->name->u.str, n);
+  if(!c)
+    c = (x->name->len > y->name->len) - (x->name->len < y->name->len);
+  return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Case names are unique within a suite.  Sorted rather than compared
+ * pairwise, so that a 100,000-case suite loads in n log n; every repeat is
+ * reported at its own line, naming the line of the first. */
+static int check_unique_names(const struct oc_jv *root, const char *path, const char *buf, size_t len,
+                              struct oc_buf *err)
+{
+  const struct oc_jv *cs = oc_jv_get(root, "cases");
+  if(!cs || cs->type != OC_JARRAY || cs->len < 2)
+    return OC_OK;
+  struct named *by = malloc(cs->len * sizeof(*by));
+  if(!by)
+    return OC_ENOMEM;
+  size_t n = 0;
+  for(uint32_t i = 0; i < cs->len; i++) {
+    const struct oc_jv *name = oc_jv_get(&cs->u.items[i], "name");
+    if(name && name->type == OC_JSTRING)
+      by[n++] = (struct named){ name, &cs->u.items[i], i };
+  }
+  qsort(by, n, sizeof(*by), cmp_named);
+  int rc = OC_OK;
+  const char *suite = oc_jv_str(root, "suite", NULL);
+  for(size_t i = 1, first = 0; i < n; i++) {
+    if(by[i].name->len != by[first].name->len ||
+       memcmp(by[i].name->u.str, by[first].name->u.str, by[i].name->len) != 0) {
+      first = i;
+      continue;
+    }
+    struct oc_json_pos pos;
+    oc_json_locate(buf, len, by[first].kase->offset, &pos);
+    char msg[512];
+    snprintf(msg, sizeof(msg), "case name '%.200s' appears twice in suite '%.100s' (first at line %d)",
+             by[i].name->u.str, suite ? suite : "?", pos.line);
+    err_at(err, path, buf, len, by[i].kase->offset, msg);
+    rc = OC_EPARSE;
+  }
+  free(by);
+  return rc;
+}
+
 static void suite_free(struct oc_suite *s)
 {
   for(size_t i = 0; i < s->ncases; i++) {
@@ -202,34 +257,43 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     err_at(err, path, buf, len, jerr.offset, msg);
     goto out;
   }
+  /* Every error in one pass — the schema's, then what the schema cannot
+   * say (references that cannot be parsed, allow lists and assertions
+   * naming rules that do not exist, repeated case names) — so that a large
+   * suite with a few broken cases is fixed at once.  The list is bounded. */
+  int bad = 0;
   if(schema) {
     struct oc_schema_result res;
     oc_schema_result_init(&res);
-    res.max = 20;
+    res.max = 1000;
     int v = oc_schema_validate(schema, doc.root, &res);
     if(v != 1) {
       for(size_t i = 0; i < res.count; i++) {
         snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
         err_at(err, path, buf, len, res.errors[i].offset, msg);
       }
+      if(res.dropped)
+        oc_buf_printf(err, "%s: … and at least %zu more errors\n", path, res.dropped);
       if(v < 0)
         oc_buf_printf(err, "%s: the suite schema could not be applied\n", path);
-      oc_schema_result_free(&res);
-      rc = OC_EPARSE;
-      goto out;
+      bad = 1;
     }
     oc_schema_result_free(&res);
   }
-  /* What the schema cannot say: references that cannot be parsed, allow
-   * lists naming rules that do not exist. */
   {
-    int bad = check_allow(oc_jv_get(doc.root, "allow"), path, buf, len, err);
+    bad |= check_allow(oc_jv_get(doc.root, "allow"), path, buf, len, err);
     const struct oc_jv *cs = oc_jv_get(doc.root, "cases");
     for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
       bad |= check_references(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, 0);
       bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
       bad |= check_assert_rules(oc_jv_get(&cs->u.items[i], "expect"), path, buf, len, err);
     }
+    int dup = check_unique_names(doc.root, path, buf, len, err);
+    if(dup == OC_ENOMEM) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    bad |= dup != OC_OK;
     if(bad) {
       rc = OC_EPARSE;
       goto out;
@@ -267,10 +331,16 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
   const struct oc_jv *jcases = oc_jv_get(doc.root, "cases");
   const cJSON *cj;
   size_t k = 0;
+  /* lines counted on from the previous case: one pass over the file */
+  size_t line_at = 0;
+  int line = 1;
   cJSON_ArrayForEach(cj, cases)
   {
     struct oc_case *c = &s.cases[k];
     const struct oc_jv *jc = oc_jv_at(jcases, k);
+    for(size_t end = jc && jc->offset < len ? jc->offset : line_at; line_at < end; line_at++)
+      line += buf[line_at] == '\n';
+    c->line = line;
     c->suite = s.name;
     c->file = s.file;
     c->order = k;
@@ -285,12 +355,6 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
       err_at(err, path, buf, len, jc ? jc->offset : 0, "a case needs a string 'name' and an object 'request'");
       goto out;
     }
-    for(size_t j = 0; j < k; j++)
-      if(strcmp(s.cases[j].name, c->name) == 0) {
-        snprintf(msg, sizeof(msg), "case name '%s' appears twice in suite '%s'", c->name, s.name);
-        err_at(err, path, buf, len, jc ? jc->offset : 0, msg);
-        goto out;
-      }
     /* every name was checked by check_rule_names */
     const cJSON *al;
     cJSON_ArrayForEach(al, suite_allow)

@@ -30,6 +30,7 @@ struct oc_case {
   const char **tags;
   size_t ntags;
   size_t order;             /* 0-based position in its suite file */
+  int line;                 /* 1-based line of the case's object in file */
 };
 
 struct oc_suite {

@@ -4,10 +4,12 @@
 #include "config.h"
 #include "target.h"
 
+#include <errno.h>
 #include <math.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "http.h"
 #include "json.h"
@@ -19,6 +21,7 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_dialect_init(&t->dialect);
   t->profile_source = "auto";
 }
 
@@ -37,6 +40,10 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  free(t->chat_template);
+  oc_dialect_free(&t->dialect);
+  free(t->router_name);
+  free(t->record_dir);
   memset(t, 0, sizeof(*t));
 }
 
@@ -346,7 +353,7 @@ int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
 static void record_identification(struct oc_target *t, const char *dir, const char *method,
                                   const char *path, const char *rbody, size_t rlen,
                                   const struct oc_http_response *resp,
-                                  const char *body, size_t len)
+                                  const char *body, size_t len, uint64_t took_ns)
 {
   struct oc_cassette c;
   oc_cassette_init(&c);
@@ -376,21 +383,62 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
   c.recorded_at = oc_strdup(ts);
   char err[600];
   char *file = full ? oc_asprintf("%s/%s%s", dir, full, OC_CASSETTE_EXT) : NULL;
-  if(oc_cassette_update_key(&c) || oc_cassette_add_piece(&c, body, len, 0) || !file ||
+  /* how long it took (a router's first request for a model loads it): the
+   * whole body as one piece at the end */
+  c.timing_recorded = 1;
+  c.headers_ns = took_ns;
+  if(oc_cassette_update_key(&c) || oc_cassette_add_piece(&c, body, len, took_ns) || !file ||
      oc_cassette_write(file, &c, err, sizeof(err)))
     oc_error("cannot record the identification request %s %s", method, path);
   free(file);
   oc_cassette_free(&c);
 }
 
+static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                 const char *path, const char *rbody, size_t rlen, int *status,
+                 struct oc_headers *hdrs, char **body, size_t *len, struct oc_fetch_meta *meta,
+                 char *err, size_t errlen);
+
 int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                     char **body, size_t *len, char *err, size_t errlen)
 {
-  size_t rlen = rbody ? strlen(rbody) : 0;
+  return oc_target_fetch_ex(t, o, method, path, rbody, status, hdrs, body, len, NULL, err, errlen);
+}
+
+int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                       const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                       char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
+                       size_t errlen)
+{
+  char *rpath = NULL, *rbody2 = NULL;
+  size_t rlen = rbody ? strlen(rbody) : 0, rlen2 = 0;
   *body = NULL;
   *len = 0;
   *status = 0;
+  if(meta) {
+    memset(meta, 0, sizeof(*meta));
+    meta->duration_ms = -1;
+  }
+  if(oc_target_route(t, method, path, rbody, rlen, &rpath, &rbody2, &rlen2))
+    return OC_ENOMEM;
+  if(rpath)
+    path = rpath;
+  if(rbody2) {
+    rbody = rbody2;
+    rlen = rlen2;
+  }
+  int rc = fetch(t, o, method, path, rbody, rlen, status, hdrs, body, len, meta, err, errlen);
+  free(rpath);
+  free(rbody2);
+  return rc;
+}
+
+static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                 const char *path, const char *rbody, size_t rlen, int *status,
+                 struct oc_headers *hdrs, char **body, size_t *len, struct oc_fetch_meta *meta,
+                 char *err, size_t errlen)
+{
   if(!t->live) {
     char key[65];
     if(oc_cassette_request_key(method, path, rbody, rlen, key))
@@ -401,6 +449,10 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
       return OC_ENOTFOUND;
     }
     *status = c->status;
+    if(meta && c->recorded_at)
+      oc_strlcpy(meta->recorded_at, c->recorded_at, sizeof(meta->recorded_at));
+    if(meta && c->timing_recorded && c->npieces)
+      meta->duration_ms = (double)c->pieces[c->npieces - 1].t_ns / 1e6;
     if(oc_headers_copy(hdrs, &c->headers))
       return OC_ENOMEM;
     *body = oc_strndup(c->body, c->body_len);
@@ -425,7 +477,11 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
   struct oc_http_response resp;
   memset(&resp, 0, sizeof(resp));
   oc_headers_init(&resp.headers);
+  uint64_t t0 = oc_now_ns();
   int rc = url && !oc_target_request_headers(t, &h) ? oc_http_fetch(&req, &resp, err, errlen) : OC_ENOMEM;
+  uint64_t took = oc_now_ns() - t0;
+  if(meta)
+    meta->duration_ms = (double)took / 1e6;
   if(rc == OC_OK) {
     *status = resp.status;
     if(oc_headers_copy(hdrs, &resp.headers))
@@ -433,8 +489,9 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
     *body = resp.body;
     *len = resp.body_len;
     resp.body = NULL;
-    if(o->record_dir && *body)
-      record_identification(t, o->record_dir, method, path, rbody, rlen, &resp, *body, *len);
+    const char *rdir = t->record_dir ? t->record_dir : o->record_dir;
+    if(rdir && *body)
+      record_identification(t, rdir, method, path, rbody, rlen, &resp, *body, *len, took);
   }
   oc_http_response_free(&resp);
   oc_headers_free(&h);
@@ -455,6 +512,17 @@ static void set_error(struct oc_target *t, const char *msg)
 {
   free(t->error);
   t->error = oc_strdup(msg);
+}
+
+/* Keep the template's text: the template checks read what it can
+ * render, and its tool-call tokens are looked for in content. */
+static void set_template(struct oc_target *t, const char *tmpl)
+{
+  free(t->chat_template);
+  oc_dialect_free(&t->dialect);
+  t->chat_template = oc_strdup(tmpl);
+  if(t->chat_template && oc_dialect_from_template(&t->dialect, tmpl, strlen(tmpl)))
+    oc_warn("target %s: out of memory reading its template's tool-call markers", t->name);
 }
 
 const char *oc_profile_guess(const cJSON *identity)
@@ -572,6 +640,410 @@ static void probe_context(struct oc_target *t, const struct oc_identify_options 
   cJSON_AddNumberToObject(t->identity, "prompt_tokens_per_word", round(per * 1000) / 1000);
 }
 
+/* ---- routers ------------------------------------------------------------------------ */
+
+const char *oc_target_model(const struct oc_target *t)
+{
+  const char *m = oc_json_str(t->vars, "MODEL");
+  return m ? m : t->model;
+}
+
+/* The router's own endpoints: they answer for every model at once. */
+static int router_own_path(const char *path)
+{
+  size_t n = strcspn(path, "?");
+  static const char *const own[] = { "/v1/models", "/models", "/health", "/v1/health" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(own); i++)
+    if(n == strlen(own[i]) && memcmp(path, own[i], n) == 0)
+      return 1;
+  return 0;
+}
+
+static int has_model_param(const char *path)
+{
+  const char *q = strchr(path, '?');
+  for(const char *p = q; p && *p; p = strchr(p + 1, '&'))
+    if(strncmp(p + 1, "model=", 6) == 0)
+      return 1;
+  return 0;
+}
+
+int oc_target_route(const struct oc_target *t, const char *method, const char *path,
+                    const char *body, size_t len, char **path_out, char **body_out,
+                    size_t *len_out)
+{
+  *path_out = NULL;
+  *body_out = NULL;
+  *len_out = 0;
+  const char *model = oc_target_model(t);
+  if(!t->router || !model || !path || router_own_path(path))
+    return OC_OK;
+  if(!body || !len) {
+    (void)method;
+    if(has_model_param(path))
+      return OC_OK;
+    struct oc_buf q;
+    oc_buf_init(&q, OC_CAP_HTTP_HEAD);
+    int rc = oc_cassette_query_append(&q, "model", model);
+    if(!rc)
+      *path_out = oc_asprintf("%s%c%s", path, strchr(path, '?') ? '&' : '?', oc_buf_str(&q));
+    oc_buf_free(&q);
+    return rc ? rc : *path_out ? OC_OK : OC_ENOMEM;
+  }
+  /* a JSON object without a model gets one; anything else (the deliberately
+   * invalid request) goes as it is */
+  cJSON *j = oc_json_parse(body, len, NULL);
+  if(!cJSON_IsObject(j) || cJSON_GetObjectItemCaseSensitive(j, "model")) {
+    cJSON_Delete(j);
+    return OC_OK;
+  }
+  int rc = cJSON_AddStringToObject(j, "model", model) ? OC_OK : OC_ENOMEM;
+  if(!rc && !(*body_out = cJSON_PrintUnformatted(j)))
+    rc = OC_ENOMEM;
+  if(*body_out)
+    *len_out = strlen(*body_out);
+  cJSON_Delete(j);
+  return rc;
+}
+
+/* Does this flag's value hold a secret (an API key, a token)? */
+static int secret_flag(const char *flag)
+{
+  static const char *const words[] = { "key", "token", "secret", "password", "passwd" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(words); i++)
+    if(strstr(flag, words[i]))
+      return 1;
+  return 0;
+}
+
+/* What the router says it runs a model with (/v1/models status.args and
+ * status.preset), without what changes by itself — the --port of every
+ * load, the load state — and with secret values masked: the flags an
+ * operator audits and `pin` holds. */
+cJSON *oc_target_model_flags(const cJSON *status)
+{
+  const cJSON *args = oc_json_arr(status, "args");
+  const char *preset = oc_json_str(status, "preset");
+  if(!args && !preset)
+    return NULL;
+  cJSON *o = cJSON_CreateObject();
+  cJSON *a = o && args ? cJSON_AddArrayToObject(o, "args") : NULL;
+  int skip_value = 0, mask_value = 0, first = 1;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, args)
+  {
+    if(!cJSON_IsString(x) || !a)
+      continue;
+    const char *v = x->valuestring;
+    if(first) {
+      /* the binary's path is the machine's, not a flag */
+      const char *slash = strrchr(v, '/');
+      cJSON_AddItemToArray(a, cJSON_CreateString(slash ? slash + 1 : v));
+      first = 0;
+      continue;
+    }
+    if(skip_value || mask_value) {
+      int was_mask = mask_value;
+      skip_value = mask_value = 0;
+      if(v[0] != '-') {
+        if(was_mask)
+          cJSON_AddItemToArray(a, cJSON_CreateString("[masked]"));
+        continue;
+      }
+    }
+    if(v[0] == '-') {
+      const char *eq = strchr(v, '=');
+      char flag[96];
+      snprintf(flag, sizeof(flag), "%.*s", (int)(eq ? (size_t)(eq - v) : strlen(v)), v);
+      if(strcmp(flag, "--port") == 0) {
+        skip_value = !eq;
+        continue;
+      }
+      if(secret_flag(flag)) {
+        if(eq) {
+          char *m = oc_asprintf("%s=[masked]", flag);
+          cJSON_AddItemToArray(a, cJSON_CreateString(m ? m : flag));
+          free(m);
+        }
+        else {
+          cJSON_AddItemToArray(a, cJSON_CreateString(flag));
+          mask_value = 1;
+        }
+        continue;
+      }
+    }
+    char *clean = oc_utf8_sanitize(v, strlen(v));
+    cJSON_AddItemToArray(a, cJSON_CreateString(clean ? clean : ""));
+    free(clean);
+  }
+  if(o && preset) {
+    /* "key = value" lines: a secret's value masked, the port left out */
+    struct oc_buf b;
+    oc_buf_init(&b, OC_CAP_FILE);
+    for(const char *p = preset; *p;) {
+      size_t n = strcspn(p, "\n");
+      const char *eq = memchr(p, '=', n);
+      char key[96];
+      size_t kl = eq ? (size_t)(eq - p) : 0;
+      while(kl && p[kl - 1] == ' ')
+        kl--;
+      snprintf(key, sizeof(key), "%.*s", (int)(kl < 95 ? kl : 95), p);
+      if(eq && strcmp(key, "port") == 0)
+        ;
+      else if(eq && secret_flag(key))
+        oc_buf_printf(&b, "%s = [masked]\n", key);
+      else {
+        oc_buf_add(&b, p, n);
+        if(p[n])
+          oc_buf_addc(&b, '\n');
+      }
+      p += n + (p[n] ? 1 : 0);
+    }
+    char *clean = oc_utf8_sanitize(oc_buf_str(&b), b.len);
+    cJSON_AddStringToObject(o, "preset", clean ? clean : "");
+    free(clean);
+    oc_buf_free(&b);
+  }
+  return o;
+}
+
+/* A router's /v1/models: every model's flags into the identity
+ * ("model_flags": {id: {args, preset}}), and the load state of t's own. */
+static void router_models(struct oc_target *t, const cJSON *doc, const char **state)
+{
+  cJSON *flags = NULL;
+  const cJSON *m;
+  *state = NULL;
+  cJSON_ArrayForEach(m, oc_json_arr(doc, "data"))
+  {
+    const char *id = oc_json_str(m, "id");
+    const cJSON *st = oc_json_obj(m, "status");
+    cJSON *f = id ? oc_target_model_flags(st) : NULL;
+    if(!f)
+      continue;
+    if(!flags)
+      flags = cJSON_AddObjectToObject(t->identity, "model_flags");
+    char *clean = oc_utf8_sanitize(id, strlen(id));
+    if(flags && clean)
+      cJSON_AddItemToObject(flags, clean, f);
+    else
+      cJSON_Delete(f);
+    free(clean);
+    if(oc_streq(id, oc_target_model(t)))
+      *state = oc_json_str(st, "value");
+  }
+}
+
+/* A router's /props is its own (role "router", n_ctx 0): the model's
+ * instance answers /props?model=MODEL.  That first request may load the
+ * model (slow once): its time is noted, not judged.  *doc becomes the
+ * instance's props when it answers. */
+static void router_props(struct oc_target *t, const struct oc_identify_options *o, cJSON **doc,
+                         const char *state)
+{
+  if(!oc_streq(oc_json_str(*doc, "role"), "router"))
+    return;
+  t->router = 1;
+  cJSON_AddBoolToObject(t->identity, "router", 1);
+  if(!oc_target_model(t) || o->models_only)
+    return;
+  if(!t->live) {
+    /* recordings of a router by `record --model`: DIR/MODEL holds the model's */
+    char sub[256];
+    oc_model_dirname(oc_target_model(t), sub, sizeof(sub));
+    char *mine = oc_path_join(t->recordings, sub);
+    if(mine && oc_is_dir(mine) && !t->router_name) {
+      const char *dirs[1] = { mine };
+      if(oc_cassette_store_load(&t->store, dirs, 1, store_error, NULL) == OC_ENOMEM)
+        oc_warn("target %s: out of memory loading '%s'", t->name, mine);
+    }
+    free(mine);
+  }
+  int status;
+  char *body = NULL, err[600];
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  struct oc_fetch_meta meta;
+  int rc = oc_target_fetch_ex(t, o, "GET", "/props", NULL, &status, &h, &body, &len, &meta, err,
+                              sizeof(err));
+  cJSON *mine = rc == OC_OK && status == 200 ? oc_json_parse(body, len, NULL) : NULL;
+  if(mine) {
+    cJSON_Delete(*doc);
+    *doc = mine;
+  }
+  else
+    oc_warn("target %s: GET /props?model=%s: %s", t->name, oc_target_model(t),
+            rc ? err : "no props for the model");
+  if(state && !oc_streq(state, "loaded") && meta.duration_ms >= 0) {
+    cJSON *l = cJSON_AddObjectToObject(t->identity, "load");
+    if(l) {
+      add_ident(l, "was", state);
+      cJSON_AddNumberToObject(l, "first_request_ms", round(meta.duration_ms * 10) / 10);
+    }
+  }
+  free(body);
+  oc_headers_free(&h);
+}
+
+int oc_model_spec_is_list(const char *spec)
+{
+  return spec && (strcmp(spec, "all") == 0 || strchr(spec, ','));
+}
+
+void oc_model_dirname(const char *model, char *out, size_t outlen)
+{
+  size_t o = 0;
+  for(const char *p = model; *p && o + 1 < outlen; p++, o++)
+    out[o] = (*p == '/' || *p == '\\' || (*p == '.' && o == 0)) ? '_' : *p;
+  out[o] = '\0';
+}
+
+/* A copy of src's configuration (not its identity) for one model. */
+static int target_for_model(struct oc_target *d, const struct oc_target *src, const char *model,
+                            const char *record_dir, char *err, size_t errlen)
+{
+  char sub[256];
+  oc_model_dirname(model, sub, sizeof(sub));
+  char *name = oc_asprintf("%s/%s", src->name, model);
+  int rc = OC_ENOMEM;
+  oc_target_init(d);
+  if(!name)
+    return OC_ENOMEM;
+  if(src->live) {
+    d->live = 1;
+    d->url = oc_strdup(src->url);
+    d->name = name;
+    name = NULL;
+    if(!d->url)
+      goto out;
+  }
+  else {
+    char *mine = oc_path_join(src->recordings, sub);
+    if(!mine)
+      goto out;
+    const char *dirs[2] = { mine, src->recordings };
+    int own = oc_is_dir(mine);
+    d->recordings = oc_strdup(own ? mine : src->recordings);
+    d->name = name;
+    name = NULL;
+    rc = d->recordings ? oc_cassette_store_load(&d->store, own ? dirs : dirs + 1, own ? 2 : 1,
+                                                store_error, NULL)
+                       : OC_ENOMEM;
+    free(mine);
+    if(rc == OC_ENOMEM || rc == OC_ENOTFOUND) {
+      snprintf(err, errlen, "cannot load the recordings of model '%s' of target '%s'", model,
+               src->name);
+      goto out;
+    }
+    d->timing_recorded = src->timing_recorded;
+  }
+  rc = OC_ENOMEM;
+  d->profile_name = oc_strdup(src->profile_name ? src->profile_name : "auto");
+  d->profile_source = src->profile_source;
+  d->model = oc_strdup(model);
+  d->key_env = src->key_env ? oc_strdup(src->key_env) : NULL;
+  d->allow = src->allow;
+  d->ctx_size = src->ctx_size;
+  d->router_name = oc_strdup(src->name);
+  if(record_dir) {
+    d->record_dir = oc_path_join(record_dir, sub);
+    if(d->record_dir && !oc_is_dir(d->record_dir) && mkdir(d->record_dir, 0777) != 0) {
+      snprintf(err, errlen, "cannot create '%s': %s", d->record_dir, strerror(errno));
+      rc = OC_EIO;
+      goto out;
+    }
+  }
+  if(!d->profile_name || !d->model || (src->key_env && !d->key_env) || !d->router_name ||
+     (record_dir && !d->record_dir) || oc_headers_copy(&d->headers, &src->headers))
+    goto out;
+  rc = OC_OK;
+out:
+  free(name);
+  return rc;
+}
+
+int oc_targets_expand_models(struct oc_target **ts, size_t *n, const char *spec,
+                             const char *record_dir, char *err, size_t errlen)
+{
+  struct oc_target *out = NULL;
+  size_t nout = 0, alloc = 0;
+  int rc = OC_OK;
+  for(size_t i = 0; i < *n && !rc; i++) {
+    struct oc_target *t = &(*ts)[i];
+    const cJSON *listed = oc_json_arr(t->identity, "models");
+    /* the models: every listed id, or the names given */
+    struct oc_strlist want = { NULL, 0, 0 };
+    char *copy = NULL;
+    if(strcmp(spec, "all") == 0) {
+      const cJSON *m;
+      cJSON_ArrayForEach(m, listed)
+        if(cJSON_IsString(m) && oc_strlist_add(&want, m->valuestring))
+          rc = OC_ENOMEM;
+      if(!want.n && t->reachable) {
+        snprintf(err, errlen, "--model all: target '%s' lists no model in /v1/models", t->name);
+        rc = OC_EUSAGE;
+      }
+    }
+    else if((copy = oc_strdup(spec)) != NULL) {
+      for(char *p = copy; p && *p && !rc;) {
+        char *comma = strchr(p, ',');
+        if(comma)
+          *comma = '\0';
+        if(*p && oc_strlist_add(&want, p))
+          rc = OC_ENOMEM;
+        p = comma ? comma + 1 : NULL;
+      }
+    }
+    else
+      rc = OC_ENOMEM;
+    /* a router only serves what it lists */
+    for(size_t k = 0; !rc && t->router && k < want.n; k++) {
+      int found = 0;
+      const cJSON *m;
+      cJSON_ArrayForEach(m, listed)
+        found |= cJSON_IsString(m) && strcmp(m->valuestring, want.items[k]) == 0;
+      if(!found) {
+        snprintf(err, errlen, "--model: router '%s' does not list model '%s' in /v1/models",
+                 t->name, want.items[k]);
+        rc = OC_EUSAGE;
+      }
+    }
+    if(!t->reachable && !rc) {
+      /* nothing to ask: it stays as it is, and reports unreachable */
+      struct oc_target *d = oc_array_grow(out, &alloc, nout + 1, sizeof(*out));
+      if(!d)
+        rc = OC_ENOMEM;
+      else {
+        out = d;
+        out[nout++] = *t;
+        oc_target_init(t);
+      }
+    }
+    else
+      for(size_t k = 0; !rc && k < want.n; k++) {
+        struct oc_target *d = oc_array_grow(out, &alloc, nout + 1, sizeof(*out));
+        if(!d) {
+          rc = OC_ENOMEM;
+          break;
+        }
+        out = d;
+        rc = target_for_model(&out[nout], t, want.items[k], record_dir, err, errlen);
+        nout++;
+      }
+    oc_strlist_free(&want);
+    free(copy);
+  }
+  if(rc) {
+    oc_targets_free(out, nout);
+    return rc;
+  }
+  oc_targets_free(*ts, *n);
+  *ts = out;
+  *n = nout;
+  return OC_OK;
+}
+
 int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
 {
   char err[600];
@@ -582,11 +1054,15 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   oc_headers_init(&h);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  free(t->chat_template);
+  t->chat_template = NULL;
+  oc_dialect_free(&t->dialect);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
   t->reachable = 0;
+  t->router = 0; /* its own /props says, below */
   int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
     goto oom;
@@ -625,15 +1101,24 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   }
   else
     cJSON_AddNullToObject(t->identity, "model");
+  const char *load_state = NULL;
+  router_models(t, doc, &load_state);
+  char *state = load_state ? oc_strdup(load_state) : NULL;
   cJSON_Delete(doc);
   free(body);
   body = NULL;
   oc_headers_free(&h);
   /* llama-server's /props: build, context per slot, chat template */
   rc = oc_target_fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
-  if(rc == OC_ENOMEM)
+  if(rc == OC_ENOMEM) {
+    free(state);
     goto oom;
+  }
   doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
+  if(doc)
+    router_props(t, o, &doc, state);
+  free(state);
+  state = NULL;
   if(doc) {
     const char *build = oc_json_str(doc, "build_info");
     if(build)
@@ -642,6 +1127,8 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     const cJSON *nctx = oc_json_get(dgs, "n_ctx");
     if(!oc_json_is_integer(nctx))
       nctx = oc_json_get(doc, "n_ctx");
+    if(oc_streq(oc_json_str(doc, "role"), "router"))
+      nctx = NULL; /* the router's own 0: its models each have theirs */
     /* a hostile /props may say anything: only a plausible window counts */
     if(oc_json_is_integer(nctx) && (nctx->valuedouble < 1 || nctx->valuedouble > (double)(1 << 30))) {
       oc_warn("target %s: /props says n_ctx %g, which is not a usable context size; ignored",
@@ -667,6 +1154,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
         oc_hex(md, mdlen, hex);
         cJSON_AddStringToObject(t->identity, "chat_template_sha256", hex);
       }
+      set_template(t, tmpl);
     }
     if(!server) {
       const char *s2 = oc_headers_get(&h, "Server");
@@ -683,7 +1171,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(oc_json_is_integer(nc))
     cJSON_AddNumberToObject(t->vars, "N_CTX_HALF", (double)((long)nc->valuedouble / 2));
-  if(t->reachable)
+  if(t->reachable && !o->models_only)
     probe_context(t, o);
 done:
   if(!t->profile_name || strcmp(t->profile_name, "auto") == 0) {
@@ -720,6 +1208,13 @@ cJSON *oc_target_json(const struct oc_target *t)
     cJSON_AddStringToObject(o, "recordings", t->recordings);
   cJSON_AddStringToObject(o, "profile", t->profile ? t->profile->name : "openai");
   cJSON_AddStringToObject(o, "profile_source", t->profile_source);
+  if(t->router_name) {
+    /* one model of a router (or of a model list): the model matrix's row */
+    cJSON_AddStringToObject(o, "router", t->router_name);
+    const char *m = oc_target_model(t);
+    if(m)
+      add_ident(o, "model", m);
+  }
   cJSON_AddBoolToObject(o, "reachable", t->reachable);
   if(t->error)
     cJSON_AddStringToObject(o, "error", t->error);

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "dialect.h"
 #include "headers.h"
 #include "rules.h"
 
@@ -35,6 +36,12 @@ struct oc_target {
   cJSON *identity;              /* results "identity" object */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
+  char *chat_template;          /* its template's text (/props chat_template), or NULL */
+  struct oc_dialect dialect;    /* the tool-call markers that text uses (dialect.c) */
+  /* routers (llama-server --models-preset: several models behind one URL) */
+  int router;                   /* /props says role "router": every request names its model */
+  char *router_name;            /* made by oc_targets_expand_models from this target */
+  char *record_dir;             /* record mode: this target's cassettes go here (NULL: the run's) */
 };
 
 /* Fill *t as an empty target; cannot fail. */
@@ -65,6 +72,8 @@ struct oc_identify_options {
   int insecure;
   const char *cacert;
   const char *record_dir;   /* live: also write each exchange as a cassette here */
+  int models_only;          /* just /v1/models and /props: enough to expand by model
+                               (oc_targets_expand_models), before each model is identified */
 };
 
 /* Learn the target's identity and decide its profile when it is "auto".
@@ -87,6 +96,52 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
 int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                     char **body, size_t *len, char *err, size_t errlen);
+
+/* What oc_target_fetch_ex says beside the response. */
+struct oc_fetch_meta {
+  char recorded_at[40];     /* replay: when the exchange was recorded (RFC 3339); "" live */
+  double duration_ms;       /* live: measured; replay: as recorded; -1 unknown */
+};
+
+/* The request as t sends it.  On a router (t->router) with a model, a
+ * request without a body carries ?model=MODEL and a JSON object body a
+ * "model" member, unless it names one already; the router's own
+ * endpoints (/v1/models, /models, /health) are left alone.  *path_out
+ * and *body_out are NULL when nothing changes (caller frees).  Returns
+ * OC_OK or OC_ENOMEM. */
+int oc_target_route(const struct oc_target *t, const char *method, const char *path,
+                    const char *body, size_t len, char **path_out, char **body_out,
+                    size_t *len_out);
+/* What a router's /v1/models says one model runs with, from its
+ * "status": {"args": [...], "preset": "..."} without what changes by
+ * itself (--port, the load state) and with the values of secret flags
+ * (--api-key, --hf-token, …: names holding key, token, secret, password)
+ * masked; args[0] is cut to the binary's name.  NULL when status has
+ * neither.  Caller deletes. */
+cJSON *oc_target_model_flags(const cJSON *status);
+
+/* The model t's requests name (--model, or the first id of /v1/models), or NULL. */
+const char *oc_target_model(const struct oc_target *t);
+
+/* One target per model: spec "all" (every id the target's /v1/models
+ * lists) or "a,b,…".  Each identified target in ts is replaced by
+ * targets named NAME/MODEL, configured as it was, with the model set;
+ * a replay target reads DIR/MODEL first (where `record --model` writes
+ * each model's cassettes), then DIR; record_dir (may be NULL) gives each
+ * DIR/MODEL.  The new targets still have to be identified.  err says why
+ * a target could not be expanded (a model it does not list). */
+int oc_targets_expand_models(struct oc_target **ts, size_t *n, const char *spec,
+                             const char *record_dir, char *err, size_t errlen);
+/* Is spec a model list to expand ("all", or names with a comma)? */
+int oc_model_spec_is_list(const char *spec);
+
+/* A model id as a directory name: '/', '\\' and leading dots replaced. */
+void oc_model_dirname(const char *model, char *out, size_t outlen);
+/* oc_target_fetch, and meta (may be NULL) filled. */
+int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o, const char *method,
+                       const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
+                       char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
+                       size_t errlen);
 
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */

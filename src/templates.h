@@ -1,10 +1,13 @@
 /* templates.h — chat-template comparison: the same conversations rendered
- * through each target's chat template (POST /apply-template), checked for
- * what templates are known to do wrong (drop or move the system prompt,
- * drop unknown roles, reject common tool-call ids, stamp the server's
- * date) and put side by side.  The results are ordinary results-schema
- * objects (suite "templates", one case per fixture), so every report
- * renders them.  Option parsing is cmd_templates.c's. */
+ * through each target's chat template (POST /apply-template) and checked
+ * against the conversation that produced them: the system prompt kept
+ * and first, every message there (an unknown role rendered or refused),
+ * every offered tool, the assistant's tool call and the tool's result
+ * rendered (as a tool result, and not encoded twice), no empty tool list,
+ * no date from the server's clock, a refusal told from a render failure.
+ * The results are ordinary results-schema objects (suite "templates",
+ * one case per fixture), so every report renders them.  Option parsing
+ * and the grid are cmd_templates.c's. */
 #ifndef OC_TEMPLATES_H
 #define OC_TEMPLATES_H
 
@@ -19,9 +22,26 @@
 cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON *fixtures,
                         const struct oc_identify_options *o);
 
+/* What a check knows beside the conversation and its render. */
+struct oc_template_context {
+  const char *fixture;        /* named in every finding; may be NULL */
+  const char *template_text;  /* the template's own text (/props chat_template), or NULL:
+                                 what it can render, its raise_exception messages, the dates
+                                 written in it */
+  int year, month, day;       /* the server's today (its Date header, the recording's
+                                 time, or the run's clock); 0: unknown, no date check */
+};
+
 /* Check one rendered prompt against the conversation that produced it;
- * findings go through c.  status is the HTTP status of the render. */
+ * findings go through c.  status is the HTTP status of the render;
+ * error_message the error body's message when it failed.  ctx may be
+ * NULL. */
 void oc_templates_check(struct oc_check *c, const cJSON *request, int status, const char *prompt,
-                        const char *error_message);
+                        const char *error_message, const struct oc_template_context *ctx);
+
+/* The server's day from an HTTP Date header ("Tue, 01 Dec 2026 06:44:58
+ * GMT") or an RFC 3339 time ("2026-12-01T06:44:58Z") into ctx; returns 0
+ * when s is neither. */
+int oc_templates_set_day(struct oc_template_context *ctx, const char *s);
 
 #endif

@@ -454,12 +454,27 @@ void oc_log(int level, const char *fmt, ...)
   static const char *const names[] = { "error", "warning", "", "debug", "trace" };
   if(level > log_level)
     return;
+  /* One write per line: lines from several threads (oacheck serve's pool)
+   * never interleave, and a busy server pays one system call per line. */
+  char line[2 * OC_CAP_MESSAGE];
+  const char *name = level != OC_LOG_INFO && level >= 0 && level < (int)OC_ARRAY_LEN(names)
+                       ? names[level] : "";
+  int n = snprintf(line, sizeof(line), "oacheck: %s%s", name, *name ? ": " : "");
   va_list ap;
   va_start(ap, fmt);
-  fputs("oacheck: ", stderr);
-  if(level != OC_LOG_INFO && level >= 0 && level < (int)OC_ARRAY_LEN(names))
-    fprintf(stderr, "%s: ", names[level]);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  int m = n < 0 ? -1 : vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
   va_end(ap);
+  if(m >= 0 && (size_t)n + (size_t)m + 1 < sizeof(line)) {
+    line[n + m] = '\n';
+    fwrite(line, 1, (size_t)n + (size_t)m + 1, stderr);
+    return;
+  }
+  /* longer than the line buffer: in pieces, under the stream's lock */
+  flockfile(stderr);
+  fprintf(stderr, "oacheck: %s%s", name, *name ? ": " : "");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  funlockfile(stderr);
 }

@@ -91,3 +91,38 @@ serve_stop() {
 verdicts() {
   sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) *[^ ]* \([^ ]*\).*/\1 \2/p' "$1" | sort
 }
+
+# recorded_request CASSETTE OUT : the request body of a cassette into OUT
+# (as `oacheck record --show` prints it: pretty JSON, the same request
+# key), its method, path and recorded status into $REQ_METHOD, $REQ_PATH
+# and $REQ_STATUS
+recorded_request() {
+  "$OACHECK" record --show "$1" > "$2.show" || fail "record --show $1 failed"
+  sed -n '/^request body:/,/^response:/p' "$2.show" | sed '1d;$d' > "$2"
+  REQ_METHOD=$(sed -n 's/^request: \([A-Z]*\) .*/\1/p' "$2.show")
+  REQ_PATH=$(sed -n 's/^request: [A-Z]* \(.*\)/\1/p' "$2.show")
+  REQ_STATUS=$(sed -n 's/^response: HTTP\/[0-9.]* \([0-9]*\).*/\1/p' "$2.show")
+  [ -s "$2" ] && [ -n "$REQ_STATUS" ] || fail "cannot read the request of $1 from record --show"
+}
+
+# replay_suite OUT DIR NAME... : a suite with one case per recording
+# DIR/NAME.cassette.gz — its request as recorded, nothing expected but
+# the recorded status — so that `oacheck run OUT --replay DIR` reports
+# the generic rules' findings only; each request body is left in
+# $TMP/NAME.req.json
+replay_suite() {
+  out=$1; dir=$2; shift 2
+  {
+    echo '{"suite": "captured", "description": "recorded requests, nothing expected but the status", "cases": ['
+    sep=""
+    for n in "$@"; do
+      recorded_request "$dir/$n.cassette.gz" "$TMP/$n.req.json"
+      printf '%s{"name": "%s", "description": "%s as recorded", "request": {"method": "%s", "path": "%s", "body": ' \
+        "$sep" "$n" "$n" "$REQ_METHOD" "$REQ_PATH"
+      cat "$TMP/$n.req.json"
+      printf '}, "expect": {"status": %s}}\n' "$REQ_STATUS"
+      sep=","
+    done
+    echo ']}'
+  } > "$out"
+}

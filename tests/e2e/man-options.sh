@@ -25,6 +25,7 @@ check() {
   done <"$TMP/opts"
 }
 check run run
+check check check
 check record record
 check "record (live)" record --target http://127.0.0.1:1
 check serve serve
@@ -33,6 +34,7 @@ check pin pin
 check "report render" report render
 check "report merge" report merge
 check "report diff" report diff
+check "report history" report history
 check validate validate
 check rules rules
 [ "$missing" -eq 0 ] || fail "$missing option(s) missing from the man page"

@@ -113,3 +113,39 @@ expect_no_grep 'sk-hostile|hunter2|sk-url' "$H"
 n=$(colours "$TMP/hostile.png")
 [ "$n" -gt 64 ] || fail "hostile screenshot has $n distinct colours"
 pass "hostile output stays text: no script ran, no element was injected"
+
+# many templates: the grid (a row per template, a cell per fixture), each
+# cell a link to its case with the rendered prompt diffed against the
+# first target's, sortable by a column (?sort=N sorts when the page opens)
+expect_status 1 "$OACHECK" templates --json "$TMP/tpl.json" --html "$TMP/tpl-direct.html"
+expect_status 0 "$OACHECK" report render "$TMP/tpl.json" --html "$TMP/tpl.html"
+expect_no_grep '<link |<script src|src="http|href="http|@import|url\(' "$TMP/tpl.html"
+browse "$TMP/tpl.html" "$TMP/tpl"
+G="$TMP/tpl.dom"
+expect_grep '<table class="grid sortable" id="template-grid">' "$G"
+expect_no_grep 'id="matrix"' "$G"
+# three templates in the order given, five fixtures each
+rows=$(sed -n '/id="template-grid"/,/<\/table>/p' "$G" | grep -o '<td class="tname">[^<]*' | sed 's/.*>//' | tr '\n' ' ')
+[ "$rows" = "Qwen-Qwen2.5-7B-Instruct meta-llama-Llama-3.1-8B-Instruct mistralai-Mistral-Nemo-Instruct-2407 " ] ||
+  fail "grid rows: '$rows'"
+[ "$(grep -o '<td class="cell' "$G" | wc -l)" -eq 15 ] || fail "the grid does not have 15 cells"
+expect_grep '<a class="st st-fail" href="#c-[0-9]+">fail</a> <code class="rule" title="tool-call: the template refuses the tool-call id' "$G"
+expect_grep '<a class="st st-warn" href="#c-[0-9]+">warn</a> <code class="rule"[^>]*>SERVER-DATE</code>' "$G"
+# the script made the headings sortable
+expect_grep '<th data-sort="num" title="sort by this column">findings</th>' "$G"
+# a cell's case: the prompt, and a line diff against the first target's
+expect_grep '<h4>Rendered prompt</h4>' "$G"
+expect_grep '<h4>Compared with Qwen-Qwen2.5-7B-Instruct</h4>' "$G"
+expect_grep '<pre class="diff">.*<(ins|del)>' "$G"
+n=$(colours "$TMP/tpl.png")
+[ "$n" -gt 64 ] || fail "templates screenshot has $n distinct colours"
+pass "templates: the grid, a row per template, cells linked to prompts and diffs"
+
+# sorted by findings, most first: Llama 3.1 (6: the date on every render,
+# tool results encoded twice), Mistral Nemo (3), Qwen 2.5 (none)
+chromium dom "$TMP/tpl.html?sort=-2" "$TMP/tpl-sorted"
+rows=$(sed -n '/id="template-grid"/,/<\/table>/p' "$TMP/tpl-sorted.dom" | grep -o '<td class="tname">[^<]*' | sed 's/.*>//' | tr '\n' ' ')
+[ "$rows" = "meta-llama-Llama-3.1-8B-Instruct mistralai-Mistral-Nemo-Instruct-2407 Qwen-Qwen2.5-7B-Instruct " ] ||
+  fail "sorted grid rows: '$rows'"
+expect_grep '<th data-sort="num" title="sort by this column" class="sorted-desc">findings</th>' "$TMP/tpl-sorted.dom"
+pass "the grid sorts by a column"

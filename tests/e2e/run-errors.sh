@@ -107,6 +107,26 @@ expect_grep "assert-typo.json:8:[0-9]+: assert: rule 'MODELS-LSIT' is not in the
 expect_no_grep "MODELS-LIST'" "$TMP/err"
 pass "an assertion naming a mistyped rule fails the load at its line"
 
+# 100,000 cases with a few broken ones: every error listed with its line,
+# in one pass (the names are checked by sorting, not pairwise)
+awk 'BEGIN {
+  print "{ \"suite\": \"big\", \"description\": \"x\", \"cases\": ["
+  for(i = 0; i < 100000; i++) {
+    name = sprintf("c%06d", i); desc = "\"description\": \"d\", "; method = "\"GET\""
+    if(i == 500 || i == 90000) name = "c000007"
+    if(i == 70000) method = "5"
+    if(i == 80000) desc = ""
+    printf "%s{ \"name\": \"%s\", %s\"request\": { \"method\": %s, \"path\": \"/v1/models\" } }\n",
+           (i ? "," : ""), name, desc, method
+  }
+  print "] }" }' > "$TMP/big.json"
+expect_status 2 "$OACHECK" run "$TMP/big.json" --list
+expect_grep "big.json:70002:[0-9]+: at '/cases/70000/request/method'" "$TMP/err"
+expect_grep "big.json:80002:[0-9]+: at '/cases/80000': missing required property \"description\"" "$TMP/err"
+expect_grep "big.json:502:[0-9]+: case name 'c000007' appears twice in suite 'big' \(first at line 9\)" "$TMP/err"
+expect_grep "big.json:90002:[0-9]+: case name 'c000007' appears twice" "$TMP/err"
+pass "a 100,000-case suite with four broken cases: all four reported with their lines"
+
 expect_status 2 "$OACHECK" run models --allow 'NOPE-*'
 expect_grep "unknown rule or family 'NOPE-\\*'" "$TMP/err"
 pass "--allow checks families too"

@@ -230,6 +230,17 @@ serve_stop
 expect_no_grep 'no recorded timing' "$SERVE_ERR"
 pass "a hand-written timed cassette is served paced, in its recorded pieces"
 
+# --max-body: a declared body over it is refused before it is read.
+serve_start "$REC" --max-body 100
+code=$(curl -sS -o "$TMP/big.got" -w '%{http_code}' -H 'Content-Type: application/json' \
+  --data-binary @"$TMP/stream.req" "$URL/v1/chat/completions")
+[ "$code" = 413 ] || fail "a 195-byte body under --max-body 100 got $code, expected 413"
+expect_grep '"code":"request_too_large"' "$TMP/big.got"
+curl -sS -o "$TMP/h2.got" "$URL/health"
+same_bytes "$TMP/h2.got" "$TMP/health.want" "GET /health under --max-body 100"
+serve_stop
+pass "--max-body: 413 for a bigger body, the rest served"
+
 # ---- usage ------------------------------------------------------------
 expect_status 0 "$OACHECK" serve --help
 expect_grep '^Usage: oacheck serve' "$TMP/out"
@@ -242,6 +253,10 @@ expect_status 2 "$OACHECK" serve "$REC" --fault bogus
 expect_grep "unknown fault 'bogus'" "$TMP/err"
 expect_status 2 "$OACHECK" serve "$REC" --port 70000
 expect_status 2 "$OACHECK" serve "$REC" --realtime --speed 2
+expect_status 2 "$OACHECK" serve "$REC" --max-body 0
+expect_grep "max-body wants a whole number" "$TMP/err"
+expect_status 2 "$OACHECK" serve "$REC" --request-timeout soon
+expect_status 2 "$OACHECK" serve "$REC" --max-connections
 expect_status 1 "$OACHECK" serve "$TMP/no-such-dir" --port 0
 expect_grep 'no-such-dir' "$TMP/err"
 pass "usage errors exit 2, a missing directory exits 1"

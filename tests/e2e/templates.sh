@@ -1,9 +1,11 @@
 #!/bin/sh
 # templates.sh — `oacheck templates` with no target compares the shipped
 # recordings of three chat templates and finds what their README says each
-# does: Qwen 2.5 renders everything; Llama 3.1 stamps the server's date;
-# Mistral Nemo moves the system prompt into the last user turn, refuses the
-# tool-call id call_1 and drops the system prompt after a tool result.
+# does: Qwen 2.5 renders everything; Llama 3.1 stamps the server's date and
+# renders tool results as a JSON string; Mistral Nemo moves the system
+# prompt into the last user turn, refuses the tool-call id call_1 and drops
+# the system prompt after a tool result.  Then tens of templates at once
+# (the team's 50, when ../shared is there): one grid line each.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
@@ -31,12 +33,14 @@ sort "$TMP/want" > "$TMP/want.sorted"
 cmp -s "$TMP/got" "$TMP/want.sorted" || { diff -u "$TMP/want.sorted" "$TMP/got" >&2; fail "template verdicts"; }
 pass "15 verdicts as the recordings' README describes"
 
-# the matrix names the rule per template
-expect_grep '^multiturn .*\| ok .*\| info TEMPLATE-SERVER-DATE .*\| warn TEMPLATE-SYSTEM-MOVED' "$TMP/out"
-expect_grep '^tool-call .*\| FAIL TEMPLATE-TOOL-ID' "$TMP/out"
-expect_grep '^tool-call-id9 .*\| FAIL TEMPLATE-SYSTEM-KEPT' "$TMP/out"
-expect_grep "tool call id 'call_1'.*alphanumeric strings with length 9" "$TMP/out"
-pass "the matrix shows each template's problem"
+# the grid: a line per template, its template hash, a cell per fixture
+# with the verdict and the worst finding's rule (+N more)
+expect_grep '^template +sha256 +three-turns +multiturn +tool-call +tool-call-id9 +unknown-role *$' "$TMP/out"
+expect_grep '^Qwen-Qwen2.5-7B-Instruct +[0-9a-f]{8} +ok +ok +ok +ok +skip *$' "$TMP/out"
+expect_grep '^meta-llama-Llama-3.1-8B-Instruct +[0-9a-f]{8} +warn SERVER-DATE +warn SERVER-DATE +warn DOUBLE-ENCODED\+1 +warn DOUBLE-ENCODED\+1 +skip *$' "$TMP/out"
+expect_grep '^mistralai-Mistral-Nemo-Instruct-2407 +[0-9a-f]{8} +ok +warn SYSTEM-MOVED +FAIL TOOL-ID +FAIL SYSTEM-KEPT +skip *$' "$TMP/out"
+expect_grep "tool-call id 'call_1'.*alphanumeric strings with length 9" "$TMP/out"
+pass "the grid shows each template's problem"
 
 if [ -n "${XMLLINT:-}" ] && [ -x "$XMLLINT" ]; then
   xsd="$(shared_dir reference/junit)/junit-10.xsd"
@@ -58,3 +62,19 @@ expect_grep '^SKIP +openai templates/three-turns \(unsupported: the target has n
 expect_no_grep '^FAIL' "$TMP/out"
 serve_stop
 pass "a target without /apply-template is skipped as unsupported"
+
+# tens of templates at once: one grid line per template
+TPL="${OACHECK_SHARED:-}/recordings/llama-server-templates"
+if [ ! -d "$TPL" ] && [ "${CI:-}" = true ]; then fail "$TPL missing under CI"; fi
+if [ -d "$TPL" ]; then
+  set --
+  for d in "$TPL"/*/; do set -- "$@" --replay "$d"; done
+  [ $# -eq 100 ] || fail "expected 50 template directories under $TPL"
+  expect_status 1 "$OACHECK" templates "$@" --json "$TMP/t50.json"
+  sed -n '/^template  *sha256/,/^(a cell/p' "$TMP/out" > "$TMP/grid"
+  [ "$(wc -l < "$TMP/grid")" -eq 52 ] || fail "the grid has $(wc -l < "$TMP/grid") lines, not 50 and a heading and a legend"
+  expect_grep '^HuggingFaceTB-SmolLM3-3B +[0-9a-f]{8} +ok +ok +FAIL TOOLS-RENDERED\+2 +FAIL TOOLS-RENDERED\+2 +warn UNKNOWN-ROLE *$' "$TMP/grid"
+  expect_grep '^Qwen3.5-4B +[0-9a-f]{8} +ok +ok +ok +ok +FAIL REFUSED *$' "$TMP/grid"
+  expect_grep '^250 cases: ' "$TMP/out"
+  pass "50 templates at once: a grid line each"
+fi

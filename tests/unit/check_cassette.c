@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,6 +220,91 @@ START_TEST(keys_are_canonical)
   /* stable across versions: SHA-256 of "GET\0/health\0" */
   ck_assert_int_eq(oc_cassette_request_key("GET", "/health", NULL, 0, e), 0);
   ck_assert_str_eq(e, "e46a5c62b2c5cffafa290e3036183a54c0ae9e19376d558dda0146eac7deb28d");
+}
+END_TEST
+
+/* A body keyed as it arrives gets the key of the whole body; one that
+ * cannot be JSON is hashed on the way and not kept; the cap holds. */
+START_TEST(keys_in_pieces)
+{
+  const char *bodies[] = {
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"h\\u00e9 \\\"x\\\"\\n\"}],\"n\":1.5e3}",
+    "  \n[1,2,{\"b\":null,\"a\":[true,false]}]",
+    "model=m&messages=hi",
+    "{\"model\": \"m\", \"messages\": [",
+    "{\"a\":1,\"a\":2}",
+    "   ",
+    "",
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bodies); i++) {
+    const char *b = bodies[i];
+    size_t n = strlen(b);
+    char whole[65], piecewise[65];
+    ck_assert_int_eq(oc_cassette_request_key("POST", "/p", b, n, whole), 0);
+    for(size_t step = 1; step <= 7; step += 3) {
+      struct oc_keyer k;
+      oc_keyer_init(&k, 1000);
+      ck_assert_int_eq(oc_keyer_begin(&k, "POST", "/p"), 0);
+      for(size_t off = 0; off < n; off += step)
+        ck_assert_int_eq(oc_keyer_add(&k, b + off, n - off < step ? n - off : step), 0);
+      ck_assert_int_eq(oc_keyer_end(&k, piecewise), 0);
+      ck_assert_msg(strcmp(whole, piecewise) == 0, "body %zu in %zu-byte pieces", i, step);
+      size_t len = 0;
+      const char *kept = oc_keyer_body(&k, &len);
+      if(i == 2) {
+        ck_assert_ptr_null(kept); /* form data cannot be JSON: streamed, not kept */
+        ck_assert_uint_eq(oc_keyer_held(&k), 0);
+      }
+      else {
+        ck_assert_uint_eq(len, n);
+        if(n)
+          ck_assert_mem_eq(kept, b, n);
+      }
+      oc_keyer_free(&k);
+    }
+  }
+  /* the cap counts every byte, kept or streamed */
+  struct oc_keyer k;
+  oc_keyer_init(&k, 8);
+  ck_assert_int_eq(oc_keyer_begin(&k, "POST", "/p"), 0);
+  ck_assert_int_eq(oc_keyer_add(&k, "xxxxxx", 6), 0);
+  ck_assert_int_eq(oc_keyer_add(&k, "xxx", 3), OC_ETOOBIG);
+  oc_keyer_free(&k);
+  /* a number keeps its value, not its spelling; keys sort by UTF-16 units */
+  char a[65], b[65];
+  ck_assert_int_eq(oc_cassette_request_key("POST", "/p", "{\"n\":1e2,\"\xef\xbd\xa1\":0,\"\xf0\x9f\x98\x80\":1}", 26, a), 0);
+  ck_assert_int_eq(oc_cassette_request_key("POST", "/p", "{\"\xf0\x9f\x98\x80\":1,\"n\":100,\"\xef\xbd\xa1\":0}", 26, b), 0);
+  ck_assert_str_eq(a, b);
+}
+END_TEST
+
+static long peak_rss_kb(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+/* Keying a big JSON body holds the body and the parser's copy of its
+ * strings, never a canonical copy besides (issue 18: 170 MB for 64 MiB). */
+START_TEST(keying_a_big_body_makes_no_canonical_copy)
+{
+  size_t fill = 48u << 20;
+  const char *head = "{\"messages\":[{\"role\":\"user\",\"content\":\"";
+  const char *tail = "\"}],\"model\":\"m\"}";
+  size_t n = strlen(head) + fill + strlen(tail);
+  char *body = malloc(n + 1);
+  ck_assert_ptr_nonnull(body);
+  memcpy(body, head, strlen(head));
+  memset(body + strlen(head), 'x', fill);
+  memcpy(body + strlen(head) + fill, tail, strlen(tail) + 1);
+  long before = peak_rss_kb();
+  char key[65];
+  ck_assert_int_eq(oc_cassette_request_key("POST", "/v1/chat/completions", body, n, key), 0);
+  long grew_kb = peak_rss_kb() - before;
+  ck_assert_msg(grew_kb < (long)(fill / 1024) * 3 / 2,
+                "keying a %zu MiB body took %ld MiB more at its peak", fill >> 20, grew_kb / 1024);
+  free(body);
 }
 END_TEST
 
@@ -547,6 +633,8 @@ static Suite *cassette_suite(void)
   tcase_add_test(tc, no_body_and_no_pieces_round_trip);
   tcase_add_test(tc, secrets_never_written);
   tcase_add_test(tc, keys_are_canonical);
+  tcase_add_test(tc, keys_in_pieces);
+  tcase_add_test(tc, keying_a_big_body_makes_no_canonical_copy);
   tcase_add_test(tc, import_equals_source);
   tcase_add_test(tc, import_shared_recordings);
   tcase_add_test(tc, malformed_cassettes_name_the_file);

@@ -29,6 +29,21 @@ START_TEST(parses_status_headers_body)
 }
 END_TEST
 
+/* curl -i prints an HTTP/2 response's status line without a reason */
+START_TEST(parses_http2_status_line)
+{
+  const char *raw = "HTTP/2 200\r\ncontent-type: text/event-stream\r\n\r\ndata: [DONE]\n\n";
+  struct oc_exchange ex;
+  char err[256];
+  ck_assert_msg(oc_exchange_parse_response(raw, strlen(raw), 0, &ex, err, sizeof(err)) == 0, "%s", err);
+  ck_assert_int_eq(ex.status, 200);
+  ck_assert_str_eq(ex.http_version, "HTTP/2");
+  ck_assert_str_eq(ex.reason, "");
+  ck_assert_str_eq(ex.body, "data: [DONE]\n\n");
+  oc_exchange_free(&ex);
+}
+END_TEST
+
 START_TEST(dechunks_wire_bodies)
 {
   const char *raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -120,6 +135,7 @@ int main(void)
   Suite *s = suite_create("exchange");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, parses_status_headers_body);
+  tcase_add_test(tc, parses_http2_status_line);
   tcase_add_test(tc, dechunks_wire_bodies);
   tcase_add_test(tc, malformed_input_names_the_byte);
   tcase_add_test(tc, loads_llama_server_recordings);

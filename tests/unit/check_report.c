@@ -13,6 +13,7 @@
 #include "report_junit.h"
 #include "report_merge.h"
 #include "results_json.h"
+#include "shard.h"
 #include "testutil.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -502,6 +503,10 @@ START_TEST(merge_shards_equals_unsharded)
   /* what legitimately differs: how many files, and the command lines */
   cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(m, "oacheck"), "merged_from");
   cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(u, "oacheck"), "merged_from");
+  /* and which shards it holds (both of 2: nothing missing) */
+  ck_assert_int_eq(oc_shards_problems(m, NULL), 0);
+  ck_assert_ptr_nonnull(oc_json_obj(oc_json_obj(m, "oacheck"), "shards"));
+  cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(m, "oacheck"), "shards");
   cJSON_DeleteItemFromObjectCaseSensitive(oc_json_obj(u, "oacheck"), "command");
   char *a = oc_json_canonical(m), *b = oc_json_canonical(u);
   ck_assert_str_eq(a, b);

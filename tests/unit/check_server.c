@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,15 +82,15 @@ END_TEST
 static struct oc_cassette_store store;
 static struct oc_server *srv;
 
-static void add(const char *name, const char *path, const char *ctype, const char *body,
-                size_t len)
+static void add_status(const char *name, const char *path, const char *ctype, const char *body,
+                       size_t len, int status)
 {
   struct oc_cassette c;
   oc_cassette_init(&c);
   c.name = oc_strdup(name);
   c.method = oc_strdup("GET");
   c.path = oc_strdup(path);
-  c.status = 200;
+  c.status = status;
   c.reason = oc_strdup("OK");
   ck_assert_int_eq(oc_headers_add(&c.headers, "Content-Type", ctype), 0);
   ck_assert_int_eq(oc_headers_add(&c.headers, "Transfer-Encoding", "chunked"), 0);
@@ -99,22 +100,65 @@ static void add(const char *name, const char *path, const char *ctype, const cha
   ck_assert_int_eq(oc_cassette_store_take(&store, &c), 0);
 }
 
-static void setup(void)
+static void add(const char *name, const char *path, const char *ctype, const char *body,
+                size_t len)
+{
+  add_status(name, path, ctype, body, len, 200);
+}
+
+static struct oc_server_options options;
+
+static void start(void)
+{
+  char err[256];
+  ck_assert_msg(oc_server_start(&srv, &store, &options, err, sizeof(err)) == 0, "%s", err);
+  ck_assert_int_gt(oc_server_port(srv), 0);
+}
+
+/* A stream too big for the socket's buffers (4 MiB at most): 8,000 events of 1,000 bytes. */
+#define BIG_EVENTS 8000
+#define BIG_EVENT 1000
+static char *big_stream(void)
+{
+  char *b = malloc(BIG_EVENTS * BIG_EVENT + 1);
+  ck_assert_ptr_nonnull(b);
+  for(int i = 0; i < BIG_EVENTS; i++) {
+    char *e = b + (size_t)i * BIG_EVENT;
+    memset(e, 'a' + i % 26, BIG_EVENT);
+    memcpy(e, "data: ", 6);
+    e[BIG_EVENT - 2] = e[BIG_EVENT - 1] = '\n';
+  }
+  b[BIG_EVENTS * BIG_EVENT] = '\0';
+  return b;
+}
+
+static void fill_store(void)
 {
   static const char crlf[] = "data: a\r\n\r\ndata: [DONE]\r\n\r\n";
   static const char tail[] = "data: 1\n\ndata: 2";
   static const char nul[] = "data: \0\xff\n\n";
-  char err[256];
   oc_cassette_store_init(&store);
   add("crlf", "/crlf", "text/event-stream", crlf, sizeof(crlf) - 1);
   add("tail", "/tail", "text/event-stream", tail, sizeof(tail) - 1);
   add("nul", "/nul", "text/event-stream", nul, sizeof(nul) - 1);
-  struct oc_server_options opt;
-  memset(&opt, 0, sizeof(opt));
-  opt.host = "127.0.0.1";
-  oc_faults_init(&opt.faults);
-  ck_assert_msg(oc_server_start(&srv, &store, &opt, err, sizeof(err)) == 0, "%s", err);
-  ck_assert_int_gt(oc_server_port(srv), 0);
+  add_status("interim", "/interim", "text/plain", "", 0, 101);
+  char *big = big_stream();
+  add("big", "/big", "text/event-stream", big, BIG_EVENTS * BIG_EVENT);
+  free(big);
+  oc_server_options_init(&options);
+}
+
+static void setup(void)
+{
+  fill_store();
+  start();
+}
+
+/* The defaults a CI gets, with the request timeout short enough to test. */
+static void setup_limits(void)
+{
+  fill_store();
+  options.request_timeout_s = 2;
 }
 
 static void teardown(void)
@@ -122,6 +166,48 @@ static void teardown(void)
   oc_server_stop(srv);
   srv = NULL;
   oc_cassette_store_free(&store);
+}
+
+static int connect_server(int timeout_s)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if(fd < 0)
+    return -1;
+  struct timeval tv = { timeout_s, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  struct sockaddr_in sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons((uint16_t)oc_server_port(srv));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if(connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Send req as it is and read until the server closes (or timeout_s of
+ * silence); the raw answer, caller frees ("" when nothing came back). */
+static char *exchange_raw(const char *req, size_t reqlen, int timeout_s, size_t *len)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 20);
+  int fd = connect_server(timeout_s);
+  if(fd >= 0) {
+    if(send(fd, req, reqlen, MSG_NOSIGNAL) == (ssize_t)reqlen) {
+      char chunk[4096];
+      ssize_t n;
+      while((n = recv(fd, chunk, sizeof(chunk), 0)) > 0)
+        if(oc_buf_add(&b, chunk, (size_t)n))
+          break;
+    }
+    close(fd);
+  }
+  char *out = oc_buf_take(&b, len);
+  ck_assert_ptr_nonnull(out);
+  return out;
 }
 
 /* Send one request and read until the server closes; the raw response
@@ -311,6 +397,243 @@ START_TEST(stop_with_a_stalled_connection)
 }
 END_TEST
 
+/* A recorded 1xx is interim: sent as the answer, the client would wait
+ * for the final response for ever.  It is answered 502, naming why. */
+START_TEST(interim_status_is_never_final)
+{
+  struct oc_exchange ex;
+  char err[256];
+  ck_assert_msg(fetch_ex("/interim", NULL, &ex, err, sizeof(err)) == 0, "%s", err);
+  ck_assert_int_eq(ex.status, 502);
+  ck_assert_ptr_nonnull(strstr(ex.body, "\"code\":\"interim_status_recorded\""));
+  ck_assert_ptr_nonnull(strstr(ex.body, "status 101"));
+  oc_exchange_free(&ex);
+  /* by name too, and the connection still serves the rest */
+  ck_assert(fetch_ex("/x", "X-Oacheck-Case: interim\r\n", &ex, err, sizeof(err)) == 0);
+  ck_assert_int_eq(ex.status, 502);
+  oc_exchange_free(&ex);
+}
+END_TEST
+
+/* An unpaced answer is written in one call while the socket takes it;
+ * a client that reads slowly through a tiny window makes that call write
+ * part of it, and the rest must follow in order, framed the same: one
+ * chunk per event. */
+START_TEST(a_slow_reader_gets_a_big_answer_whole)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  struct timeval tv = { 30, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  struct sockaddr_in sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons((uint16_t)oc_server_port(srv));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+  static const char req[] = "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ck_assert_int_eq(send(fd, req, sizeof(req) - 1, 0), (ssize_t)sizeof(req) - 1);
+  usleep(200000); /* the server's writes fill both buffers */
+  struct oc_buf b;
+  oc_buf_init(&b, 16u << 20);
+  char chunk[1024];
+  ssize_t n;
+  int reads = 0;
+  while((n = recv(fd, chunk, sizeof(chunk), 0)) > 0) {
+    ck_assert_int_eq(oc_buf_add(&b, chunk, (size_t)n), 0);
+    if(++reads % 256 == 0)
+      usleep(1000);
+  }
+  close(fd);
+  struct oc_exchange ex;
+  char err[256];
+  ck_assert_msg(oc_exchange_parse_response(b.data, b.len, 1, &ex, err, sizeof(err)) == 0, "%s", err);
+  char *want = big_stream();
+  assert_body(&ex, want, BIG_EVENTS * BIG_EVENT);
+  ck_assert_uint_eq(ex.npieces, BIG_EVENTS);
+  free(want);
+  oc_exchange_free(&ex);
+  oc_buf_free(&b);
+}
+END_TEST
+
+static int status_of(const char *raw)
+{
+  int st = 0;
+  return sscanf(raw, "HTTP/1.1 %d", &st) == 1 ? st : 0;
+}
+
+/* A declared body over the cap is refused before a byte of it is read;
+ * a chunked one once it passes the cap; one under it is served. */
+START_TEST(oversized_bodies_are_refused)
+{
+  options.max_body = 1000;
+  start();
+  static const char declared[] = "POST /tail HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n";
+  size_t len = 0;
+  char *raw = exchange_raw(declared, sizeof(declared) - 1, 10, &len);
+  ck_assert_msg(status_of(raw) == 413, "a declared 5000-byte body got '%.40s'", raw);
+  ck_assert_ptr_nonnull(strstr(raw, "\"code\":\"request_too_large\""));
+  free(raw);
+  struct oc_buf req;
+  oc_buf_init(&req, 1u << 20);
+  oc_buf_adds(&req, "POST /tail HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                    "Connection: close\r\n\r\n");
+  for(int i = 0; i < 4; i++) {
+    oc_buf_adds(&req, "1f4\r\n");
+    for(int j = 0; j < 500; j++)
+      oc_buf_addc(&req, 'x');
+    oc_buf_adds(&req, "\r\n");
+  }
+  oc_buf_adds(&req, "0\r\n\r\n");
+  raw = exchange_raw(req.data, req.len, 10, &len);
+  ck_assert_msg(status_of(raw) == 413, "a chunked 2000-byte body got '%.40s'", raw);
+  free(raw);
+  oc_buf_free(&req);
+  static const char small[] = "POST /tail HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                              "Connection: close\r\n\r\nhello";
+  raw = exchange_raw(small, sizeof(small) - 1, 10, &len);
+  ck_assert_msg(status_of(raw) == 404, "a 5-byte body got '%.40s'", raw);
+  free(raw);
+}
+END_TEST
+
+/* What all requests hold at once is bounded (16 x max_body): past it a
+ * request is told to come back (503, Retry-After), and served once the
+ * others are gone. */
+START_TEST(bodies_held_at_once_are_bounded)
+{
+  options.max_body = 1000;
+  start();
+  int fds[20];
+  char part[1100];
+  int n = snprintf(part, sizeof(part), "POST /tail HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+  memset(part + n, 'x', 960); /* JSON, so it is kept: one that cannot be is hashed and dropped */
+  memcpy(part + n, "{\"a\":\"", 6);
+  for(size_t i = 0; i < OC_ARRAY_LEN(fds); i++) {
+    fds[i] = connect_server(10);
+    ck_assert_int_ge(fds[i], 0);
+    ck_assert_int_eq(send(fds[i], part, (size_t)n + 960, MSG_NOSIGNAL), n + 960);
+  }
+  static const char probe[] = "POST /tail HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                              "Connection: close\r\n\r\n";
+  int got = 0;
+  for(int tries = 0; tries < 50 && got != 503; tries++) {
+    size_t len = 0;
+    char *raw = exchange_raw(probe, sizeof(probe) - 1, 10, &len);
+    got = status_of(raw);
+    if(got == 503)
+      ck_assert_ptr_nonnull(strstr(raw, "Retry-After: 1"));
+    free(raw);
+    if(got != 503)
+      usleep(100000);
+  }
+  ck_assert_int_eq(got, 503);
+  for(size_t i = 0; i < OC_ARRAY_LEN(fds); i++)
+    close(fds[i]);
+  static const char whole[] = "POST /tail HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                              "Connection: close\r\n\r\nhello";
+  for(int tries = 0; tries < 50 && got != 404; tries++) {
+    size_t len = 0;
+    char *raw = exchange_raw(whole, sizeof(whole) - 1, 10, &len);
+    got = status_of(raw);
+    free(raw);
+    if(got != 404)
+      usleep(100000);
+  }
+  ck_assert_int_eq(got, 404);
+}
+END_TEST
+
+/* Open n connections that send a request head and never finish it. */
+static void slowloris_open(int *fds, size_t n)
+{
+  static const char head[] = "GET /tail HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+  for(size_t i = 0; i < n; i++) {
+    fds[i] = connect_server(10);
+    if(fds[i] >= 0)
+      send(fds[i], head, sizeof(head) - 1, MSG_NOSIGNAL);
+  }
+  usleep(300000); /* let the server take them all in */
+}
+
+static void slowloris_close(int *fds, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    if(fds[i] >= 0)
+      close(fds[i]);
+}
+
+static void assert_normal_request_answered(void)
+{
+  struct oc_exchange ex;
+  char err[256];
+  size_t len = 0;
+  char *raw = fetch_raw("/tail", NULL, &len);
+  ck_assert_msg(raw && len, "a normal request got no answer during the attack");
+  ck_assert_msg(oc_exchange_parse_response(raw, len, 1, &ex, err, sizeof(err)) == 0, "%s", err);
+  ck_assert_int_eq(ex.status, 200);
+  assert_body(&ex, "data: 1\n\ndata: 2", 16);
+  oc_exchange_free(&ex);
+  free(raw);
+}
+
+/* Issue 18: 300 connections that never finish their request held every
+ * one of the 256 slots, and a normal request timed out. */
+START_TEST(slowloris_leaves_room)
+{
+  start();
+  int fds[300];
+  slowloris_open(fds, OC_ARRAY_LEN(fds));
+  assert_normal_request_answered();
+  slowloris_close(fds, OC_ARRAY_LEN(fds));
+}
+END_TEST
+
+/* Beyond the connection limit, the connection that has waited longest for
+ * its request makes room: an attack larger than the limit still lets a
+ * normal request through. */
+START_TEST(slowloris_beyond_the_limit)
+{
+  options.max_connections = 32;
+  start();
+  int fds[300];
+  slowloris_open(fds, OC_ARRAY_LEN(fds));
+  assert_normal_request_answered();
+  size_t closed = 0;
+  for(size_t i = 0; i < OC_ARRAY_LEN(fds); i++) {
+    char c;
+    closed += fds[i] >= 0 && recv(fds[i], &c, 1, MSG_DONTWAIT) == 0;
+  }
+  ck_assert_msg(closed >= OC_ARRAY_LEN(fds) - 32, "only %zu of 300 closed", closed);
+  slowloris_close(fds, OC_ARRAY_LEN(fds));
+}
+END_TEST
+
+/* A head trickled a line at a time keeps the connection busy but never
+ * completes: the request timeout (2 s here) closes it anyway. */
+START_TEST(request_timeout_cuts_a_trickling_head)
+{
+  start();
+  int fd = connect_server(10);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_gt(send(fd, "GET /tail HTTP/1.1\r\n", 20, MSG_NOSIGNAL), 0);
+  int closed = 0;
+  for(int i = 0; i < 150 && !closed; i++) { /* 30 s at most */
+    usleep(200000);
+    char c;
+    ssize_t r = recv(fd, &c, 1, MSG_DONTWAIT);
+    closed = r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+             send(fd, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL) < 0;
+  }
+  close(fd);
+  ck_assert_msg(closed, "a head trickled for 30 s was never cut");
+  assert_normal_request_answered(); /* and the server is fine */
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
   Suite *s = suite_create("server");
@@ -326,6 +649,17 @@ static Suite *server_suite(void)
   tcase_add_test(tc, gzip_body);
   tcase_add_test(tc, unmatched_and_bad_faults);
   tcase_add_test(tc, stop_with_a_stalled_connection);
+  tcase_add_test(tc, interim_status_is_never_final);
+  tcase_add_test(tc, a_slow_reader_gets_a_big_answer_whole);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("limits");
+  tcase_set_timeout(tc, 90);
+  tcase_add_checked_fixture(tc, setup_limits, teardown);
+  tcase_add_test(tc, oversized_bodies_are_refused);
+  tcase_add_test(tc, bodies_held_at_once_are_bounded);
+  tcase_add_test(tc, slowloris_leaves_room);
+  tcase_add_test(tc, slowloris_beyond_the_limit);
+  tcase_add_test(tc, request_timeout_cuts_a_trickling_head);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -19,8 +19,8 @@ static const char *conv =
   "{\"role\":\"user\",\"content\":\"And of Germany?\"}]}";
 
 /* Run the checks; return the rules that fired, space-separated. */
-static void check(const char *request, int status, const char *prompt, const char *error,
-                  char *out, size_t outlen)
+static void check_ctx(const char *request, int status, const char *prompt, const char *error,
+                      const struct oc_template_context *ctx, char *out, size_t outlen)
 {
   cJSON *req = cJSON_Parse(request);
   ck_assert_ptr_nonnull(req);
@@ -28,7 +28,7 @@ static void check(const char *request, int status, const char *prompt, const cha
   oc_findings_init(&f);
   struct oc_check c;
   oc_check_init(&c, &f, oc_profile_find("llama-server"));
-  oc_templates_check(&c, req, status, prompt, error);
+  oc_templates_check(&c, req, status, prompt, error, ctx);
   out[0] = '\0';
   for(size_t i = 0; i < f.count; i++) {
     strncat(out, oc_rule_name(f.items[i].rule), outlen - strlen(out) - 2);
@@ -36,6 +36,14 @@ static void check(const char *request, int status, const char *prompt, const cha
   }
   oc_findings_free(&f);
   cJSON_Delete(req);
+}
+
+/* The server's day: 30 Nov 2026. */
+static void check(const char *request, int status, const char *prompt, const char *error,
+                  char *out, size_t outlen)
+{
+  struct oc_template_context ctx = { "fx", NULL, 2026, 11, 30 };
+  check_ctx(request, status, prompt, error, &ctx, out, outlen);
 }
 
 START_TEST(a_faithful_render_is_clean)
@@ -97,24 +105,218 @@ START_TEST(unknown_role)
 }
 END_TEST
 
-START_TEST(tool_ids_refused)
+/* The tool conversation of suites/templates/fixtures.json. */
+static const char *tool_conv =
+  "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+  "\"description\":\"Get the current weather for a location.\",\"parameters\":{\"type\":\"object\","
+  "\"properties\":{\"location\":{\"type\":\"string\"},\"unit\":{\"type\":\"string\"}}}}}],"
+  "\"messages\":[{\"role\":\"system\",\"content\":\"You are a helpful assistant.\"},"
+  "{\"role\":\"user\",\"content\":\"What is the weather in Paris in celsius?\"},"
+  "{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","
+  "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"location\\\": \\\"Paris\\\", "
+  "\\\"unit\\\": \\\"celsius\\\"}\"}}]},"
+  "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"{\\\"temperature\\\": 22, "
+  "\\\"unit\\\": \\\"celsius\\\"}\"}]}";
+
+/* Qwen 2.5's render of it (recorded): everything there, the result in a
+ * user turn wrapped in <tool_response>. */
+#define QWEN_TOOLS                                                                                \
+  "<|im_start|>system\nYou are a helpful assistant.\n\n# Tools\n\n<tools>\n{\"type\": \"function\", " \
+  "\"function\": {\"name\": \"get_weather\", \"description\": \"Get the current weather for a "  \
+  "location.\"}}\n</tools><|im_end|>\n"
+#define QWEN_USER "<|im_start|>user\nWhat is the weather in Paris in celsius?<|im_end|>\n"
+#define QWEN_CALL                                                                                 \
+  "<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": " \
+  "\"Paris\", \"unit\": \"celsius\"}}\n</tool_call><|im_end|>\n"
+#define QWEN_RESULT                                                                               \
+  "<|im_start|>user\n<tool_response>\n{\"temperature\": 22, \"unit\": \"celsius\"}\n"            \
+  "</tool_response><|im_end|>\n<|im_start|>assistant\n"
+
+START_TEST(tool_conversation_rendered)
 {
-  const char *req =
-    "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{}}}],"
-    "\"messages\":[{\"role\":\"user\",\"content\":\"Go.\"},{\"role\":\"assistant\",\"content\":\"\","
-    "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
-    "\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"ok\"}]}";
-  char fired[256];
-  check(req, 400, NULL,
-        "Jinja Exception:\nTool call IDs should be alphanumeric strings with length 9!", fired,
-        sizeof(fired));
-  ck_assert_str_eq(fired, "TEMPLATE-TOOL-ID ");
-  check(req, 200, "<user>Go.</user><call id=call_1>f({})</call><tool>ok</tool>", NULL, fired,
-        sizeof(fired));
+  char fired[512];
+  check(tool_conv, 200, QWEN_TOOLS QWEN_USER QWEN_CALL QWEN_RESULT, NULL, fired, sizeof(fired));
   ck_assert_str_eq(fired, "");
-  /* a plain conversation that fails to render is TEMPLATE-RENDER */
+  /* gemma-4 re-quotes everything with <|"|>: the values are there */
+  check(tool_conv, 200,
+        "<|turn>system\nYou are a helpful assistant.<|tool>declaration:get_weather{description:<|\"|>"
+        "Get the current weather for a location.<|\"|>}<tool|><turn|>\n<|turn>user\nWhat is the "
+        "weather in Paris in celsius?<turn|>\n<|turn>model\n<|tool_call>call:get_weather{location:"
+        "<|\"|>Paris<|\"|>,unit:<|\"|>celsius<|\"|>}<tool_call|><|tool_response>response:get_weather"
+        "{temperature:22,unit:<|\"|>celsius<|\"|>}<tool_response|>",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+}
+END_TEST
+
+START_TEST(tools_not_rendered)
+{
+  char fired[512];
+  /* SmolLM3 as recorded: no tools block, an empty assistant turn, the
+   * result as a bare user turn */
+  check(tool_conv, 200,
+        "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n" QWEN_USER
+        "<|im_start|>assistant\n<|im_end|>\n<|im_start|>user\n{\"temperature\": 22, \"unit\": "
+        "\"celsius\"}<|im_end|>\n<|im_start|>assistant\n",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOLS-RENDERED TEMPLATE-TOOL-CALL-RENDERED "
+                          "TEMPLATE-TOOL-RESULT-RENDERED ");
+  /* Phi-3.5: the result dropped too */
+  check(tool_conv, 200,
+        "<|system|>\nYou are a helpful assistant.<|end|>\n<|user|>\nWhat is the weather in Paris in "
+        "celsius?<|end|>\n<|assistant|>\n<|end|>\n<|assistant|>\n",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOLS-RENDERED TEMPLATE-TOOL-CALL-RENDERED "
+                          "TEMPLATE-TOOL-RESULT-RENDERED ");
+  /* the template's own text says why: it never reads tools or tool_calls */
+  {
+    struct oc_template_context ctx = { "tool-call", "{% for m in messages %}{{ m.content }}{% endfor %}",
+                                       0, 0, 0 };
+    struct oc_findings f;
+    oc_findings_init(&f);
+    struct oc_check c;
+    oc_check_init(&c, &f, oc_profile_find("llama-server"));
+    cJSON *req = cJSON_Parse(tool_conv);
+    oc_templates_check(&c, req, 200, "You are a helpful assistant. " QWEN_USER, NULL, &ctx);
+    int tools = 0, calls = 0;
+    for(size_t i = 0; i < f.count; i++) {
+      tools |= f.items[i].rule == OC_R_TEMPLATE_TOOLS_RENDERED &&
+               strstr(f.items[i].message, "never reads `tools`") &&
+               strstr(f.items[i].message, "tool-call:") == f.items[i].message;
+      calls |= f.items[i].rule == OC_R_TEMPLATE_TOOL_CALL_RENDERED &&
+               strstr(f.items[i].message, "never reads `tool_calls`");
+    }
+    ck_assert(tools && calls);
+    oc_findings_free(&f);
+    cJSON_Delete(req);
+  }
+  /* the description alone missing (firefunction) */
+  check(tool_conv, 200,
+        "<|im_start|>system\nYou are a helpful assistant. Tools: get_weather<|im_end|>\n" QWEN_USER
+        QWEN_CALL QWEN_RESULT, NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOLS-RENDERED ");
+}
+END_TEST
+
+START_TEST(tool_call_dropped_while_named_elsewhere)
+{
+  /* LFM2: the name is in the tool list, the assistant turn is empty */
+  char fired[512];
+  check(tool_conv, 200, QWEN_TOOLS QWEN_USER "<|im_start|>assistant\n<|im_end|>\n" QWEN_RESULT, NULL,
+        fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOL-CALL-RENDERED ");
+  /* an argument value missing from the call (Paris is in the user's text) */
+  check(tool_conv, 200,
+        QWEN_TOOLS QWEN_USER "<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", "
+        "\"arguments\": {\"unit\": \"celsius\"}}\n</tool_call><|im_end|>\n" QWEN_RESULT,
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOL-CALL-RENDERED ");
+}
+END_TEST
+
+START_TEST(double_encoded)
+{
+  /* Llama 3.1's ipython turn, as recorded */
+  char fired[512];
+  check(tool_conv, 200,
+        QWEN_TOOLS QWEN_USER QWEN_CALL
+        "<|start_header_id|>ipython<|end_header_id|>\n\n\"{\\\"temperature\\\": 22, \\\"unit\\\": "
+        "\\\"celsius\\\"}\"<|eot_id|>",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-DOUBLE-ENCODED ");
+  /* the arguments shown as a JSON string */
+  check(tool_conv, 200,
+        QWEN_TOOLS QWEN_USER "<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", "
+        "\"arguments\": \"{\\\"location\\\": \\\"Paris\\\", \\\"unit\\\": \\\"celsius\\\"}\"}\n"
+        "</tool_call><|im_end|>\n" QWEN_RESULT,
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-DOUBLE-ENCODED ");
+}
+END_TEST
+
+START_TEST(tools_header_empty)
+{
+  char fired[512];
+  /* Hermes with no tools passed */
+  check(conv, 200,
+        "<|im_start|>system\nYou are a function calling AI model. You are provided with function "
+        "signatures within <tools></tools> XML tags. Here are the available tools: <tools>  </tools>"
+        "Use the following pydantic model json schema.<|im_end|>\n<|im_start|>system\nYou are a "
+        "helpful assistant.<|im_end|>\n<|im_start|>user\nWhat is the capital of France?<|im_end|>\n"
+        "<|im_start|>assistant\nParis.<|im_end|>\n<|im_start|>user\nAnd of Germany?<|im_end|>\n",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOLS-EMPTY ");
+  /* firefunction: a colon, then prose */
+  check(conv, 200,
+        "<|start_header_id|>system<|end_header_id|>\n\nYou are a helpful assistant.\nAvailable "
+        "functions as JSON spec:\n\nBe nice.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n"
+        "What is the capital of France?<|eot_id|>Paris.<|eot_id|>And of Germany?<|eot_id|>",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOLS-EMPTY ");
+  /* a fenced empty list under a heading (Cohere 2) */
+  check(conv, 200,
+        "# Available Tools\n```json\n[\n\n]\n```<|END_TEXT|>You are a helpful assistant. What is the "
+        "capital of France? Paris. And of Germany?",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOLS-EMPTY ");
+  /* a list under the heading, or prose about tools: nothing */
+  check(tool_conv, 200,
+        "<|im_start|>system\nYou are a helpful assistant.\nYou have access to the following functions:"
+        "\n\n<tools>\n{\"name\": \"get_weather\", \"description\": \"Get the current weather for a "
+        "location.\"}\n</tools><|im_end|>\n" QWEN_USER QWEN_CALL QWEN_RESULT,
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  check(conv, 200,
+        "You are a helpful assistant. The list of functions available to call is in the block below. "
+        "Call available functions when it helps. What is the capital of France? Paris. And of Germany?",
+        NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+}
+END_TEST
+
+START_TEST(refusals)
+{
+  char fired[512];
+  /* Mistral Nemo: an id refused */
+  check(tool_conv, 400, NULL,
+        "Unable to generate parser for this template. Automatic parser generation failed: \n"
+        "------------\nError: Jinja Exception: Tool call IDs should be alphanumeric strings with "
+        "length 9!", fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-TOOL-ID ");
+  /* Gemma 2: the tool conversation refused */
+  check(tool_conv, 400, NULL,
+        "Error: Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/...",
+        fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-REFUSED ");
+  /* a plain conversation that fails to render without the template's words */
   check(conv, 500, NULL, "template error", fired, sizeof(fired));
   ck_assert_str_eq(fired, "TEMPLATE-RENDER ");
+  /* the template's own raise_exception message, matched against its text */
+  const char *req = "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+                    "{\"role\":\"wizard\",\"content\":\"Say hello.\"}]}";
+  struct oc_template_context ctx = {
+    "unknown-role", "{%- if not ns.found %}{{ raise_exception('No user query found in messages.') }}",
+    0, 0, 0 };
+  struct oc_findings f;
+  oc_findings_init(&f);
+  struct oc_check c;
+  oc_check_init(&c, &f, oc_profile_find("llama-server"));
+  cJSON *r = cJSON_Parse(req);
+  oc_templates_check(&c, r, 500, NULL, "While executing CallExpression\nError: No user query found "
+                     "in messages.", &ctx);
+  ck_assert_uint_eq(f.count, 1);
+  ck_assert_str_eq(oc_rule_name(f.items[0].rule), "TEMPLATE-REFUSED");
+  ck_assert_int_eq(f.items[0].severity, OC_SEV_ERROR); /* a refusal with a 5xx */
+  ck_assert_ptr_nonnull(strstr(f.items[0].message, "unknown-role"));
+  oc_findings_free(&f);
+  /* the same refusal with a 400: the right answer to an unknown role */
+  oc_findings_init(&f);
+  oc_check_init(&c, &f, oc_profile_find("llama-server"));
+  oc_templates_check(&c, r, 400, NULL, "Error: No user query found in messages.", &ctx);
+  ck_assert_uint_eq(f.count, 1);
+  ck_assert_int_eq(f.items[0].severity, OC_SEV_INFO);
+  oc_findings_free(&f);
+  cJSON_Delete(r);
 }
 END_TEST
 
@@ -122,13 +324,55 @@ START_TEST(server_date)
 {
   const char *req = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi.\"}]}";
   char fired[256];
-  check(req, 200,
-        "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
-        "Today Date: 30 Nov 2026\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi.<|eot_id|>",
-        NULL, fired, sizeof(fired));
+  /* every form of the server's day, and the day either side */
+  static const char *const forms[] = { "Today Date: 30 Nov 2026", "Today is Nov 30 2026.",
+                                       "Current date: 2026-11-30", "It is November 30, 2026.",
+                                       "Current date: 2026-12-01", "Date: 29 Nov 2026" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(forms); i++) {
+    char prompt[200];
+    snprintf(prompt, sizeof(prompt), "<|system|>%s<|user|>Hi.", forms[i]);
+    check(req, 200, prompt, NULL, fired, sizeof(fired));
+    ck_assert_msg(strcmp(fired, "TEMPLATE-SERVER-DATE ") == 0, "'%s': %s", forms[i], fired);
+  }
+  ck_assert_int_eq(oc_rule_find("TEMPLATE-SERVER-DATE")->severity, OC_SEV_WARNING);
+  /* another day, a cutoff written in the template, a date the user wrote */
+  check(req, 200, "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n<|user|>Hi.", NULL,
+        fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  struct oc_template_context ctx = { "fx", "{%- set date_string = \"30 Nov 2026\" %}", 2026, 11, 30 };
+  check_ctx(req, 200, "Today Date: 30 Nov 2026\n<|user|>Hi.", NULL, &ctx, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  check(
+    "{\"messages\":[{\"role\":\"user\",\"content\":\"Is 2026-11-30 a Monday?\"}]}", 200,
+    "<|user|>Is 2026-11-30 a Monday?", NULL, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  /* the day unknown: nothing to compare with */
+  struct oc_template_context none = { "fx", NULL, 0, 0, 0 };
+  check_ctx(req, 200, "Today Date: 30 Nov 2026\n<|user|>Hi.", NULL, &none, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  /* a recording without its time: a whole date the template's text does
+   * not hold came from the server's clock; its own fallback did not */
+  struct oc_template_context text_only = {
+    "fx", "{%- if not date_string is defined %}{%- set date_string = \"26 Jul 2024\" %}", 0, 0, 0 };
+  check_ctx(req, 200, "Cutting Knowledge Date: December 2023\nToday Date: 30 Nov 2026\n<|user|>Hi.",
+            NULL, &text_only, fired, sizeof(fired));
   ck_assert_str_eq(fired, "TEMPLATE-SERVER-DATE ");
-  /* severity info: a fact about the template, not a failure */
-  ck_assert_int_eq(oc_rule_find("TEMPLATE-SERVER-DATE")->severity, OC_SEV_INFO);
+  check_ctx(req, 200, "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n<|user|>Hi.",
+            NULL, &text_only, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  check_ctx(req, 200, "Current date: 2026-12-01\n<|user|>Hi.", NULL, &text_only, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "TEMPLATE-SERVER-DATE ");
+  check_ctx(req, 200, "Version 2026-12-011 build\n<|user|>Hi.", NULL, &text_only, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  /* the day from a Date header or a recording's time */
+  struct oc_template_context d;
+  memset(&d, 0, sizeof(d));
+  ck_assert(oc_templates_set_day(&d, "Tue, 01 Dec 2026 06:44:58 GMT"));
+  ck_assert_int_eq(d.year * 10000 + d.month * 100 + d.day, 20261201);
+  ck_assert(oc_templates_set_day(&d, "2026-11-30T23:59:59Z"));
+  ck_assert_int_eq(d.year * 10000 + d.month * 100 + d.day, 20261130);
+  ck_assert(!oc_templates_set_day(&d, "yesterday"));
+  ck_assert(!oc_templates_set_day(&d, NULL));
 }
 END_TEST
 
@@ -141,7 +385,12 @@ int main(void)
   tcase_add_test(tc, system_moved);
   tcase_add_test(tc, user_message_dropped);
   tcase_add_test(tc, unknown_role);
-  tcase_add_test(tc, tool_ids_refused);
+  tcase_add_test(tc, tool_conversation_rendered);
+  tcase_add_test(tc, tools_not_rendered);
+  tcase_add_test(tc, tool_call_dropped_while_named_elsewhere);
+  tcase_add_test(tc, double_encoded);
+  tcase_add_test(tc, tools_header_empty);
+  tcase_add_test(tc, refusals);
   tcase_add_test(tc, server_date);
   suite_add_tcase(s, tc);
   return oc_test_run(s);

@@ -1,0 +1,558 @@
+/* report_ci.c — GitHub Actions workflow commands and the Markdown
+ * summary.  Formats: GitHub's "Workflow commands for GitHub Actions"
+ * (::error file=F,line=L,title=T::MESSAGE; data escapes % CR LF,
+ * properties also : and ,) and GitHub-flavoured Markdown for
+ * $GITHUB_STEP_SUMMARY.  Text from a results file passes the terminal
+ * escaper first (valid UTF-8, controls visible, cut at a length), then
+ * the escaping of its medium.  The statuses are the runner's; shard
+ * accounting is shard.c's. */
+#include "config.h"
+#include "report_ci.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "results_json.h"
+
+#define OC_CI_FIELD_MAX 600     /* bytes of one message or cell */
+#define OC_CI_CAP (1u << 20)    /* GitHub takes at most 1 MiB of summary per step */
+
+/* ---- escaping ------------------------------------------------------------ */
+
+enum medium { WF_DATA, WF_PROP, MD_CELL };
+
+/* s (untrusted, may be NULL) made safe for a terminal and cut at max
+ * bytes, then escaped for the medium. */
+static int add_esc(struct oc_buf *b, const char *s, size_t max, enum medium m)
+{
+  if(!s)
+    return OC_OK;
+  struct oc_buf t;
+  oc_buf_init(&t, max * 8 + 64);
+  int rc = OC_OK;
+  {
+    /* the terminal escaper shows CR as \u000D; the workflow rules want it
+     * as %0D and Markdown as a space: keep it apart, segment by segment */
+    size_t n = strlen(s), cut = n > max ? max : n;
+    while(cut < n && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+      cut--;
+    for(size_t at = 0; !rc && at <= cut;) {
+      const char *cr = memchr(s + at, '\r', cut - at);
+      size_t seg = cr ? (size_t)(cr - (s + at)) : cut - at;
+      rc = oc_esc_add(&t, s + at, seg, OC_ESC_TEXT);
+      if(!rc && cr)
+        rc = oc_buf_addc(&t, '\r');
+      at += seg + 1;
+    }
+    if(!rc && cut < n)
+      rc = oc_buf_adds(&t, "\xE2\x80\xA6");
+  }
+  const char *p = oc_buf_str(&t);
+  for(; !rc && *p; p++) {
+    char c = *p;
+    const char *rep = NULL;
+    char one[3] = { '\\', c, '\0' };
+    if(m == WF_DATA || m == WF_PROP) {
+      if(c == '%')
+        rep = "%25";
+      else if(c == '\r')
+        rep = "%0D";
+      else if(c == '\n')
+        rep = "%0A";
+      else if(m == WF_PROP && c == ':')
+        rep = "%3A";
+      else if(m == WF_PROP && c == ',')
+        rep = "%2C";
+    }
+    else {
+      switch(c) {
+      case '&': rep = "&amp;"; break;
+      case '<': rep = "&lt;"; break;
+      case '>': rep = "&gt;"; break;
+      case '@': rep = "&#64;"; break; /* no one gets mentioned */
+      case '\n':
+      case '\r':
+      case '\t': rep = " "; break;
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '|':
+      case '#': case '~': case '!': case '$':
+        rep = one;
+        break;
+      default: break;
+      }
+    }
+    rc = rep ? oc_buf_adds(b, rep) : oc_buf_addc(b, c);
+  }
+  oc_buf_free(&t);
+  return rc;
+}
+
+/* ---- annotations ---------------------------------------------------------- */
+
+/* The suite file as GitHub can show it: relative to the workspace. */
+static const char *repo_path(const char *file, const char *workspace)
+{
+  if(!file || !*file)
+    return NULL;
+  if(file[0] != '/')
+    return strncmp(file, "./", 2) == 0 ? file + 2 : file;
+  size_t n = workspace ? strlen(workspace) : 0;
+  while(n > 1 && workspace[n - 1] == '/')
+    n--;
+  if(n && strncmp(file, workspace, n) == 0 && file[n] == '/')
+    return file + n + 1;
+  return NULL;
+}
+
+static int case_label(struct oc_buf *b, const cJSON *r, enum medium m)
+{
+  int rc = add_esc(b, oc_json_str(r, "target"), 200, m);
+  if(!rc)
+    rc = oc_buf_adds(b, m == MD_CELL ? " · " : " ");
+  if(!rc)
+    rc = add_esc(b, oc_json_str(r, "suite"), 200, m);
+  if(!rc)
+    rc = oc_buf_addc(b, '/');
+  if(!rc)
+    rc = add_esc(b, oc_json_str(r, "case"), 200, m);
+  return rc;
+}
+
+/* "[error] RULE at chunk 3 (/path): message" for the finding a failure is
+ * reported as, else the reason. */
+static int why_text(struct oc_buf *t, const cJSON *r)
+{
+  const cJSON *first = oc_result_status(r) == OC_ST_FAIL ? oc_result_first_error(r) : NULL;
+  if(first)
+    return oc_finding_text(t, first, NULL);
+  const char *reason = oc_json_str(r, "reason");
+  return oc_buf_adds(t, reason ? reason : oc_result_status(r) == OC_ST_FAIL ? "failed" : "error");
+}
+
+static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace)
+{
+  enum oc_status st = oc_result_status(r);
+  const cJSON *first = st == OC_ST_FAIL ? oc_result_first_error(r) : NULL;
+  const char *title = first && oc_json_str(first, "rule") ? oc_json_str(first, "rule")
+                      : st == OC_ST_FAIL                  ? "failed"
+                                                          : "error";
+  const char *file = repo_path(oc_json_str(r, "suite_file"), workspace);
+  const cJSON *line = oc_json_get(r, "suite_line");
+  int rc = oc_buf_adds(b, "::error ");
+  if(!rc && file) {
+    rc = oc_buf_adds(b, "file=");
+    if(!rc)
+      rc = add_esc(b, file, 1000, WF_PROP);
+    if(!rc && oc_json_is_integer(line) && line->valuedouble >= 1)
+      rc = oc_buf_printf(b, ",line=%.0f", line->valuedouble);
+    if(!rc)
+      rc = oc_buf_addc(b, ',');
+  }
+  if(!rc)
+    rc = oc_buf_adds(b, "title=");
+  if(!rc)
+    rc = add_esc(b, title, 200, WF_PROP);
+  if(!rc)
+    rc = oc_buf_adds(b, "::");
+  if(!rc)
+    rc = case_label(b, r, WF_DATA);
+  if(!rc)
+    rc = oc_buf_adds(b, st == OC_ST_FAIL ? " failed: " : " errored: ");
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  if(!rc && !(rc = why_text(&t, r)))
+    rc = add_esc(b, oc_buf_str(&t), OC_CI_FIELD_MAX, WF_DATA);
+  oc_buf_free(&t);
+  if(!rc)
+    rc = oc_buf_addc(b, '\n');
+  return rc;
+}
+
+int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b)
+{
+  int rc = OC_OK;
+  long shown = 0, more = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    enum oc_status st = oc_result_status(r);
+    if(st == OC_ST_PASS || st == OC_ST_SKIP)
+      continue;
+    if(shown >= OC_CI_ANNOTATIONS) {
+      more++;
+      continue;
+    }
+    if((rc = annotation(b, r, workspace)))
+      return rc;
+    shown++;
+  }
+  if(more && (rc = oc_buf_printf(b, "::warning title=oacheck::%ld more failing cases are not "
+                                    "annotated (GitHub shows %d per job); the step summary and the "
+                                    "reports list them\n", more, OC_CI_ANNOTATIONS)))
+    return rc;
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  if(oc_shards_problems(doc, &t)) {
+    /* one command per line of the shard report */
+    const char *p = oc_buf_str(&t);
+    while(!rc && *p) {
+      const char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      char *line = oc_strndup(p, n);
+      rc = line ? oc_buf_adds(b, "::error title=oacheck shards::") : OC_ENOMEM;
+      if(!rc)
+        rc = add_esc(b, line, OC_CI_FIELD_MAX, WF_DATA);
+      if(!rc)
+        rc = oc_buf_addc(b, '\n');
+      free(line);
+      p += n + (nl ? 1 : 0);
+    }
+  }
+  oc_buf_free(&t);
+  return rc;
+}
+
+/* ---- the Markdown summary ------------------------------------------------- */
+
+/* A sticky-error writer, as report_html.c has. */
+struct md {
+  struct oc_buf *b;
+  int rc;
+};
+
+static void put(struct md *o, const char *s)
+{
+  if(!o->rc && s)
+    o->rc = oc_buf_adds(o->b, s);
+}
+
+static void putf(struct md *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct md *o, const char *fmt, ...)
+{
+  if(o->rc)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  o->rc = oc_buf_vprintf(o->b, fmt, ap);
+  va_end(ap);
+}
+
+static void cell(struct md *o, const char *s)
+{
+  if(!o->rc)
+    o->rc = s ? add_esc(o->b, s, OC_CI_FIELD_MAX, MD_CELL) : oc_buf_adds(o->b, "—");
+}
+
+/* The URL of the report (checked to be http(s) without spaces, quotes or
+ * angle brackets when parsed), with a fragment. */
+static void link(struct md *o, const char *url, const char *fragment, const char *text)
+{
+  if(!url) {
+    put(o, text);
+    return;
+  }
+  putf(o, "[%s](%s%s%s)", text, url, fragment ? "#" : "", fragment ? fragment : "");
+}
+
+static void case_cell(struct md *o, const cJSON *r, const char *url, int index)
+{
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  int rc = case_label(&t, r, MD_CELL);
+  if(rc) {
+    o->rc = rc;
+    return;
+  }
+  char frag[32];
+  snprintf(frag, sizeof(frag), "c-%d", index);
+  link(o, url, frag, oc_buf_str(&t));
+  oc_buf_free(&t);
+}
+
+static void targets_table(struct md *o, const cJSON *doc)
+{
+  put(o, "| target | profile | model | cases | pass | fail | error | skip |\n"
+         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    const char *name = oc_json_str(t, "name");
+    struct oc_counts c;
+    oc_results_count(doc, name, NULL, &c);
+    put(o, "| ");
+    cell(o, name);
+    if(cJSON_IsFalse(oc_json_get(t, "reachable")))
+      put(o, " (unreachable)");
+    put(o, " | ");
+    cell(o, oc_json_str(t, "profile"));
+    put(o, " | ");
+    cell(o, oc_json_str(oc_json_obj(t, "identity"), "model"));
+    putf(o, " | %ld | %ld | %ld | %ld | %ld |\n", c.total, c.pass, c.fail, c.error, c.skip);
+  }
+}
+
+/* Issue 12's per-case "clients": {name: {works, reason, ...}}: a row per
+ * client with how many cases it works on and its first break.  Nothing
+ * when no result carries clients. */
+struct client_row {
+  const char *name;
+  long works, breaks;
+  const cJSON *first; /* result */
+  const char *reason;
+  int first_index;
+};
+
+static void clients_table(struct md *o, const cJSON *doc, const char *url)
+{
+  struct client_row rows[32];
+  size_t n = 0;
+  int i = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    const cJSON *c;
+    cJSON_ArrayForEach(c, oc_json_obj(r, "clients")) {
+      if(!c->string || !cJSON_IsObject(c))
+        continue;
+      size_t k = 0;
+      while(k < n && strcmp(rows[k].name, c->string) != 0)
+        k++;
+      if(k == n) {
+        if(n == OC_ARRAY_LEN(rows))
+          continue;
+        rows[n++] = (struct client_row){ c->string, 0, 0, NULL, NULL, 0 };
+      }
+      const cJSON *w = oc_json_get(c, "works");
+      if(cJSON_IsTrue(w))
+        rows[k].works++;
+      else if(cJSON_IsFalse(w)) {
+        if(!rows[k].breaks++) {
+          rows[k].first = r;
+          rows[k].reason = oc_json_str(c, "reason");
+          rows[k].first_index = i;
+        }
+      }
+    }
+    i++;
+  }
+  if(!n)
+    return;
+  put(o, "\n#### Will my client work?\n\n| client | works | breaks | first break |\n"
+         "| --- | ---: | ---: | --- |\n");
+  for(size_t k = 0; k < n; k++) {
+    put(o, "| ");
+    cell(o, rows[k].name);
+    putf(o, " | %ld | %ld | ", rows[k].works, rows[k].breaks);
+    if(rows[k].first) {
+      case_cell(o, rows[k].first, url, rows[k].first_index);
+      if(rows[k].reason) {
+        put(o, ": ");
+        cell(o, rows[k].reason);
+      }
+    }
+    else
+      put(o, "—");
+    put(o, " |\n");
+  }
+}
+
+static void rules_table(struct md *o, const cJSON *doc, const char *url)
+{
+  cJSON *rules = oc_results_failing_rules(doc);
+  if(!rules) {
+    o->rc = o->rc ? o->rc : OC_ENOMEM;
+    return;
+  }
+  if(cJSON_GetArraySize(rules)) {
+    put(o, "\n#### Failing rules\n\n| rule | cases | first case |\n| --- | ---: | --- |\n");
+    const cJSON *fr;
+    cJSON_ArrayForEach(fr, rules) {
+      const char *rule = oc_json_str(fr, "rule");
+      put(o, "| ");
+      cell(o, rule);
+      putf(o, " | %.0f | ", oc_json_num(fr, "cases", 0));
+      int i = 0;
+      const cJSON *r;
+      const cJSON *found = NULL;
+      cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+        const cJSON *f;
+        cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+          if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rule)) {
+            found = f;
+            break;
+          }
+        if(found) {
+          case_cell(o, r, url, i);
+          put(o, ": ");
+          cell(o, oc_json_str(found, "message"));
+          break;
+        }
+        i++;
+      }
+      put(o, " |\n");
+    }
+  }
+  cJSON_Delete(rules);
+}
+
+static void cases_table(struct md *o, const cJSON *doc, const char *url)
+{
+  long bad = 0, shown = 0;
+  int i = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    enum oc_status st = oc_result_status(r);
+    if(st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID)
+      bad++;
+  }
+  if(!bad)
+    return;
+  putf(o, "\n#### Failing cases (%ld)\n\n| status | case | why |\n| --- | --- | --- |\n", bad);
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    enum oc_status st = oc_result_status(r);
+    if(st != OC_ST_FAIL && st != OC_ST_ERROR && st != OC_ST_INVALID) {
+      i++;
+      continue;
+    }
+    if(shown++ >= OC_CI_SUMMARY_CASES)
+      break;
+    putf(o, "| %s | ", oc_status_name(st));
+    case_cell(o, r, url, i);
+    put(o, " | ");
+    oc_buf_reset(&t);
+    if(why_text(&t, r))
+      oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+    cell(o, oc_buf_str(&t));
+    put(o, " |\n");
+    i++;
+  }
+  oc_buf_free(&t);
+  if(bad > OC_CI_SUMMARY_CASES)
+    putf(o, "\n… and %ld more: see the reports.\n", bad - OC_CI_SUMMARY_CASES);
+}
+
+int oc_ci_markdown_summary(const cJSON *doc, const char *url, struct oc_buf *b)
+{
+  struct md o = { b, OC_OK };
+  struct oc_counts c;
+  oc_results_count(doc, NULL, NULL, &c);
+  const cJSON *run = oc_json_obj(doc, "oacheck");
+  putf(&o, "### oacheck: %s — %ld cases: %ld pass, %ld fail, %ld error, %ld skip\n\n",
+       c.fail || c.error ? "failed" : "passed", c.total, c.pass, c.fail, c.error, c.skip);
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 16);
+  if(oc_shards_problems(doc, &t)) {
+    const char *p = oc_buf_str(&t);
+    while(*p && !o.rc) {
+      const char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      char *line = oc_strndup(p, n);
+      put(&o, "> **Warning:** ");
+      cell(&o, line);
+      put(&o, "\n>\n");
+      free(line);
+      p += n + (nl ? 1 : 0);
+    }
+    put(&o, "\n");
+  }
+  oc_buf_free(&t);
+  targets_table(&o, doc);
+  clients_table(&o, doc, url);
+  rules_table(&o, doc, url);
+  cases_table(&o, doc, url);
+  put(&o, "\n");
+  if(url) {
+    link(&o, url, NULL, "The HTML report");
+    put(&o, " has every finding, the request and response, and a command that reproduces each case.\n\n");
+  }
+  put(&o, "<sub>oacheck ");
+  cell(&o, oc_json_str(run, "version"));
+  put(&o, ", ");
+  cell(&o, oc_json_str(run, "mode"));
+  put(&o, ", started ");
+  cell(&o, oc_json_str(run, "started"));
+  const cJSON *sh = oc_json_obj(run, "shard");
+  if(sh)
+    putf(&o, ", shard %.0f of %.0f", oc_json_num(sh, "index", 0), oc_json_num(sh, "count", 0));
+  const cJSON *mf = oc_json_get(run, "merged_from");
+  if(oc_json_is_integer(mf))
+    putf(&o, ", merged from %.0f files", mf->valuedouble);
+  put(&o, "</sub>\n");
+  return o.rc;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+int oc_ci_opt_report_url(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  if(!oc_startswith(arg, "https://") && !oc_startswith(arg, "http://")) {
+    snprintf(err, errlen, "wants an http:// or https:// URL, not '%.200s'", arg);
+    return 1;
+  }
+  /* it goes into Markdown link syntax as it is */
+  for(const unsigned char *p = (const unsigned char *)arg; *p; p++)
+    if(*p <= ' ' || *p == 0x7f || strchr("()<>\"'`\\", *p)) {
+      snprintf(err, errlen, "a URL without spaces, quotes, brackets or backslashes, not '%.200s' "
+               "(percent-encode them)", arg);
+      return 1;
+    }
+  *(const char **)o->value = arg;
+  return 0;
+}
+
+static int append_file(const char *path, const char *data, size_t n, char *err, size_t errlen)
+{
+  FILE *f = fopen(path, "a");
+  if(!f) {
+    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    return OC_EIO;
+  }
+  int bad = n && fwrite(data, 1, n, f) != n;
+  if(fclose(f) || bad) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return OC_EIO;
+  }
+  return OC_OK;
+}
+
+int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
+                        oc_getenv_fn env)
+{
+  int bad = 0;
+  char err[700];
+  if(!a->github && !a->markdown)
+    return 0;
+  struct oc_buf md;
+  oc_buf_init(&md, OC_CI_CAP);
+  if(oc_ci_markdown_summary(doc, a->report_url, &md)) {
+    oc_error("cannot build the Markdown summary: %s", md.data ? "out of memory" : "larger than 1 MiB");
+    return (a->github ? 1 : 0) + (a->markdown ? 1 : 0);
+  }
+  if(a->github) {
+    struct oc_buf ann;
+    oc_buf_init(&ann, OC_CI_CAP);
+    if(oc_ci_github_annotations(doc, env("GITHUB_WORKSPACE"), &ann)) {
+      oc_error("cannot build the GitHub annotations: out of memory");
+      bad++;
+    }
+    else if(ann.len && (fwrite(ann.data, 1, ann.len, out) != ann.len || fflush(out))) {
+      oc_error("cannot write the GitHub annotations");
+      bad++;
+    }
+    oc_buf_free(&ann);
+    const char *summary = env("GITHUB_STEP_SUMMARY");
+    if(!summary || !*summary)
+      oc_warn("--github: GITHUB_STEP_SUMMARY is not set (not on GitHub Actions?): no step summary written");
+    else if(append_file(summary, oc_buf_str(&md), md.len, err, sizeof(err))) {
+      oc_error("--github: the step summary: %s", err);
+      bad++;
+    }
+  }
+  if(a->markdown && oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) {
+    oc_error("--markdown: %s", err);
+    bad++;
+  }
+  oc_buf_free(&md);
+  return bad;
+}
