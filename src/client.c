@@ -100,19 +100,26 @@ int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen)
     }
     memcpy(name, p, n);
     name[n] = '\0';
-    int c = strcmp(name, "all") == 0 ? -2 : oc_client_find(name);
+    int none = strcmp(name, "none") == 0;
+    int c = strcmp(name, "all") == 0 ? -2 : none ? -3 : oc_client_find(name);
     if(c == -1) {
       snprintf(err, errlen, "unknown client '%s' (openai-node, openai-node-stream, ai-sdk, "
-               "langchain, openai-python, openai-python-stream, all)", name);
+               "langchain, openai-python, openai-python-stream, all, none)", name);
       return OC_EUSAGE;
     }
-    *mask |= c == -2 ? OC_CLIENTS_ALL : 1u << c;
+    if(none && (p != list || p[n])) {
+      snprintf(err, errlen, "'none' stands alone");
+      return OC_EUSAGE;
+    }
+    *mask |= c == -2 ? OC_CLIENTS_ALL : c == -3 ? 0u : 1u << c;
+    if(none)
+      return OC_OK;
     p += n;
     if(*p == ',')
       p++;
   }
   if(!*mask) {
-    snprintf(err, errlen, "no client named");
+    snprintf(err, errlen, "no client named ('none' selects none)");
     return OC_EUSAGE;
   }
   return OC_OK;

@@ -82,8 +82,9 @@ const char *oc_client_outcome_name(enum oc_client_outcome o); /* "ok", "raises",
 const char *oc_client_cause_name(enum oc_client_cause c);     /* "n>1", "length", … */
 /* A client by name; -1 when unknown. */
 int oc_client_find(const char *name);
-/* "a,b,c" (or "all") into a bit set of clients.  Unknown names are an
- * error naming them, with the list of known ones. */
+/* "a,b,c" (or "all", or "none": no client's break fails a case) into a
+ * bit set of clients.  Unknown names are an error naming them, with the
+ * list of known ones. */
 int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 /* Does this verdict break the application (works false)? */
 int oc_client_broken(const struct oc_client_verdict *v);

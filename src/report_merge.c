@@ -142,7 +142,9 @@ static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct name
      (finished && !cJSON_AddStringToObject(o, "finished", finished)) ||
      !cJSON_AddStringToObject(o, "mode", mixed ? "mixed" : mode ? mode : "replay") ||
      add_copy(o, "note", agreed(docs, n, "note")) ||
-     add_copy(o, "command", agreed(docs, n, "command")))
+     add_copy(o, "command", agreed(docs, n, "command")) ||
+     /* runs under different verdict policies have none in common */
+     add_copy(o, "policy", agreed(docs, n, "policy")))
     goto fail;
   cJSON *sl = cJSON_AddArrayToObject(o, "suites");
   if(!sl)

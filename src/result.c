@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "matrix.h"
 #include "url.h"
 #include "util.h"
 
@@ -56,6 +57,34 @@ cJSON *oc_finding_json(const struct oc_finding *f)
   add_str_or_null(o, "expected", f->expected);
   add_str_or_null(o, "actual", f->actual);
   add_str_or_null(o, "excerpt", f->excerpt);
+  if(f->clients) {
+    cJSON *cl = cJSON_AddArrayToObject(o, "clients");
+    for(int i = 0; cl && i < OC_CLIENT__COUNT; i++)
+      if(f->clients & (1u << i))
+        cJSON_AddItemToArray(cl, cJSON_CreateString(oc_client_name((enum oc_client_id)i)));
+  }
+  if(f->spec_only)
+    cJSON_AddTrueToObject(o, "spec_only");
+  return o;
+}
+
+cJSON *oc_clients_json(const struct oc_client_verdict *v)
+{
+  cJSON *o = cJSON_CreateObject();
+  for(int i = 0; o && i < OC_CLIENT__COUNT; i++) {
+    cJSON *c = cJSON_AddObjectToObject(o, oc_client_name((enum oc_client_id)i));
+    if(!c)
+      continue;
+    if(v[i].outcome == OC_CO_NOT_EXERCISED)
+      cJSON_AddNullToObject(c, "works");
+    else
+      cJSON_AddBoolToObject(c, "works", v[i].works == 1);
+    cJSON_AddStringToObject(c, "outcome", oc_client_outcome_name(v[i].outcome));
+    cJSON_AddStringToObject(c, "reason", v[i].reason);
+    cJSON_AddStringToObject(c, "basis", oc_client_basis_name(oc_client_basis((enum oc_client_id)i)));
+    if(oc_client_broken(&v[i]))
+      cJSON_AddBoolToObject(c, "limitation", v[i].limitation != 0);
+  }
   return o;
 }
 
@@ -180,6 +209,8 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
     cJSON_AddItemToArray(tags, cJSON_CreateString(k->tags[i]));
   cJSON_AddStringToObject(r, "status", oc_case_status(o));
   add_str_or_null(r, "reason", o->reason);
+  if(oc_row_name(o->checklist))
+    cJSON_AddStringToObject(r, "checklist", oc_row_name(o->checklist));
   cJSON_AddStringToObject(r, "profile", o->target->profile ? o->target->profile->name : "openai");
   if(o->duration_ms >= 0)
     cJSON_AddNumberToObject(r, "duration_ms", o->duration_ms);
@@ -218,6 +249,8 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   }
   else
     cJSON_AddNullToObject(r, "response");
+  if(o->verdicts)
+    cJSON_AddItemToObject(r, "clients", oc_clients_json(o->verdicts));
   if(o->message)
     cJSON_AddItemToObject(r, "message", cJSON_Duplicate(o->message, 1));
   if(o->timing)

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "client.h"
 #include "finding.h"
 #include "response.h"
 #include "suite.h"
@@ -34,6 +35,11 @@ struct oc_case_outcome {
   cJSON *retries;                   /* taken over; may be NULL */
   double duration_ms;               /* < 0 unknown */
   const char *source;               /* "live" or the recording's name */
+  /* What the client models made of the response (OC_CLIENT__COUNT of
+   * them), or NULL when none judged it (not a chat completion, no
+   * response); and the case's checklist row (matrix.h), -1 for none. */
+  const struct oc_client_verdict *verdicts;
+  int checklist;
 };
 
 /* "pass", "fail", "error", "skip". */
@@ -42,5 +48,9 @@ const char *oc_case_status(const struct oc_case_outcome *o);
 cJSON *oc_result_json(struct oc_case_outcome *o);
 /* A finding as the results schema's "finding". */
 cJSON *oc_finding_json(const struct oc_finding *f);
+/* A result's "clients": the six verdicts, always all of them; a client
+ * the exchange does not exercise (a stream helper on a non-streamed
+ * request) has outcome "not-exercised" and works null. */
+cJSON *oc_clients_json(const struct oc_client_verdict *v);
 
 #endif

@@ -32,6 +32,10 @@ struct oc_run_options {
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
   int by_target;            /* plan every case of a target before the next target's */
+  /* The verdict policy (verdict.h): --strict, and the clients whose break
+   * fails a case (a bit per enum oc_client_id; default all six). */
+  int strict;
+  unsigned clients;
 };
 
 void oc_run_options_init(struct oc_run_options *o);

@@ -69,20 +69,33 @@ void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outl
 {
   char names[200] = "";
   size_t n = 0;
-  int all = 1;
-  for(int i = 0; i < OC_CLIENT__COUNT; i++) {
-    if(!(clients & (1u << i))) {
-      all = 0;
-      continue;
-    }
-    n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s", n ? ", " : "",
-                          oc_client_name((enum oc_client_id)i));
-  }
+  for(int i = 0; i < OC_CLIENT__COUNT; i++)
+    if(clients & (1u << i))
+      n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
+                            n ? ", " : "", oc_client_name((enum oc_client_id)i));
+  const char *who = (clients & OC_CLIENTS_ALL) == OC_CLIENTS_ALL ? "any of the six clients"
+                    : clients ? names : "no client (--clients none)";
   if(strict)
-    snprintf(out, outlen, "strict: every error fails the case (the specification's verdict); client "
-             "breaks of %s%s are errors too", all ? "all six clients" : names, all ? "" : "");
+    snprintf(out, outlen, "strict: every error fails its case (the specification's verdict), and so "
+             "does a break of %s", who);
   else
-    snprintf(out, outlen, "clients: a case fails on its own expectations, a contract rule, or a break of "
-             "%s%s; a deviation from the specification that breaks no selected client is a warning "
-             "(--strict makes it an error)", all ? "any of the six clients" : names, "");
+    snprintf(out, outlen, "clients: a case fails on its own expectations, a contract rule or a break "
+             "of %s; a deviation from the specification that breaks no selected client is a "
+             "warning (--strict makes it an error)", who);
+}
+
+cJSON *oc_verdict_policy_json(int strict, unsigned clients)
+{
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  char text[600];
+  oc_verdict_policy_text(strict, clients, text, sizeof(text));
+  cJSON_AddStringToObject(o, "mode", strict ? "strict" : "clients");
+  cJSON *names = cJSON_AddArrayToObject(o, "clients");
+  for(int i = 0; names && i < OC_CLIENT__COUNT; i++)
+    if(clients & (1u << i))
+      cJSON_AddItemToArray(names, cJSON_CreateString(oc_client_name((enum oc_client_id)i)));
+  cJSON_AddStringToObject(o, "text", text);
+  return o;
 }

@@ -11,6 +11,8 @@
 #ifndef OC_VERDICT_H
 #define OC_VERDICT_H
 
+#include <cjson/cJSON.h>
+
 #include "client.h"
 #include "rules.h"
 
@@ -24,5 +26,8 @@ void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v);
  * deviations that break no client are warnings; --strict makes them
  * errors)" or "strict (…)".  Into out. */
 void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outlen);
+/* The same as the results' "policy" object: {"mode": "clients"|"strict",
+ * "clients": [selected names], "text": …}; NULL when out of memory. */
+cJSON *oc_verdict_policy_json(int strict, unsigned clients);
 
 #endif

@@ -90,6 +90,33 @@ expect_grep 'STREAM-DONE error: the stream ends after 15 events without .data: \
 expect_grep 'ERROR-STATUS error: .*HTTP 500' "$TMP/out"
 pass "findings name rule, chunk and status"
 
+# the verdict policy opens the output; "Will my client work?" closes it:
+# the clients take what llama-server sends (what fails is its contract:
+# tool_choice, the 500s), and the breaks are the clients' own limitations
+expect_grep '^verdict: clients: a case fails on its own expectations, a contract rule or a break of any of the six clients' "$TMP/out"
+expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
+expect_grep '^  streaming +ok +ok +limit +limit +ok +limit$' "$TMP/out"
+expect_grep '^  errors +ok +- +ok +ok +ok +-$' "$TMP/out"
+expect_grep '^  limit  openai-python-stream, streaming: LengthFinishReasonError' "$TMP/out"
+expect_no_grep '^  BREAKS ' "$TMP/out"
+expect_grep '"mode":[[:space:]]*"clients"' "$TMP/replay.json"
+expect_grep '"checklist":[[:space:]]*"tool-call-stream"' "$TMP/replay.json"
+pass "the verdict policy, and the client matrix: every client takes the answers; limitations told apart"
+
+# --strict: the specification's verdict, every error fails; here the same
+# cases (llama-server's deviations that break no client are warnings that
+# --strict turns back into errors, on cases that fail anyway)
+expect_status 1 "$OACHECK" run --strict --json "$TMP/strict.json"
+expect_grep '^verdict: strict: every error fails its case' "$TMP/out"
+expect_grep '"mode":[[:space:]]*"strict"' "$TMP/strict.json"
+expect_grep '^failing rules: .*STREAM-ERROR-EVENT' "$TMP/out"
+# --clients names the clients whose break fails a case
+expect_status 1 "$OACHECK" run --clients openai-python,ai-sdk --json "$TMP/two.json"
+expect_grep '^verdict: clients: .*a break of ai-sdk, openai-python;' "$TMP/out"
+expect_status 2 "$OACHECK" run --clients openai-go
+expect_grep "unknown client 'openai-go'" "$TMP/err"
+pass "--strict and --clients: said in the header and the results"
+
 # 2. live against oacheck serve replaying the same recordings
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"

@@ -15,6 +15,7 @@
 
 #include "cassette.h"
 #include "client.h"
+#include "matrix.h"
 #include "regex.h"
 #include "rulesutil.h"
 #include "verdict.h"
@@ -341,6 +342,97 @@ START_TEST(server_faults_are_no_limitation)
 }
 END_TEST
 
+/* ---- the checklist rows and the matrix ------------------------------------------- */
+
+static struct oc_request_info *info_of(const char *body, cJSON **keep)
+{
+  static struct oc_request_info info;
+  *keep = cJSON_Parse(body);
+  ck_assert_ptr_nonnull(*keep);
+  oc_request_info_init(&info, "POST", "/v1/chat/completions", *keep);
+  return &info;
+}
+
+START_TEST(checklist_rows)
+{
+  static const struct {
+    const char *suite, *tag, *body;
+    int row;
+  } v[] = {
+    { "mine", NULL, "{\"messages\":[]}", OC_ROW_PLAIN },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_STREAMING },
+    { "mine", NULL, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
+      OC_ROW_TOOL_CALL },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
+      OC_ROW_TOOL_CALL_STREAM },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true,\"response_format\":{\"type\":\"json_object\"}}",
+      OC_ROW_JSON_SCHEMA },
+    /* the suite decides before the request, a tag before the suite */
+    { "errors", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_ERRORS },
+    { "context-overflow", NULL, "{\"messages\":[]}", OC_ROW_CONTEXT_OVERFLOW },
+    { "errors", "checklist:plain", "{\"messages\":[]}", OC_ROW_PLAIN },
+    { "mine", "checklist:nonsense", "{\"messages\":[]}", -1 },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    cJSON *keep;
+    const char *tags[1] = { v[i].tag };
+    int row = oc_row_of(v[i].suite, tags, v[i].tag ? 1 : 0, info_of(v[i].body, &keep));
+    ck_assert_msg(row == v[i].row, "case %zu: row %d, expected %d", i, row, v[i].row);
+    cJSON_Delete(keep);
+  }
+  /* not a chat completion: in no row */
+  struct oc_request_info models;
+  oc_request_info_init(&models, "GET", "/v1/models", NULL);
+  ck_assert_int_eq(oc_row_of("models", NULL, 0, &models), -1);
+  for(int r = 0; r < OC_ROW__COUNT; r++)
+    ck_assert_int_eq(oc_row_find(oc_row_name(r)), r);
+}
+END_TEST
+
+/* A cell: a break beats a limitation beats works; the reason shown is the
+ * first break's; a client no case ran is not exercised; a target on which
+ * no client ran has no matrix. */
+START_TEST(matrix_cells)
+{
+  cJSON *doc = cJSON_Parse(
+    "{\"targets\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"results\": ["
+    "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"one\", \"checklist\": \"streaming\", \"clients\": {"
+    "  \"ai-sdk\": {\"works\": false, \"outcome\": \"wrong\", \"reason\": \"limit\", \"limitation\": true},"
+    "  \"langchain\": {\"works\": true, \"outcome\": \"ok\"},"
+    "  \"openai-node-stream\": {\"works\": null, \"outcome\": \"not-exercised\"}}},"
+    "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"two\", \"checklist\": \"streaming\", \"clients\": {"
+    "  \"ai-sdk\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"first break\", \"limitation\": false},"
+    "  \"langchain\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"its own\", \"limitation\": true}}},"
+    "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"three\", \"checklist\": \"streaming\", \"clients\": {"
+    "  \"ai-sdk\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"second break\"}}},"
+    "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"norow\", \"clients\": {"
+    "  \"openai-node\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"x\"}}},"
+    "{\"target\": \"b\", \"suite\": \"s\", \"case\": \"skipped\", \"checklist\": \"plain\"}]}");
+  ck_assert_ptr_nonnull(doc);
+  struct oc_matrix *m;
+  size_t n;
+  ck_assert_int_eq(oc_matrix_build(doc, &m, &n), OC_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(m[0].target, "a");
+  const struct oc_cell *ai = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_AI_SDK];
+  ck_assert_int_eq(ai->state, OC_CELL_BREAKS);
+  ck_assert_str_eq(ai->reason, "first break");
+  ck_assert_str_eq(ai->kase, "two");
+  ck_assert_int_eq(ai->result_index, 1);
+  ck_assert_int_eq(ai->breaks, 2);
+  ck_assert_int_eq(ai->limits, 1);
+  const struct oc_cell *lc = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN];
+  ck_assert_int_eq(lc->state, OC_CELL_LIMITATION);
+  ck_assert_str_eq(lc->reason, "its own");
+  ck_assert_int_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_OPENAI_NODE_STREAM].state, OC_CELL_NOT_EXERCISED);
+  /* a case in no row shows nowhere */
+  for(int r = 0; r < OC_ROW__COUNT; r++)
+    ck_assert_int_eq(m[0].cells[r][OC_CLIENT_OPENAI_NODE].state, OC_CELL_NOT_EXERCISED);
+  free(m);
+  cJSON_Delete(doc);
+}
+END_TEST
+
 /* ---- names and the policy ---------------------------------------------------------- */
 
 START_TEST(client_names)
@@ -354,6 +446,12 @@ START_TEST(client_names)
   ck_assert_int_ne(oc_clients_parse("openai-go", &m, err, sizeof(err)), OC_OK);
   ck_assert_ptr_nonnull(strstr(err, "unknown client 'openai-go'"));
   ck_assert_int_ne(oc_clients_parse("", &m, err, sizeof(err)), OC_OK);
+  /* none: only the contract fails a case; it cannot be mixed with names */
+  ck_assert_int_eq(oc_clients_parse("none", &m, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(m, 0);
+  ck_assert_int_ne(oc_clients_parse("none,ai-sdk", &m, err, sizeof(err)), OC_OK);
+  ck_assert_int_ne(oc_clients_parse("ai-sdk,none", &m, err, sizeof(err)), OC_OK);
+  ck_assert_ptr_nonnull(strstr(err, "'none' stands alone"));
   for(int c = 0; c < OC_CLIENT__COUNT; c++)
     ck_assert_int_eq(oc_client_find(oc_client_name((enum oc_client_id)c)), c);
   ck_assert_int_eq(oc_client_basis(OC_CLIENT_OPENAI_NODE), OC_BASIS_VERIFIED);
@@ -477,6 +575,10 @@ static Suite *clients_suite(void)
   tcase_add_test(tc, server_faults_are_no_limitation);
   tcase_add_test(tc, long_streams_stay_bounded);
   suite_add_tcase(s, tc);
+  TCase *mx = tcase_create("matrix");
+  tcase_add_test(mx, checklist_rows);
+  tcase_add_test(mx, matrix_cells);
+  suite_add_tcase(s, mx);
   TCase *p = tcase_create("policy");
   tcase_add_test(p, client_names);
   tcase_add_test(p, policy_demotes_only_what_breaks_nothing);
