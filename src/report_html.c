@@ -1215,6 +1215,35 @@ static void reproduce_block(struct out *o, const cJSON *doc, const cJSON *r)
   free(oac);
 }
 
+/* What each client model makes of this exchange (the result's "clients"). */
+static void clients_block(struct out *o, const cJSON *r)
+{
+  const cJSON *cs = oc_json_obj(r, "clients");
+  if(!cJSON_GetArraySize(cs))
+    return;
+  put(o, "<h4>Clients</h4>\n<table class=\"case-clients\"><tbody>\n");
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cs) {
+    if(!c->string || !cJSON_IsObject(c))
+      continue;
+    const cJSON *w = oc_json_get(c, "works");
+    const char *cls = cJSON_IsTrue(w) ? "works" : !cJSON_IsFalse(w) ? "none"
+                      : cJSON_IsTrue(oc_json_get(c, "limitation")) ? "limit" : "breaks";
+    put(o, "<tr><th>");
+    txt(o, c->string);
+    putf(o, "</th><td class=\"cl cl-%s\">", cls);
+    txt(o, oc_json_str(c, "outcome"));
+    if(!strcmp(cls, "limit"))
+      put(o, " (its limitation)");
+    put(o, "</td><td>");
+    txtcut(o, oc_json_str(c, "reason"), OC_HTML_FIELD_MAX);
+    put(o, "</td><td class=\"muted\">");
+    txt(o, oc_json_str(c, "basis"));
+    put(o, "</td></tr>\n");
+  }
+  put(o, "</tbody></table>\n");
+}
+
 static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
 {
   enum oc_status st = oc_result_status(r);
@@ -1273,6 +1302,7 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
     put(o, "</p>\n");
   }
   findings_block(o, r);
+  clients_block(o, r);
   render_block(o, doc, r);
   timing_block(o, r);
 

@@ -91,6 +91,8 @@ expect_grep '<td class="cl cl-limit"><a href="#c-2">its limitation</a>' "$C"
 expect_grep '<td class="cl cl-none">—</td>' "$C"
 expect_grep '<span id="verdict-mode">verdict: clients</span>' "$C"
 expect_grep 'id="c-6"' "$C"
+# and each case says what every client made of it
+expect_grep '<tr><th>langchain</th><td class="cl cl-breaks">wrong</td><td>tool_calls: 0 \(expected 1\)</td><td class="muted">verified</td></tr>' "$C"
 pass "the client matrix: works, breaks (linked to its case), limitation, not exercised; the verdict policy"
 
 browse "$TMP/two-targets.html" "$TMP/two"
