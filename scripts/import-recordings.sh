@@ -13,13 +13,34 @@ test -f mk/replay.am || { echo "run me from the source tree" >&2; exit 2; }
 
 rm -rf suites/recordings/llama-server tests/data/recordings
 
-# llama-server: the shipped default target.  Recordings that index.json
-# marks test_only (they steer the tiny model with logit_bias) go to the
-# tests instead; templates/<name>/ keep their subdirectories.
+# llama-server, live: the shipped default target.  These are already
+# cassettes (written by `oacheck record`, with arrival times): copied as
+# they are, with the README that says where they come from kept in the
+# tree (suites/recordings/llama-server/README.md is ours, not the raw one).
+mkdir -p suites/recordings/llama-server
+cp "$raw/llama-server-live/"*.cassette.gz suites/recordings/llama-server/
+git checkout -- suites/recordings/llama-server/README.md 2>/dev/null ||
+  echo "note: restore suites/recordings/llama-server/README.md from git" >&2
+
+# The same server under concurrency (a shared context running out): test
+# data for the deployment diagnoses and `oacheck serve --overload`.
+mkdir -p tests/data/recordings/llama-server-concurrency
+cp "$raw/llama-server-concurrency/"*.cassette.gz "$raw/llama-server-concurrency/README.md" \
+  tests/data/recordings/llama-server-concurrency/
+
+# llama-server, recorded with curl: test data whose exact bytes tests use
+# (chat-stream.wire's HTTP chunks, the names X-Oacheck-Case selects).
+# Recordings that index.json marks test_only (they steer the tiny model
+# with logit_bias) go to tests/data/recordings/llama-server; the
+# templates/<name>/ captures are shipped (`oacheck templates` with no
+# target compares them).
 "$bin" record --import "$raw/llama-server" \
-  --out suites/recordings/llama-server \
+  --out tests/data/recordings/llama-server-curl \
   --test-only-out tests/data/recordings/llama-server \
   --server "llama.cpp b10587-3f545becc"
+mv tests/data/recordings/llama-server-curl/templates suites/recordings/llama-server/templates
+git checkout -- tests/data/recordings/llama-server-curl/README.md 2>/dev/null ||
+  echo "note: restore tests/data/recordings/llama-server-curl/README.md from git" >&2
 
 # Other servers' recordings (from public sources) are test data for the
 # rules.  LM Studio's unknown-endpoint sample has no method/path in its

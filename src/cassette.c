@@ -296,18 +296,12 @@ static int hash_body(EVP_MD_CTX *md, const char *body, size_t len)
 /* Percent-decoding of one query component ('+' is a space, as in forms
  * and as libmicrohttpd decodes arguments); an invalid escape stays as it
  * is. */
-static int hexval(char c)
-{
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 static int query_unescape(struct oc_buf *b, const char *s, size_t n)
 {
   int rc = OC_OK;
   for(size_t i = 0; !rc && i < n; i++) {
     int hi, lo;
-    if(s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+    if(s[i] == '%' && i + 2 < n && (hi = oc_hexval(s[i + 1])) >= 0 && (lo = oc_hexval(s[i + 2])) >= 0) {
       rc = oc_buf_addc(b, (char)(hi << 4 | lo));
       i += 2;
     }
@@ -377,18 +371,16 @@ char *oc_cassette_key_path(const char *path)
       size_t nl = eq ? (size_t)(eq - p) : len;
       struct oc_buf t;
       oc_buf_init(&t, OC_CAP_HTTP_HEAD);
-      ps[n].name = query_unescape(&t, p, nl) ? NULL : oc_buf_take(&t, NULL);
-      oc_buf_free(&t);
+      /* a component fits the head's cap: only memory can fail it, and a
+       * key with a component gone would be another request's */
+      query_unescape(&t, p, nl);
+      ps[n].name = oc_buf_take(&t, NULL);
       ps[n].value = NULL;
       if(eq) {
-        oc_buf_init(&t, OC_CAP_HTTP_HEAD);
-        ps[n].value = query_unescape(&t, eq + 1, len - nl - 1) ? NULL : oc_buf_take(&t, NULL);
-        oc_buf_free(&t);
-        if(!ps[n].value)
-          ps[n].value = oc_strdup("");
+        query_unescape(&t, eq + 1, len - nl - 1);
+        ps[n].value = oc_buf_take(&t, NULL);
       }
-      if(!ps[n].name)
-        ps[n].name = oc_strdup("");
+      oc_buf_free(&t);
       n++;
       if(!ps[n - 1].name || (eq && !ps[n - 1].value))
         goto out;
@@ -549,14 +541,10 @@ static int push_piece(struct oc_cassette *c, size_t end, uint64_t t_ns)
 {
   if(c->npieces >= OC_CAP_CASSETTE_PIECES)
     return OC_ETOOBIG;
-  if(c->npieces == c->apieces) {
-    size_t n = c->apieces ? c->apieces * 2 : 16;
-    struct oc_cassette_piece *p = realloc(c->pieces, n * sizeof(*p));
-    if(!p)
-      return OC_ENOMEM;
-    c->pieces = p;
-    c->apieces = n;
-  }
+  struct oc_cassette_piece *p = oc_array_grow(c->pieces, &c->apieces, c->npieces + 1, sizeof(*p));
+  if(!p)
+    return OC_ENOMEM;
+  c->pieces = p;
   c->pieces[c->npieces].end = end;
   c->pieces[c->npieces].t_ns = t_ns;
   c->npieces++;
@@ -569,6 +557,8 @@ int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64
     return OC_OK;
   if(n > OC_CAP_BODY || c->body_len > OC_CAP_BODY - n)
     return OC_ETOOBIG;
+  /* checksrc: the body grows by exactly what arrived (capped above); a
+   * recording is written once, so the copies do not add up */
   char *b = realloc(c->body, c->body_len + n + 1);
   if(!b)
     return OC_ENOMEM;
@@ -586,10 +576,26 @@ int oc_cassette_add_piece(struct oc_cassette *c, const void *p, size_t n, uint64
 
 /* ---- zlib ----------------------------------------------------------- */
 
+/* zlib allocates through these, so that its allocations are the
+ * program's own (the allocation-failure run counts and fails them too) */
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+  (void)opaque;
+  return calloc(items, size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+  (void)opaque;
+  free(p);
+}
+
 int oc_gzip(const void *p, size_t n, char **out, size_t *outlen)
 {
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
+  zs.zalloc = z_alloc;
+  zs.zfree = z_free;
   *out = NULL;
   *outlen = 0;
   /* 15 + 16: a gzip wrapper; zlib writes mtime 0, so the bytes depend on
@@ -623,6 +629,8 @@ static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *o
 {
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
+  zs.zalloc = z_alloc;
+  zs.zfree = z_free;
   *out = NULL;
   *outlen = 0;
   if(inflateInit2(&zs, 15 + 16) != Z_OK) {
@@ -647,6 +655,11 @@ static int gunzip_err(const void *p, size_t n, size_t max, char **out, size_t *o
     }
     if(z == Z_STREAM_END)
       break;
+    if(z == Z_MEM_ERROR) {
+      snprintf(err, errlen, "out of memory");
+      rc = OC_ENOMEM;
+      goto out;
+    }
     if(z == Z_BUF_ERROR || (z == Z_OK && zs.avail_in == 0 && got == 0)) {
       snprintf(err, errlen, "gzip data truncated after %zu compressed bytes", n);
       rc = OC_EPARSE;
@@ -684,99 +697,61 @@ int oc_gunzip(const void *p, size_t n, size_t max, char **out, size_t *outlen)
 static cJSON *headers_json(const struct oc_headers *h)
 {
   cJSON *arr = cJSON_CreateArray();
-  if(!arr)
-    return NULL;
-  for(size_t i = 0; i < h->count; i++) {
+  int oom = !arr;
+  for(size_t i = 0; !oom && i < h->count; i++) {
     if(oc_header_is_secret(h->items[i].name))
       continue; /* never written, whatever the caller forgot to strip */
     const char *pair[2] = { h->items[i].name, h->items[i].value };
-    cJSON *p = cJSON_CreateStringArray(pair, 2);
-    if(!p || !cJSON_AddItemToArray(arr, p)) {
-      cJSON_Delete(p);
-      cJSON_Delete(arr);
-      return NULL;
-    }
+    oc_json_put(&oom, arr, NULL, cJSON_CreateStringArray(pair, 2));
+  }
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
   }
   return arr;
 }
 
-/* Add a string member, or null when s is NULL.  0 on success. */
-static int add_str(cJSON *obj, const char *key, const char *s)
-{
-  return s ? !cJSON_AddStringToObject(obj, key, s) : !cJSON_AddNullToObject(obj, key);
-}
-
-static int add_num(cJSON *obj, const char *key, double v)
-{
-  return !cJSON_AddNumberToObject(obj, key, v);
-}
-
-static int add_item(cJSON *obj, const char *key, cJSON *item)
-{
-  if(!item)
-    return 1;
-  if(!cJSON_AddItemToObject(obj, key, item)) {
-    cJSON_Delete(item);
-    return 1;
-  }
-  return 0;
-}
-
 static cJSON *meta_json(const struct oc_cassette *c, const char *key)
 {
+  int oom = 0;
   cJSON *root = cJSON_CreateObject();
-  cJSON *req = cJSON_CreateObject();
-  cJSON *resp = cJSON_CreateObject();
-  cJSON *timing = cJSON_CreateObject();
-  cJSON *prov = cJSON_CreateObject();
-  int bad = !root;
-  bad |= add_num(root, "oacheck_cassette", OC_CASSETTE_VERSION);
-  bad |= add_str(root, "name", c->name);
-  bad |= add_item(root, "request", req);
-  bad |= add_item(root, "response", resp);
-  bad |= add_item(root, "timing", timing);
-  bad |= add_item(root, "provenance", prov);
-  if(bad) {
-    cJSON_Delete(root);
-    return NULL;
-  }
-  bad |= add_str(req, "method", c->method);
-  bad |= add_str(req, "path", c->path);
-  bad |= add_str(req, "key", key);
-  bad |= add_item(req, "headers", headers_json(&c->req_headers));
-  if(c->req_body)
-    bad |= add_num(req, "body_bytes", (double)c->req_body_len);
-  else
-    bad |= !cJSON_AddNullToObject(req, "body_bytes");
-  bad |= add_str(resp, "http_version", c->http_version);
-  bad |= add_num(resp, "status", c->status);
-  bad |= add_str(resp, "reason", c->reason);
-  bad |= add_item(resp, "headers", headers_json(&c->headers));
-  bad |= add_num(resp, "body_bytes", (double)c->body_len);
-  bad |= !cJSON_AddBoolToObject(resp, "complete", c->complete ? 1 : 0);
-  bad |= !cJSON_AddBoolToObject(timing, "recorded", c->timing_recorded ? 1 : 0);
+  oc_json_put(&oom, root, "oacheck_cassette", cJSON_CreateNumber(OC_CASSETTE_VERSION));
+  oc_json_put_str_or_null(&oom, root, "name", c->name);
+  cJSON *req = oc_json_put(&oom, root, "request", cJSON_CreateObject());
+  cJSON *resp = oc_json_put(&oom, root, "response", cJSON_CreateObject());
+  cJSON *timing = oc_json_put(&oom, root, "timing", cJSON_CreateObject());
+  cJSON *prov = oc_json_put(&oom, root, "provenance", cJSON_CreateObject());
+  oc_json_put_str_or_null(&oom, req, "method", c->method);
+  oc_json_put_str_or_null(&oom, req, "path", c->path);
+  oc_json_put_str_or_null(&oom, req, "key", key);
+  oc_json_put(&oom, req, "headers", headers_json(&c->req_headers));
+  oc_json_put(&oom, req, "body_bytes",
+              c->req_body ? cJSON_CreateNumber((double)c->req_body_len) : cJSON_CreateNull());
+  oc_json_put_str_or_null(&oom, resp, "http_version", c->http_version);
+  oc_json_put(&oom, resp, "status", cJSON_CreateNumber(c->status));
+  oc_json_put_str_or_null(&oom, resp, "reason", c->reason);
+  oc_json_put(&oom, resp, "headers", headers_json(&c->headers));
+  oc_json_put(&oom, resp, "body_bytes", cJSON_CreateNumber((double)c->body_len));
+  oc_json_put(&oom, resp, "complete", cJSON_CreateBool(c->complete));
+  oc_json_put(&oom, timing, "recorded", cJSON_CreateBool(c->timing_recorded));
   if(c->timing_recorded) {
-    bad |= add_str(timing, "clock", TIME_CLOCK);
-    bad |= add_num(timing, "headers_ns", (double)c->headers_ns);
+    oc_json_put_str_or_null(&oom, timing, "clock", TIME_CLOCK);
+    oc_json_put(&oom, timing, "headers_ns", cJSON_CreateNumber((double)c->headers_ns));
   }
-  cJSON *ends = cJSON_CreateArray();
-  cJSON *times = c->timing_recorded ? cJSON_CreateArray() : NULL;
-  for(size_t i = 0; ends && i < c->npieces; i++) {
-    bad |= !cJSON_AddItemToArray(ends, cJSON_CreateNumber((double)c->pieces[i].end));
+  cJSON *ends = oc_json_put(&oom, timing, "piece_ends", cJSON_CreateArray());
+  cJSON *times = c->timing_recorded ? oc_json_put(&oom, timing, "piece_ns", cJSON_CreateArray())
+                                    : NULL;
+  for(size_t i = 0; !oom && i < c->npieces; i++) {
+    oc_json_put(&oom, ends, NULL, cJSON_CreateNumber((double)c->pieces[i].end));
     if(times)
-      bad |= !cJSON_AddItemToArray(times, cJSON_CreateNumber((double)c->pieces[i].t_ns));
+      oc_json_put(&oom, times, NULL, cJSON_CreateNumber((double)c->pieces[i].t_ns));
   }
-  bad |= add_item(timing, "piece_ends", ends);
-  if(c->timing_recorded)
-    bad |= add_item(timing, "piece_ns", times);
-  else
-    cJSON_Delete(times);
-  bad |= add_str(prov, "source", c->source);
-  bad |= add_str(prov, "recorded_at", c->recorded_at);
-  bad |= add_str(prov, "server", c->server);
-  bad |= add_str(prov, "note", c->note);
-  bad |= !cJSON_AddBoolToObject(prov, "test_only", c->test_only ? 1 : 0);
-  if(bad) {
+  oc_json_put_str_or_null(&oom, prov, "source", c->source);
+  oc_json_put_str_or_null(&oom, prov, "recorded_at", c->recorded_at);
+  oc_json_put_str_or_null(&oom, prov, "server", c->server);
+  oc_json_put_str_or_null(&oom, prov, "note", c->note);
+  oc_json_put(&oom, prov, "test_only", cJSON_CreateBool(c->test_only));
+  if(oom) {
     cJSON_Delete(root);
     return NULL;
   }
@@ -876,12 +851,10 @@ struct dec {
 
 __attribute__((format(printf, 2, 3))) static int dec_fail(struct dec *d, const char *fmt, ...)
 {
-  char msg[OC_CAP_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(NULL, d->err, d->errlen, d->what, fmt, ap);
   va_end(ap);
-  snprintf(d->err, d->errlen, "%s: %s", d->what, msg);
   return OC_EPARSE;
 }
 
@@ -1068,8 +1041,12 @@ int oc_cassette_decode(const char *gz, size_t len, const char *what, struct oc_c
   }
   size_t mlen = (size_t)(nl - raw);
   struct oc_json_pos pos;
-  meta = oc_json_parse(raw, mlen, &pos);
-  if(!meta) {
+  rc = oc_json_parse_rc(raw, mlen, &pos, &meta);
+  if(rc == OC_ENOMEM) {
+    dec_fail(&d, "out of memory");
+    goto out;
+  }
+  if(rc) {
     rc = dec_fail(&d, "metadata line is not JSON (column %d)", pos.column);
     goto out;
   }
@@ -1200,7 +1177,7 @@ __attribute__((format(printf, 3, 4))) static void report(void (*on_error)(void *
   char msg[OC_CAP_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(NULL, msg, sizeof(msg), NULL, fmt, ap);
   va_end(ap);
   if(on_error)
     on_error(ctx, msg);
@@ -1218,16 +1195,12 @@ static int names_add(struct names *ns, char *s)
 {
   if(!s)
     return OC_ENOMEM;
-  if(ns->n == ns->alloc) {
-    size_t a = ns->alloc ? ns->alloc * 2 : 32;
-    char **v = a <= 1000000 ? realloc(ns->v, a * sizeof(*v)) : NULL;
-    if(!v) {
-      free(s);
-      return OC_ENOMEM;
-    }
-    ns->v = v;
-    ns->alloc = a;
+  char **v = ns->n < 1000000 ? oc_array_grow(ns->v, &ns->alloc, ns->n + 1, sizeof(*v)) : NULL;
+  if(!v) {
+    free(s);
+    return OC_ENOMEM;
   }
+  ns->v = v;
   ns->v[ns->n++] = s;
   return OC_OK;
 }
@@ -1330,16 +1303,13 @@ void oc_cassette_store_free(struct oc_cassette_store *s)
 
 int oc_cassette_store_take(struct oc_cassette_store *s, struct oc_cassette *c)
 {
-  if(s->count == s->alloc) {
-    size_t a = s->alloc ? s->alloc * 2 : 64;
-    struct oc_cassette *v = a <= 1000000 ? realloc(s->items, a * sizeof(*v)) : NULL;
-    if(!v) {
-      oc_cassette_free(c);
-      return OC_ENOMEM;
-    }
-    s->items = v;
-    s->alloc = a;
+  struct oc_cassette *v = s->count < 1000000 ? oc_array_grow(s->items, &s->alloc, s->count + 1, sizeof(*v))
+                                              : NULL;
+  if(!v) {
+    oc_cassette_free(c);
+    return OC_ENOMEM;
   }
+  s->items = v;
   s->items[s->count++] = *c;
   oc_cassette_init(c);
   return OC_OK;
@@ -1382,6 +1352,26 @@ static int cmp_items(const void *a, const void *b)
     return d;
   /* a cassette file before the raw exchange of the same name */
   return (x->file == NULL) - (y->file == NULL);
+}
+
+/* Within one directory, the same request may be recorded twice: a live
+ * recording holds a case's exchange and the identification request that
+ * asked the same thing (GET /props), the latter without arrival times.
+ * The first match answers, so a timed one is moved ahead of an untimed
+ * one with the same key: a replayed case keeps its timeline. */
+static void prefer_timed(struct oc_cassette_store *tmp)
+{
+  for(size_t i = 0; i < tmp->count; i++) {
+    if(tmp->items[i].timing_recorded)
+      continue;
+    for(size_t j = i + 1; j < tmp->count; j++)
+      if(tmp->items[j].timing_recorded && strcmp(tmp->items[j].key, tmp->items[i].key) == 0) {
+        struct oc_cassette c = tmp->items[i];
+        tmp->items[i] = tmp->items[j];
+        tmp->items[j] = c;
+        break;
+      }
+  }
 }
 
 static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ctx *lc)
@@ -1435,6 +1425,7 @@ static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ct
   }
   if(tmp.count)
     qsort(tmp.items, tmp.count, sizeof(*tmp.items), cmp_items);
+  prefer_timed(&tmp);
   for(size_t i = 0; i < tmp.count; i++)
     if((rc = oc_cassette_store_take(s, &tmp.items[i])))
       goto out;

@@ -40,8 +40,9 @@ static void logged_free(struct oc_logged_event *e)
   oc_buf_free(&e->data);
 }
 
-static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
-                       uint64_t t)
+/* Returns OC_OK or the buffers' first error (the entry then holds less). */
+static int logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev, long n,
+                      uint64_t t)
 {
   e->n = n;
   e->offset = ev->first_byte;
@@ -50,26 +51,22 @@ static void logged_set(struct oc_logged_event *e, const struct oc_sse_event *ev,
   e->pinned = 0;
   oc_buf_reset(&e->type);
   oc_buf_reset(&e->data);
-  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0))
-    if(oc_buf_add(&e->type, ev->type, ev->type_len))
-      oc_buf_init(&e->type, 256);
+  /* a type past the entry's cap is left out, as before */
+  if(!(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0) && ev->type_len <= 256)
+    oc_buf_add(&e->type, ev->type, ev->type_len);
   size_t n_data = ev->data_len < OC_CAP_LOG_EVENT ? ev->data_len : OC_CAP_LOG_EVENT;
-  if(oc_buf_add(&e->data, ev->data, n_data))
-    oc_buf_init(&e->data, OC_CAP_LOG_EVENT);
+  oc_buf_add(&e->data, ev->data, n_data);
+  return oc_buf_error(&e->type) ? oc_buf_error(&e->type) : oc_buf_error(&e->data);
 }
 
-static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
+static int log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
 {
   if(log->npinned >= OC_LOG_PINNED)
-    return;
-  if(log->npinned == log->apinned) {
-    size_t n = log->apinned ? log->apinned * 2 : 8;
-    struct oc_logged_event *d = realloc(log->pinned, n * sizeof(*d));
-    if(!d)
-      return;
-    log->pinned = d;
-    log->apinned = n;
-  }
+    return OC_OK;
+  struct oc_logged_event *d = oc_array_grow(log->pinned, &log->apinned, log->npinned + 1, sizeof(*d));
+  if(!d)
+    return OC_ENOMEM;
+  log->pinned = d;
   struct oc_logged_event *p = &log->pinned[log->npinned++];
   logged_init(p);
   p->n = e->n;
@@ -77,31 +74,37 @@ static void log_pin(struct oc_event_log *log, const struct oc_logged_event *e)
   p->end = e->end;
   p->t_ns = e->t_ns;
   p->pinned = 1;
-  if(oc_buf_add(&p->type, e->type.data ? e->type.data : "", e->type.len) ||
-     oc_buf_add(&p->data, e->data.data ? e->data.data : "", e->data.len))
+  oc_buf_add(&p->type, oc_buf_str(&e->type), e->type.len);
+  oc_buf_add(&p->data, oc_buf_str(&e->data), e->data.len);
+  int rc = oc_buf_error(&p->type) ? oc_buf_error(&p->type) : oc_buf_error(&p->data);
+  if(rc) {
+    logged_free(p);
     log->npinned--;
+  }
+  return rc;
 }
 
-static void log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
+/* Returns OC_OK or OC_ENOMEM (the log then misses part of this event). */
+static int log_event(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
 {
   if(!log->enabled)
-    return;
-  if(log->nhead < OC_LOG_HEAD) {
-    logged_set(&log->head[log->nhead++], ev, n, t);
-    return;
-  }
+    return OC_OK;
+  if(log->nhead < OC_LOG_HEAD)
+    return logged_set(&log->head[log->nhead++], ev, n, t);
+  int rc = OC_OK;
   struct oc_logged_event *slot;
   if(log->ntail < OC_LOG_TAIL)
     slot = &log->tail[(log->tail_start + log->ntail++) % OC_LOG_TAIL];
   else {
     slot = &log->tail[log->tail_start];
     if(slot->pinned)
-      log_pin(log, slot); /* evicted but near a finding: keep a copy */
+      rc = log_pin(log, slot); /* evicted but near a finding: keep a copy */
     log->tail_start = (log->tail_start + 1) % OC_LOG_TAIL;
   }
-  logged_set(slot, ev, n, t);
+  int rc2 = logged_set(slot, ev, n, t);
   if(n <= log->pin_until)
     slot->pinned = 1;
+  return rc ? rc : rc2;
 }
 
 /* A finding at event n: keep events n-2..n+2. */
@@ -167,14 +170,10 @@ static struct oc_message *choice_slot(struct oc_stream *s, int index, int *creat
       return &s->choices[i];
   if(s->nchoices >= OC_MAX_CHOICES)
     return NULL;
-  if(s->nchoices == s->achoices) {
-    size_t n = s->achoices ? s->achoices * 2 : 2;
-    struct oc_message *d = realloc(s->choices, n * sizeof(*d));
-    if(!d)
-      return NULL;
-    s->choices = d;
-    s->achoices = n;
-  }
+  struct oc_message *d = oc_array_grow(s->choices, &s->achoices, s->nchoices + 1, sizeof(*d));
+  if(!d)
+    return NULL;
+  s->choices = d;
   struct oc_message *m = &s->choices[s->nchoices++];
   oc_message_init(m, index, 1);
   *created = 1;
@@ -313,14 +312,16 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   if(args) {
     t->args_seen = 1;
     if(args->type == OC_JSTRING) {
-      if(!t->args_overflow && oc_buf_add(&t->args, args->u.str, args->len)) {
+      int rc = t->args_overflow ? OC_OK : oc_buf_add(&t->args, args->u.str, args->len);
+      if(rc == OC_ENOMEM)
+        s->check->oom = 1;
+      else if(rc)
         t->args_overflow = 1;
-        oc_buf_init(&t->args, OC_CAP_ARGUMENTS);
-      }
     }
     else if(args->type != OC_JNULL && !t->args_not_string) {
       t->args_not_string = 1;
-      t->args_actual_type = oc_strdup(oc_jv_type_name(args));
+      if(!(t->args_actual_type = oc_strdup(oc_jv_type_name(args))))
+        s->check->oom = 1;
       if(t->first_chunk != n) {
         /* report where it happened, not where the call began */
         t->first_chunk = n;
@@ -342,7 +343,7 @@ static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_j
     size_t room = b->max - b->len;
     size_t take = v->len < room ? v->len : room;
     if(take && oc_buf_add(b, v->u.str, take))
-      oc_buf_init(b, OC_CAP_CONTENT); /* only when memory ran out */
+      s->check->oom = 1; /* only when memory ran out */
     if(take < v->len)
       m->overflow = 1;
   }
@@ -485,10 +486,13 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   const struct oc_jv *created = oc_jv_get(root, "created");
   if(!s->have_identity) {
     s->have_identity = 1;
-    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len))
-      oc_buf_init(&s->id, OC_CAP_IDENTITY);
-    if(model && model->type == OC_JSTRING && oc_buf_add(&s->model, model->u.str, model->len))
-      oc_buf_init(&s->model, OC_CAP_IDENTITY);
+    /* an identity past its cap stays empty, and so does any later
+     * comparison's "expected"; running out of memory is the check's */
+    if(id && id->type == OC_JSTRING && oc_buf_add(&s->id, id->u.str, id->len) == OC_ENOMEM)
+      s->check->oom = 1;
+    if(model && model->type == OC_JSTRING &&
+       oc_buf_add(&s->model, model->u.str, model->len) == OC_ENOMEM)
+      s->check->oom = 1;
     s->created = created && created->type == OC_JNUMBER ? created->u.num : NAN;
     return;
   }
@@ -564,7 +568,8 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
   }
   if(!s->error_at) {
     s->error_at = n;
-    oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0);
+    if(oc_buf_add(&s->error_message, msg ? msg : "", msg ? (mlen < 400 ? mlen : 400) : 0))
+      s->check->oom = 1; /* 400 bytes fit its cap: only memory can run out */
     /* the one form every SDK turns into a readable APIError */
     if(typed)
       s->error_shape = "an 'event: error' instead of a data: {\"error\": {...}} chunk";
@@ -668,7 +673,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   struct oc_stream *s = ud;
   long n = (long)++s->events;
   uint64_t t = ev->t_last_ns;
-  log_event(&s->log, ev, n, t);
+  if(log_event(&s->log, ev, n, t))
+    s->check->oom = 1;
   if(!s->timing.t_first_event)
     s->timing.t_first_event = t ? t : 1;
   s->timing.t_last_event = t;
@@ -737,6 +743,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     res.max = 8;
     s->schema_validations++;
     int valid = oc_schema_validate(s->chunk_schema, root, &res);
+    if(valid < 0)
+      s->check->oom = 1; /* no verdict from a validation that could not finish */
     if(valid == 1)
       s->valid_shapes[s->nvalid_shapes++ % OC_ARRAY_LEN(s->valid_shapes)] = shape;
     if(valid == 0) {
@@ -759,7 +767,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     s->usage_chunks++;
     s->usage_chunk_at = n;
     cJSON_Delete(s->usage);
-    s->usage = oc_jv_to_cjson(usage);
+    if(!(s->usage = oc_jv_to_cjson(usage)))
+      s->check->oom = 1;
     int finished_all = s->nchoices > 0;
     for(size_t i = 0; i < s->nchoices; i++)
       if(!s->choices[i].finish_reason)
@@ -805,14 +814,11 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
         tm->max_gap_chunk = n;
       }
       if(tm->ngaps < OC_CAP_GAPS) {
-        if(tm->ngaps == tm->agaps) {
-          size_t na = tm->agaps ? tm->agaps * 2 : 256;
-          uint32_t *d = realloc(tm->gaps_us, na * sizeof(*d));
-          if(d) {
-            tm->gaps_us = d;
-            tm->agaps = na;
-          }
-        }
+        uint32_t *d = oc_array_grow(tm->gaps_us, &tm->agaps, tm->ngaps + 1, sizeof(*d));
+        if(d)
+          tm->gaps_us = d;
+        else
+          s->check->oom = 1; /* percentiles from some of the gaps would be made up */
         if(tm->ngaps < tm->agaps)
           tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
       }
@@ -1050,30 +1056,28 @@ void oc_stream_free(struct oc_stream *s)
 
 cJSON *oc_stream_completion(const struct oc_stream *s)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "id", oc_buf_str(&s->id));
-  cJSON_AddStringToObject(o, "model", oc_buf_str(&s->model));
+  oc_json_put_str(&oom, o, "id", oc_buf_str(&s->id));
+  oc_json_put_str(&oom, o, "model", oc_buf_str(&s->model));
   if(!isnan(s->created))
-    cJSON_AddNumberToObject(o, "created", s->created);
-  cJSON *choices = cJSON_AddArrayToObject(o, "choices");
-  for(size_t i = 0; choices && i < s->nchoices; i++) {
-    cJSON *ch = cJSON_CreateObject();
-    if(!ch)
-      break;
-    cJSON_AddItemToArray(choices, ch);
-    cJSON_AddNumberToObject(ch, "index", s->choices[i].index);
+    oc_json_put(&oom, o, "created", cJSON_CreateNumber(s->created));
+  cJSON *choices = oc_json_put(&oom, o, "choices", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < s->nchoices; i++) {
+    cJSON *ch = oc_json_put(&oom, choices, NULL, cJSON_CreateObject());
+    oc_json_put(&oom, ch, "index", cJSON_CreateNumber(s->choices[i].index));
     cJSON *msg = oc_message_to_json(&s->choices[i]);
-    if(msg) {
-      cJSON *fr = cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason");
-      cJSON_AddItemToObject(ch, "message", msg);
-      if(fr)
-        cJSON_AddItemToObject(ch, "finish_reason", fr);
-    }
+    cJSON *fr = msg ? cJSON_DetachItemFromObjectCaseSensitive(msg, "finish_reason") : NULL;
+    oc_json_put(&oom, ch, "message", msg);
+    if(fr)
+      oc_json_put(&oom, ch, "finish_reason", fr);
   }
   if(s->usage)
-    cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(s->usage, 1));
+    oc_json_put(&oom, o, "usage", cJSON_Duplicate(s->usage, 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 
@@ -1091,43 +1095,43 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
     return arr;
   size_t total = s->log.nhead + s->log.ntail + s->log.npinned;
   const struct oc_logged_event **all = calloc(total ? total : 1, sizeof(*all));
-  if(!all)
-    return arr;
+  int oom = !all;
   size_t k = 0;
-  for(size_t i = 0; i < s->log.nhead; i++)
+  for(size_t i = 0; all && i < s->log.nhead; i++)
     all[k++] = &s->log.head[i];
-  for(size_t i = 0; i < s->log.npinned; i++)
+  for(size_t i = 0; all && i < s->log.npinned; i++)
     all[k++] = &s->log.pinned[i];
-  for(size_t i = 0; i < s->log.ntail; i++)
+  for(size_t i = 0; all && i < s->log.ntail; i++)
     all[k++] = &s->log.tail[(s->log.tail_start + i) % OC_LOG_TAIL];
-  qsort(all, k, sizeof(*all), cmp_logged);
+  if(all)
+    qsort(all, k, sizeof(*all), cmp_logged);
   long prev = 0;
-  for(size_t i = 0; i < k; i++) {
+  for(size_t i = 0; !oom && i < k; i++) {
     const struct oc_logged_event *e = all[i];
     if(e->n == prev)
       continue; /* a pinned copy of an event still in the ring */
     prev = e->n;
-    cJSON *ev = cJSON_CreateObject();
-    if(!ev)
-      break;
-    cJSON_AddItemToArray(arr, ev);
-    cJSON_AddNumberToObject(ev, "n", (double)e->n);
-    cJSON_AddNumberToObject(ev, "offset", (double)e->offset);
-    cJSON_AddNumberToObject(ev, "end", (double)e->end);
+    cJSON *ev = oc_json_put(&oom, arr, NULL, cJSON_CreateObject());
+    oc_json_put(&oom, ev, "n", cJSON_CreateNumber((double)e->n));
+    oc_json_put(&oom, ev, "offset", cJSON_CreateNumber((double)e->offset));
+    oc_json_put(&oom, ev, "end", cJSON_CreateNumber((double)e->end));
     if(s->timing.recorded && e->t_ns >= s->timing.t_sent)
-      cJSON_AddNumberToObject(ev, "t_ms", (double)(e->t_ns - s->timing.t_sent) / 1e6);
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNumber((double)(e->t_ns - s->timing.t_sent) / 1e6));
     else
-      cJSON_AddNullToObject(ev, "t_ms");
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNull());
     if(e->type.len)
-      cJSON_AddStringToObject(ev, "type", oc_buf_str(&e->type));
+      oc_json_put_str(&oom, ev, "type", oc_buf_str(&e->type));
     /* data may hold bytes that are not UTF-8, or NUL: the results carry
      * them as U+FFFD (the raw bytes are in the body excerpt) */
     char *data = oc_utf8_sanitize(oc_buf_str(&e->data), e->data.len);
-    if(data)
-      cJSON_AddStringToObject(ev, "data", data);
+    oc_json_put(&oom, ev, "data", data ? cJSON_CreateString(data) : NULL);
     free(data);
   }
   free(all);
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
+  }
   if(truncated)
     *truncated = (long)cJSON_GetArraySize(arr) < s->events;
   return arr;
@@ -1139,33 +1143,30 @@ static int cmp_u32(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static void add_ms(cJSON *o, const char *key, int ok, double ms)
+static void add_ms(int *oom, cJSON *o, const char *key, int ok, double ms)
 {
-  if(ok)
-    cJSON_AddNumberToObject(o, key, round(ms * 1000.0) / 1000.0);
-  else
-    cJSON_AddNullToObject(o, key);
+  oc_json_put(oom, o, key, ok ? cJSON_CreateNumber(round(ms * 1000.0) / 1000.0) : cJSON_CreateNull());
 }
 
 cJSON *oc_stream_timing_json(const struct oc_stream *s)
 {
   const struct oc_stream_timing *tm = &s->timing;
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddBoolToObject(o, "recorded", tm->recorded);
+  oc_json_put(&oom, o, "recorded", cJSON_CreateBool(tm->recorded));
   int rec = tm->recorded && tm->t_sent;
-  add_ms(o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
+  add_ms(&oom, o, "ttft_ms", rec && tm->t_first_content >= tm->t_sent && tm->t_first_content,
          (double)(tm->t_first_content - tm->t_sent) / 1e6);
-  add_ms(o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
+  add_ms(&oom, o, "role_ms", rec && tm->t_first_event >= tm->t_sent && tm->t_first_event,
          (double)(tm->t_first_event - tm->t_sent) / 1e6);
-  add_ms(o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
+  add_ms(&oom, o, "first_byte_ms", rec && tm->t_first_byte >= tm->t_sent && tm->t_first_byte,
          (double)(tm->t_first_byte - tm->t_sent) / 1e6);
-  add_ms(o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
+  add_ms(&oom, o, "total_ms", rec && tm->t_end >= tm->t_sent, (double)(tm->t_end - tm->t_sent) / 1e6);
   double p50 = 0, p90 = 0, p99 = 0;
   int have = rec && tm->ngaps > 0;
   if(have) {
     uint32_t *g = malloc(tm->ngaps * sizeof(*g));
+    oom |= !g;
     if(g) {
       memcpy(g, tm->gaps_us, tm->ngaps * sizeof(*g));
       qsort(g, tm->ngaps, sizeof(*g), cmp_u32);
@@ -1177,17 +1178,20 @@ cJSON *oc_stream_timing_json(const struct oc_stream *s)
     else
       have = 0;
   }
-  add_ms(o, "itl_p50_ms", have, p50);
-  add_ms(o, "itl_p90_ms", have, p90);
-  add_ms(o, "itl_p99_ms", have, p99);
-  add_ms(o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
-  if(have && tm->max_gap_chunk > 0)
-    cJSON_AddNumberToObject(o, "max_gap_chunk", (double)tm->max_gap_chunk);
-  else
-    cJSON_AddNullToObject(o, "max_gap_chunk");
-  cJSON_AddNumberToObject(o, "chunks", (double)s->events);
+  add_ms(&oom, o, "itl_p50_ms", have, p50);
+  add_ms(&oom, o, "itl_p90_ms", have, p90);
+  add_ms(&oom, o, "itl_p99_ms", have, p99);
+  add_ms(&oom, o, "max_gap_ms", have, (double)tm->max_gap / 1e6);
+  oc_json_put(&oom, o, "max_gap_chunk", have && tm->max_gap_chunk > 0
+                                           ? cJSON_CreateNumber((double)tm->max_gap_chunk)
+                                           : cJSON_CreateNull());
+  oc_json_put(&oom, o, "chunks", cJSON_CreateNumber((double)s->events));
   double span = (double)(tm->t_last_content - tm->t_first_content) / 1e9;
-  add_ms(o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
+  add_ms(&oom, o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
          (double)(tm->content_events - 1) / (span > 0 ? span : 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }

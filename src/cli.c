@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "json.h"
 #include "rules.h"
 #include "util.h"
 
@@ -351,6 +352,7 @@ int oc_cmd_help(int argc, char **argv)
 
 int oc_cli_main(int argc, char **argv)
 {
+  oc_json_init();
   int i = 1;
   for(; i < argc && argv[i][0] == '-'; i++) {
     const char *a = argv[i];

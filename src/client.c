@@ -18,6 +18,61 @@
 
 #include "message.h"
 
+
+/* ---- memory running out ------------------------------------------------------------ */
+
+/* Where a failed allocation is noted: the oom flag of the oc_clients
+ * whose entry point is running (every one sets it first, with ENTER).
+ * Several exchanges may be in flight on one thread, one call at a time. */
+static _Thread_local int *oom_sink;
+#define ENTER(cs) (oom_sink = &(cs)->cx.oom)
+
+void oc_cnote_oom(void)
+{
+  if(oom_sink)
+    *oom_sink = 1;
+}
+
+void oc_cbuf_free(struct oc_buf *b)
+{
+  if(b->err == OC_ENOMEM)
+    oc_cnote_oom();
+  oc_buf_free(b);
+}
+
+void oc_cbuf_reset(struct oc_buf *b)
+{
+  if(b->err == OC_ENOMEM)
+    oc_cnote_oom();
+  oc_buf_reset(b);
+}
+
+char *oc_cbuf_take(struct oc_buf *b, size_t *len)
+{
+  if(b->err == OC_ENOMEM)
+    oc_cnote_oom();
+  char *s = oc_buf_take(b, len);
+  if(!s && oc_buf_error(b) == OC_ENOMEM)
+    oc_cnote_oom();
+  return s;
+}
+
+static char *cdup(const char *p, size_t n)
+{
+  char *s = oc_strndup(p, n);
+  if(!s)
+    oc_cnote_oom();
+  return s;
+}
+
+int oc_cjdoc_parse(struct oc_jdoc *d, const char *p, size_t n, struct oc_jerr *err)
+{
+  int rc = oc_jdoc_parse(d, p, n, err);
+  if(rc == OC_ENOMEM)
+    oc_cnote_oom();
+  return rc;
+}
+
 /* ---- names ------------------------------------------------------------------ */
 
 static const struct {
@@ -342,7 +397,7 @@ static void quote_text(const char *s, size_t n, int more, char *out, size_t outl
     oc_buf_adds(&b, "…\"");
   }
   say(out, outlen, "%s", b.len ? oc_buf_str(&b) : "\"\"");
-  oc_buf_free(&b);
+  oc_cbuf_free(&b);
 }
 
 void oc_ctext_quote(const struct oc_ctext *t, char *out, size_t outlen)
@@ -364,7 +419,7 @@ void oc_cview_init(struct oc_cview *v)
 
 static void call_free(struct oc_ccall *c)
 {
-  oc_buf_free(&c->args);
+  oc_cbuf_free(&c->args);
 }
 
 void oc_cview_free(struct oc_cview *v)
@@ -376,7 +431,7 @@ void oc_cview_free(struct oc_cview *v)
     free(ch->calls);
   }
   free(v->choices);
-  oc_buf_free(&v->err_msg);
+  oc_cbuf_free(&v->err_msg);
   memset(v, 0, sizeof(*v));
 }
 
@@ -398,8 +453,10 @@ int oc_cview_copy(struct oc_cview *dst, const struct oc_cview *src)
       return OC_ENOMEM;
     struct oc_ccall *calls = NULL;
     size_t acalls = 0;
-    if(a->ncalls && !(calls = oc_array_grow(NULL, &acalls, a->ncalls, sizeof(*calls))))
+    if(a->ncalls && !(calls = oc_array_grow(NULL, &acalls, a->ncalls, sizeof(*calls)))) {
+      oc_cnote_oom();
       return OC_ENOMEM;
+    }
     *b = *a;
     b->calls = calls;
     b->acalls = acalls;
@@ -408,8 +465,10 @@ int oc_cview_copy(struct oc_cview *dst, const struct oc_cview *src)
       b->calls[k] = a->calls[k];
       oc_buf_init(&b->calls[k].args, OC_CAP_ARGUMENTS);
       b->ncalls++;
-      if(a->calls[k].args.len && oc_buf_add(&b->calls[k].args, a->calls[k].args.data, a->calls[k].args.len))
+      if(a->calls[k].args.len && oc_buf_add(&b->calls[k].args, a->calls[k].args.data, a->calls[k].args.len)) {
+        oc_cnote_oom();
         return OC_ENOMEM;
+      }
     }
   }
   return OC_OK;
@@ -499,11 +558,11 @@ void oc_cview_raise(struct oc_cview *v, const char *name, const char *msg, size_
     return;
   v->kind = OC_CV_ERROR;
   oc_strlcpy(v->err_name, name ? name : "Error", sizeof(v->err_name));
-  oc_buf_reset(&v->err_msg);
+  oc_cbuf_reset(&v->err_msg);
   if(msg) {
     size_t k = len < OC_CAP_CLIENT_MESSAGE - 1 ? len : OC_CAP_CLIENT_MESSAGE - 1;
     if(oc_buf_add(&v->err_msg, msg, k))
-      oc_buf_init(&v->err_msg, OC_CAP_CLIENT_MESSAGE);
+      oc_cbuf_reset(&v->err_msg); /* notes the failure; no half message */
     v->err_msg_set = 1;
   }
 }
@@ -527,8 +586,10 @@ struct oc_cchoice *oc_cview_choice(struct oc_cview *v, long index, int create)
   if(!create || v->nchoices >= OC_MAX_CHOICES)
     return NULL;
   struct oc_cchoice *d = oc_array_grow(v->choices, &v->achoices, v->nchoices + 1, sizeof(*d));
-  if(!d)
+  if(!d) {
+    oc_cnote_oom();
     return NULL;
+  }
   v->choices = d;
   struct oc_cchoice *ch = &v->choices[v->nchoices];
   choice_init(ch, index);
@@ -541,8 +602,10 @@ struct oc_cchoice *oc_cview_append(struct oc_cview *v, long index)
   if(v->nchoices >= OC_MAX_CHOICES)
     return NULL;
   struct oc_cchoice *d = oc_array_grow(v->choices, &v->achoices, v->nchoices + 1, sizeof(*d));
-  if(!d)
+  if(!d) {
+    oc_cnote_oom();
     return NULL;
+  }
   v->choices = d;
   struct oc_cchoice *ch = &v->choices[v->nchoices];
   choice_init(ch, index);
@@ -558,8 +621,10 @@ struct oc_ccall *oc_cchoice_call(struct oc_cchoice *ch, long key, int create)
   if(!create || ch->ncalls >= OC_MAX_TOOL_CALLS)
     return NULL;
   struct oc_ccall *d = oc_array_grow(ch->calls, &ch->acalls, ch->ncalls + 1, sizeof(*d));
-  if(!d)
+  if(!d) {
+    oc_cnote_oom();
     return NULL;
+  }
   ch->calls = d;
   struct oc_ccall *c = &ch->calls[ch->ncalls];
   memset(c, 0, sizeof(*c));
@@ -578,7 +643,7 @@ void oc_ccall_args_add(struct oc_ccall *c, const char *p, size_t n)
   c->args_len += n;
   if(!c->args_over && n && oc_buf_add(&c->args, p, n)) {
     c->args_over = 1;
-    oc_buf_init(&c->args, OC_CAP_ARGUMENTS);
+    oc_cbuf_reset(&c->args); /* notes a failed allocation (not the cap) */
   }
 }
 
@@ -853,6 +918,13 @@ void oc_cacc_body(struct oc_cacc *a, const struct oc_cbody *b, int *oom)
 
 /* ---- JavaScript and Python formatting --------------------------------------------------- */
 
+/* The exponent of printf's %e output ("e+05", "e-7"), 0 without one. */
+static int e_exponent(const char *e)
+{
+  long x = 0;
+  return e && *e == 'e' && oc_parse_long(e + 1, -400, 400, &x) == OC_OK ? (int)x : 0;
+}
+
 void oc_js_number(double d, char *out, size_t outlen)
 {
   if(d == 0) {
@@ -881,7 +953,7 @@ void oc_js_number(double d, char *out, size_t outlen)
     if(*p >= '0' && *p <= '9' && nd < sizeof(digits) - 1)
       digits[nd++] = *p;
   digits[nd] = '\0';
-  int exp10 = *p == 'e' ? atoi(p + 1) : 0;
+  int exp10 = e_exponent(p);
   while(nd > 1 && digits[nd - 1] == '0')
     digits[--nd] = '\0';
   /* ECMAScript Number::toString: n = exp10 + 1 */
@@ -915,7 +987,7 @@ void oc_js_number(double d, char *out, size_t outlen)
     oc_buf_printf(&b, "e%c%d", n - 1 >= 0 ? '+' : '-', abs(n - 1));
   }
   say(out, outlen, "%s", oc_buf_str(&b));
-  oc_buf_free(&b);
+  oc_cbuf_free(&b);
 }
 
 static int js_stringify(struct oc_buf *b, const struct oc_jv *v, int depth)
@@ -1035,7 +1107,7 @@ static void py_number(struct oc_buf *b, const struct oc_jv *v)
       break;
   }
   char *ep = strchr(e, 'e');
-  int x = ep ? atoi(ep + 1) : 0;
+  int x = e_exponent(ep);
   if(d != 0 && (x < -4 || x >= 16)) {
     /* mantissa without trailing zeros, exponent with at least two digits */
     char m[32];
@@ -1110,7 +1182,7 @@ char *oc_client_error_message(const struct oc_jv *v, size_t *len)
     const struct oc_jv *m = oc_jv_get(e, "message");
     if(m && m->type == OC_JSTRING) {
       *len = m->len;
-      return oc_strndup(m->u.str, m->len);
+      return cdup(m->u.str, m->len);
     }
     if(m && (m->type == OC_JOBJECT || m->type == OC_JARRAY)) {
       /* LiteLLM wraps an upstream envelope in message */
@@ -1120,22 +1192,22 @@ char *oc_client_error_message(const struct oc_jv *v, size_t *len)
       struct oc_buf b;
       oc_buf_init(&b, OC_CAP_CLIENT_MESSAGE);
       oc_js_stringify(&b, m);
-      return oc_buf_take(&b, len);
+      return oc_cbuf_take(&b, len);
     }
   }
   if(e && e->type == OC_JSTRING) {
     *len = e->len;
-    return oc_strndup(e->u.str, e->len);
+    return cdup(e->u.str, e->len);
   }
   const struct oc_jv *m = oc_jv_get(v, "message");
   if(m && m->type == OC_JSTRING) {
     *len = m->len;
-    return oc_strndup(m->u.str, m->len);
+    return cdup(m->u.str, m->len);
   }
   const struct oc_jv *d = oc_jv_get(v, "detail");
   if(d && d->type == OC_JSTRING) {
     *len = d->len;
-    return oc_strndup(d->u.str, d->len);
+    return cdup(d->u.str, d->len);
   }
   return NULL;
 }
@@ -1145,18 +1217,18 @@ int oc_client_is_json_object(const char *p, size_t n)
   struct oc_jdoc d;
   struct oc_jerr err;
   oc_jdoc_init(&d);
-  int ok = oc_jdoc_parse(&d, p, n, &err) == OC_OK && d.root->type == OC_JOBJECT;
+  int ok = oc_cjdoc_parse(&d, p, n, &err) == OC_OK && d.root->type == OC_JOBJECT;
   oc_jdoc_free(&d);
   return ok;
 }
 
 int oc_client_partial_json(const char *p, size_t n, struct oc_buf *out)
 {
-  oc_buf_reset(out);
+  oc_cbuf_reset(out);
   struct oc_jdoc d;
   struct oc_jerr err;
   oc_jdoc_init(&d);
-  int ok = oc_jdoc_parse(&d, p, n, &err) == OC_OK;
+  int ok = oc_cjdoc_parse(&d, p, n, &err) == OC_OK;
   if(ok) {
     oc_jdoc_free(&d);
     return oc_buf_add(out, p, n) ? -1 : 0;
@@ -1205,7 +1277,7 @@ int oc_client_partial_json(const char *p, size_t n, struct oc_buf *out)
   while(sp)
     if(oc_buf_addc(out, stack[--sp]))
       goto fail;
-  ok = oc_jdoc_parse(&d, oc_buf_str(out), out->len, &err) == OC_OK;
+  ok = oc_cjdoc_parse(&d, oc_buf_str(out), out->len, &err) == OC_OK;
   oc_jdoc_free(&d);
   return ok ? 0 : -1;
 fail:
@@ -1364,11 +1436,11 @@ int oc_client_keeps_message(const char *got, size_t glen, const char *want, size
     oc_buf_init(&inner, j.len);
     oc_buf_add(&inner, j.data + 1, j.len - 2);
     kept = contains(&g, &inner);
-    oc_buf_free(&inner);
+    oc_cbuf_free(&inner);
   }
-  oc_buf_free(&g);
-  oc_buf_free(&w);
-  oc_buf_free(&j);
+  oc_cbuf_free(&g);
+  oc_cbuf_free(&w);
+  oc_cbuf_free(&j);
   return kept;
 }
 
@@ -1445,12 +1517,12 @@ static void parsed_quote(const struct oc_buf *args, char *out, size_t outlen)
   struct oc_jdoc d;
   struct oc_jerr err;
   oc_jdoc_init(&d);
-  if(oc_jdoc_parse(&d, oc_buf_str(args), args->len, &err) == OC_OK) {
+  if(oc_cjdoc_parse(&d, oc_buf_str(args), args->len, &err) == OC_OK) {
     struct oc_buf b;
     oc_buf_init(&b, OC_CAP_ARGUMENTS);
     oc_js_stringify(&b, d.root);
     quote_text(oc_buf_str(&b), b.len, 0, out, outlen);
-    oc_buf_free(&b);
+    oc_cbuf_free(&b);
   }
   else
     quote_text(oc_buf_str(args), args->len, 0, out, outlen);
@@ -1460,7 +1532,7 @@ static void parsed_quote(const struct oc_buf *args, char *out, size_t outlen)
 static int args_parse(const struct oc_buf *b, struct oc_jdoc *d)
 {
   struct oc_jerr err;
-  return oc_jdoc_parse(d, oc_buf_str(b), b->len, &err) == OC_OK;
+  return oc_cjdoc_parse(d, oc_buf_str(b), b->len, &err) == OC_OK;
 }
 
 static int args_equal(const struct oc_ccall *g, const struct oc_ccall *r)
@@ -1495,22 +1567,28 @@ static int compare_calls(const struct oc_ccaps *caps, const struct oc_cchoice *g
   /* LangChain keeps parsed and invalid calls apart: line the reference up
    * the same way */
   const struct oc_ccall **want = calloc(rn, sizeof(*want));
-  int *obj = calloc(rn, sizeof(*obj));
+  int *obj = calloc(rn, sizeof(*obj)), *obj_of = calloc(rn, sizeof(*obj_of));
   int diff = 0;
-  if(!want || !obj) {
+  if(!want || !obj || !obj_of) {
+    oc_cnote_oom();
     free(want);
     free(obj);
+    free(obj_of);
     return 0;
   }
+  /* once per call: both passes must see the same answer */
+  for(size_t i = 0; i < rn; i++)
+    obj_of[i] = call_args_object(&r->calls[i]);
   size_t k = 0;
   for(int pass = 0; pass < (caps->valid_first ? 2 : 1); pass++)
     for(size_t i = 0; i < rn; i++) {
-      int o = call_args_object(&r->calls[i]);
+      int o = obj_of[i];
       if(caps->valid_first && (pass == 0) != (o != 0))
         continue;
       obj[k] = o;
       want[k++] = &r->calls[i];
     }
+  free(obj_of);
   for(size_t i = 0; i < rn && !diff; i++) {
     const struct oc_ccall *gc = &g->calls[i], *rc = want[i];
     char at[64], a[200], b2[200];
@@ -1773,11 +1851,11 @@ static int ref_error(struct oc_clients *cs, const char *msg, size_t len, const c
     return 0;
   v->kind = OC_CV_ERROR;
   v->status = cs->cx.status;
-  oc_buf_reset(&v->err_msg);
+  oc_cbuf_reset(&v->err_msg);
   if(msg) {
     size_t k = len < OC_CAP_CLIENT_MESSAGE - 1 ? len : OC_CAP_CLIENT_MESSAGE - 1;
     if(oc_buf_add(&v->err_msg, msg, k))
-      oc_buf_init(&v->err_msg, OC_CAP_CLIENT_MESSAGE);
+      oc_cbuf_reset(&v->err_msg); /* notes the failure; no half message */
     v->err_msg_set = 1;
   }
   if(why)
@@ -1790,6 +1868,7 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
   struct oc_clients *cs = calloc(1, sizeof(*cs));
   if(!cs)
     return NULL;
+  ENTER(cs);
   cs->req = req;
   cs->cx.req = req;
   cs->cx.reg = reg;
@@ -1808,20 +1887,35 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
     }
     m->init(cs->state[i], &cs->cx);
   }
+  if(cs->cx.oom) {
+    oc_clients_free(cs);
+    return NULL;
+  }
   return cs;
+}
+
+/* The models' state and the reference, freed: their buffers say now
+ * whether memory ran out on the way. */
+static void free_models(struct oc_clients *cs)
+{
+  for(int i = 0; i < OC_CLIENT__COUNT; i++)
+    if(cs->state[i]) {
+      if(clients[i].model->free)
+        clients[i].model->free(cs->state[i]);
+      free(cs->state[i]);
+      cs->state[i] = NULL;
+    }
+  oc_cacc_free(&cs->ref);
+  oc_cacc_init(&cs->ref);
 }
 
 void oc_clients_free(struct oc_clients *cs)
 {
   if(!cs)
     return;
-  for(int i = 0; i < OC_CLIENT__COUNT; i++)
-    if(cs->state[i]) {
-      if(clients[i].model->free)
-        clients[i].model->free(cs->state[i]);
-      free(cs->state[i]);
-    }
-  oc_cacc_free(&cs->ref);
+  ENTER(cs);
+  free_models(cs);
+  oom_sink = NULL;
   if(cs->own_sse) {
     oc_sse_free(&cs->sse);
     oc_jdoc_free(&cs->doc);
@@ -1838,6 +1932,7 @@ void oc_clients_set_partial(struct oc_clients *cs, int partial)
 void oc_clients_head(struct oc_clients *cs, int status, const char *reason,
                      const struct oc_headers *headers)
 {
+  ENTER(cs);
   cs->cx.status = status;
   oc_strlcpy(cs->reason, reason && *reason ? reason : oc_client_status_text(status), sizeof(cs->reason));
   cs->cx.reason = cs->reason;
@@ -1874,6 +1969,7 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   (void)sse;
   if(!cs)
     return;
+  ENTER(cs);
   struct oc_cevent ev;
   memset(&ev, 0, sizeof(ev));
   ev.n = (long)sev->index + 1;
@@ -1952,6 +2048,7 @@ void oc_clients_sse_issue(struct oc_clients *cs, const struct oc_sse_issue *is,
 {
   if(!cs)
     return;
+  ENTER(cs);
   struct oc_cextra x;
   memset(&x, 0, sizeof(x));
   x.offset = is->offset;
@@ -1987,7 +2084,7 @@ static void own_event(void *ud, const struct oc_sse_event *ev)
   const struct oc_jv *root = NULL;
   if(!done && (!cs->after_done || oc_clients_want_after_done(cs))) {
     struct oc_jerr err;
-    int rc = oc_jdoc_parse(&cs->doc, ev->data, ev->data_len, &err);
+    int rc = oc_cjdoc_parse(&cs->doc, ev->data, ev->data_len, &err);
     if(rc == OC_ENOMEM)
       cs->cx.oom = 1;
     root = rc ? NULL : cs->doc.root;
@@ -2005,6 +2102,7 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
 {
   if(!cs)
     return OC_OK;
+  ENTER(cs);
   int ok = cs->cx.status >= 200 && cs->cx.status < 300;
   if(cs->cx.stream && ok) {
     /* a stream sent with another Content-Type: the clients decode it as
@@ -2023,7 +2121,7 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
   struct oc_jdoc doc;
   struct oc_jerr err;
   oc_jdoc_init(&doc);
-  int rc = oc_jdoc_parse(&doc, body ? body : "", body ? len : 0, &err);
+  int rc = oc_cjdoc_parse(&doc, body ? body : "", body ? len : 0, &err);
   if(rc == OC_ENOMEM)
     cs->cx.oom = 1;
   struct oc_cbody b;
@@ -2124,6 +2222,7 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
   }
   if(!cs)
     return;
+  ENTER(cs);
   cs->cx.complete = complete;
   struct oc_cview *ref = &cs->ref.view;
   if(ref->kind == OC_CV_ANSWER) {
@@ -2164,4 +2263,5 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
     }
     oc_cview_free(&got);
   }
+  free_models(cs);
 }

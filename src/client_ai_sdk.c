@@ -533,7 +533,7 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
       oc_js_stringify(&b, ev->root);
       ai_raise(a, &a->view, "TypeValidationError", oc_buf_str(&b), b.len, OC_CAUSE_SERVER,
                ev->after_done ? OC_R_STREAM_AFTER_DONE : OC_R_STREAM_CHUNK_SCHEMA);
-      oc_buf_free(&b);
+      oc_cbuf_free(&b);
     }
     a->raised_stream = 1;
     return;
@@ -612,7 +612,7 @@ static void parse_calls(const struct oc_cctx *cx, struct oc_cchoice *ch)
       blank = x == ' ' || (x >= '\t' && x <= '\r');
     }
     if(blank) {
-      oc_buf_reset(&c->args);
+      oc_cbuf_reset(&c->args);
       oc_buf_adds(&c->args, "{}");
       c->args_len = 2;
       continue;
@@ -620,7 +620,7 @@ static void parse_calls(const struct oc_cctx *cx, struct oc_cchoice *ch)
     struct oc_jdoc d;
     struct oc_jerr err;
     oc_jdoc_init(&d);
-    if(c->args_over || oc_jdoc_parse(&d, oc_buf_str(&c->args), c->args.len, &err) != OC_OK ||
+    if(c->args_over || oc_cjdoc_parse(&d, oc_buf_str(&c->args), c->args.len, &err) != OC_OK ||
        oc_client_json_forbidden(d.root)) {
       c->invalid = 1;
       snprintf(c->error, sizeof(c->error), "InvalidToolInputError");
@@ -724,7 +724,7 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   oc_jdoc_init(&d);
   const char *text = e->content && e->content->type == OC_JSTRING ? e->content->u.str : "";
   size_t tlen = e->content && e->content->type == OC_JSTRING ? e->content->len : 0;
-  if(oc_jdoc_parse(&d, text, tlen, &err) != OC_OK || oc_client_json_forbidden(d.root))
+  if(oc_cjdoc_parse(&d, text, tlen, &err) != OC_OK || oc_client_json_forbidden(d.root))
     ai_raise(a, &a->body, "NoObjectGeneratedError", "No object generated: could not parse the response.",
              50, OC_CAUSE_SERVER, cx->req->format == OC_FORMAT_JSON_OBJECT ? OC_R_JSON_OBJECT_OUTPUT
                                                                          : OC_R_SCHEMA_OUTPUT);

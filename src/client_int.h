@@ -104,6 +104,19 @@ int oc_cview_copy(struct oc_cview *dst, const struct oc_cview *src);
 /* Turn v into an error of class name with message msg (may be NULL),
  * unless it already is one: the first exception is the one raised. */
 void oc_cview_raise(struct oc_cview *v, const char *name, const char *msg, size_t len);
+/* Memory running out inside the models must not change a verdict
+ * silently: every buffer of theirs is reset and freed through
+ * oc_cbuf_reset and oc_cbuf_free (which note a failed add), every
+ * JSON text parsed through oc_cjdoc_parse, and every other allocation
+ * that fails calls oc_cnote_oom; oc_clients_finish frees the models'
+ * state before it hands the verdicts over, and says OC_ENOMEM (through
+ * oc_clients_oom) when any of them failed. */
+void oc_cnote_oom(void);
+void oc_cbuf_free(struct oc_buf *b);
+void oc_cbuf_reset(struct oc_buf *b);
+char *oc_cbuf_take(struct oc_buf *b, size_t *len);
+int oc_cjdoc_parse(struct oc_jdoc *d, const char *p, size_t n, struct oc_jerr *err);
+
 static inline int oc_cview_raised(const struct oc_cview *v)
 {
   return v->kind == OC_CV_ERROR;

@@ -194,9 +194,9 @@ static int merge_tcc(struct lc *l, const struct oc_jv *raw)
       t->args_len += b.len;
       if(oc_buf_add(&t->args, oc_buf_str(&b), b.len)) {
         t->args_over = 1;
-        oc_buf_init(&t->args, OC_CAP_ARGUMENTS);
+        oc_cbuf_reset(&t->args); /* notes a failed allocation (not the cap) */
       }
-      oc_buf_free(&b);
+      oc_cbuf_free(&b);
     }
     return 0;
   }
@@ -317,7 +317,7 @@ static void lc_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
       oc_buf_init(&b, 4096);
       oc_js_string(&b, role);
       oc_ctext_set(&l->chat_role, oc_buf_str(&b), b.len);
-      oc_buf_free(&b);
+      oc_cbuf_free(&b);
       l->chat_role_set = 1;
     }
   }
@@ -439,7 +439,7 @@ static void stream_view(struct lc *l, struct oc_cview *got, struct oc_client_ver
   for(int pass = 0; pass < 2; pass++)
     for(int g = 0; g < ngroups; g++) {
       const struct tcc *head = &l->calls[first[g]];
-      oc_buf_reset(&joined);
+      oc_cbuf_reset(&joined);
       int over = 0;
       for(size_t i = 0; i < l->ncalls; i++)
         if(group[i] == g) {
@@ -453,7 +453,7 @@ static void stream_view(struct lc *l, struct oc_cview *got, struct oc_client_ver
         struct oc_jdoc d;
         struct oc_jerr err;
         oc_jdoc_init(&d);
-        ok = oc_jdoc_parse(&d, oc_buf_str(&fixed), fixed.len, &err) == OC_OK &&
+        ok = oc_cjdoc_parse(&d, oc_buf_str(&fixed), fixed.len, &err) == OC_OK &&
              d.root->type == OC_JOBJECT;
         oc_jdoc_free(&d);
       }
@@ -481,8 +481,8 @@ static void stream_view(struct lc *l, struct oc_cview *got, struct oc_client_ver
       else if(fixed.len != joined.len || memcmp(oc_buf_str(&fixed), oc_buf_str(&joined), joined.len))
         repaired = 1;
     }
-  oc_buf_free(&joined);
-  oc_buf_free(&fixed);
+  oc_cbuf_free(&joined);
+  oc_cbuf_free(&fixed);
   if(l->mixed) {
     v->cause = cx->req->n > 1 ? OC_CAUSE_N : OC_CAUSE_SERVER;
     if(cx->req->n <= 1)
@@ -504,7 +504,7 @@ static void stream_view(struct lc *l, struct oc_cview *got, struct oc_client_ver
 /* JSON.parse(x) when x is not a string: String(x) is parsed. */
 static int js_json_parse(const struct oc_jv *v, struct oc_buf *text)
 {
-  oc_buf_reset(text);
+  oc_cbuf_reset(text);
   if(v && v->type == OC_JSTRING)
     oc_buf_add(text, v->u.str, v->len);
   else
@@ -512,7 +512,7 @@ static int js_json_parse(const struct oc_jv *v, struct oc_buf *text)
   struct oc_jdoc d;
   struct oc_jerr err;
   oc_jdoc_init(&d);
-  int ok = oc_jdoc_parse(&d, oc_buf_str(text), text->len, &err) == OC_OK;
+  int ok = oc_cjdoc_parse(&d, oc_buf_str(text), text->len, &err) == OC_OK;
   oc_jdoc_free(&d);
   return ok;
 }
@@ -579,7 +579,7 @@ static void body_answer(struct lc *l, const struct oc_cctx *cx, const struct oc_
         struct oc_buf t;
         oc_buf_init(&t, OC_CAP_BODY);
         int ok = js_json_parse(e->content, &t);
-        oc_buf_free(&t);
+        oc_cbuf_free(&t);
         if(!ok) {
           lc_raise(l, v, "SyntaxError", "the structured answer is not JSON (JSON.parse)",
                    OC_CAUSE_SERVER, OC_R_SCHEMA_OUTPUT);
@@ -629,7 +629,7 @@ static void body_answer(struct lc *l, const struct oc_cctx *cx, const struct oc_
       oc_buf_init(&t, 4096);
       oc_js_stringify(&t, content);
       oc_ctext_set(&ch->content, oc_buf_str(&t), t.len);
-      oc_buf_free(&t);
+      oc_cbuf_free(&t);
     }
   }
   if(oc_js_truthy(e->finish) && e->finish->type == OC_JSTRING)
@@ -689,7 +689,7 @@ static void body_answer(struct lc *l, const struct oc_cctx *cx, const struct oc_
     }
   (void)cx;
 out:
-  oc_buf_free(&text);
+  oc_cbuf_free(&text);
 }
 
 static void lc_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b)
@@ -731,7 +731,7 @@ static void lc_free(void *st)
   oc_cview_free(&l->view);
   oc_cview_free(&l->body);
   for(size_t i = 0; i < l->ncalls; i++)
-    oc_buf_free(&l->calls[i].args);
+    oc_cbuf_free(&l->calls[i].args);
 }
 
 const struct oc_cmodel oc_cmodel_langchain = {

@@ -93,7 +93,7 @@ static void make_message(struct oc_buf *b, int status, const struct oc_jv *error
     oc_buf_add(b, oc_buf_str(&msg), msg.len);
   else
     oc_buf_adds(b, "(no status code or body)");
-  oc_buf_free(&msg);
+  oc_cbuf_free(&msg);
 }
 
 static const char *error_class(int status)
@@ -121,7 +121,7 @@ void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struc
   oc_buf_init(&m, OC_CAP_CLIENT_MESSAGE);
   make_message(&m, cx->status, error, json_truthy ? NULL : b->text, json_truthy ? 0 : b->len);
   oc_cview_raise(v, error_class(cx->status), oc_buf_str(&m), m.len);
-  oc_buf_free(&m);
+  oc_cbuf_free(&m);
 }
 
 int oc_cjs_stream_event(struct oc_cjs_stream *s, const struct oc_cevent *ev, struct oc_cview *v)
@@ -142,7 +142,7 @@ int oc_cjs_stream_event(struct oc_cjs_stream *s, const struct oc_cevent *ev, str
     oc_buf_init(&m, OC_CAP_CLIENT_MESSAGE);
     make_message(&m, 0, error, NULL, 0);
     oc_cview_raise(v, "APIError", oc_buf_str(&m), m.len);
-    oc_buf_free(&m);
+    oc_cbuf_free(&m);
     return -1;
   }
   return 1;
@@ -228,7 +228,7 @@ static void text_of(struct oc_ctext *t, const struct oc_jv *c)
   oc_buf_init(&b, OC_CAP_CONTENT);
   oc_js_stringify(&b, c);
   oc_ctext_set(t, oc_buf_str(&b), b.len);
-  oc_buf_free(&b);
+  oc_cbuf_free(&b);
 }
 
 /* A value as the driver reads it (x ?? null): a string as is, anything
@@ -246,7 +246,7 @@ static void js_value(struct oc_ctext *t, const struct oc_jv *v)
   oc_buf_init(&b, 4096);
   oc_js_stringify(&b, v);
   oc_ctext_set(t, oc_buf_str(&b), b.len);
-  oc_buf_free(&b);
+  oc_cbuf_free(&b);
 }
 
 static void node_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b)
@@ -296,7 +296,7 @@ static void node_body(void *st, const struct oc_cctx *cx, const struct oc_cbody 
           oc_buf_init(&j, OC_CAP_ARGUMENTS);
           oc_js_stringify(&j, args);
           oc_ccall_args_add(c, oc_buf_str(&j), j.len);
-          oc_buf_free(&j);
+          oc_cbuf_free(&j);
         }
       }
   }

@@ -69,7 +69,7 @@ static void js_set(struct oc_ctext *t, const struct oc_jv *v)
   oc_buf_init(&b, OC_CAP_ARGUMENTS);
   oc_js_string(&b, v);
   oc_ctext_set(t, oc_buf_str(&b), b.len);
-  oc_buf_free(&b);
+  oc_cbuf_free(&b);
 }
 
 static void js_append(struct oc_ctext *t, const struct oc_jv *v)
@@ -82,7 +82,7 @@ static void js_append(struct oc_ctext *t, const struct oc_jv *v)
   oc_buf_init(&b, OC_CAP_ARGUMENTS);
   oc_js_string(&b, v);
   oc_ctext_add(t, oc_buf_str(&b), b.len);
-  oc_buf_free(&b);
+  oc_cbuf_free(&b);
 }
 
 static struct oc_buf *content_buf(struct nstream *n, int pos)
@@ -90,9 +90,12 @@ static struct oc_buf *content_buf(struct nstream *n, int pos)
   if(!(n->strict && n->json_schema) || pos < 0)
     return NULL;
   if((size_t)pos >= n->ncontent) {
-    struct oc_buf *d = realloc(n->content, ((size_t)pos + 1) * sizeof(*d));
-    if(!d)
+    size_t cap = n->ncontent;
+    struct oc_buf *d = oc_array_grow(n->content, &cap, (size_t)pos + 1, sizeof(*d));
+    if(!d) {
+      oc_cnote_oom();
       return NULL;
+    }
     for(size_t i = n->ncontent; i <= (size_t)pos; i++)
       oc_buf_init(&d[i], OC_CAP_CONTENT);
     n->content = d;
@@ -106,7 +109,7 @@ static int json_parses(const char *p, size_t len)
   struct oc_jdoc d;
   struct oc_jerr err;
   oc_jdoc_init(&d);
-  int ok = oc_jdoc_parse(&d, p, len, &err) == OC_OK;
+  int ok = oc_cjdoc_parse(&d, p, len, &err) == OC_OK;
   oc_jdoc_free(&d);
   return ok;
 }
@@ -277,7 +280,7 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
               oc_buf_init(&b, OC_CAP_ARGUMENTS);
               oc_js_string(&b, args);
               oc_ccall_args_add(c, oc_buf_str(&b), b.len);
-              oc_buf_free(&b);
+              oc_cbuf_free(&b);
             }
           }
         }
@@ -378,7 +381,7 @@ static void finalize(struct nstream *n, const struct oc_cctx *cx)
       }
       /* the message carries function_call, no tool_calls */
       for(size_t k = 0; k < ch->ncalls; k++)
-        oc_buf_free(&ch->calls[k].args);
+        oc_cbuf_free(&ch->calls[k].args);
       ch->ncalls = 0;
       continue;
     }
@@ -488,7 +491,7 @@ static void ns_free(void *st)
   oc_cview_free(&n->view);
   oc_cview_free(&n->body);
   for(size_t i = 0; i < n->ncontent; i++)
-    oc_buf_free(&n->content[i]);
+    oc_cbuf_free(&n->content[i]);
   free(n->content);
 }
 

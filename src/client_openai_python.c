@@ -94,7 +94,7 @@ void oc_cpy_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struc
     free(raw);
   }
   oc_cview_raise(v, py_error_class(cx->status), oc_buf_str(&m), m.len);
-  oc_buf_free(&m);
+  oc_cbuf_free(&m);
 }
 
 int oc_cpy_stream_event(struct oc_cpy_stream *s, const struct oc_cevent *ev, struct oc_cview *v)
@@ -221,7 +221,7 @@ int oc_cpy_validate_content(const struct oc_cctx *cx, const char *p, size_t n, c
   struct oc_jerr err;
   oc_jdoc_init(&d);
   int rc = 0;
-  if(oc_jdoc_parse(&d, p, n, &err) != OC_OK) {
+  if(oc_cjdoc_parse(&d, p, n, &err) != OC_OK) {
     snprintf(why, whylen, "Invalid JSON: %s", err.message ? err.message : "parse error");
     rc = 1;
     goto out;
@@ -230,12 +230,19 @@ int oc_cpy_validate_content(const struct oc_cctx *cx, const char *p, size_t n, c
     goto out;
   char cerr[256];
   struct oc_schema *s = oc_schema_compile(cx->reg, cx->req->format_schema, NULL, 0, cerr, sizeof(cerr));
-  if(!s)
-    goto out; /* the request's own schema is the request's problem */
+  if(!s) {
+    /* the request's own schema is the request's problem, unless memory ran out */
+    if(strstr(cerr, "memory"))
+      oc_cnote_oom();
+    goto out;
+  }
   struct oc_schema_result res;
   oc_schema_result_init(&res);
   res.max = 64;
-  if(oc_schema_validate(s, d.root, &res) == 0)
+  int valid = oc_schema_validate(s, d.root, &res);
+  if(valid < 0)
+    oc_cnote_oom();
+  if(valid == 0)
     for(size_t i = 0; i < res.count && !rc; i++) {
       const struct oc_schema_error *e = &res.errors[i];
       if(strcmp(e->keyword, "additionalProperties") == 0 || strcmp(e->keyword, "unevaluatedProperties") == 0)

@@ -93,9 +93,9 @@ static void args_take(struct pentry *e, const struct oc_jv *v, int set)
   if(!v || v->type != OC_JSTRING)
     return;
   if(set || before == P_ABSENT || before == P_NONE)
-    oc_buf_reset(&e->argtext);
+    oc_cbuf_reset(&e->argtext);
   if(e->args.kind == P_STR && oc_buf_add(&e->argtext, v->u.str, v->len))
-    oc_buf_init(&e->argtext, OC_CAP_ARGUMENTS);
+    oc_cbuf_reset(&e->argtext); /* notes a failed allocation (not the cap) */
 }
 
 struct pchoice {
@@ -183,8 +183,10 @@ static struct pentry *entry_insert(struct pchoice *c, size_t at)
   if(c->ncalls >= OC_MAX_TOOL_CALLS)
     return NULL;
   struct pentry *d = oc_array_grow(c->calls, &c->acalls, c->ncalls + 1, sizeof(*d));
-  if(!d)
+  if(!d) {
+    oc_cnote_oom();
     return NULL;
+  }
   c->calls = d;
   if(at > c->ncalls)
     at = c->ncalls;
@@ -293,8 +295,10 @@ static struct pchoice *choice_add(struct pystream *p)
   if(p->nchoices >= OC_MAX_CHOICES)
     return NULL;
   struct pchoice *d = oc_array_grow(p->choices, &p->achoices, p->nchoices + 1, sizeof(*d));
-  if(!d)
+  if(!d) {
+    oc_cnote_oom();
     return NULL;
+  }
   p->choices = d;
   struct pchoice *c = &p->choices[p->nchoices++];
   memset(c, 0, sizeof(*c));
@@ -353,15 +357,17 @@ static void content_keep(struct pystream *p, size_t pos, const struct oc_jv *con
 {
   if(!p->content) {
     p->content = calloc(OC_MAX_CHOICES, sizeof(*p->content));
-    if(!p->content)
+    if(!p->content) {
+      oc_cnote_oom();
       return;
+    }
     for(size_t i = 0; i < OC_MAX_CHOICES; i++)
       oc_buf_init(&p->content[i], OC_CAP_CONTENT);
   }
   if(pos >= OC_MAX_CHOICES)
     return;
   if(reset)
-    oc_buf_reset(&p->content[pos]);
+    oc_cbuf_reset(&p->content[pos]);
   if(content && content->type == OC_JSTRING)
     oc_buf_add(&p->content[pos], content->u.str, content->len);
 }
@@ -632,13 +638,13 @@ static void ps_free(void *st)
   oc_cview_free(&p->body);
   for(size_t i = 0; i < p->nchoices; i++) {
     for(size_t k = 0; k < p->choices[i].ncalls; k++)
-      oc_buf_free(&p->choices[i].calls[k].argtext);
+      oc_cbuf_free(&p->choices[i].calls[k].argtext);
     free(p->choices[i].calls);
   }
   free(p->choices);
   if(p->content) {
     for(size_t i = 0; i < OC_MAX_CHOICES; i++)
-      oc_buf_free(&p->content[i]);
+      oc_cbuf_free(&p->content[i]);
     free(p->content);
   }
 }

@@ -80,29 +80,6 @@ static const char *safe(struct oc_buf *b, const char *s)
 
 /* ---- one exchange ------------------------------------------------------------------ */
 
-/* Add item to parent (under name; at the end of an array when name is
- * NULL), the parent taking it whatever happens: on a NULL parent or item,
- * or when memory runs out, item is deleted and *oom set, after which
- * nothing more is added.  Returns item when it was added.  (The same
- * contract as the checked JSON add the house is getting; swap when it
- * lands.) */
-static cJSON *put(int *oom, cJSON *parent, const char *name, cJSON *item)
-{
-  cJSON_bool ok = !*oom && parent && item &&
-                  (name ? cJSON_AddItemToObject(parent, name, item) : cJSON_AddItemToArray(parent, item));
-  if(!ok) {
-    cJSON_Delete(item);
-    *oom = 1;
-    return NULL;
-  }
-  return item;
-}
-
-static cJSON *put_str(int *oom, cJSON *parent, const char *name, const char *v)
-{
-  return put(oom, parent, name, v ? cJSON_CreateString(v) : cJSON_CreateNull());
-}
-
 struct judged {
   cJSON *result;           /* the results-schema object */
   const char *profile;     /* the profile's name, static */
@@ -125,11 +102,15 @@ static const struct oc_profile *pick_profile(const struct check_args *a,
     return e->profile;
   }
   const char *server = oc_headers_get(&e->ex.headers, "Server");
+  int oom = 0;
   cJSON *id = cJSON_CreateObject();
-  if(id && server)
-    cJSON_AddStringToObject(id, "server", server);
-  const struct oc_profile *p = oc_profile_find(oc_profile_guess(id));
+  oc_json_put_str(&oom, id, "server", server);
+  const struct oc_profile *p = oom ? NULL : oc_profile_find(oc_profile_guess(id));
   cJSON_Delete(id);
+  if(oom) {
+    *why = "the default: out of memory reading the Server header";
+    return oc_profile_default();
+  }
   *why = server && p != oc_profile_default() ? "auto, from the Server header" : "auto";
   return p ? p : oc_profile_default();
 }
@@ -137,13 +118,13 @@ static const struct oc_profile *pick_profile(const struct check_args *a,
 static cJSON *request_json(int *oom, const struct oc_cassette *c, const cJSON *body)
 {
   cJSON *r = cJSON_CreateObject();
-  put_str(oom, r, "method", c->method ? c->method : "POST");
-  put_str(oom, r, "path", c->path ? c->path : "/v1/chat/completions");
-  put(oom, r, "headers", oc_headers_json(&c->req_headers));
+  oc_json_put_str_or_null(oom, r, "method", c->method ? c->method : "POST");
+  oc_json_put_str_or_null(oom, r, "path", c->path ? c->path : "/v1/chat/completions");
+  oc_json_put(oom, r, "headers", oc_headers_json(&c->req_headers));
   if(c->req_body) {
-    cJSON *b = put(oom, r, "body", oc_body_json(c->req_body, c->req_body_len, OC_CAP_RESULT_BODY));
+    cJSON *b = oc_json_put(oom, r, "body", oc_body_json(c->req_body, c->req_body_len, OC_CAP_RESULT_BODY));
     if(body && c->req_body_len <= OC_CAP_RESULT_BODY)
-      put(oom, b, "json", cJSON_Duplicate(body, 1));
+      oc_json_put(oom, b, "json", cJSON_Duplicate(body, 1));
   }
   if(*oom) {
     cJSON_Delete(r);
@@ -221,51 +202,50 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
     goto out;
   int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  put_str(&oom, o, "target", "capture");
-  put_str(&oom, o, "suite", "check");
-  put_str(&oom, o, "case", e->name);
-  put(&oom, o, "index", cJSON_CreateNumber((double)index));
+  oc_json_put_str_or_null(&oom, o, "target", "capture");
+  oc_json_put_str_or_null(&oom, o, "suite", "check");
+  oc_json_put_str_or_null(&oom, o, "case", e->name);
+  oc_json_put(&oom, o, "index", cJSON_CreateNumber((double)index));
   char *desc = oc_asprintf("%s, %s", cap->file, oc_capture_kind_text(cap->kind));
-  put(&oom, o, "description", desc ? cJSON_CreateString(desc) : NULL);
+  oc_json_put(&oom, o, "description", desc ? cJSON_CreateString(desc) : NULL);
   free(desc);
-  put(&oom, o, "tags", cJSON_CreateArray());
+  oc_json_put(&oom, o, "tags", cJSON_CreateArray());
   int worst = oc_findings_worst(&f);
-  put_str(&oom, o, "status", !c->complete ? "error" : worst == OC_SEV_ERROR ? "fail" : "pass");
-  put_str(&oom, o, "reason", c->complete ? NULL : "the recorded exchange is incomplete");
-  put_str(&oom, o, "profile", profile->name);
-  put(&oom, o, "duration_ms", cJSON_CreateNumber(((double)oc_now_ns() - started) / 1e6));
-  cJSON *fs = put(&oom, o, "findings", cJSON_CreateArray());
+  oc_json_put_str_or_null(&oom, o, "status", !c->complete ? "error" : worst == OC_SEV_ERROR ? "fail" : "pass");
+  oc_json_put_str_or_null(&oom, o, "reason", c->complete ? NULL : "the recorded exchange is incomplete");
+  oc_json_put_str_or_null(&oom, o, "profile", profile->name);
+  oc_json_put(&oom, o, "duration_ms", cJSON_CreateNumber(((double)oc_now_ns() - started) / 1e6));
+  cJSON *fs = oc_json_put(&oom, o, "findings", cJSON_CreateArray());
   for(size_t i = 0; i < f.count; i++)
-    put(&oom, fs, NULL, oc_finding_json(&f.items[i]));
+    oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[i]));
   cJSON *sup = NULL;
   for(size_t i = 0; i < f.ncounts; i++)
     if(f.counts[i].total > f.counts[i].kept) {
       if(!sup)
-        sup = put(&oom, o, "suppressed", cJSON_CreateArray());
-      cJSON *sp = put(&oom, sup, NULL, cJSON_CreateObject());
-      put_str(&oom, sp, "rule", oc_rule_name(f.counts[i].rule));
-      put(&oom, sp, "total", cJSON_CreateNumber((double)f.counts[i].total));
-      put(&oom, sp, "kept", cJSON_CreateNumber((double)f.counts[i].kept));
+        sup = oc_json_put(&oom, o, "suppressed", cJSON_CreateArray());
+      cJSON *sp = oc_json_put(&oom, sup, NULL, cJSON_CreateObject());
+      oc_json_put_str_or_null(&oom, sp, "rule", oc_rule_name(f.counts[i].rule));
+      oc_json_put(&oom, sp, "total", cJSON_CreateNumber((double)f.counts[i].total));
+      oc_json_put(&oom, sp, "kept", cJSON_CreateNumber((double)f.counts[i].kept));
     }
-  put(&oom, o, "request", request_json(&oom, c, out->no_request ? NULL : req));
+  oc_json_put(&oom, o, "request", request_json(&oom, c, out->no_request ? NULL : req));
   if(r.judged)
-    put(&oom, o, "clients", oc_clients_json(r.verdicts));
-  if(oc_row_name(oc_row_of(NULL, NULL, 0, &info)))
-    put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, &info)));
-  put_str(&oom, response, "source", cap->file);
-  put(&oom, o, "response", response ? response : cJSON_CreateNull());
+    oc_json_put(&oom, o, "clients", oc_clients_json(r.verdicts));
+  oc_json_put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, &info)));
+  oc_json_put_str_or_null(&oom, response, "source", cap->file);
+  oc_json_put(&oom, o, "response", response ? response : cJSON_CreateNull());
   response = NULL;
   if(message)
-    put(&oom, o, "message", message);
+    oc_json_put(&oom, o, "message", message);
   if(timing)
-    put(&oom, o, "timing", timing);
+    oc_json_put(&oom, o, "timing", timing);
   message = timing = NULL;
-  cJSON *rep = put(&oom, o, "reproduce", cJSON_CreateObject());
+  cJSON *rep = oc_json_put(&oom, o, "reproduce", cJSON_CreateObject());
   char *cmd = oc_asprintf("oacheck check%s%s%s%s%s%s %s", a->request ? " --request " : "",
                           a->request ? a->request : "", a->profile ? " --profile " : "",
                           a->profile ? a->profile : "", a->as ? " --as " : "", a->as ? a->as : "",
                           cap->file);
-  put(&oom, rep, "oacheck", cmd ? cJSON_CreateString(cmd) : NULL);
+  oc_json_put(&oom, rep, "oacheck", cmd ? cJSON_CreateString(cmd) : NULL);
   free(cmd);
   if(oom) {
     cJSON_Delete(o);
@@ -463,7 +443,7 @@ int oc_cmd_check(int argc, char **argv)
   const char *first_profile = NULL;
   int mixed = 0, oom = 0;
   unsigned selected = oc_verdict_args_clients(&a.verdict);
-  put(&oom, oc_json_obj(doc, "oacheck"), "policy", oc_verdict_policy_json(a.verdict.strict, selected));
+  oc_json_put(&oom, oc_json_obj(doc, "oacheck"), "policy", oc_verdict_policy_json(a.verdict.strict, selected));
   char policy[600];
   oc_verdict_policy_text(a.verdict.strict, selected, policy, sizeof(policy));
   printf("verdict: %s\n\n", policy);
@@ -480,21 +460,21 @@ int oc_cmd_check(int argc, char **argv)
         fputc('\n', stdout);
       print_header(stdout, &a, &caps[i], &caps[i].entries[k], &j);
       print_verdict(stdout, j.result);
-      if(!put(&oom, results, NULL, j.result))
+      if(!oc_json_put(&oom, results, NULL, j.result))
         goto oom;
     }
   for(size_t i = 0; i < a.files.n; i++)
     if(caps[i].har_skipped)
       printf("%s: %zu other HAR entr%s (not a POST to a completions endpoint) not checked\n",
              caps[i].file, caps[i].har_skipped, caps[i].har_skipped == 1 ? "y" : "ies");
-  cJSON *t = put(&oom, oc_json_arr(doc, "targets"), NULL, cJSON_CreateObject());
-  put_str(&oom, t, "name", "capture");
-  put_str(&oom, t, "kind", "replay");
-  put_str(&oom, t, "recordings", a.files.items[0]);
-  put_str(&oom, t, "profile", mixed ? "mixed" : first_profile ? first_profile : "openai");
-  put_str(&oom, t, "profile_source", a.profile && strcmp(a.profile, "auto") != 0 ? "option" : "auto");
-  put(&oom, t, "reachable", cJSON_CreateTrue());
-  put(&oom, t, "timing_recorded", cJSON_CreateFalse());
+  cJSON *t = oc_json_put(&oom, oc_json_arr(doc, "targets"), NULL, cJSON_CreateObject());
+  oc_json_put_str_or_null(&oom, t, "name", "capture");
+  oc_json_put_str_or_null(&oom, t, "kind", "replay");
+  oc_json_put_str_or_null(&oom, t, "recordings", a.files.items[0]);
+  oc_json_put_str_or_null(&oom, t, "profile", mixed ? "mixed" : first_profile ? first_profile : "openai");
+  oc_json_put_str_or_null(&oom, t, "profile_source", a.profile && strcmp(a.profile, "auto") != 0 ? "option" : "auto");
+  oc_json_put(&oom, t, "reachable", cJSON_CreateTrue());
+  oc_json_put(&oom, t, "timing_recorded", cJSON_CreateFalse());
   if(oom)
     goto oom;
   if(oc_results_summarize(doc))

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "deployment.h"
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
@@ -26,9 +27,11 @@ static const char pin_usage[] =
   "Usage: oacheck pin --target [NAME=]URL... --out FILE\n"
   "       oacheck pin --check FILE --target [NAME=]URL... [--json F] [--junit F]\n"
   "Write what each target serves — its model list, model file, context per slot,\n"
-  "chat template SHA-256 and build, and on a router every model's flags — to a pin\n"
-  "file, or check that it still serves exactly what was pinned (PIN-MODEL,\n"
-  "PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag that changed).\n"
+  "chat template SHA-256 and build, on a router every model's flags, and on a\n"
+  "llama-server each slot's context, the template's capabilities and the endpoints\n"
+  "that are on — to a pin file, or check that it still serves exactly what was\n"
+  "pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag\n"
+  "that changed, PIN-DEPLOYMENT).\n"
   "Targets are matched to the pin file by name.\n";
 
 static const char pin_footer[] =
@@ -147,17 +150,100 @@ static void compare_model_flags(struct oc_check *c, const char *model, const cJS
   }
 }
 
+/* And from the deployment's facts (deployment.h), under "deployment". */
+static const struct {
+  const char *field;
+  enum oc_rule_id rule;
+  const char *what;
+} pinned_deployment[] = {
+  { "slots_n_ctx", OC_R_PIN_CONTEXT, "each slot's context (/slots)" },
+  { "template", OC_R_PIN_TEMPLATE, "the chat template's capabilities (/props chat_template_caps)" },
+  { "endpoints", OC_R_PIN_DEPLOYMENT, "the endpoints that are on (/metrics, /slots, POST /props)" },
+};
+
+/* The pinnable deployment facts of t: NULL when it has none. */
+static cJSON *pinned_facts(const struct oc_target *t)
+{
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  if(!dep)
+    return NULL;
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  const cJSON *slots = oc_json_arr(dep, "slots");
+  if(o && slots) {
+    cJSON *a = oc_json_put(&oom, o, "slots_n_ctx", cJSON_CreateArray());
+    const cJSON *s;
+    cJSON_ArrayForEach(s, slots)
+      if(a && oc_json_get(s, "n_ctx"))
+        oc_json_put(&oom, a, NULL, cJSON_Duplicate(oc_json_get(s, "n_ctx"), 1));
+  }
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "template")))
+    oc_json_put(&oom, o, "template", cJSON_Duplicate(oc_json_obj(dep, "template"), 1));
+  if(o && cJSON_GetArraySize(oc_json_obj(dep, "endpoints")))
+    oc_json_put(&oom, o, "endpoints", cJSON_Duplicate(oc_json_obj(dep, "endpoints"), 1));
+  cJSON_Delete(dep);
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* A value for a message: scalars as oc_json_brief says them, arrays and
+ * objects as compact JSON (a list of slot sizes says more than "[…]"). */
+static char *brief(const cJSON *v)
+{
+  if(!cJSON_IsArray(v) && !cJSON_IsObject(v))
+    return oc_json_brief(v, 100);
+  char *s = cJSON_PrintUnformatted(v);
+  if(s && strlen(s) > 100)
+    oc_strlcpy(s + 97, "...", 4);
+  return s;
+}
+
+/* The deployment's facts against the pinned ones (a pin written before
+ * they existed has none: nothing to compare). */
+static void compare_deployment(struct oc_check *c, const cJSON *entry, const struct oc_target *t)
+{
+  const cJSON *pdep = oc_json_obj(entry, "deployment");
+  if(!pdep)
+    return;
+  cJSON *now = pinned_facts(t);
+  for(size_t i = 0; i < OC_ARRAY_LEN(pinned_deployment); i++) {
+    const cJSON *want = oc_json_get(pdep, pinned_deployment[i].field);
+    const cJSON *got = oc_json_get(now, pinned_deployment[i].field);
+    if(!want || (got && oc_json_equal(want, got)))
+      continue;
+    char *w = brief(want), *g = brief(got);
+    char path[96];
+    snprintf(path, sizeof(path), "/deployment/%s", pinned_deployment[i].field);
+    oc_emit(c, pinned_deployment[i].rule, OC_AT(.path = path, .expected = w, .actual = g),
+            "%s changed: pinned %s, now %s", pinned_deployment[i].what, w ? w : "?", g ? g : "?");
+    free(w);
+    free(g);
+  }
+  cJSON_Delete(now);
+}
+
 static cJSON *pin_entry(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *e = cJSON_CreateObject();
-  if(!e)
-    return NULL;
-  cJSON_AddStringToObject(e, "name", t->name);
-  cJSON *id = cJSON_AddObjectToObject(e, "identity");
-  for(size_t i = 0; id && i < OC_ARRAY_LEN(pinned); i++) {
+  oc_json_put_str(&oom, e, "name", t->name);
+  cJSON *id = oc_json_put(&oom, e, "identity", cJSON_CreateObject());
+  for(size_t i = 0; !oom && i < OC_ARRAY_LEN(pinned); i++) {
     const cJSON *v = oc_json_get(t->identity, pinned[i].field);
     if(v && !cJSON_IsNull(v))
-      cJSON_AddItemToObject(id, pinned[i].field, cJSON_Duplicate(v, 1));
+      oc_json_put(&oom, id, pinned[i].field, cJSON_Duplicate(v, 1));
+  }
+  if(oom) {
+    cJSON_Delete(e);
+    return NULL;
+  }
+  cJSON *dep = pinned_facts(t);
+  if(dep && oc_json_add(e, "deployment", dep)) {
+    cJSON_Delete(e);
+    return NULL;
   }
   return e;
 }
@@ -222,10 +308,9 @@ int oc_cmd_pin(int argc, char **argv)
     status = prc;
     goto out;
   }
-  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
-  if(brc) {
-    status = brc == OC_EUSAGE ? oc_cli_usage_error("pin", "%s", err)
-                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+  int brc = oc_targets_build_for("pin", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
     goto out;
   }
   if(nt == 0 || (!out == !check)) {
@@ -252,15 +337,16 @@ int oc_cmd_pin(int argc, char **argv)
     goto out;
   }
   if(out) {
+    int oom = 0;
     cJSON *p = cJSON_CreateObject();
     char now[32];
     oc_now_rfc3339(now);
-    cJSON_AddStringToObject(p, "pinned_at", now);
-    cJSON *arr = cJSON_AddArrayToObject(p, "targets");
-    for(size_t i = 0; arr && i < nt; i++)
+    oc_json_put_str(&oom, p, "pinned_at", now);
+    cJSON *arr = oc_json_put(&oom, p, "targets", cJSON_CreateArray());
+    for(size_t i = 0; !oom && i < nt; i++)
       if(ts[i].reachable)
-        cJSON_AddItemToArray(arr, pin_entry(&ts[i]));
-    char *text = cJSON_Print(p);
+        oc_json_put(&oom, arr, NULL, pin_entry(&ts[i]));
+    char *text = oom ? NULL : cJSON_Print(p);
     cJSON_Delete(p);
     if(!text || oc_write_file(out, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory");
@@ -282,8 +368,9 @@ int oc_cmd_pin(int argc, char **argv)
   cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
   oc_console_init(&con, stdout);
-  for(size_t i = 0; i < nt; i++) {
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
+  int oom = 0;
+  for(size_t i = 0; !oom && i < nt; i++) {
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
     const cJSON *entry = NULL, *e;
     cJSON_ArrayForEach(e, oc_json_arr(pin, "targets"))
     {
@@ -305,28 +392,30 @@ int oc_cmd_pin(int argc, char **argv)
     }
     else {
       compare(&ck, oc_json_obj(entry, "identity"), ts[i].identity);
+      compare_deployment(&ck, entry, &ts[i]);
       if(oc_findings_worst(&f) == OC_SEV_ERROR)
         st = "fail";
     }
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "target", ts[i].name);
-    cJSON_AddStringToObject(r, "suite", "pin");
-    cJSON_AddStringToObject(r, "case", "identity");
-    cJSON_AddStringToObject(r, "description", "The deployment serves what was pinned.");
-    cJSON_AddStringToObject(r, "status", st);
-    if(reason)
-      cJSON_AddStringToObject(r, "reason", reason);
-    else
-      cJSON_AddNullToObject(r, "reason");
-    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-    for(size_t k = 0; k < f.count; k++)
-      cJSON_AddItemToArray(fs, oc_finding_json(&f.items[k]));
-    cJSON_AddItemToArray(results, r);
-    oc_console_result(&con, r, i + 1, nt);
+    cJSON *r = oc_json_put(&oom, results, NULL, cJSON_CreateObject());
+    oc_json_put_str(&oom, r, "target", ts[i].name);
+    oc_json_put_str(&oom, r, "suite", "pin");
+    oc_json_put_str(&oom, r, "case", "identity");
+    oc_json_put_str(&oom, r, "description", "The deployment serves what was pinned.");
+    oc_json_put_str(&oom, r, "status", st);
+    oc_json_put_str_or_null(&oom, r, "reason", reason);
+    cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+    for(size_t k = 0; !oom && k < f.count; k++)
+      oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[k]));
+    oom |= ck.oom;
+    if(!oom)
+      oc_console_result(&con, r, i + 1, nt);
     oc_findings_free(&f);
   }
-  if(oc_results_summarize(doc))
+  if(oom || oc_results_summarize(doc)) {
+    oc_error("out of memory building the results");
+    status = OC_EXIT_FAIL;
     goto out;
+  }
   oc_console_summary(&con, doc);
   int bad = oc_reports_write(doc, ra.json, ra.junit, NULL);
   struct oc_counts counts;

@@ -454,7 +454,8 @@ static int parse_route(const char *arg, struct route *r)
  * `serve DIR` plays back. */
 static int is_live(int argc, char **argv)
 {
-  for(int i = 1; i < argc; i++)
+  /* not an option parser: which parser gets argv, cmd_run's or ours */
+  for(int i = 1; i < argc; i++) /* checksrc: a look, not a parse */
     if(strcmp(argv[i], "--show") == 0 || strcmp(argv[i], "--import") == 0 ||
        oc_startswith(argv[i], "--import="))
       return 0;

@@ -113,6 +113,7 @@ static int write_json(const cJSON *doc, const char *path, int canonical)
   if(rc) {
     fprintf(stderr, "oacheck report: cannot write '%s': %s\n", path,
             rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+    oc_buf_free(&b);
     return OC_EXIT_FAIL;
   }
   rc = oc_write_file(path, b.data, b.len, err, sizeof(err));
@@ -152,8 +153,7 @@ static long warn_shards(const cJSON *doc)
     oc_buf_reset(&line);
     if(!oc_esc_add(&line, p, len, OC_ESC_TEXT))
       fprintf(stderr, "oacheck report: warning: %s\n", oc_buf_str(&line));
-    else
-      oc_buf_init(&line, OC_CAP_MESSAGE * 4);
+    /* else: the line is left out; the reset above starts the next one */
     p += len + (nl ? 1 : 0);
   }
   oc_buf_free(&line);
@@ -200,10 +200,8 @@ static void print_summary(const cJSON *doc)
        oc_esc_addn_cut(&line, oc_json_str(r, "target"), 200, OC_ESC_TEXT) || oc_buf_addc(&line, '.') ||
        oc_esc_addn_cut(&line, oc_json_str(r, "suite"), 200, OC_ESC_TEXT) || oc_buf_addc(&line, '/') ||
        oc_esc_addn_cut(&line, oc_json_str(r, "case"), 200, OC_ESC_TEXT) ||
-       (why && (oc_buf_adds(&line, "  ") || oc_esc_addn_cut(&line, why, 300, OC_ESC_TEXT)))) {
-      oc_buf_init(&line, OC_CAP_MESSAGE * 4);
-      continue;
-    }
+       (why && (oc_buf_adds(&line, "  ") || oc_esc_addn_cut(&line, why, 300, OC_ESC_TEXT))))
+      continue; /* the next reset clears the error */
     printf("%s\n", oc_buf_str(&line));
   }
   oc_buf_free(&line);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "deployment.h"
 #include "rules.h"
 #include "util.h"
 
@@ -39,6 +40,26 @@ static int matches(const struct oc_rule *r, const struct oc_strlist *names)
   return 0;
 }
 
+/* Does a diagnosis list rule among those it usually explains? */
+static int diag_explains(const struct oc_diag *d, const char *rule)
+{
+  size_t n = strlen(rule);
+  for(const char *p = d->rules; (p = strstr(p, rule)) != NULL; p += n)
+    if((p == d->rules || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
+
+static void explain_diag(const struct oc_diag *d)
+{
+  printf("%s  (diagnosis, %s)\n", d->id, d->server);
+  printf("  cause:    %s\n", d->cause);
+  printf("  flags:    %s\n", d->flags);
+  printf("  fix:      %s\n", d->fix);
+  printf("  explains: %s (a finding's diagnosis says the cause with the deployment's numbers)\n",
+         d->rules);
+}
+
 static void explain(const struct oc_rule *r, const struct oc_profile *only)
 {
   printf("%s  (%s, %s layer)\n", r->id, r->family, r->layer);
@@ -59,11 +80,18 @@ static void explain(const struct oc_rule *r, const struct oc_profile *only)
   printf("\n");
   if(r->fix)
     printf("  fix:      %s\n", r->fix);
+  for(size_t i = 0; i < oc_rule_nfixes; i++)
+    if(oc_rule_fixes[i].rule == r->rid && (!only || oc_streq(only->name, oc_rule_fixes[i].server)))
+      printf("  fix (%s): %s\n", oc_rule_fixes[i].server, oc_rule_fixes[i].fix);
   for(const struct oc_profile *p = oc_profiles; p->name; p++) {
     const struct oc_profile_override *o = oc_profile_override(p, r->rid);
     if(o && (!only || only == p))
       printf("  %s: %s\n", p->name, o->reason);
   }
+  for(size_t i = 0; i < OC_DIAG__COUNT; i++)
+    if(diag_explains(&oc_diags[i], r->id) && (!only || oc_streq(only->name, oc_diags[i].server)))
+      printf("  diagnosis %s (%s): %s\n    fix: %s\n", oc_diags[i].id, oc_diags[i].server,
+             oc_diags[i].cause, oc_diags[i].fix);
 }
 
 /* Markdown table cells: pipes would end the cell. */
@@ -123,12 +151,33 @@ static void markdown(void)
       printf("- **Fix:** %s\n", r->fix);
     if(oc_rule_contract(r->rid))
       printf("- **Contract:** yes, %s\n", oc_rule_contract_why(r->rid));
+    for(size_t i = 0; i < oc_rule_nfixes; i++)
+      if(oc_rule_fixes[i].rule == r->rid)
+        printf("- **Fix (`%s`):** %s\n", oc_rule_fixes[i].server, oc_rule_fixes[i].fix);
+    int nd = 0;
+    for(size_t i = 0; i < OC_DIAG__COUNT; i++)
+      if(diag_explains(&oc_diags[i], r->id))
+        printf("%s[`%s`](#diagnosis-%s)", nd++ ? ", " : "- **Diagnoses:** ", oc_diags[i].id,
+               oc_diags[i].id);
+    if(nd)
+      putchar('\n');
     for(const struct oc_profile *p = oc_profiles; p->name; p++) {
       const struct oc_profile_override *o = oc_profile_override(p, r->rid);
       if(o)
         printf("- **`%s` profile:** %s (%s)\n", p->name, oc_severity_name(o->severity), o->reason);
     }
   }
+  printf("\n## Deployment diagnoses\n\n"
+         "A finding of any rule carries a diagnosis when the target's own facts (`/props`,\n"
+         "`/slots`, `/metrics`) and its response explain the cause; the finding's diagnosis\n"
+         "says it with the deployment's numbers (`findings[].diagnosis` in the results,\n"
+         "beside the finding in the HTML report, under it on the console). Source:\n"
+         "`src/fixes.def`; `docs/deployment.md` says how each was seen.\n");
+  for(size_t i = 0; i < OC_DIAG__COUNT; i++)
+    printf("\n### diagnosis-%s\n\n- **Server:** `%s`\n- **Cause:** %s\n- **Flags:** `%s`\n"
+           "- **Fix:** %s\n- **Usually explains:** %s\n",
+           oc_diags[i].id, oc_diags[i].server, oc_diags[i].cause, oc_diags[i].flags,
+           oc_diags[i].fix, oc_diags[i].rules);
 }
 
 static int list(const struct oc_strlist *names, int md, const struct oc_profile *profile);
@@ -163,6 +212,13 @@ static int list(const struct oc_strlist *names, int md, const struct oc_profile 
   }
   int shown = 0;
   int single = names->n > 0;
+  for(size_t i = 0; single && i < OC_DIAG__COUNT; i++)
+    for(size_t k = 0; k < names->n; k++)
+      if(oc_strcaseeq(names->items[k], oc_diags[i].id)) {
+        if(shown++)
+          putchar('\n');
+        explain_diag(&oc_diags[i]);
+      }
   for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
     if(!matches(r, names))
       continue;

@@ -11,7 +11,9 @@
 
 #include "cli.h"
 #include "datadir.h"
+#include "deployment.h"
 #include "json.h"
+#include "loadcheck.h"
 #include "report_console.h"
 #include "report.h"
 #include "report_ci.h"
@@ -64,6 +66,8 @@ struct run_args {
   long ctx_size;
   int list;
   int verbose;
+  int load;                 /* --load N */
+  long duration_ms;         /* --duration S */
 };
 
 static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
@@ -108,13 +112,20 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
                   "FILE (JSON results of an earlier run, best merged)"),
     OC_OPT_FLAG(0, "list", &a->list, "print the plan and run nothing"),
     OC_OPT_GROUP("Transport:"),
-    OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256, "live cases in flight (default 4)"),
+    OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256,
+               "live cases in flight per target (default: a llama-server's\n"
+               "total_slots, else 4)"),
     OC_OPT_SECONDS(0, "timeout", &ro->timeout_ms, "total seconds per case (default 120)"),
     OC_OPT_SECONDS(0, "idle-timeout", &ro->idle_timeout_ms,
                    "seconds without a byte before giving up (default 60)"),
     OC_OPT_SECONDS(0, "connect-timeout", &ro->connect_timeout_ms, "default 10"),
     OC_OPT_INT(0, "retries", &ro->retries, "N", 0, 10,
                "retries of 429/503, honouring Retry-After (default 2)"),
+    OC_OPT_INT(0, "load", &a->load, "N", 1, 256,
+               "after the run, run the live cases again with N in\n"
+               "flight per target and report what fails only under load"),
+    OC_OPT_SECONDS(0, "duration", &a->duration_ms,
+                   "with --load: keep the load on this long (default: one round)"),
     OC_OPT_STRING(0, "cacert", &ro->cacert, "FILE", "CA bundle for TLS"),
     OC_OPT_FLAG(0, "insecure", &ro->insecure, "do not verify TLS"),
     OC_OPT_GROUP("Findings and reports:"),
@@ -226,6 +237,8 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   }
   if(bad) {
     fputs(oc_buf_str(&errs), stderr);
+    if(oc_buf_error(&errs))
+      oc_error("more suite errors than fit the message buffer; the first are shown");
     oc_error("suite errors: no case was run");
   }
   oc_buf_free(&errs);
@@ -235,13 +248,9 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
-  int rc = oc_targets_build(&a->targets, ts, nt, err, sizeof(err));
-  if(rc == OC_EUSAGE)
-    return oc_cli_usage_error("run", "%s", err);
-  if(rc) {
-    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
-    return OC_EXIT_USAGE;
-  }
+  int rc = oc_targets_build_for("run", &a->targets, ts, nt);
+  if(rc >= 0)
+    return rc;
   if(*nt == 0) {
     char *dir = oc_data_path("suites/recordings/llama-server");
     struct oc_target *d = calloc(1, sizeof(*d));
@@ -272,6 +281,49 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
   return -1;
 }
 
+/* How many cases each live target gets in flight: --jobs, else as many as
+ * it has slots (more would only queue, and on a shared context could make
+ * failures one client never sees), else 4. */
+static void choose_jobs(struct oc_target *t, int jobs)
+{
+  int slots = oc_deployment_slots(&t->deployment);
+  if(jobs > 0) {
+    t->jobs = jobs;
+    t->jobs_source = "option";
+  }
+  else if(slots > 0) {
+    t->jobs = slots > 256 ? 256 : slots;
+    t->jobs_source = "total_slots";
+  }
+  else {
+    t->jobs = 4;
+    t->jobs_source = "default";
+  }
+}
+
+/* The first lines about a target, after its identity: what its
+ * recordings are, what the deployment says about itself, and how many
+ * cases run at once. */
+static void target_lines(const struct oc_target *t)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  cJSON *j = oc_target_json(t);
+  if(oc_json_obj(j, "recorded") && oc_recorded_text(oc_json_obj(j, "recorded"), &b) == OC_OK)
+    printf("  recorded: %s\n", oc_buf_str(&b));
+  oc_buf_reset(&b);
+  if(oc_json_obj(j, "deployment") && oc_deployment_text(oc_json_obj(j, "deployment"), &b) == OC_OK)
+    printf("  deployment: %s\n", oc_buf_str(&b));
+  if(t->live && t->jobs > 0) {
+    const char *why = oc_streq(t->jobs_source, "total_slots") ? "the target's total_slots; --jobs N overrides"
+                      : oc_streq(t->jobs_source, "option") ? "--jobs"
+                      : "no slot count known; --jobs N sets it";
+    printf("  jobs: %d in flight (%s)\n", t->jobs, why);
+  }
+  cJSON_Delete(j);
+  oc_buf_free(&b);
+}
+
 static void on_result(void *ud, const struct oc_plan_item *it, const cJSON *res, size_t done,
                       size_t total)
 {
@@ -299,7 +351,7 @@ static char *command_line(int argc, char **argv)
     else
       oc_buf_printf(&b, " %s", argv[i]);
   }
-  return oc_buf_take(&b, NULL);
+  return oc_buf_take(&b, NULL); /* NULL, not a cut command, when an add failed */
 }
 
 static void print_target(const struct oc_target *t)
@@ -436,6 +488,21 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
         status = oc_cli_usage_error(cmd, "record needs live targets (--target URL)");
         goto out;
       }
+  if(a.duration_ms && !a.load) {
+    status = oc_cli_usage_error(cmd, "--duration goes with --load N");
+    goto out;
+  }
+  if(a.load) {
+    size_t live = 0;
+    for(size_t i = 0; i < ntargets; i++)
+      live += targets[i].live;
+    if(record_dir || !live) {
+      status = oc_cli_usage_error(cmd, record_dir ? "--load does not record: use 'oacheck run'"
+                                                  : "--load needs a live target (--target URL): "
+                                                    "recordings are replayed one case at a time");
+      goto out;
+    }
+  }
   char started[32];
   oc_now_rfc3339(started);
   struct oc_console con;
@@ -470,10 +537,18 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     for(size_t i = 0; i < ntargets; i++) {
       oc_target_identify(&targets[i], &io);
       reachable += targets[i].reachable;
-      if(!a.list)
+      if(targets[i].reachable)
+        choose_jobs(&targets[i], a.opts.jobs);
+      if(!a.list) {
         print_target(&targets[i]);
+        if(targets[i].reachable)
+          target_lines(&targets[i]);
+      }
     }
   }
+  /* with the concurrency the targets' own, a shared-context failure is
+   * oacheck's doing: such a case runs again alone */
+  a.opts.rerun_alone = a.opts.jobs == 0;
   run.opts = &a.opts;
   run.targets = targets;
   run.ntargets = ntargets;
@@ -498,15 +573,50 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_FAIL;
     goto out;
   }
+  cJSON *load = NULL;
+  if(a.load) {
+    struct oc_identify_options lio = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
+                                       .insecure = a.opts.insecure, .cacert = a.opts.cacert };
+    struct oc_load_options lo = { a.load, a.duration_ms, &lio };
+    for(size_t i = 0; i < ntargets; i++)
+      if(targets[i].live && targets[i].reachable && targets[i].jobs >= a.load)
+        oc_warn("target %s: --load %d is not above its %d in flight: nothing more will queue",
+                targets[i].name, a.load, targets[i].jobs);
+    fprintf(stdout, "\nload: the live cases again, %d in flight per target%s\n", a.load,
+            a.duration_ms ? ", until the duration has passed" : "");
+    fflush(stdout);
+    if(oc_load_check(&run, &lo, &load)) {
+      oc_error("out of memory");
+      status = OC_EXIT_FAIL;
+      goto out;
+    }
+  }
   cmdline = command_line(argc, argv);
-  doc = oc_run_results(&run, cmdline, note, started);
+  doc = cmdline ? oc_run_results(&run, cmdline, note, started) : NULL;
+  if(doc && load) {
+    int lrc = oc_json_add(doc, "load", load); /* doc takes it, whatever happens */
+    load = NULL;
+    if(lrc) {
+      cJSON_Delete(doc);
+      doc = NULL;
+    }
+  }
+  cJSON_Delete(load);
   if(!doc || oc_results_summarize(doc)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;
     goto out;
   }
+  struct oc_buf dsum;
+  oc_buf_init(&dsum, 1u << 20);
+  if(oc_json_obj(doc, "load") && oc_load_text(oc_json_obj(doc, "load"), &dsum) == OC_OK)
+    fputs(oc_buf_str(&dsum), stdout);
+  oc_buf_reset(&dsum);
   oc_console_summary(&con, doc);
   model_matrix(doc, targets, ntargets);
+  if(oc_deployment_summary(doc, &dsum) == OC_OK && dsum.len)
+    fputs(oc_buf_str(&dsum), stdout);
+  oc_buf_free(&dsum);
   int bad_reports = oc_reports_write(doc, a.reports.json, a.reports.junit, a.reports.html);
   bad_reports += oc_ci_reports_write(doc, &a.ci, stdout, real_getenv);
   struct oc_counts counts;

@@ -45,6 +45,13 @@ static const char serve_footer[] =
   "  The body is written in the recorded pieces, or one SSE event per write when\n"
   "  the recording kept no boundaries.  The reason phrase is the library's.\n"
   "\n"
+  "OVERLOAD (--overload N=DIR)\n"
+  "  While more than N requests are in flight (counted from their arrival until\n"
+  "  the last byte of their answer is handed over), a request is answered from\n"
+  "  DIR's recording of it, when DIR has one: a stand-in for a server that\n"
+  "  fails under load, e.g. DIR recorded with 'oacheck record --jobs 4' against\n"
+  "  a llama-server whose slots share one context.\n"
+  "\n"
   "FAULTS (--fault SPEC, or per request 'X-Oacheck-Fault: SPEC[,SPEC...]',\n"
   "which overrides the global ones; events are SSE events, and a body that is\n"
   "not an event stream counts as one event)\n"
@@ -58,6 +65,11 @@ static const char serve_footer[] =
 static int opt_fault(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {
   return oc_faults_parse(o->value, arg, err, errlen);
+}
+
+static int opt_overload(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  return oc_overload_parse(o->value, arg, err, errlen) != OC_OK;
 }
 
 static void load_error(void *ctx, const char *msg)
@@ -80,6 +92,8 @@ int oc_cmd_serve(int argc, char **argv)
   long max_body = OC_SERVE_MAX_BODY, max_conn = OC_SERVE_MAX_CONNECTIONS;
   long req_to = OC_SERVE_REQUEST_TIMEOUT, idle_to = OC_SERVE_IDLE_TIMEOUT;
   struct oc_strlist dirs = { NULL, 0, 0 };
+  struct oc_overload overload;
+  oc_overload_init(&overload);
   const struct oc_option options[] = {
     OC_OPT_STRING(0, "host", &opt.host, "HOST", "address to listen on (default 127.0.0.1)"),
     OC_OPT_INT(0, "port", &opt.port, "N", 0, 65535, "port (default 8080; 0 picks a free one)"),
@@ -103,6 +117,9 @@ int oc_cmd_serve(int argc, char **argv)
     OC_OPT_LONG(0, "idle-timeout", &idle_to, "S", 0, 86400,
                 "seconds without a byte either way before a connection is\n"
                 "closed (default 60; 0: none; paced waits do not count)"),
+    OC_OPT_CALLBACK(0, "overload", &overload, "N=DIR", opt_overload,
+                    "while more than N requests are in flight, answer from\n"
+                    "DIR's recordings (a server that fails under load)"),
     OC_OPT_VERBOSE(NULL, "log more (every request is logged by default)"),
     OC_OPT_QUIET(),
     OC_OPT_END(),
@@ -124,6 +141,11 @@ int oc_cmd_serve(int argc, char **argv)
   opt.max_connections = (size_t)max_conn;
   opt.request_timeout_s = req_to ? req_to : -1; /* 0 on the command line: none */
   opt.idle_timeout_s = idle_to ? idle_to : -1;
+  if(overload.above >= 0) {
+    opt.overload = &overload;
+    oc_info("while more than %ld requests are in flight, answering from %zu recordings in %s",
+            overload.above, overload.store.count, overload.dir);
+  }
   size_t ndirs = dirs.n;
   if(!ndirs) {
     char *shipped = oc_data_path("suites/recordings/llama-server");
@@ -179,6 +201,10 @@ int oc_cmd_serve(int argc, char **argv)
   rc = OC_EXIT_OK;
 out:
   oc_server_stop(srv);
+  if(overload.above >= 0)
+    oc_info("%ld requests were answered from the --overload recordings",
+            (long)atomic_load(&overload.answered));
+  oc_overload_free(&overload);
   oc_cassette_store_free(&store);
   oc_faults_free(&opt.faults);
   oc_strlist_free(&dirs);

@@ -31,9 +31,9 @@ static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
   "errored, 2 usage error, 3 no target reachable.\n";
 
-static int add_target(struct oc_target **ts, size_t *n, struct oc_target *t)
+static int add_target(struct oc_target **ts, size_t *n, size_t *alloc, struct oc_target *t)
 {
-  struct oc_target *d = realloc(*ts, (*n + 1) * sizeof(*d));
+  struct oc_target *d = oc_array_grow(*ts, alloc, *n + 1, sizeof(*d));
   if(!d)
     return OC_ENOMEM;
   d[(*n)++] = *t;
@@ -61,12 +61,13 @@ static int default_targets(struct oc_target **ts, size_t *n)
     closedir(d);
   qsort(names, nn, sizeof(*names), cmp_str);
   int rc = nn ? OC_OK : OC_ENOTFOUND;
+  size_t alloc = *n; /* what *ts has room for at least */
   for(size_t i = 0; i < nn; i++) {
     char *sub = names[i] ? oc_path_join(dir, names[i]) : NULL;
     struct oc_target t;
     char err[600];
     if(!rc && sub && oc_is_dir(sub) && !oc_target_from_recordings(&t, names[i], sub, err, sizeof(err)))
-      rc = add_target(ts, n, &t);
+      rc = add_target(ts, n, &alloc, &t);
     free(sub);
     free(names[i]);
   }
@@ -207,10 +208,9 @@ int oc_cmd_templates(int argc, char **argv)
     status = prc;
     goto out;
   }
-  int brc = oc_targets_build(&ta, &ts, &nt, err, sizeof(err));
-  if(brc) {
-    status = brc == OC_EUSAGE ? oc_cli_usage_error("templates", "%s", err)
-                              : (oc_error("%s", brc == OC_ENOMEM ? "out of memory" : err), OC_EXIT_USAGE);
+  int brc = oc_targets_build_for("templates", &ta, &ts, &nt);
+  if(brc >= 0) {
+    status = brc;
     goto out;
   }
   const char *note = NULL;
@@ -258,8 +258,10 @@ int oc_cmd_templates(int argc, char **argv)
            ts[i].reachable && sha ? sha : "");
   }
   results = oc_templates_run(ts, nt, fixtures, &io);
-  if(!results)
+  if(!results) {
+    fprintf(stderr, "oacheck templates: out of memory building the results\n");
     goto out;
+  }
   struct oc_console con;
   oc_console_init(&con, stdout);
   size_t total = (size_t)cJSON_GetArraySize(results), k = 0;
@@ -285,13 +287,16 @@ int oc_cmd_templates(int argc, char **argv)
   doc = oc_results_doc_new(live ? "live" : "replay", NULL, note, NULL);
   if(!doc)
     goto out;
+  int oom = 0;
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; i < nt; i++)
-    cJSON_AddItemToArray(targets, oc_target_json(&ts[i]));
-  cJSON_ReplaceItemInObjectCaseSensitive(doc, "results", results);
-  results = NULL;
-  if(oc_results_summarize(doc))
+    oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
+  oc_json_set(&oom, doc, "results", results);
+  results = NULL; /* taken over, also when it failed */
+  if(oom || oc_results_summarize(doc)) {
+    fprintf(stderr, "oacheck templates: out of memory building the results\n");
     goto out;
+  }
   oc_console_summary(&con, doc);
   int bad = oc_reports_write(doc, ra.json, ra.junit, ra.html);
   struct oc_counts counts;

@@ -83,15 +83,12 @@ static int dechunk(const char *buf, size_t len, size_t start, struct oc_exchange
       snprintf(err, errlen, "byte %zu: body larger than the cap", p);
       goto out;
     }
-    if(npieces == apieces) {
-      apieces = apieces ? apieces * 2 : 32;
-      size_t *d = realloc(pieces, apieces * sizeof(*d));
-      if(!d) {
-        rc = OC_ENOMEM;
-        goto out;
-      }
-      pieces = d;
+    size_t *d = oc_array_grow(pieces, &apieces, npieces + 1, sizeof(*d));
+    if(!d) {
+      rc = OC_ENOMEM;
+      goto out;
     }
+    pieces = d;
     pieces[npieces++] = body.len;
     p += size;
     if(p + 2 <= len && buf[p] == '\r' && buf[p + 1] == '\n')
@@ -159,7 +156,13 @@ int oc_exchange_parse_response(const char *buf, size_t len, int wire, struct oc_
     }
     if(eol == p)
       break;
-    if(oc_headers_parse_line(&ex->headers, buf + p, eol - p)) {
+    int hrc = oc_headers_parse_line(&ex->headers, buf + p, eol - p);
+    if(hrc == OC_ENOMEM) {
+      snprintf(err, errlen, "out of memory");
+      rc = OC_ENOMEM;
+      goto fail;
+    }
+    if(hrc) {
       snprintf(err, errlen, "byte %zu: header line without a colon", p);
       goto fail;
     }

@@ -242,18 +242,25 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
     const cJSON *schema = oc_json_get(tc, "arguments_schema");
     const char *args = oc_json_str(fn, "arguments");
     if(schema && args && c->out) {
-      cJSON *parsed = oc_json_parse(args, strlen(args), NULL);
+      cJSON *parsed = NULL;
+      if(oc_json_parse_rc(args, strlen(args), NULL, &parsed) == OC_ENOMEM)
+        c->oom = 1;
       struct oc_schema_registry *reg = oc_schema_registry_new();
-      char err[256];
-      struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
-      if(!s)
+      char err[256] = "out of memory";
+      struct oc_schema *s = NULL;
+      if(!reg || oc_schema_compile_rc(reg, schema, NULL, 0, &s, err, sizeof(err)) == OC_ENOMEM)
+        c->oom = 1;
+      else if(!s)
         oc_emit(c, OC_R_CASE_ASSERT,
                 OC_AT(.path = path, .expected = "a schema that compiles", .actual = err),
                 "the case's arguments_schema does not compile: %s", err);
       if(parsed && s) {
         struct oc_schema_result res;
         oc_schema_result_init(&res);
-        if(oc_schema_validate_cjson(s, parsed, &res) == 0)
+        int valid = oc_schema_validate_cjson(s, parsed, &res);
+        if(valid < 0)
+          c->oom = 1;
+        else if(valid == 0)
           for(size_t k = 0; k < res.count && k < 5; k++)
             oc_emit(c, OC_R_TOOL_ARGS_JSON,
                     OC_AT(.path = path, .expected = res.errors[k].keyword,
@@ -350,15 +357,20 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
   const cJSON *schema = oc_json_get(a, "schema");
   if(schema) {
     struct oc_schema_registry *reg = oc_schema_registry_new();
-    char err[256];
-    struct oc_schema *s = reg ? oc_schema_compile(reg, schema, NULL, 0, err, sizeof(err)) : NULL;
-    if(!s)
+    char err[256] = "out of memory";
+    struct oc_schema *s = NULL;
+    if(!reg || oc_schema_compile_rc(reg, schema, NULL, 0, &s, err, sizeof(err)) == OC_ENOMEM)
+      c->oom = 1;
+    else if(!s)
       oc_emit(c, rule, OC_AT(.path = ptr, .expected = "a schema that compiles", .actual = err),
               "%s: the assertion's schema does not compile: %s", label, err);
     if(s) {
       struct oc_schema_result res;
       oc_schema_result_init(&res);
-      if(oc_schema_validate_cjson(s, v, &res) == 0)
+      int valid = oc_schema_validate_cjson(s, v, &res);
+      if(valid < 0)
+        c->oom = 1;
+      else if(valid == 0)
         for(size_t k = 0; k < res.count && k < 5; k++)
           oc_emit(c, rule,
                   OC_AT(.path = ptr, .expected = res.errors[k].keyword,

@@ -34,14 +34,10 @@ int oc_headers_addn(struct oc_headers *h, const char *name, size_t nlen,
   }
   while(vlen && (value[vlen - 1] == ' ' || value[vlen - 1] == '\t' || value[vlen - 1] == '\r'))
     vlen--;
-  if(h->count == h->alloc) {
-    size_t n = h->alloc ? h->alloc * 2 : 8;
-    struct oc_header *d = realloc(h->items, n * sizeof(*d));
-    if(!d)
-      return OC_ENOMEM;
-    h->items = d;
-    h->alloc = n;
-  }
+  struct oc_header *d = oc_array_grow(h->items, &h->alloc, h->count + 1, sizeof(*d));
+  if(!d)
+    return OC_ENOMEM;
+  h->items = d;
   char *nm = oc_strndup(name, nlen);
   char *v = oc_strndup(value, vlen);
   if(!nm || !v) {

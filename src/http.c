@@ -44,6 +44,7 @@ struct req {
   struct curl_slist *hdrs;
   char **secrets;            /* values masked in the trace log */
   size_t nsecrets;
+  size_t asecrets;
   long connect_timeout_ms, idle_timeout_ms, total_timeout_ms;
   long retry_backoff_ms, retry_max_delay_ms;
   int max_retries, insecure, http1_only;
@@ -156,7 +157,7 @@ static int add_secret(struct req *r, const char *v, size_t n)
 {
   if(!n)
     return OC_OK;
-  char **s = realloc(r->secrets, (r->nsecrets + 1) * sizeof(*s));
+  char **s = oc_array_grow(r->secrets, &r->asecrets, r->nsecrets + 1, sizeof(*s));
   if(!s)
     return OC_ENOMEM;
   r->secrets = s;
@@ -357,7 +358,7 @@ static void set_forced(struct req *r, enum oc_http_error e, const char *fmt, ...
     return; /* first reason wins */
   r->forced = e;
   va_start(ap, fmt);
-  vsnprintf(r->forced_msg, sizeof(r->forced_msg), fmt, ap);
+  oc_errv(NULL, r->forced_msg, sizeof(r->forced_msg), NULL, fmt, ap);
   va_end(ap);
 }
 

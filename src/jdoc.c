@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
 
 #define ARENA_MIN_BLOCK (64u << 10)
@@ -171,17 +172,21 @@ static inline void arena_shrink(struct oc_jdoc *d, size_t had, size_t now)
 /* Grow a scratch array to hold at least want elements of size sz. */
 static int scratch_grow(struct oc_jdoc *d, void **arr, size_t *alloc, size_t want, size_t sz)
 {
+  /* the size it will grow to, first, so the cap is checked before any
+   * memory is taken; oc_array_grow then lands on exactly that size */
   size_t n = *alloc ? *alloc : 64;
-  while(n < want)
+  while(n < want) {
+    if(n > SIZE_MAX / 2 / sz)
+      return OC_ETOOBIG;
     n *= 2;
+  }
   size_t extra = (n - *alloc) * sz;
   if(d->arena_alloc + extra > d->max_arena)
     return OC_ETOOBIG;
-  void *p = realloc(*arr, n * sz);
+  void *p = oc_array_grow(*arr, alloc, n, sz);
   if(!p)
     return OC_ENOMEM;
   *arr = p;
-  *alloc = n;
   d->arena_alloc += extra;
   return OC_OK;
 }
@@ -269,20 +274,9 @@ static inline size_t utf8_seq(const unsigned char *p, const unsigned char *end)
   return 0;
 }
 
-static inline int hexval(unsigned char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static inline unsigned read_hex4(const unsigned char *p)
 {
-  return (unsigned)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 | hexval(p[3]));
+  return (unsigned)(oc_hexval(p[0]) << 12 | oc_hexval(p[1]) << 8 | oc_hexval(p[2]) << 4 | oc_hexval(p[3]));
 }
 
 static inline unsigned char *put_utf8(unsigned char *o, uint32_t cp)
@@ -397,7 +391,7 @@ static int parse_string(struct ps *s, const char **out, uint32_t *out_len)
         for(int i = 2; i < 6; i++) {
           if(q + i >= end)
             return fail(s, end, "unterminated string", OC_EPARSE);
-          if(hexval(q[i]) < 0)
+          if(oc_hexval(q[i]) < 0)
             return fail(s, q + i, "invalid \\u escape: expected 4 hex digits", OC_EPARSE);
         }
         q += 6;
@@ -1169,7 +1163,7 @@ const struct oc_jv *oc_jv_pointer(const struct oc_jv *root, const char *pointer)
 
 cJSON *oc_jv_to_cjson(const struct oc_jv *v)
 {
-  cJSON *c = NULL, *k = NULL;
+  cJSON *c = NULL;
   if(!v)
     return NULL;
   switch(v->type) {
@@ -1187,18 +1181,11 @@ cJSON *oc_jv_to_cjson(const struct oc_jv *v)
     goto out;
   for(size_t i = 0; i < v->len; i++) {
     const struct oc_jv *item = v->type == OC_JARRAY ? &v->u.items[i] : &v->u.members[i].value;
-    k = oc_jv_to_cjson(item);
-    if(!k)
+    if(oc_json_add(c, v->type == OC_JARRAY ? NULL : v->u.members[i].key, oc_jv_to_cjson(item)))
       goto out;
-    /* on failure cJSON does not take k: it is deleted below */
-    if(v->type == OC_JARRAY ? !cJSON_AddItemToArray(c, k)
-                            : !cJSON_AddItemToObject(c, v->u.members[i].key, k))
-      goto out;
-    k = NULL;
   }
   return c;
 out:
-  cJSON_Delete(k);
   cJSON_Delete(c);
   return NULL;
 }

@@ -26,9 +26,39 @@ void oc_json_locate(const char *buf, size_t len, size_t offset, struct oc_json_p
   pos->column = col;
 }
 
-cJSON *oc_json_parse(const char *buf, size_t len, struct oc_json_pos *pos)
+/* Set when an allocation of cJSON's failed (per thread: oacheck serve
+ * parses on several). */
+static _Thread_local int json_alloc_failed;
+static int hooks_installed;
+
+static void *json_malloc(size_t n)
 {
+  void *p = malloc(n);
+  if(!p)
+    json_alloc_failed = 1;
+  return p;
+}
+
+static void json_free(void *p)
+{
+  free(p);
+}
+
+void oc_json_init(void)
+{
+  if(hooks_installed)
+    return;
+  cJSON_Hooks hooks = { json_malloc, json_free };
+  cJSON_InitHooks(&hooks);
+  hooks_installed = 1;
+}
+
+int oc_json_parse_rc(const char *buf, size_t len, struct oc_json_pos *pos, cJSON **out)
+{
+  oc_json_init();
+  *out = NULL;
   const char *end = NULL;
+  json_alloc_failed = 0;
   /* cJSON stops at a NUL; a NUL inside the text is therefore a parse error
    * at that byte, which is what a strict reader wants anyway. */
   cJSON *item = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
@@ -37,20 +67,31 @@ cJSON *oc_json_parse(const char *buf, size_t len, struct oc_json_pos *pos)
     size_t off = (size_t)(end - buf);
     while(off < len && (buf[off] == ' ' || buf[off] == '\t' || buf[off] == '\n' || buf[off] == '\r'))
       off++;
-    if(off == len)
-      return item;
+    if(off == len) {
+      *out = item;
+      return OC_OK;
+    }
     cJSON_Delete(item);
     if(pos)
       oc_json_locate(buf, len, off, pos);
-    return NULL;
+    return OC_EPARSE;
   }
+  if(json_alloc_failed)
+    return OC_ENOMEM;
   if(pos) {
     /* cJSON reports the error through a global pointer into buf */
     const char *e = cJSON_GetErrorPtr();
     size_t off = (e && e >= buf && e <= buf + len) ? (size_t)(e - buf) : 0;
     oc_json_locate(buf, len, off, pos);
   }
-  return NULL;
+  return OC_EPARSE;
+}
+
+cJSON *oc_json_parse(const char *buf, size_t len, struct oc_json_pos *pos)
+{
+  cJSON *item;
+  oc_json_parse_rc(buf, len, pos, &item);
+  return item;
 }
 
 cJSON *oc_json_parse_file(const char *path, char *err, size_t errlen)
@@ -118,10 +159,10 @@ int oc_json_is_integer(const cJSON *item)
          floor(item->valuedouble) == item->valuedouble;
 }
 
-/* Decode one pointer token (~1 → /, ~0 → ~) into out. */
-static int pointer_token(const char *p, size_t n, struct oc_buf *out)
+/* Decode one pointer token (~1 → /, ~0 → ~) into out (outlen bytes). */
+static int pointer_token(const char *p, size_t n, char *out, size_t outlen)
 {
-  oc_buf_reset(out);
+  size_t k = 0;
   for(size_t i = 0; i < n; i++) {
     char c = p[i];
     if(c == '~') {
@@ -130,30 +171,31 @@ static int pointer_token(const char *p, size_t n, struct oc_buf *out)
       c = p[i + 1] == '0' ? '~' : '/';
       i++;
     }
-    if(oc_buf_addc(out, c))
-      return OC_ENOMEM;
+    if(k + 1 >= outlen)
+      return OC_ETOOBIG;
+    out[k++] = c;
   }
-  return oc_buf_addc(out, '\0') ? OC_ENOMEM : OC_OK;
+  out[k] = '\0';
+  return OC_OK;
 }
 
+/* No allocation: "names nothing" must never mean "memory ran out". */
 cJSON *oc_json_pointer(const cJSON *root, const char *pointer)
 {
   if(!pointer || !*pointer)
     return (cJSON *)root;
   if(pointer[0] != '/')
     return NULL;
-  struct oc_buf tok;
-  oc_buf_init(&tok, 4096);
+  char key[4096];
   const cJSON *cur = root;
   const char *p = pointer + 1;
   for(;;) {
     const char *slash = strchr(p, '/');
     size_t n = slash ? (size_t)(slash - p) : strlen(p);
-    if(pointer_token(p, n, &tok)) {
+    if(pointer_token(p, n, key, sizeof(key))) {
       cur = NULL;
       break;
     }
-    const char *key = tok.data;
     if(cJSON_IsObject(cur))
       cur = cJSON_GetObjectItemCaseSensitive(cur, key);
     else if(cJSON_IsArray(cur)) {
@@ -169,7 +211,6 @@ cJSON *oc_json_pointer(const cJSON *root, const char *pointer)
       break;
     p = slash + 1;
   }
-  oc_buf_free(&tok);
   return (cJSON *)cur;
 }
 
@@ -387,7 +428,7 @@ size_t oc_json_number_es6(double v, char out[OC_JSON_NUMBER_MAX])
   oc_buf_init(&b, OC_JSON_NUMBER_MAX - 1);
   int rc = oc_buf_adds(&b, neg ? "-" : "");
   if(rc) {
-    /* the buffer freed itself; nothing to write */
+    /* nothing to write (the buffer is freed below) */
   }
   else if(k <= n && n <= 21) {
     rc = oc_buf_add(&b, digits, (size_t)k);
@@ -501,4 +542,65 @@ char *oc_json_canonical(const cJSON *item)
     return NULL;
   }
   return oc_buf_take(&b, NULL);
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+int oc_json_add(cJSON *parent, const char *name, cJSON *item)
+{
+  if(!parent || !item) {
+    cJSON_Delete(item);
+    return OC_ENOMEM;
+  }
+  /* checksrc: the one place cJSON's own adders are called */
+  cJSON_bool ok = name ? cJSON_AddItemToObject(parent, name, item) : cJSON_AddItemToArray(parent, item);
+  if(!ok) {
+    cJSON_Delete(item);
+    return OC_ENOMEM;
+  }
+  return OC_OK;
+}
+
+cJSON *oc_json_put(int *oom, cJSON *parent, const char *name, cJSON *item)
+{
+  if(*oom) {
+    cJSON_Delete(item);
+    return NULL;
+  }
+  if(oc_json_add(parent, name, item)) {
+    *oom = 1;
+    return NULL;
+  }
+  return item;
+}
+
+cJSON *oc_json_put_str(int *oom, cJSON *parent, const char *name, const char *s)
+{
+  return s ? oc_json_put(oom, parent, name, cJSON_CreateString(s)) : NULL;
+}
+
+cJSON *oc_json_put_str_or_null(int *oom, cJSON *parent, const char *name, const char *s)
+{
+  return oc_json_put(oom, parent, name, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+/* Not cJSON_ReplaceItemInObject: when copying the name fails it goes on
+ * with none (the member is printed as "") and says it succeeded. */
+cJSON *oc_json_set(int *oom, cJSON *obj, const char *name, cJSON *item)
+{
+  cJSON *old = *oom || !obj || !item ? NULL : cJSON_GetObjectItemCaseSensitive(obj, name);
+  if(!old)
+    return oc_json_put(oom, obj, name, item);
+  char *key = oc_strdup(name); /* freed by cJSON_Delete: its hooks free with free() */
+  if(!key) {
+    cJSON_Delete(item);
+    *oom = 1;
+    return NULL;
+  }
+  if(!(item->type & cJSON_StringIsConst))
+    free(item->string);
+  item->string = key;
+  item->type &= ~cJSON_StringIsConst;
+  cJSON_ReplaceItemViaPointer(obj, old, item);
+  return item;
 }

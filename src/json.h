@@ -16,9 +16,18 @@ struct oc_json_pos {
   int column;    /* 1-based, in bytes */
 };
 
-/* Parse exactly one JSON text (trailing whitespace allowed).  Returns a
- * tree the caller frees with cJSON_Delete, or NULL with *pos set (when pos
- * is not NULL).  Nesting deeper than cJSON's limit is a parse error. */
+/* Route cJSON's allocations through json.c, so that a parse that failed
+ * for want of memory is told apart from invalid JSON.  Called once at
+ * start (oc_cli_main); idempotent, and oc_json_parse_rc calls it too. */
+void oc_json_init(void);
+/* Parse exactly one JSON text (trailing whitespace allowed) into *out (a
+ * tree the caller frees with cJSON_Delete).  OC_EPARSE with *pos set (when
+ * pos is not NULL) for invalid JSON, OC_ENOMEM when memory ran out: cJSON
+ * itself says NULL for both.  Nesting deeper than cJSON's limit is a parse
+ * error. */
+int oc_json_parse_rc(const char *buf, size_t len, struct oc_json_pos *pos, cJSON **out);
+/* The same, NULL for either failure: for input whose failure to parse
+ * means the same as its absence (or where either failure ends the job). */
 cJSON *oc_json_parse(const char *buf, size_t len, struct oc_json_pos *pos);
 /* Line and column of a byte offset in buf. */
 void oc_json_locate(const char *buf, size_t len, size_t offset, struct oc_json_pos *pos);
@@ -55,6 +64,38 @@ char *oc_json_print(const cJSON *item);
 /* Structural equality as JSON Schema's "const"/"enum" mean it: numbers by
  * value, objects regardless of member order. */
 int oc_json_equal(const cJSON *a, const cJSON *b);
+
+/* Building JSON, checked.  cJSON_AddItemToObject and cJSON_AddItemToArray
+ * leave the item with the caller when they fail (a leak and a field lost
+ * without a word), and cJSON_Add*ToObject's results are easy to drop; here
+ * the parent takes the item whatever happens.
+ *
+ * oc_json_add: add item to parent, under name in an object, at the end of
+ * an array when name is NULL.  When parent or item is NULL (a failed
+ * cJSON_Create*, passed straight in) or memory runs out, item is deleted
+ * and OC_ENOMEM returned.
+ *
+ * oc_json_put: the same, keeping the first failure in *oom so that a
+ * whole document is built and checked once; once *oom is set nothing more
+ * is added (item is deleted).  Returns item when it was added, so that a
+ * nested container can be filled next (a NULL parent fails the same way):
+ *
+ *   int oom = 0;
+ *   cJSON *o = cJSON_CreateObject();
+ *   oc_json_put(&oom, o, "id", cJSON_CreateString(id));
+ *   cJSON *tags = oc_json_put(&oom, o, "tags", cJSON_CreateArray());
+ *   oc_json_put(&oom, tags, NULL, cJSON_CreateString("fast"));
+ *   if(oom) { cJSON_Delete(o); return NULL; }
+ *
+ * oc_json_put_str adds a string member and nothing (no failure) when s is
+ * NULL, as cJSON_AddStringToObject did; oc_json_put_str_or_null writes
+ * null for NULL.  oc_json_set replaces a member of that name when there
+ * is one and adds it otherwise. */
+int oc_json_add(cJSON *parent, const char *name, cJSON *item);
+cJSON *oc_json_put(int *oom, cJSON *parent, const char *name, cJSON *item);
+cJSON *oc_json_put_str(int *oom, cJSON *parent, const char *name, const char *s);
+cJSON *oc_json_put_str_or_null(int *oom, cJSON *parent, const char *name, const char *s);
+cJSON *oc_json_set(int *oom, cJSON *obj, const char *name, cJSON *item);
 
 /* RFC 8785-style canonical form (members sorted by UTF-16 code units,
  * no whitespace, shortest round-trip numbers).  Caller frees. */

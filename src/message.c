@@ -57,14 +57,10 @@ struct oc_tool_call *oc_message_call(struct oc_message *m, long index, int creat
       return &m->calls[i];
   if(!create)
     return NULL;
-  if(m->ncalls == m->acalls) {
-    size_t n = m->acalls ? m->acalls * 2 : 4;
-    struct oc_tool_call *d = realloc(m->calls, n * sizeof(*d));
-    if(!d)
-      return NULL;
-    m->calls = d;
-    m->acalls = n;
-  }
+  struct oc_tool_call *d = oc_array_grow(m->calls, &m->acalls, m->ncalls + 1, sizeof(*d));
+  if(!d)
+    return NULL;
+  m->calls = d;
   struct oc_tool_call *t = &m->calls[m->ncalls++];
   memset(t, 0, sizeof(*t));
   t->index = index;
@@ -82,6 +78,28 @@ static char *jv_strdup(const struct oc_jv *v)
   return oc_strndup(v->u.str, v->len);
 }
 
+/* Text into one of the message's buffers: past the cap it is marked cut
+ * (CHAT-SIZE says so), out of memory is the caller's failure. */
+static int add_text_to(struct oc_buf *b, const struct oc_jv *v, int *overflow)
+{
+  int rc = oc_buf_add(b, v->u.str, v->len);
+  if(rc == OC_ETOOBIG) {
+    *overflow = 1;
+    return OC_OK;
+  }
+  return rc;
+}
+
+/* A copy of a string value; *rc says when a string was there and could
+ * not be copied (NULL alone would read as "absent"). */
+static char *jv_strdup_rc(const struct oc_jv *v, int *rc)
+{
+  char *s = jv_strdup(v);
+  if(v && v->type == OC_JSTRING && !s)
+    *rc = OC_ENOMEM;
+  return s;
+}
+
 int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enum oc_api api)
 {
   const struct oc_jv *fr = oc_jv_get(choice, "finish_reason");
@@ -97,8 +115,7 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
       m->content_null = 0;
       m->content_seen = 1;
       m->content_byte = text->offset;
-      if(oc_buf_add(&m->content, text->u.str, text->len))
-        m->overflow = 1;
+      return add_text_to(&m->content, text, &m->overflow);
     }
     return OC_OK;
   }
@@ -114,24 +131,24 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
     m->content_null = 0;
     m->content_seen = 1;
     m->content_byte = content->offset;
-    if(oc_buf_add(&m->content, content->u.str, content->len))
-      m->overflow = 1;
+    if(add_text_to(&m->content, content, &m->overflow))
+      return OC_ENOMEM;
   }
   static const char *const reasoning_fields[] = { "reasoning_content", "reasoning" };
   for(size_t i = 0; i < OC_ARRAY_LEN(reasoning_fields); i++) {
     const struct oc_jv *r = oc_jv_get(msg, reasoning_fields[i]);
     if(r && r->type == OC_JSTRING && r->len) {
       m->reasoning_field = reasoning_fields[i];
-      if(oc_buf_add(&m->reasoning, r->u.str, r->len))
-        m->overflow = 1;
+      if(add_text_to(&m->reasoning, r, &m->overflow))
+        return OC_ENOMEM;
       break;
     }
   }
   const struct oc_jv *refusal = oc_jv_get(msg, "refusal");
   if(refusal && refusal->type == OC_JSTRING) {
     m->refusal_seen = 1;
-    if(oc_buf_add(&m->refusal, refusal->u.str, refusal->len))
-      m->overflow = 1;
+    if(add_text_to(&m->refusal, refusal, &m->overflow))
+      return OC_ENOMEM;
   }
   const struct oc_jv *calls = oc_jv_get(msg, "tool_calls");
   if(calls && calls->type == OC_JARRAY) {
@@ -150,75 +167,76 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
       t->first_byte = c->offset;
       t->fragments = 1;
       const struct oc_jv *fn = oc_jv_get(c, "function");
-      t->id = jv_strdup(oc_jv_get(c, "id"));
-      t->type = jv_strdup(oc_jv_get(c, "type"));
-      t->name = jv_strdup(oc_jv_get(fn, "name"));
+      int rc = OC_OK;
+      t->id = jv_strdup_rc(oc_jv_get(c, "id"), &rc);
+      t->type = jv_strdup_rc(oc_jv_get(c, "type"), &rc);
+      t->name = jv_strdup_rc(oc_jv_get(fn, "name"), &rc);
       const struct oc_jv *args = oc_jv_get(fn, "arguments");
       if(args) {
         t->args_seen = 1;
         t->args_byte = args->offset;
         if(args->type == OC_JSTRING) {
-          if(oc_buf_add(&t->args, args->u.str, args->len))
-            t->args_overflow = 1;
+          if(!rc)
+            rc = add_text_to(&t->args, args, &t->args_overflow);
         }
         else {
           t->args_not_string = 1;
-          t->args_actual_type = oc_strdup(oc_jv_type_name(args));
+          if(!(t->args_actual_type = oc_strdup(oc_jv_type_name(args))))
+            rc = OC_ENOMEM;
         }
       }
+      if(rc)
+        return rc;
     }
   }
   return OC_OK;
 }
 
 /* Add server text as a JSON string: invalid UTF-8 and NUL become U+FFFD. */
-static void add_text(cJSON *o, const char *key, const char *p, size_t n)
+static void add_text(int *oom, cJSON *o, const char *key, const char *p, size_t n)
 {
   char *t = oc_utf8_sanitize(p ? p : "", p ? n : 0);
-  if(t)
-    cJSON_AddStringToObject(o, key, t);
+  oc_json_put(oom, o, key, t ? cJSON_CreateString(t) : NULL);
   free(t);
 }
 
 cJSON *oc_message_to_json(const struct oc_message *m)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  add_text(o, "role", m->role ? m->role : "assistant", m->role ? strlen(m->role) : 9);
+  add_text(&oom, o, "role", m->role ? m->role : "assistant", m->role ? strlen(m->role) : 9);
   if(m->content_null)
-    cJSON_AddNullToObject(o, "content");
+    oc_json_put(&oom, o, "content", cJSON_CreateNull());
   else
-    add_text(o, "content", m->content.data, m->content.len);
+    add_text(&oom, o, "content", m->content.data, m->content.len);
   if(m->reasoning.len)
-    add_text(o, "reasoning_content", m->reasoning.data, m->reasoning.len);
+    add_text(&oom, o, "reasoning_content", m->reasoning.data, m->reasoning.len);
   if(m->refusal_seen)
-    add_text(o, "refusal", m->refusal.data, m->refusal.len);
+    add_text(&oom, o, "refusal", m->refusal.data, m->refusal.len);
   if(m->ncalls) {
-    cJSON *arr = cJSON_AddArrayToObject(o, "tool_calls");
-    for(size_t i = 0; arr && i < m->ncalls; i++) {
+    cJSON *arr = oc_json_put(&oom, o, "tool_calls", cJSON_CreateArray());
+    for(size_t i = 0; !oom && i < m->ncalls; i++) {
       const struct oc_tool_call *t = &m->calls[i];
-      cJSON *c = cJSON_CreateObject();
-      if(!c)
-        break;
-      cJSON_AddItemToArray(arr, c);
+      cJSON *c = oc_json_put(&oom, arr, NULL, cJSON_CreateObject());
       if(t->id)
-        add_text(c, "id", t->id, strlen(t->id));
+        add_text(&oom, c, "id", t->id, strlen(t->id));
       else
-        cJSON_AddNullToObject(c, "id");
-      add_text(c, "type", t->type ? t->type : "function", strlen(t->type ? t->type : "function"));
-      cJSON *fn = cJSON_AddObjectToObject(c, "function");
-      if(fn) {
-        if(t->name)
-          add_text(fn, "name", t->name, strlen(t->name));
-        add_text(fn, "arguments", t->args.data, t->args.len);
-      }
+        oc_json_put(&oom, c, "id", cJSON_CreateNull());
+      add_text(&oom, c, "type", t->type ? t->type : "function", strlen(t->type ? t->type : "function"));
+      cJSON *fn = oc_json_put(&oom, c, "function", cJSON_CreateObject());
+      if(t->name)
+        add_text(&oom, fn, "name", t->name, strlen(t->name));
+      add_text(&oom, fn, "arguments", t->args.data, t->args.len);
     }
   }
   if(m->finish_reason)
-    add_text(o, "finish_reason", m->finish_reason, strlen(m->finish_reason));
+    add_text(&oom, o, "finish_reason", m->finish_reason, strlen(m->finish_reason));
   else
-    cJSON_AddNullToObject(o, "finish_reason");
+    oc_json_put(&oom, o, "finish_reason", cJSON_CreateNull());
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 
@@ -397,6 +415,10 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
   struct oc_jerr jerr;
   oc_jdoc_init(&doc);
   int rc = oc_jdoc_parse(&doc, text, t->args.len, &jerr);
+  if(rc == OC_ENOMEM) { /* no verdict on arguments that could not be read */
+    c->oom = 1;
+    goto out;
+  }
   if(rc) {
     int cut = truncated && jerr.offset >= t->args.len;
     char actual[96];
@@ -422,11 +444,16 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
   const cJSON *params = oc_request_tool_parameters(req, t->name);
   if(params && reg) {
     char err[512];
-    struct oc_schema *s = oc_schema_compile(reg, params, NULL, 0, err, sizeof(err));
+    struct oc_schema *s;
+    if(oc_schema_compile_rc(reg, params, NULL, 0, &s, err, sizeof(err)) == OC_ENOMEM)
+      c->oom = 1;
     if(s) {
       struct oc_schema_result res;
       oc_schema_result_init(&res);
-      if(oc_schema_validate(s, doc.root, &res) == 0) {
+      int valid = oc_schema_validate(s, doc.root, &res);
+      if(valid < 0)
+        c->oom = 1;
+      else if(valid == 0) {
         for(size_t k = 0; k < res.count && k < 5; k++) {
           const struct oc_schema_error *e = &res.errors[k];
           oc_emit(c, OC_R_TOOL_ARGS_JSON,
@@ -541,7 +568,12 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
   struct oc_jdoc doc;
   struct oc_jerr jerr;
   oc_jdoc_init(&doc);
-  if(oc_jdoc_parse(&doc, text, m->content.len, &jerr)) {
+  int prc = oc_jdoc_parse(&doc, text, m->content.len, &jerr);
+  if(prc == OC_ENOMEM) { /* no verdict on content that could not be read */
+    c->oom = 1;
+    goto out;
+  }
+  if(prc) {
     int cut = truncated && jerr.offset >= m->content.len;
     char actual[96];
     snprintf(actual, sizeof(actual), "%.60s%s", text, m->content.len > 60 ? "…" : "");
@@ -567,12 +599,17 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
   }
   if(req->format_schema && reg) {
     char err[512];
-    struct oc_schema *s = oc_schema_compile(reg, req->format_schema, NULL, 0, err, sizeof(err));
+    struct oc_schema *s;
+    if(oc_schema_compile_rc(reg, req->format_schema, NULL, 0, &s, err, sizeof(err)) == OC_ENOMEM)
+      c->oom = 1;
     if(!s)
       goto out; /* the request's schema is the suite's problem, reported at load */
     struct oc_schema_result res;
     oc_schema_result_init(&res);
-    if(oc_schema_validate(s, doc.root, &res) == 0)
+    int valid = oc_schema_validate(s, doc.root, &res);
+    if(valid < 0)
+      c->oom = 1;
+    else if(valid == 0)
       for(size_t k = 0; k < res.count && k < 5; k++)
         oc_emit(c, rule,
                 OC_AT(.byte = m->content_byte, .path = path, .expected = res.errors[k].keyword,

@@ -34,17 +34,6 @@ struct oc_regex_scratch {
 /* ECMA-262 WhiteSpace and LineTerminator code points beyond ASCII's. */
 #define ECMA_WS "\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}"
 
-static int hexval(char c)
-{
-  if(c >= '0' && c <= '9')
-    return c - '0';
-  if(c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if(c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Read exactly n hex digits at p; -1 when they are not there. */
 static long hexn(const char *p, size_t avail, size_t n)
 {
@@ -52,7 +41,7 @@ static long hexn(const char *p, size_t avail, size_t n)
     return -1;
   long v = 0;
   for(size_t i = 0; i < n; i++) {
-    int h = hexval(p[i]);
+    int h = oc_hexval(p[i]);
     if(h < 0)
       return -1;
     v = v * 16 + h;
@@ -163,8 +152,8 @@ static int translate(const char *p, size_t n, struct oc_buf *out, char *err, siz
         if(i + 1 < n && p[i + 1] == '{') {
           size_t j = i + 2;
           v = 0;
-          while(j < n && p[j] != '}' && hexval(p[j]) >= 0 && v <= 0x10FFFF)
-            v = v * 16 + hexval(p[j++]);
+          while(j < n && p[j] != '}' && oc_hexval(p[j]) >= 0 && v <= 0x10FFFF)
+            v = v * 16 + oc_hexval(p[j++]);
           if(j >= n || p[j] != '}' || j == i + 2 || v > 0x10FFFF) {
             snprintf(err, errlen, "bad \\u{...} escape at offset %zu", i - 1);
             return OC_EPARSE;
@@ -269,19 +258,22 @@ static int translate(const char *p, size_t n, struct oc_buf *out, char *err, siz
     rc = oc_buf_addc(out, c);
   }
   if(rc) {
-    snprintf(err, errlen, "pattern too long");
-    return rc;
+    snprintf(err, errlen, "%s", rc == OC_ENOMEM ? "out of memory" : "pattern too long");
+    return rc == OC_ENOMEM ? OC_ENOMEM : OC_EPARSE;
   }
   return OC_OK;
 }
 
-struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, size_t errlen)
+int oc_regex_compile_rc(const char *pattern, size_t len, struct oc_regex **out, char *err,
+                        size_t errlen)
 {
   struct oc_regex *re = NULL;
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_REGEX);
-  if(translate(pattern, len, &t, err, errlen))
+  int rc = translate(pattern, len, &t, err, errlen);
+  if(rc)
     goto out;
+  rc = OC_ENOMEM;
   re = calloc(1, sizeof(*re));
   if(!re || !(re->source = oc_strndup(pattern, len))) {
     snprintf(err, errlen, "out of memory");
@@ -297,6 +289,8 @@ struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, si
     PCRE2_UCHAR msg[160];
     pcre2_get_error_message(ecode, msg, sizeof(msg));
     snprintf(err, errlen, "%s", (const char *)msg);
+    if(ecode != PCRE2_ERROR_HEAP_FAILED)
+      rc = OC_EPARSE;
     goto fail;
   }
   (void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE); /* optional speed-up */
@@ -307,12 +301,21 @@ struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, si
   }
   pcre2_set_match_limit(re->mctx, OC_REGEX_MATCH_LIMIT);
   pcre2_set_depth_limit(re->mctx, OC_REGEX_DEPTH_LIMIT);
+  rc = OC_OK;
   goto out;
 fail:
   oc_regex_free(re);
   re = NULL;
 out:
   oc_buf_free(&t);
+  *out = re;
+  return rc;
+}
+
+struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, size_t errlen)
+{
+  struct oc_regex *re;
+  oc_regex_compile_rc(pattern, len, &re, err, errlen);
   return re;
 }
 
@@ -350,6 +353,8 @@ int oc_regex_match(const struct oc_regex *re, const char *s, size_t len,
     return 0;
   if(r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT || r == PCRE2_ERROR_HEAPLIMIT)
     return -OC_ETOOBIG;
+  if(r == PCRE2_ERROR_NOMEMORY)
+    return -OC_ENOMEM;
   return -OC_EPARSE; /* invalid UTF-8 in the subject, mostly */
 }
 

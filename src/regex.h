@@ -19,6 +19,10 @@ struct oc_regex_scratch;
  * offset 3") when the pattern is not a valid ECMA-262 regex or memory runs
  * out.  Free with oc_regex_free. */
 struct oc_regex *oc_regex_compile(const char *pattern, size_t len, char *err, size_t errlen);
+/* The same, saying why: OC_OK with *out set, OC_EPARSE (the pattern) or
+ * OC_ENOMEM (memory ran out: the pattern may be fine). */
+int oc_regex_compile_rc(const char *pattern, size_t len, struct oc_regex **out, char *err,
+                        size_t errlen);
 /* Is pattern[0..len) a valid ECMA-262 (unicode mode) regex?  */
 int oc_regex_valid(const char *pattern, size_t len);
 /* Does re match anywhere in s[0..len)?  1 yes, 0 no, negative OC_E* when

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "report_html.h"
 #include "report_junit.h"
 #include "util.h"
@@ -14,24 +15,21 @@
 cJSON *oc_results_doc_new(const char *mode, const char *started, const char *note,
                           const char *command)
 {
+  int oom = 0;
   cJSON *doc = cJSON_CreateObject();
-  cJSON *meta = doc ? cJSON_AddObjectToObject(doc, "oacheck") : NULL;
-  if(!meta) {
-    cJSON_Delete(doc);
-    return NULL;
-  }
+  cJSON *meta = oc_json_put(&oom, doc, "oacheck", cJSON_CreateObject());
   char now[32];
   oc_now_rfc3339(now);
-  cJSON_AddStringToObject(meta, "version", PACKAGE_VERSION);
-  cJSON_AddStringToObject(meta, "started", started ? started : now);
-  cJSON_AddStringToObject(meta, "finished", now);
-  cJSON_AddStringToObject(meta, "mode", mode);
-  if(note)
-    cJSON_AddStringToObject(meta, "note", note);
-  if(command)
-    cJSON_AddStringToObject(meta, "command", command);
-  if(!cJSON_AddArrayToObject(doc, "targets") || !cJSON_AddObjectToObject(doc, "summary") ||
-     !cJSON_AddArrayToObject(doc, "results")) {
+  oc_json_put_str(&oom, meta, "version", PACKAGE_VERSION);
+  oc_json_put_str(&oom, meta, "started", started ? started : now);
+  oc_json_put_str(&oom, meta, "finished", now);
+  oc_json_put_str(&oom, meta, "mode", mode);
+  oc_json_put_str(&oom, meta, "note", note);
+  oc_json_put_str(&oom, meta, "command", command);
+  oc_json_put(&oom, doc, "targets", cJSON_CreateArray());
+  oc_json_put(&oom, doc, "summary", cJSON_CreateObject());
+  oc_json_put(&oom, doc, "results", cJSON_CreateArray());
+  if(oom) {
     cJSON_Delete(doc);
     return NULL;
   }

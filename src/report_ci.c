@@ -262,6 +262,7 @@ static void case_cell(struct md *o, const cJSON *r, const char *url, int index)
   int rc = case_label(&t, r, MD_CELL);
   if(rc) {
     o->rc = rc;
+    oc_buf_free(&t);
     return;
   }
   char frag[32];
@@ -426,7 +427,7 @@ static void cases_table(struct md *o, const cJSON *doc, const char *url)
     put(o, " | ");
     oc_buf_reset(&t);
     if(why_text(&t, r))
-      oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+      oc_buf_reset(&t); /* no reason rather than half of one */
     cell(o, oc_buf_str(&t));
     put(o, " |\n");
     i++;
@@ -530,7 +531,9 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
   struct oc_buf md;
   oc_buf_init(&md, OC_CI_CAP);
   if(oc_ci_markdown_summary(doc, a->report_url, &md)) {
-    oc_error("cannot build the Markdown summary: %s", md.data ? "out of memory" : "larger than 1 MiB");
+    oc_error("cannot build the Markdown summary: %s",
+             oc_buf_error(&md) == OC_ETOOBIG ? "larger than 1 MiB" : "out of memory");
+    oc_buf_free(&md);
     return (a->github ? 1 : 0) + (a->markdown ? 1 : 0);
   }
   if(a->github) {

@@ -46,7 +46,7 @@ int oc_ci_opt_report_url(const struct oc_option *o, const char *arg, char *err, 
  * saying how many more; one per missing shard.  Values are escaped as
  * the workflow-command rules say (data: % CR LF; properties also : and
  * ,), control characters shown as \u001B.  OC_OK, OC_ENOMEM, OC_ETOOBIG
- * (the buffer freed itself). */
+ * (the buffer keeps that error; its owner frees it). */
 int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b);
 
 /* The GitHub-flavoured Markdown summary of doc, appended to b.  report_url

@@ -5,6 +5,8 @@
 #include "config.h"
 #include "report_console.h"
 
+#include "deployment.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,6 +97,35 @@ static void print_finding(struct oc_console *c, const cJSON *f)
   oc_buf_free(&b3);
 }
 
+/* Under a case's findings: the deployment's diagnosis (its fix with -v),
+ * and a case that ran again alone says what it got first. */
+static void print_deployment_notes(struct oc_console *c, const cJSON *r)
+{
+  struct oc_buf b1, b2;
+  oc_buf_init(&b1, 64u << 10);
+  oc_buf_init(&b2, 64u << 10);
+  const cJSON *dg = oc_result_diagnosis(r);
+  if(dg) {
+    fprintf(c->out, "      cause (%s): ", safe(&b1, oc_json_str(dg, "id")));
+    fprintf(c->out, "%s\n", safe(&b2, oc_json_str(dg, "cause")));
+    if(c->verbose) {
+      fprintf(c->out, "      fix (%s): ", safe(&b1, oc_json_str(dg, "flags")));
+      fprintf(c->out, "%s\n", safe(&b2, oc_json_str(dg, "fix")));
+    }
+  }
+  const cJSON *first = oc_json_obj(r, "rerun");
+  if(first) {
+    const cJSON *fdg = oc_json_obj(first, "diagnosis");
+    const char *msg = oc_json_str(first, "message");
+    fprintf(c->out, "      ran again alone: with %.0f requests in flight it had failed (%s)\n",
+            oc_json_num(first, "in_flight", 0), safe(&b1, msg ? msg : "?"));
+    if(fdg && c->verbose)
+      fprintf(c->out, "      then: %s\n", safe(&b2, oc_json_str(fdg, "cause")));
+  }
+  oc_buf_free(&b1);
+  oc_buf_free(&b2);
+}
+
 void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t total)
 {
   const char *status = oc_json_str(r, "status");
@@ -134,6 +165,7 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
         shown += counts;
       }
     }
+    print_deployment_notes(c, r);
   }
   if(c->tty && done < total) {
     struct oc_buf b1, b2;

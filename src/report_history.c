@@ -141,12 +141,7 @@ static long prev_present(const struct htarget *t, size_t r)
 
 static int add_copy(cJSON *o, const char *key, const cJSON *v)
 {
-  cJSON *c = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
-  if(!c || !cJSON_AddItemToObject(o, key, c)) {
-    cJSON_Delete(c);
-    return OC_ENOMEM;
-  }
-  return OC_OK;
+  return oc_json_add(o, key, v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
 }
 
 /* [{field, old, new}] of what changed between two identities. */
@@ -159,11 +154,9 @@ static cJSON *pin_changes(const cJSON *old, const cJSON *nw)
     if(xn == yn && (xn || oc_json_equal(x, y)))
       continue;
     cJSON *c = cJSON_CreateObject();
-    if(!c || !cJSON_AddItemToArray(arr, c) || !cJSON_AddStringToObject(c, "field", pin_fields[i]) ||
+    if(oc_json_add(arr, NULL, c) || !cJSON_AddStringToObject(c, "field", pin_fields[i]) ||
        add_copy(c, "old", x) || add_copy(c, "new", y)) {
-      if(c && !cJSON_GetArraySize(arr))
-        cJSON_Delete(c);
-      cJSON_Delete(arr);
+      cJSON_Delete(arr); /* c with it, when it was added */
       return NULL;
     }
   }
@@ -258,15 +251,13 @@ static int add_trends(const struct builder *b, size_t ti, cJSON *tobj)
     cJSON_ArrayForEach(it, series)
       if(oc_streq(oc_json_str(it, "model"), model))
         s = it;
-    if(!s && (!(s = cJSON_CreateObject()) || !cJSON_AddItemToArray(series, s) ||
+    if(!s && (oc_json_add(series, NULL, (s = cJSON_CreateObject())) ||
               !cJSON_AddStringToObject(s, "model", model) || !cJSON_AddArrayToObject(s, "points"))) {
       cJSON_Delete(point);
       return OC_ENOMEM;
     }
-    if(!cJSON_AddItemToArray(oc_json_arr(s, "points"), point)) {
-      cJSON_Delete(point);
+    if(oc_json_add(oc_json_arr(s, "points"), NULL, point))
       return OC_ENOMEM;
-    }
   }
   return OC_OK;
 }
@@ -305,7 +296,7 @@ static int add_flaky(const struct builder *b, size_t ti, size_t lo, size_t hi, c
     }
     if(flips >= OC_HISTORY_FLAKY_FLIPS) {
       cJSON *o = cJSON_CreateObject(), *fr;
-      if(!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "suite", e[i].suite) ||
+      if(oc_json_add(arr, NULL, o) || !cJSON_AddStringToObject(o, "suite", e[i].suite) ||
          !cJSON_AddStringToObject(o, "case", e[i].kase) || !cJSON_AddNumberToObject(o, "flips", (double)flips) ||
          !cJSON_AddNumberToObject(o, "pass", (double)npass) || !cJSON_AddNumberToObject(o, "fail", (double)nbad) ||
          !cJSON_AddStringToObject(o, "verdicts", line) || !(fr = cJSON_AddArrayToObject(o, "flip_runs"))) {
@@ -318,9 +309,7 @@ static int add_flaky(const struct builder *b, size_t ti, size_t lo, size_t hi, c
           continue;
         if(prev >= 0 && verdict_bad(e[prev].st) != verdict_bad(e[k].st) &&
            pin_equal(t->ident[e[prev].run], t->ident[e[k].run])) {
-          cJSON *n = cJSON_CreateNumber((double)(e[k].run + 1));
-          if(!n || !cJSON_AddItemToArray(fr, n)) {
-            cJSON_Delete(n);
+          if(oc_json_add(fr, NULL, cJSON_CreateNumber((double)(e[k].run + 1)))) {
             free(line);
             return OC_ENOMEM;
           }
@@ -365,7 +354,7 @@ static int add_rules(const struct builder *b, size_t ti, size_t lo, size_t hi, c
       all_flaky &= is_flaky(flaky, e[k].suite, e[k].kase);
     }
     cJSON *o = cJSON_CreateObject(), *eps;
-    if(!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "rule", e[i].key) ||
+    if(oc_json_add(arr, NULL, o) || !cJSON_AddStringToObject(o, "rule", e[i].key) ||
        !(eps = cJSON_AddArrayToObject(o, "episodes")))
       goto out;
     long first = -1, last = -1;
@@ -394,17 +383,13 @@ static int add_rules(const struct builder *b, size_t ti, size_t lo, size_t hi, c
         end = q;
       }
       cJSON *ep = cJSON_CreateObject(), *began, *cs;
-      if(!ep || !cJSON_AddItemToArray(eps, ep) || !(began = run_ref(b, (size_t)r)) ||
-         !cJSON_AddItemToObject(ep, "began", began) ||
+      if(oc_json_add(eps, NULL, ep) || oc_json_add(ep, "began", (began = run_ref(b, (size_t)r))) ||
          !cJSON_AddStringToObject(began, "model", model_of(t, (size_t)r)) ||
          !cJSON_AddBoolToObject(ep, "since_first_run", p < 0))
         goto out;
       if(rec >= 0) {
-        cJSON *rr = run_ref(b, (size_t)rec);
-        if(!rr || !cJSON_AddItemToObject(ep, "recovered", rr)) {
-          cJSON_Delete(rr);
+        if(oc_json_add(ep, "recovered", run_ref(b, (size_t)rec)))
           goto out;
-        }
       }
       else if(!cJSON_AddNullToObject(ep, "recovered"))
         goto out;
@@ -415,11 +400,8 @@ static int add_rules(const struct builder *b, size_t ti, size_t lo, size_t hi, c
         goto out;
       /* the pin change this onset lines up with, if any */
       if(p >= 0 && !pin_equal(t->ident[p], t->ident[r])) {
-        cJSON *ch = pin_changes(t->ident[p], t->ident[r]);
-        if(!ch || !cJSON_AddItemToObject(ep, "pin_change", ch)) {
-          cJSON_Delete(ch);
+        if(oc_json_add(ep, "pin_change", pin_changes(t->ident[p], t->ident[r])))
           goto out;
-        }
       }
       else if(!cJSON_AddNullToObject(ep, "pin_change"))
         goto out;
@@ -437,11 +419,8 @@ static int add_rules(const struct builder *b, size_t ti, size_t lo, size_t hi, c
           dup |= strcmp(c->valuestring, name) == 0;
         if(dup || cJSON_GetArraySize(cs) >= OC_HISTORY_CASES_SHOWN)
           continue;
-        cJSON *s = cJSON_CreateString(name);
-        if(!s || !cJSON_AddItemToArray(cs, s)) {
-          cJSON_Delete(s);
+        if(oc_json_add(cs, NULL, cJSON_CreateString(name)))
           goto out;
-        }
       }
     }
     if(!cJSON_AddBoolToObject(o, "failing_now", last >= 0 && failing[last]) ||
@@ -460,17 +439,14 @@ static int build_target(const struct builder *b, size_t ti, size_t clo, size_t c
 {
   const struct htarget *t = &b->targets[ti];
   cJSON *o = cJSON_CreateObject(), *runs, *drift, *rules, *flaky;
-  if(!o || !cJSON_AddItemToArray(tarr, o) || !cJSON_AddStringToObject(o, "name", t->name) ||
+  if(oc_json_add(tarr, NULL, o) || !cJSON_AddStringToObject(o, "name", t->name) ||
      !(runs = cJSON_AddArrayToObject(o, "runs")))
     return OC_ENOMEM;
   const cJSON *last = NULL;
   for(size_t r = 0; r < b->nruns; r++)
     if(t->present[r]) {
-      cJSON *n = cJSON_CreateNumber((double)(r + 1));
-      if(!n || !cJSON_AddItemToArray(runs, n)) {
-        cJSON_Delete(n);
+      if(oc_json_add(runs, NULL, cJSON_CreateNumber((double)(r + 1))))
         return OC_ENOMEM;
-      }
       last = t->ident[r];
     }
   cJSON *pin = cJSON_AddObjectToObject(o, "pin");
@@ -487,11 +463,9 @@ static int build_target(const struct builder *b, size_t ti, size_t clo, size_t c
     long p = prev_present(t, r);
     if(p < 0 || pin_equal(t->ident[p], t->ident[r]))
       continue;
-    cJSON *c = run_ref(b, r), *ch = pin_changes(t->ident[p], t->ident[r]);
-    if(!c || !ch || !cJSON_AddItemToObject(c, "changes", ch) || !cJSON_AddItemToArray(drift, c)) {
-      cJSON_Delete(c);
+    cJSON *c = run_ref(b, r);
+    if(oc_json_add(drift, NULL, c) || oc_json_add(c, "changes", pin_changes(t->ident[p], t->ident[r])))
       return OC_ENOMEM;
-    }
   }
   if(!(flaky = cJSON_CreateArray()))
     return OC_ENOMEM;
@@ -499,11 +473,12 @@ static int build_target(const struct builder *b, size_t ti, size_t clo, size_t c
     cJSON_Delete(flaky);
     return OC_ENOMEM;
   }
-  if(!(rules = cJSON_AddArrayToObject(o, "rules")) || add_rules(b, ti, rlo, rhi, rules, flaky) ||
-     !cJSON_AddItemToObject(o, "flaky", flaky)) {
+  if(!(rules = cJSON_AddArrayToObject(o, "rules")) || add_rules(b, ti, rlo, rhi, rules, flaky)) {
     cJSON_Delete(flaky);
     return OC_ENOMEM;
   }
+  if(oc_json_add(o, "flaky", flaky))
+    return OC_ENOMEM;
   return add_trends(b, ti, o);
 }
 
@@ -572,24 +547,17 @@ cJSON *oc_history_build(const cJSON *const *docs, const char *const *files, size
     struct oc_counts c;
     oc_results_count(b.runs[r].doc, NULL, NULL, &c);
     cJSON *o = run_ref(&b, r), *s, *names;
-    if(!o || !cJSON_AddItemToArray(runs, o) || !cJSON_AddStringToObject(o, "file", b.runs[r].file) ||
+    if(oc_json_add(runs, NULL, o) || !cJSON_AddStringToObject(o, "file", b.runs[r].file) ||
        !(names = cJSON_AddArrayToObject(o, "targets")) || !(s = cJSON_AddObjectToObject(o, "summary")) ||
        !cJSON_AddNumberToObject(s, "total", (double)c.total) ||
        !cJSON_AddNumberToObject(s, "pass", (double)c.pass) ||
        !cJSON_AddNumberToObject(s, "fail", (double)c.fail) ||
        !cJSON_AddNumberToObject(s, "error", (double)c.error) ||
-       !cJSON_AddNumberToObject(s, "skip", (double)c.skip)) {
-      if(o && !cJSON_GetArraySize(runs))
-        cJSON_Delete(o);
-      goto nomem;
-    }
-    for(size_t t = 0; t < b.ntargets; t++) {
-      cJSON *nm = b.targets[t].present[r] ? cJSON_CreateString(b.targets[t].name) : NULL;
-      if(b.targets[t].present[r] && (!nm || !cJSON_AddItemToArray(names, nm))) {
-        cJSON_Delete(nm);
+       !cJSON_AddNumberToObject(s, "skip", (double)c.skip))
+      goto nomem; /* o went into runs, or was deleted */
+    for(size_t t = 0; t < b.ntargets; t++)
+      if(b.targets[t].present[r] && oc_json_add(names, NULL, cJSON_CreateString(b.targets[t].name)))
         goto nomem;
-      }
-    }
   }
   if(!(tarr = cJSON_AddArrayToObject(out, "targets")))
     goto nomem;

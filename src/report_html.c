@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 
 #include "datadir.h"
+#include "deployment.h"
 #include "headers.h"
 #include "json.h"
 #include "matrix.h"
@@ -33,9 +34,9 @@
 #define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
 #define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
 
-/* The output with a sticky error: once an adder fails (and the buffer has
- * freed itself), every later call does nothing, and the caller checks rc
- * once at the end. */
+/* The output with a sticky error: once an adder fails (the buffer keeps
+ * its first error), every later call does nothing, and the caller checks
+ * rc once at the end. */
 struct out {
   struct oc_buf *b;
   int rc;
@@ -297,6 +298,144 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   put(o, "</td></tr>\n");
 }
 
+/* `oacheck run --load`: what failed only with N in flight, and why. */
+static void load_table(struct out *o, const cJSON *load)
+{
+  if(!load)
+    return;
+  const cJSON *only = oc_json_arr(load, "only_under_load");
+  int n = cJSON_GetArraySize(only);
+  putf(o, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
+          "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
+       oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
+       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
+       n == 1 ? "" : "s");
+  if(!n)
+    return;
+  put(o, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"
+         "<th>under load</th><th>cause</th><th>fix</th></tr></thead><tbody>\n");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, only)
+  {
+    const cJSON *dg = oc_json_obj(e, "diagnosis");
+    put(o, "<tr><td>");
+    txt(o, oc_json_str(e, "target"));
+    put(o, "</td><td>");
+    txt(o, oc_json_str(e, "suite"));
+    put(o, "/");
+    txt(o, oc_json_str(e, "case"));
+    put(o, "</td><td>");
+    txt(o, oc_json_str(e, "failure"));
+    put(o, "</td><td>");
+    if(dg) {
+      put(o, "<code>");
+      txt(o, oc_json_str(dg, "id"));
+      put(o, "</code>: ");
+      txt(o, oc_json_str(dg, "cause"));
+    }
+    else
+      put(o, "<span class=\"muted\">not one the deployment's facts explain</span>");
+    put(o, "</td><td>");
+    txt(o, oc_json_str(dg, "fix"));
+    put(o, "</td></tr>\n");
+  }
+  put(o, "</tbody></table></div>\n");
+}
+
+/* Under the targets table: what each target's recordings are, what the
+ * deployment says about itself, how many cases it ran at once, and what
+ * the run learnt about it (cases run again alone, waits for a slot, the
+ * diagnoses with their fixes). */
+static void deployment_section(struct out *o, const cJSON *doc)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE * 4);
+  int any = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
+  {
+    const cJSON *rec = oc_json_obj(t, "recorded"), *dep = oc_json_obj(t, "deployment");
+    const cJSON *jobs = oc_json_get(t, "jobs");
+    if(!rec && !dep && !jobs)
+      continue;
+    if(!any++)
+      put(o, "<h3>Deployment</h3>\n<dl class=\"deployment\">\n");
+    put(o, "<dt>");
+    txt(o, oc_json_str(t, "name"));
+    put(o, "</dt>\n");
+    oc_buf_reset(&b);
+    if(rec && oc_recorded_text(rec, &b) == OC_OK) {
+      put(o, "<dd class=\"recorded\">recorded: ");
+      txt(o, oc_buf_str(&b));
+      put(o, "</dd>\n");
+    }
+    oc_buf_reset(&b);
+    if(dep && oc_deployment_text(dep, &b) == OC_OK) {
+      put(o, "<dd class=\"facts\">");
+      txt(o, oc_buf_str(&b));
+      put(o, "</dd>\n");
+    }
+    if(oc_json_str(dep, "context")) {
+      put(o, "<dd class=\"muted\">context: ");
+      txt(o, oc_json_str(dep, "context"));
+      put(o, "</dd>\n");
+    }
+    if(oc_json_is_integer(jobs)) {
+      putf(o, "<dd>%.0f case%s in flight (", jobs->valuedouble, jobs->valuedouble == 1 ? "" : "s");
+      txt(o, oc_streq(oc_json_str(t, "jobs_source"), "total_slots") ? "the target's total_slots"
+                                                                     : oc_json_str(t, "jobs_source"));
+      put(o, ")</dd>\n");
+    }
+  }
+  if(any)
+    put(o, "</dl>\n");
+  load_table(o, oc_json_obj(doc, "load"));
+  oc_buf_reset(&b);
+  if(oc_deployment_summary(doc, &b) == OC_OK && b.len) {
+    put(o, "<pre class=\"deployment-summary\">");
+    txt(o, oc_buf_str(&b));
+    put(o, "</pre>\n");
+  }
+  oc_buf_free(&b);
+}
+
+/* A finding's diagnosis, beside it: the cause in this deployment's own
+ * numbers, the flags and the fix. */
+static void diagnosis_row(struct out *o, const cJSON *f)
+{
+  const cJSON *dg = oc_json_obj(f, "diagnosis");
+  if(!dg)
+    return;
+  put(o, "<tr class=\"diagnosis\"><td colspan=\"7\"><b>cause</b> <code>");
+  txt(o, oc_json_str(dg, "id"));
+  put(o, "</code>: ");
+  txt(o, oc_json_str(dg, "cause"));
+  put(o, "<br><b>fix</b> (<code>");
+  txt(o, oc_json_str(dg, "flags"));
+  put(o, "</code>): ");
+  txt(o, oc_json_str(dg, "fix"));
+  put(o, "</td></tr>\n");
+}
+
+/* A case that ran again alone says what it got with others in flight. */
+static void rerun_note(struct out *o, const cJSON *r)
+{
+  const cJSON *first = oc_json_obj(r, "rerun");
+  if(!first)
+    return;
+  const char *st = oc_json_str(first, "status");
+  putf(o, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had %s (",
+       oc_json_num(first, "in_flight", 0), oc_streq(st, "error") ? "ended in an error" : "failed");
+  txt(o, oc_json_str(first, "message"));
+  put(o, ")");
+  const cJSON *dg = oc_json_obj(first, "diagnosis");
+  if(dg) {
+    put(o, ": ");
+    txt(o, oc_json_str(dg, "cause"));
+  }
+  put(o, ".</p>\n");
+}
+
 static void summary_section(struct out *o, const cJSON *doc)
 {
   struct oc_counts c;
@@ -336,6 +475,7 @@ static void summary_section(struct out *o, const cJSON *doc)
   put(o, "</tbody></table></div>\n");
   if(many)
     put(o, "</details>\n");
+  deployment_section(o, doc);
 
   put(o, "<h3>Rules that failed most</h3>\n");
   cJSON *rules = oc_results_failing_rules(doc);
@@ -755,6 +895,7 @@ static void findings_block(struct out *o, const cJSON *r)
 {
   const cJSON *fs = oc_json_arr(r, "findings");
   put(o, "<h4>Findings</h4>\n");
+  rerun_note(o, r);
   if(!cJSON_GetArraySize(fs))
     put(o, "<p class=\"muted\">No findings.</p>\n");
   else {
@@ -791,6 +932,7 @@ static void findings_block(struct out *o, const cJSON *r)
         txtcut(o, oc_json_str(f, "excerpt"), OC_HTML_FIELD_MAX);
         put(o, "</pre></td></tr>\n");
       }
+      diagnosis_row(o, f);
     }
     put(o, "</tbody></table></div>\n");
   }
@@ -814,6 +956,36 @@ static int is_stream(const cJSON *r)
   return cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream"));
 }
 
+/* A streamed request answered without a stream (a 400 before any event,
+ * as llama-server answers an overflow): the answer's arrival on the same
+ * axis, so every streamed case has its timeline. */
+static void answer_timeline(struct out *o, const cJSON *r, const cJSON *timing)
+{
+  const cJSON *fb = oc_json_get(timing, "first_byte_ms");
+  double total = oc_json_num(timing, "total_ms", 0);
+  if(!cJSON_IsNumber(fb) || !isfinite(fb->valuedouble) || fb->valuedouble < 0) {
+    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    return;
+  }
+  double tmax = isfinite(total) && total > fb->valuedouble ? total : fb->valuedouble;
+  if(tmax <= 0)
+    tmax = 1;
+  const double W = 760, L = 12, R = 12, AXIS = 62;
+  double x = L + (fb->valuedouble / tmax) * (W - L - R);
+  double status = oc_json_num(oc_json_obj(r, "response"), "status", 0);
+  put(o, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
+         "width=\"760\" height=\"84\" role=\"img\" aria-label=\"the answer's arrival over time\">\n");
+  putf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
+       W - R, AXIS);
+  putf(o, "<line class=\"tick flag\" x1=\"%.1f\" y1=\"26\" x2=\"%.1f\" y2=\"%.1f\">"
+          "<title>HTTP %.0f answer at %.1f ms</title></line>\n", x, x, AXIS, status, fb->valuedouble);
+  putf(o, "<text x=\"%.1f\" y=\"18\" text-anchor=\"%s\">HTTP %.0f, no stream, at %.1f ms</text>\n",
+       x + (x > W / 2 ? -4 : 4), x > W / 2 ? "end" : "start", status, fb->valuedouble);
+  putf(o, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
+  putf(o, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
+  put(o, "</svg>\n");
+}
+
 /* Chunk arrivals over time as inline SVG, with TTFT and the longest gap
  * marked.  Every number is computed here and checked to be finite; the
  * only text from the results goes through the escaper. */
@@ -832,7 +1004,7 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
     }
   }
   if(!with_times) {
-    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    answer_timeline(o, r, timing);
     return;
   }
   if(!isfinite(tmax) || tmax <= 0)
@@ -1153,8 +1325,10 @@ static char *build_curl(const cJSON *doc, const cJSON *r)
   free(compact);
   if(!rc && oc_json_bool(body, "truncated", 0))
     rc = oc_buf_adds(&b, "  # the results kept only part of this body");
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -1186,8 +1360,10 @@ static char *build_oacheck(const cJSON *doc, const cJSON *r)
   if(filter)
     shell_quote(&b, &rc, filter);
   free(filter);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&b);
     return NULL;
+  }
   return oc_buf_take(&b, NULL);
 }
 
@@ -1248,9 +1424,10 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, int i)
 {
   enum oc_status st = oc_result_status(r);
   const char *sn = oc_status_name(st);
-  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s>\n<summary>"
+  putf(o, "<details class=\"case\" id=\"c-%d\" data-status=\"%s\"%s%s>\n<summary>"
           "<span class=\"badge st-%s\">%s</span><span class=\"cname\">",
-       i, sn, (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
+       i, sn, is_stream(r) ? " data-stream=\"1\"" : "",
+       (st == OC_ST_FAIL || st == OC_ST_ERROR || st == OC_ST_INVALID) ? " open" : "", sn, sn);
   txt(o, oc_json_str(r, "case"));
   put(o, "</span><span class=\"muted\">");
   txt(o, oc_json_str(r, "target"));
@@ -1545,6 +1722,7 @@ int oc_report_html_write(const cJSON *results, const char *path, char *err, size
   int rc = oc_report_html_render(results, NULL, &b, why, sizeof(why));
   if(rc) {
     snprintf(err, errlen, "cannot write HTML report '%s': %s", path, why);
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deployment.h"
 #include "json.h"
 #include "matrix.h"
 #include "results_json.h"
@@ -59,6 +60,28 @@ static int add_property_json(struct oc_buf *b, const char *name, const cJSON *v)
   return add_property(b, name, oc_json_scalar_text(v, tmp, sizeof(tmp)));
 }
 
+/* What the deployment said about itself, and its recordings' origin. */
+static int deployment_properties(struct oc_buf *b, const cJSON *t)
+{
+  const cJSON *dep = oc_json_obj(t, "deployment");
+  struct oc_buf text;
+  oc_buf_init(&text, OC_CAP_MESSAGE * 4);
+  int rc = OC_OK;
+  if(dep && (rc = oc_deployment_text(dep, &text)) == OC_OK)
+    rc = add_property(b, "deployment", oc_buf_str(&text));
+  if(!rc && dep)
+    rc = add_property(b, "deployment.context", oc_json_str(dep, "context"));
+  if(!rc && oc_json_obj(t, "recorded")) {
+    oc_buf_reset(&text);
+    if((rc = oc_recorded_text(oc_json_obj(t, "recorded"), &text)) == OC_OK)
+      rc = add_property(b, "recorded", oc_buf_str(&text));
+  }
+  if(!rc)
+    rc = add_property_json(b, "jobs", oc_json_get(t, "jobs"));
+  oc_buf_free(&text);
+  return rc;
+}
+
 /* The target's identity, so a CI page says what was tested. */
 static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target_name)
 {
@@ -76,7 +99,7 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
     if(!cJSON_IsString(m))
       continue;
     if((models.len && oc_buf_adds(&models, ", ")) || oc_buf_adds(&models, m->valuestring)) {
-      oc_buf_init(&models, OC_CAP_MESSAGE * 4); /* too many: leave them out */
+      oc_buf_reset(&models); /* too many: leave them out */
       break;
     }
   }
@@ -116,7 +139,8 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
      (rc = add_property(b, "oacheck.policy", oc_json_str(oc_json_obj(run, "policy"), "mode"))) ||
      (rc = add_property(b, "oacheck.policy.text", oc_json_str(oc_json_obj(run, "policy"), "text"))) ||
      (rc = add_property(b, "oacheck.clients", policy_clients.len ? oc_buf_str(&policy_clients) : NULL)) ||
-     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))))
+     (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))) ||
+     (rc = deployment_properties(b, t)))
     goto out;
   rc = oc_buf_adds(b, "    </properties>\n");
 out:
@@ -298,6 +322,11 @@ static int system_out_text(struct oc_buf *t, const cJSON *r)
     if((rc = oc_buf_adds(t, "findings:\n")) || (rc = findings_text(t, r)))
       return rc;
   }
+  const cJSON *dg = oc_result_diagnosis(r);
+  if(dg && (rc = oc_buf_printf(t, "cause (%s): %s\nfix (%s): %s\n", oc_json_str(dg, "id") ?: "?",
+                               oc_json_str(dg, "cause") ?: "", oc_json_str(dg, "flags") ?: "",
+                               oc_json_str(dg, "fix") ?: "")))
+    return rc;
   const cJSON *ev[OC_JUNIT_EVENTS];
   size_t n = oc_result_excerpt_events(r, ev, OC_JUNIT_EVENTS);
   if(n) {
@@ -437,16 +466,12 @@ static int collect_groups(const cJSON *doc, struct group **out, size_t *nout)
       i++;
     if(i < n)
       continue;
-    if(n == alloc) {
-      size_t na = alloc ? alloc * 2 : 16;
-      struct group *p = realloc(g, na * sizeof(*g));
-      if(!p) {
-        free(g);
-        return OC_ENOMEM;
-      }
-      g = p;
-      alloc = na;
+    struct group *p = oc_array_grow(g, &alloc, n + 1, sizeof(*g));
+    if(!p) {
+      free(g);
+      return OC_ENOMEM;
     }
+    g = p;
     g[n].target = t;
     g[n].suite = s;
     n++;
@@ -622,6 +647,7 @@ int oc_report_junit_write(const cJSON *results, const char *path, char *err, siz
   if(rc) {
     snprintf(err, errlen, "cannot render JUnit report '%s': %s", path,
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");
+    oc_buf_free(&b);
     return rc;
   }
   rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);

@@ -32,14 +32,10 @@ static int names_add(struct names *s, const char *name)
 {
   if(!name || names_find(s, name) >= 0)
     return OC_OK;
-  if(s->n == s->alloc) {
-    size_t na = s->alloc ? s->alloc * 2 : 16;
-    const char **p = realloc(s->v, na * sizeof(*p));
-    if(!p)
-      return OC_ENOMEM;
-    s->v = p;
-    s->alloc = na;
-  }
+  const char **p = oc_array_grow(s->v, &s->alloc, s->n + 1, sizeof(*p));
+  if(!p)
+    return OC_ENOMEM;
+  s->v = p;
   s->v[s->n++] = name;
   return OC_OK;
 }
@@ -102,12 +98,7 @@ static int add_copy(cJSON *obj, const char *key, const cJSON *item)
 {
   if(!item)
     return OC_OK;
-  cJSON *c = cJSON_Duplicate(item, 1);
-  if(!c || !cJSON_AddItemToObject(obj, key, c)) {
-    cJSON_Delete(c);
-    return OC_ENOMEM;
-  }
-  return OC_OK;
+  return oc_json_add(obj, key, cJSON_Duplicate(item, 1));
 }
 
 static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct names *suites)
@@ -149,23 +140,21 @@ static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct name
   cJSON *sl = cJSON_AddArrayToObject(o, "suites");
   if(!sl)
     goto fail;
-  for(size_t i = 0; i < suites->n; i++) {
-    cJSON *s = cJSON_CreateString(suites->v[i]);
-    if(!s || !cJSON_AddItemToArray(sl, s)) {
-      cJSON_Delete(s);
+  for(size_t i = 0; i < suites->n; i++)
+    if(oc_json_add(sl, NULL, cJSON_CreateString(suites->v[i])))
       goto fail;
-    }
-  }
   if(add_copy(o, "shard", agreed(docs, n, "shard")) ||
      !cJSON_AddNumberToObject(o, "merged_from", merged))
     goto fail;
   /* which shards of each target the merge holds (shard.c) */
   int nomem = 0;
   cJSON *shards = oc_shards_merge(docs, n, &nomem);
-  if(nomem || (shards && !cJSON_AddItemToObject(o, "shards", shards))) {
+  if(nomem) {
     cJSON_Delete(shards);
     goto fail;
   }
+  if(shards && oc_json_add(o, "shards", shards))
+    goto fail;
   return o;
 fail:
   cJSON_Delete(o);
@@ -203,14 +192,10 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
         continue; /* not a result anyone can key */
       if(names_add(&targets, t) || names_add(&suites, s))
         goto nomem;
-      if(ne == alloc) {
-        size_t na = alloc ? alloc * 2 : 64;
-        struct entry *p = realloc(e, na * sizeof(*p));
-        if(!p)
-          goto nomem;
-        e = p;
-        alloc = na;
-      }
+      struct entry *p = oc_array_grow(e, &alloc, ne + 1, sizeof(*p));
+      if(!p)
+        goto nomem;
+      e = p;
       const cJSON *idx = oc_json_get(r, "index");
       e[ne] = (struct entry){ r, t, s, c, names_find(&targets, t), names_find(&suites, s),
                               oc_json_is_integer(idx) ? idx->valuedouble : INFINITY, ne };
@@ -232,11 +217,8 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
     qsort(e, kept, sizeof(*e), entry_by_order);
 
   out = cJSON_CreateObject();
-  cJSON *hdr = merge_header(docs, n, &suites);
-  if(!out || !hdr || !cJSON_AddItemToObject(out, "oacheck", hdr)) {
-    cJSON_Delete(hdr);
+  if(oc_json_add(out, "oacheck", merge_header(docs, n, &suites)))
     goto nomem;
-  }
   tarr = cJSON_AddArrayToObject(out, "targets");
   if(!tarr)
     goto nomem;
@@ -244,11 +226,8 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
     const cJSON *found = NULL;
     for(size_t i = 0; i < n && !found; i++)
       found = oc_results_target(docs[i], targets.v[k]);
-    cJSON *c = cJSON_Duplicate(found, 1);
-    if(!c || !cJSON_AddItemToArray(tarr, c)) {
-      cJSON_Delete(c);
+    if(oc_json_add(tarr, NULL, cJSON_Duplicate(found, 1)))
       goto nomem;
-    }
   }
   double dur = 0;
   int have_dur = 0;
@@ -266,11 +245,8 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
   if(!rarr)
     goto nomem;
   for(size_t i = 0; i < kept; i++) {
-    cJSON *c = cJSON_Duplicate(e[i].r, 1);
-    if(!c || !cJSON_AddItemToArray(rarr, c)) {
-      cJSON_Delete(c);
+    if(oc_json_add(rarr, NULL, cJSON_Duplicate(e[i].r, 1)))
       goto nomem;
-    }
   }
   if(oc_results_summarize(out))
     goto nomem;
@@ -305,16 +281,12 @@ static int keyed(const cJSON *doc, struct entry **out, size_t *nout)
     const char *c = oc_json_str(r, "case");
     if(!t || !s || !c)
       continue;
-    if(n == alloc) {
-      size_t na = alloc ? alloc * 2 : 64;
-      struct entry *p = realloc(e, na * sizeof(*p));
-      if(!p) {
-        free(e);
-        return OC_ENOMEM;
-      }
-      e = p;
-      alloc = na;
+    struct entry *p = oc_array_grow(e, &alloc, n + 1, sizeof(*p));
+    if(!p) {
+      free(e);
+      return OC_ENOMEM;
     }
+    e = p;
     e[n] = (struct entry){ r, t, s, c, 0, 0, 0, n };
     n++;
   }
@@ -397,30 +369,20 @@ static int findings_diff(const cJSON *o, const cJSON *nw, struct fdiff *d)
       if(finding_same_content(f, old))
         continue;
       cJSON *pair = cJSON_CreateObject();
-      if(!pair || !cJSON_AddItemToArray(d->changed, pair)) {
-        cJSON_Delete(pair);
-        goto nomem;
-      }
-      if(add_copy(pair, "old", old) || add_copy(pair, "new", f))
+      if(oc_json_add(d->changed, NULL, pair) || add_copy(pair, "old", old) || add_copy(pair, "new", f))
         goto nomem;
     }
     else {
-      cJSON *c = cJSON_Duplicate(f, 1);
-      if(!c || !cJSON_AddItemToArray(d->added, c)) {
-        cJSON_Delete(c);
+      if(oc_json_add(d->added, NULL, cJSON_Duplicate(f, 1)))
         goto nomem;
-      }
     }
     d->count++;
   }
   int i = 0;
   cJSON_ArrayForEach(f, of) {
     if(!used[i++]) {
-      cJSON *c = cJSON_Duplicate(f, 1);
-      if(!c || !cJSON_AddItemToArray(d->removed, c)) {
-        cJSON_Delete(c);
+      if(oc_json_add(d->removed, NULL, cJSON_Duplicate(f, 1)))
         goto nomem;
-      }
       d->count++;
     }
   }
@@ -456,8 +418,10 @@ static int text_finding(struct oc_buf *b, char mark, const cJSON *f)
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 16);
   int rc = oc_finding_text(&t, f, NULL);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&t);
     return rc == OC_ETOOBIG ? OC_OK : rc;
+  }
   rc = oc_buf_printf(b, "      %c ", mark);
   if(!rc)
     rc = oc_esc_addn_cut(b, oc_buf_str(&t), 300, OC_ESC_TEXT);
@@ -472,10 +436,8 @@ static int add_case(struct diff_out *d, int list, const cJSON *o, const cJSON *n
 {
   const cJSON *any = nw ? nw : o;
   cJSON *c = cJSON_CreateObject();
-  if(!c || !cJSON_AddItemToArray(d->lists[list], c)) {
-    cJSON_Delete(c);
+  if(oc_json_add(d->lists[list], NULL, c))
     return OC_ENOMEM;
-  }
   enum oc_status os = oc_result_status(o), ns = oc_result_status(nw);
   if(!cJSON_AddStringToObject(c, "target", oc_json_str(any, "target")) ||
      !cJSON_AddStringToObject(c, "suite", oc_json_str(any, "suite")) ||
@@ -486,16 +448,16 @@ static int add_case(struct diff_out *d, int list, const cJSON *o, const cJSON *n
           : cJSON_AddNullToObject(c, "new_status")))
     return OC_ENOMEM;
   if(fd && fd->count) {
+    /* each list is taken over, also when the add fails */
     cJSON *f = cJSON_AddObjectToObject(c, "findings");
-    if(!f || !cJSON_AddItemToObject(f, "added", fd->added))
-      return OC_ENOMEM;
+    int rc = oc_json_add(f, "added", fd->added);
     fd->added = NULL;
-    if(!cJSON_AddItemToObject(f, "removed", fd->removed))
-      return OC_ENOMEM;
+    rc = rc ? (cJSON_Delete(fd->removed), rc) : oc_json_add(f, "removed", fd->removed);
     fd->removed = NULL;
-    if(!cJSON_AddItemToObject(f, "changed", fd->changed))
-      return OC_ENOMEM;
+    rc = rc ? (cJSON_Delete(fd->changed), rc) : oc_json_add(f, "changed", fd->changed);
     fd->changed = NULL;
+    if(rc)
+      return rc;
   }
   /* the human line */
   struct oc_buf *b = &d->text[list];
@@ -646,20 +608,14 @@ int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJS
     if(!root || !cJSON_AddNumberToObject(root, "new_failures", failing))
       goto out;
     for(int i = 0; i < 6; i++) {
-      if(!cJSON_AddItemToObject(root, list_names[i], d.lists[i]))
+      int bad = oc_json_add(root, list_names[i], d.lists[i]);
+      d.lists[i] = NULL; /* taken over, also when the add failed */
+      if(bad)
         goto out;
-      d.lists[i] = NULL;
     }
-    cJSON *oc = counts_json(old), *nc = counts_json(nw);
-    if(!oc || !cJSON_AddItemToObject(root, "old_summary", oc)) {
-      cJSON_Delete(oc);
-      cJSON_Delete(nc);
+    if(oc_json_add(root, "old_summary", counts_json(old)) ||
+       oc_json_add(root, "new_summary", counts_json(nw)))
       goto out;
-    }
-    if(!nc || !cJSON_AddItemToObject(root, "new_summary", nc)) {
-      cJSON_Delete(nc);
-      goto out;
-    }
     *machine = root;
     root = NULL;
   }

@@ -275,13 +275,18 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
     if(r->body.len < OC_CAP_RESULT_BODY) {
       size_t room = OC_CAP_RESULT_BODY - r->body.len;
       if(oc_buf_add(&r->body, p, n < room ? n : room))
-        oc_buf_init(&r->body, OC_CAP_BODY);
+        r->check->oom = 1; /* it fits the cap: only memory ran out */
     }
     return oc_stream_push(&r->stream, p, n, t_ns);
   }
-  if(!r->body_overflow && oc_buf_add(&r->body, p, n)) {
-    r->body_overflow = 1;
-    oc_buf_init(&r->body, OC_CAP_BODY);
+  if(!r->body_overflow) {
+    /* past the cap the body is not examined (the bytes before it stay
+     * for the report); running out of memory is the check's failure */
+    int rc = oc_buf_add(&r->body, p, n);
+    if(rc == OC_ENOMEM)
+      r->check->oom = 1;
+    else if(rc)
+      r->body_overflow = 1;
   }
   return OC_OK;
 }
@@ -296,7 +301,10 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
   struct oc_schema_result res;
   oc_schema_result_init(&res);
   res.max = 20;
-  if(oc_schema_validate(schema, root, &res) == 0)
+  int valid = oc_schema_validate(schema, root, &res);
+  if(valid < 0)
+    r->check->oom = 1; /* no verdict from a validation that could not finish */
+  else if(valid == 0)
     for(size_t i = 0; i < res.count; i++) {
       const struct oc_schema_error *e = &res.errors[i];
       int sev = oc_schemas_error_severity(r->schemas, r->check, rel, e);
@@ -473,9 +481,13 @@ static void finish_json(struct oc_response *r)
   struct oc_jerr jerr;
   oc_jdoc_init(&doc);
   int rc = oc_jdoc_parse(&doc, oc_buf_str(&r->body), r->body.len, &jerr);
+  if(rc == OC_ENOMEM) { /* a body that could not be read has no verdict */
+    c->oom = 1;
+    goto out;
+  }
   const struct oc_jv *root = rc ? NULL : doc.root;
-  if(root)
-    r->parsed = oc_jv_to_cjson(root);
+  if(root && !(r->parsed = oc_jv_to_cjson(root)))
+    c->oom = 1;
   if(r->status >= 400) {
     check_error_body(r, root);
     goto out;
@@ -636,26 +648,28 @@ int oc_response_replay(struct oc_response *r, const struct oc_cassette *c, uint6
 
 cJSON *oc_headers_json(const struct oc_headers *h)
 {
+  int oom = 0;
   cJSON *arr = cJSON_CreateArray();
-  for(size_t i = 0; arr && h && i < h->count; i++) {
+  for(size_t i = 0; arr && !oom && h && i < h->count; i++) {
     const char *value = oc_header_is_secret(h->items[i].name) ? "[redacted]" : h->items[i].value;
     char *name = oc_utf8_sanitize(h->items[i].name, strlen(h->items[i].name));
     char *v = oc_utf8_sanitize(value, strlen(value));
-    const char *pair[2] = { name ? name : "", v ? v : "" };
-    cJSON *p = cJSON_CreateStringArray(pair, 2);
-    if(p)
-      cJSON_AddItemToArray(arr, p);
+    const char *pair[2] = { name, v };
+    oc_json_put(&oom, arr, NULL, name && v ? cJSON_CreateStringArray(pair, 2) : NULL);
     free(name);
     free(v);
+  }
+  if(oom) {
+    cJSON_Delete(arr);
+    return NULL;
   }
   return arr;
 }
 
 cJSON *oc_body_json(const char *p, size_t n, size_t cap)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
   size_t keep = n < cap ? n : cap;
   /* cut on a character boundary */
   while(keep > 0 && keep < n && ((unsigned char)p[keep] & 0xC0) == 0x80)
@@ -664,24 +678,47 @@ cJSON *oc_body_json(const char *p, size_t n, size_t cap)
   int text = oc_utf8_valid((const unsigned char *)p, keep, &bad) && !memchr(p, '\0', keep);
   if(text) {
     char *s = oc_strndup(p, keep);
-    if(s) {
-      cJSON_AddStringToObject(o, "text", s);
-      free(s);
-    }
+    oc_json_put(&oom, o, "text", s ? cJSON_CreateString(s) : NULL);
+    free(s);
   }
   else {
     size_t blen = 4 * ((keep + 2) / 3) + 1;
     unsigned char *b = malloc(blen);
-    if(b) {
+    if(b)
       EVP_EncodeBlock(b, (const unsigned char *)p, (int)keep);
-      cJSON_AddStringToObject(o, "base64", (const char *)b);
-      free(b);
-    }
+    oc_json_put(&oom, o, "base64", b ? cJSON_CreateString((const char *)b) : NULL);
+    free(b);
   }
-  cJSON_AddNumberToObject(o, "bytes", (double)n);
-  cJSON_AddBoolToObject(o, "truncated", keep < n);
-  cJSON_AddNumberToObject(o, "cap", (double)cap);
+  oc_json_put(&oom, o, "bytes", cJSON_CreateNumber((double)n));
+  oc_json_put(&oom, o, "truncated", cJSON_CreateBool(keep < n));
+  oc_json_put(&oom, o, "cap", cJSON_CreateNumber((double)cap));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
+}
+
+/* Timing of a response that is not a stream; NULL when memory runs out. */
+static cJSON *plain_timing_json(const struct oc_response *r)
+{
+  int oom = 0;
+  cJSON *t = cJSON_CreateObject();
+  int rec = r->timing_recorded && r->t_sent && r->t_end >= r->t_sent;
+  oc_json_put(&oom, t, "recorded", cJSON_CreateBool(rec));
+  /* a server may answer before the request was sent in full: then
+   * there is no meaningful time to the first byte */
+  if(rec && r->t_head >= r->t_sent)
+    oc_json_put(&oom, t, "first_byte_ms", cJSON_CreateNumber((double)(r->t_head - r->t_sent) / 1e6));
+  else if(rec)
+    oc_json_put(&oom, t, "first_byte_ms", cJSON_CreateNull());
+  if(rec)
+    oc_json_put(&oom, t, "total_ms", cJSON_CreateNumber((double)(r->t_end - r->t_sent) / 1e6));
+  if(oom) {
+    cJSON_Delete(t);
+    return NULL;
+  }
+  return t;
 }
 
 unsigned char *oc_base64_decode(const char *s, size_t *outlen)
@@ -722,53 +759,47 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
     *message = NULL;
   if(timing)
     *timing = NULL;
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddNumberToObject(o, "status", r->status);
-  cJSON_AddItemToObject(o, "headers", oc_headers_json(&r->headers));
+  oc_json_put(&oom, o, "status", cJSON_CreateNumber(r->status));
+  oc_json_put(&oom, o, "headers", oc_headers_json(&r->headers));
   if(r->media[0]) {
     const char *ct = oc_headers_get(&r->headers, "Content-Type");
     char *t = oc_utf8_sanitize(ct, strlen(ct));
-    if(t)
-      cJSON_AddStringToObject(o, "content_type", t);
+    oc_json_put(&oom, o, "content_type", t ? cJSON_CreateString(t) : NULL);
     free(t);
   }
   else
-    cJSON_AddNullToObject(o, "content_type");
-  cJSON *body = oc_body_json(oc_buf_str(&r->body), r->body.len, OC_CAP_RESULT_BODY);
-  if(body) {
-    /* the real size, not just what was kept */
-    cJSON_ReplaceItemInObjectCaseSensitive(body, "bytes", cJSON_CreateNumber((double)r->body_bytes));
-    if(r->body_bytes > r->body.len)
-      cJSON_ReplaceItemInObjectCaseSensitive(body, "truncated", cJSON_CreateTrue());
-    cJSON_AddItemToObject(o, "body", body);
-  }
+    oc_json_put(&oom, o, "content_type", cJSON_CreateNull());
+  cJSON *body = oc_json_put(&oom, o, "body",
+                            oc_body_json(oc_buf_str(&r->body), r->body.len, OC_CAP_RESULT_BODY));
+  /* the real size, not just what was kept */
+  oc_json_set(&oom, body, "bytes", cJSON_CreateNumber((double)r->body_bytes));
+  if(r->body_bytes > r->body.len)
+    oc_json_set(&oom, body, "truncated", cJSON_CreateTrue());
   if(r->is_sse && r->stream_started) {
     int cut = 0;
-    cJSON_AddItemToObject(o, "events", oc_stream_events_json(&r->stream, &cut));
-    cJSON_AddNumberToObject(o, "events_total", (double)r->stream.events);
-    cJSON_AddBoolToObject(o, "events_truncated", cut);
-    if(message)
-      *message = oc_stream_completion(&r->stream);
-    if(timing)
-      *timing = oc_stream_timing_json(&r->stream);
+    oc_json_put(&oom, o, "events", oc_stream_events_json(&r->stream, &cut));
+    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->stream.events));
+    oc_json_put(&oom, o, "events_truncated", cJSON_CreateBool(cut));
+    if(message && !oom && !(*message = oc_stream_completion(&r->stream)))
+      oom = 1;
+    if(timing && !oom && !(*timing = oc_stream_timing_json(&r->stream)))
+      oom = 1;
   }
-  else if(timing) {
-    cJSON *t = cJSON_CreateObject();
-    if(t) {
-      int rec = r->timing_recorded && r->t_sent && r->t_end >= r->t_sent;
-      cJSON_AddBoolToObject(t, "recorded", rec);
-      /* a server may answer before the request was sent in full: then
-       * there is no meaningful time to the first byte */
-      if(rec && r->t_head >= r->t_sent)
-        cJSON_AddNumberToObject(t, "first_byte_ms", (double)(r->t_head - r->t_sent) / 1e6);
-      else if(rec)
-        cJSON_AddNullToObject(t, "first_byte_ms");
-      if(rec)
-        cJSON_AddNumberToObject(t, "total_ms", (double)(r->t_end - r->t_sent) / 1e6);
+  else if(timing && !oom && !(*timing = plain_timing_json(r)))
+    oom = 1;
+  if(oom) {
+    cJSON_Delete(o);
+    if(message) {
+      cJSON_Delete(*message);
+      *message = NULL;
     }
-    *timing = t;
+    if(timing) {
+      cJSON_Delete(*timing);
+      *timing = NULL;
+    }
+    return NULL;
   }
   return o;
 }
@@ -788,7 +819,11 @@ int oc_response_analyze_clients(const struct oc_schemas *schemas, const struct o
                                 const char *body, size_t len, const size_t *pieces,
                                 size_t npieces, struct oc_client_verdict *verdicts)
 {
-  cJSON *req_json = req_body ? oc_json_parse(req_body, req_len, NULL) : NULL;
+  /* a request that does not parse is analysed as one without a body; one
+   * that could not be parsed for want of memory is not analysed at all */
+  cJSON *req_json = NULL;
+  if(req_body && oc_json_parse_rc(req_body, req_len, NULL, &req_json) == OC_ENOMEM)
+    return OC_ENOMEM;
   struct oc_request_info info;
   oc_request_info_init(&info, method, path, req_json);
   struct oc_check check = *policy;

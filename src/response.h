@@ -120,14 +120,17 @@ int oc_response_replay(struct oc_response *r, const struct oc_cassette *c, uint6
 
 /* The results-schema "response" object (status, headers with secrets
  * redacted, content type, body or events), plus "message" and "timing"
- * through the out parameters (each may be NULL). */
+ * through the out parameters (each may be NULL).  NULL, with the out
+ * parameters NULL, when memory runs out: never an object with a part
+ * missing. */
 cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **timing);
 
 /* Base64 (whitespace ignored, padding optional) into new bytes (caller
  * frees; NUL-terminated past *outlen); NULL when it does not decode or
  * memory runs out.  Results bodies and HAR content use it. */
 unsigned char *oc_base64_decode(const char *s, size_t *outlen);
-/* A body for the results schema: text when UTF-8, else base64; cut at cap. */
+/* A body for the results schema: text when UTF-8, else base64; cut at cap.
+ * NULL when memory runs out (so for the builders below). */
 cJSON *oc_body_json(const char *p, size_t n, size_t cap);
 /* Headers as [[name, value], …] with secret values redacted. */
 cJSON *oc_headers_json(const struct oc_headers *h);

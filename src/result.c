@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "json.h"
-#include "matrix.h"
 #include "url.h"
 #include "util.h"
 
@@ -22,68 +21,56 @@ const char *oc_case_status(const struct oc_case_outcome *o)
   return oc_findings_worst(o->findings) == OC_SEV_ERROR ? "fail" : "pass";
 }
 
-static void add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-  if(v)
-    cJSON_AddStringToObject(o, key, v);
-  else
-    cJSON_AddNullToObject(o, key);
-}
-
 cJSON *oc_finding_json(const struct oc_finding *f)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "rule", oc_rule_name(f->rule));
-  cJSON_AddStringToObject(o, "severity", oc_severity_name(f->severity));
-  cJSON_AddBoolToObject(o, "allowed", f->allowed);
-  cJSON_AddStringToObject(o, "message", f->message ? f->message : "");
-  cJSON *w = cJSON_AddObjectToObject(o, "where");
-  if(w) {
-    if(f->chunk >= 1)
-      cJSON_AddNumberToObject(w, "chunk", (double)f->chunk);
-    else
-      cJSON_AddNullToObject(w, "chunk");
-    if(f->byte >= 0)
-      cJSON_AddNumberToObject(w, "byte", (double)f->byte);
-    else
-      cJSON_AddNullToObject(w, "byte");
-    char text[64];
-    oc_finding_where_text(f, text, sizeof(text));
-    cJSON_AddStringToObject(w, "text", text);
-  }
-  add_str_or_null(o, "path", f->path);
-  add_str_or_null(o, "expected", f->expected);
-  add_str_or_null(o, "actual", f->actual);
-  add_str_or_null(o, "excerpt", f->excerpt);
+  oc_json_put_str(&oom, o, "rule", oc_rule_name(f->rule));
+  oc_json_put_str(&oom, o, "severity", oc_severity_name(f->severity));
+  oc_json_put(&oom, o, "allowed", cJSON_CreateBool(f->allowed));
+  oc_json_put_str(&oom, o, "message", f->message ? f->message : "");
+  cJSON *w = oc_json_put(&oom, o, "where", cJSON_CreateObject());
+  oc_json_put(&oom, w, "chunk", f->chunk >= 1 ? cJSON_CreateNumber((double)f->chunk) : cJSON_CreateNull());
+  oc_json_put(&oom, w, "byte", f->byte >= 0 ? cJSON_CreateNumber((double)f->byte) : cJSON_CreateNull());
+  char text[64];
+  oc_finding_where_text(f, text, sizeof(text));
+  oc_json_put_str(&oom, w, "text", text);
+  oc_json_put_str_or_null(&oom, o, "path", f->path);
+  oc_json_put_str_or_null(&oom, o, "expected", f->expected);
+  oc_json_put_str_or_null(&oom, o, "actual", f->actual);
+  oc_json_put_str_or_null(&oom, o, "excerpt", f->excerpt);
   if(f->clients) {
-    cJSON *cl = cJSON_AddArrayToObject(o, "clients");
-    for(int i = 0; cl && i < OC_CLIENT__COUNT; i++)
+    cJSON *cl = oc_json_put(&oom, o, "clients", cJSON_CreateArray());
+    for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++)
       if(f->clients & (1u << i))
-        cJSON_AddItemToArray(cl, cJSON_CreateString(oc_client_name((enum oc_client_id)i)));
+        oc_json_put_str(&oom, cl, NULL, oc_client_name((enum oc_client_id)i));
   }
   if(f->spec_only)
-    cJSON_AddTrueToObject(o, "spec_only");
+    oc_json_put(&oom, o, "spec_only", cJSON_CreateTrue());
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }
 
 cJSON *oc_clients_json(const struct oc_client_verdict *v)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  for(int i = 0; o && i < OC_CLIENT__COUNT; i++) {
-    cJSON *c = cJSON_AddObjectToObject(o, oc_client_name((enum oc_client_id)i));
-    if(!c)
-      continue;
-    if(v[i].outcome == OC_CO_NOT_EXERCISED)
-      cJSON_AddNullToObject(c, "works");
-    else
-      cJSON_AddBoolToObject(c, "works", v[i].works == 1);
-    cJSON_AddStringToObject(c, "outcome", oc_client_outcome_name(v[i].outcome));
-    cJSON_AddStringToObject(c, "reason", v[i].reason);
-    cJSON_AddStringToObject(c, "basis", oc_client_basis_name(oc_client_basis((enum oc_client_id)i)));
+  for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++) {
+    cJSON *c = oc_json_put(&oom, o, oc_client_name((enum oc_client_id)i), cJSON_CreateObject());
+    oc_json_put(&oom, c, "works",
+                v[i].outcome == OC_CO_NOT_EXERCISED ? cJSON_CreateNull() : cJSON_CreateBool(v[i].works == 1));
+    oc_json_put_str(&oom, c, "outcome", oc_client_outcome_name(v[i].outcome));
+    oc_json_put_str(&oom, c, "reason", v[i].reason);
+    oc_json_put_str(&oom, c, "basis", oc_client_basis_name(oc_client_basis((enum oc_client_id)i)));
     if(oc_client_broken(&v[i]))
-      cJSON_AddBoolToObject(c, "limitation", v[i].limitation != 0);
+      oc_json_put(&oom, c, "limitation", cJSON_CreateBool(v[i].limitation != 0));
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }
@@ -97,6 +84,19 @@ static int shell_quote(struct oc_buf *b, const char *s)
   return rc ? rc : oc_buf_addc(b, '\'');
 }
 
+/* A word for the shell: bare when it holds nothing the shell would read
+ * (so the usual names stay as they are), single-quoted otherwise. */
+static int shell_word(struct oc_buf *b, const char *s)
+{
+  if(*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") ==
+             strlen(s))
+    return oc_buf_adds(b, s);
+  return shell_quote(b, s);
+}
+
+/* The commands, each built in one buffer and checked once: a command
+ * that cannot be built whole is left out (past its cap) or fails the
+ * object (out of memory, NULL), never written with a piece missing. */
 static cJSON *reproduce(const struct oc_case_outcome *o)
 {
   const struct oc_built_request *rq = o->request;
@@ -114,6 +114,7 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   char *url = oc_asprintf("%s%s", base, rq->path);
   if(url)
     shell_quote(&b, url);
+  int oom = !url;
   free(url);
   for(size_t i = 0; i < rq->headers.count; i++) {
     const struct oc_header *h = &rq->headers.items[i];
@@ -122,6 +123,7 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     oc_buf_adds(&b, " -H ");
     if(hv)
       shell_quote(&b, hv);
+    oom |= !hv;
     free(hv);
   }
   /* the key stays a variable reference, never a value */
@@ -132,134 +134,150 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     oc_buf_adds(&b, " --data-binary ");
     shell_quote(&b, rq->body);
   }
-  cJSON_AddStringToObject(r, "curl", oc_buf_str(&b));
+  if(oom || oc_buf_error(&b) == OC_ENOMEM)
+    goto fail;
+  if(!oc_buf_error(&b) && !oc_json_put_str(&oom, r, "curl", oc_buf_str(&b)))
+    goto fail;
   oc_buf_reset(&b);
   /* a shipped suite by name; any other by the file it came from */
   char *shipped = oc_suite_resolve(o->kase->suite);
   const char *suite = shipped && o->kase->file && strcmp(shipped, o->kase->file) == 0
                         ? o->kase->suite
                         : (o->kase->file ? o->kase->file : o->kase->suite);
+  /* every word quoted for the shell where it needs it: a case named
+   * "it's" must not end the command early */
+  oc_buf_adds(&b, "oacheck run ");
+  shell_word(&b, suite);
   if(o->target->live) {
     char red[512];
     oc_url_redact(o->target->url, red, sizeof(red));
-    oc_buf_printf(&b, "oacheck run %s --target %s=%s --filter '%s/%s'", suite,
-                  o->target->name, red, o->kase->suite, o->kase->name);
+    char *spec = oc_asprintf("%s=%s", o->target->name, red);
+    oom |= !spec;
+    oc_buf_adds(&b, " --target ");
+    shell_word(&b, spec ? spec : "");
+    free(spec);
   }
-  else
-    oc_buf_printf(&b, "oacheck run %s --replay %s --filter '%s/%s'", suite,
-                  o->target->recordings, o->kase->suite, o->kase->name);
+  else {
+    oc_buf_adds(&b, " --replay ");
+    shell_word(&b, o->target->recordings);
+  }
   free(shipped);
+  char *filter = oc_asprintf("%s/%s", o->kase->suite, o->kase->name);
+  oom |= !filter;
+  oc_buf_adds(&b, " --filter ");
+  shell_quote(&b, filter ? filter : "");
+  free(filter);
   if(o->target->profile && strcmp(o->target->profile_source, "auto") != 0)
     oc_buf_printf(&b, " --profile %s", o->target->profile->name);
-  cJSON_AddStringToObject(r, "oacheck", oc_buf_str(&b));
+  if(oom || oc_buf_error(&b) == OC_ENOMEM)
+    goto fail;
+  if(!oc_buf_error(&b) && !oc_json_put_str(&oom, r, "oacheck", oc_buf_str(&b)))
+    goto fail;
   oc_buf_free(&b);
   return r;
+fail:
+  oc_buf_free(&b);
+  cJSON_Delete(r);
+  return NULL;
 }
 
 static cJSON *request_json(const struct oc_case_outcome *o)
 {
+  int oom = 0;
   cJSON *r = cJSON_CreateObject();
-  if(!r)
-    return NULL;
   const struct oc_built_request *rq = o->request;
   const char *method = rq ? rq->method : oc_json_str(o->kase->request, "method");
   const char *path = rq ? rq->path : oc_json_str(o->kase->request, "path");
-  cJSON_AddStringToObject(r, "method", method ? method : "GET");
-  cJSON_AddStringToObject(r, "path", path ? path : "/");
+  oc_json_put_str(&oom, r, "method", method ? method : "GET");
+  oc_json_put_str(&oom, r, "path", path ? path : "/");
   if(o->target->live && path) {
     char red[512];
     oc_url_redact(o->target->url, red, sizeof(red));
     char *u = oc_asprintf("%s%s", red, path);
-    if(u)
-      cJSON_AddStringToObject(r, "url", u);
+    oc_json_put(&oom, r, "url", u ? cJSON_CreateString(u) : NULL);
     free(u);
   }
   if(rq) {
-    cJSON_AddItemToObject(r, "headers", oc_headers_json(&rq->headers));
+    oc_json_put(&oom, r, "headers", oc_headers_json(&rq->headers));
     if(rq->body) {
-      cJSON *b = oc_body_json(rq->body, rq->body_len, OC_CAP_RESULT_BODY);
-      if(b && rq->body_json && rq->body_len <= OC_CAP_RESULT_BODY)
-        cJSON_AddItemToObject(b, "json", cJSON_Duplicate(rq->body_json, 1));
-      if(b)
-        cJSON_AddItemToObject(r, "body", b);
+      cJSON *b = oc_json_put(&oom, r, "body", oc_body_json(rq->body, rq->body_len, OC_CAP_RESULT_BODY));
+      if(rq->body_json && rq->body_len <= OC_CAP_RESULT_BODY)
+        oc_json_put(&oom, b, "json", cJSON_Duplicate(rq->body_json, 1));
     }
+  }
+  if(oom) {
+    cJSON_Delete(r);
+    return NULL;
   }
   return r;
 }
 
+/* NULL when memory runs out: a result with a part missing would be read
+ * as the whole story. */
 cJSON *oc_result_json(struct oc_case_outcome *o)
 {
+  int oom = 0;
   cJSON *r = cJSON_CreateObject();
-  if(!r)
-    return NULL;
   const struct oc_case *k = o->kase;
-  cJSON_AddStringToObject(r, "target", o->target->name);
-  cJSON_AddStringToObject(r, "suite", k->suite);
-  cJSON_AddStringToObject(r, "case", k->name);
-  cJSON_AddNumberToObject(r, "index", (double)k->order);
+  oc_json_put_str(&oom, r, "target", o->target->name);
+  oc_json_put_str(&oom, r, "suite", k->suite);
+  oc_json_put_str(&oom, r, "case", k->name);
+  oc_json_put(&oom, r, "index", cJSON_CreateNumber((double)k->order));
   if(k->file) {
-    cJSON_AddStringToObject(r, "suite_file", k->file);
+    oc_json_put_str(&oom, r, "suite_file", k->file);
     if(k->line >= 1)
-      cJSON_AddNumberToObject(r, "suite_line", k->line);
+      oc_json_put(&oom, r, "suite_line", cJSON_CreateNumber(k->line));
   }
-  if(k->description)
-    cJSON_AddStringToObject(r, "description", k->description);
-  cJSON *tags = cJSON_AddArrayToObject(r, "tags");
-  for(size_t i = 0; tags && i < k->ntags; i++)
-    cJSON_AddItemToArray(tags, cJSON_CreateString(k->tags[i]));
-  cJSON_AddStringToObject(r, "status", oc_case_status(o));
-  add_str_or_null(r, "reason", o->reason);
-  if(oc_row_name(o->checklist))
-    cJSON_AddStringToObject(r, "checklist", oc_row_name(o->checklist));
-  cJSON_AddStringToObject(r, "profile", o->target->profile ? o->target->profile->name : "openai");
-  if(o->duration_ms >= 0)
-    cJSON_AddNumberToObject(r, "duration_ms", o->duration_ms);
-  else
-    cJSON_AddNullToObject(r, "duration_ms");
-  cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-  cJSON *sup = cJSON_CreateArray();
+  oc_json_put_str(&oom, r, "description", k->description);
+  cJSON *tags = oc_json_put(&oom, r, "tags", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < k->ntags; i++)
+    oc_json_put(&oom, tags, NULL, cJSON_CreateString(k->tags[i]));
+  oc_json_put_str(&oom, r, "status", oc_case_status(o));
+  oc_json_put_str_or_null(&oom, r, "reason", o->reason);
+  oc_json_put_str(&oom, r, "checklist", o->checklist);
+  oc_json_put_str(&oom, r, "profile", o->target->profile ? o->target->profile->name : "openai");
+  oc_json_put(&oom, r, "duration_ms",
+              o->duration_ms >= 0 ? cJSON_CreateNumber(o->duration_ms) : cJSON_CreateNull());
+  cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+  cJSON *sup = NULL;
   if(o->findings) {
-    for(size_t i = 0; fs && i < o->findings->count; i++) {
-      cJSON *f = oc_finding_json(&o->findings->items[i]);
-      if(f)
-        cJSON_AddItemToArray(fs, f);
-    }
-    for(size_t i = 0; sup && i < o->findings->ncounts; i++) {
+    for(size_t i = 0; !oom && i < o->findings->count; i++)
+      oc_json_put(&oom, fs, NULL, oc_finding_json(&o->findings->items[i]));
+    for(size_t i = 0; !oom && i < o->findings->ncounts; i++) {
       const struct oc_rule_count *c = &o->findings->counts[i];
-      if(c->total > c->kept) {
-        cJSON *s = cJSON_CreateObject();
-        if(!s)
-          continue;
-        cJSON_AddStringToObject(s, "rule", oc_rule_name(c->rule));
-        cJSON_AddNumberToObject(s, "total", (double)c->total);
-        cJSON_AddNumberToObject(s, "kept", (double)c->kept);
-        cJSON_AddItemToArray(sup, s);
-      }
+      if(c->total <= c->kept)
+        continue;
+      if(!sup)
+        sup = oc_json_put(&oom, r, "suppressed", cJSON_CreateArray());
+      cJSON *s = oc_json_put(&oom, sup, NULL, cJSON_CreateObject());
+      oc_json_put_str(&oom, s, "rule", oc_rule_name(c->rule));
+      oc_json_put(&oom, s, "total", cJSON_CreateNumber((double)c->total));
+      oc_json_put(&oom, s, "kept", cJSON_CreateNumber((double)c->kept));
     }
   }
-  if(sup && cJSON_GetArraySize(sup) > 0)
-    cJSON_AddItemToObject(r, "suppressed", sup);
-  else
-    cJSON_Delete(sup);
-  cJSON_AddItemToObject(r, "request", request_json(o));
+  oc_json_put(&oom, r, "request", request_json(o));
   if(o->response) {
-    cJSON_AddStringToObject(o->response, "source", o->source ? o->source : "live");
-    cJSON_AddItemToObject(r, "response", o->response);
-    o->response = NULL;
+    oc_json_put_str(&oom, o->response, "source", o->source ? o->source : "live");
+    oc_json_put(&oom, r, "response", o->response);
+    o->response = NULL; /* taken over, also when it failed */
   }
   else
-    cJSON_AddNullToObject(r, "response");
+    oc_json_put(&oom, r, "response", cJSON_CreateNull());
   if(o->verdicts)
-    cJSON_AddItemToObject(r, "clients", oc_clients_json(o->verdicts));
+    oc_json_put(&oom, r, "clients", oc_clients_json(o->verdicts));
   if(o->message)
-    cJSON_AddItemToObject(r, "message", cJSON_Duplicate(o->message, 1));
+    oc_json_put(&oom, r, "message", cJSON_Duplicate(o->message, 1));
   if(o->timing)
-    cJSON_AddItemToObject(r, "timing", cJSON_Duplicate(o->timing, 1));
+    oc_json_put(&oom, r, "timing", cJSON_Duplicate(o->timing, 1));
   if(o->retries) {
-    cJSON_AddItemToObject(r, "retries", o->retries);
+    oc_json_put(&oom, r, "retries", o->retries);
     o->retries = NULL;
   }
   if(o->request)
-    cJSON_AddItemToObject(r, "reproduce", reproduce(o));
+    oc_json_put(&oom, r, "reproduce", reproduce(o));
+  if(oom) {
+    cJSON_Delete(r);
+    return NULL;
+  }
   return r;
 }

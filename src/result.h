@@ -37,9 +37,10 @@ struct oc_case_outcome {
   const char *source;               /* "live" or the recording's name */
   /* What the client models made of the response (OC_CLIENT__COUNT of
    * them), or NULL when none judged it (not a chat completion, no
-   * response); and the case's checklist row (matrix.h), -1 for none. */
+   * response); and the name of the case's checklist row (matrix.h), or
+   * NULL for none. */
   const struct oc_client_verdict *verdicts;
-  int checklist;
+  const char *checklist;
 };
 
 /* "pass", "fail", "error", "skip". */

@@ -130,14 +130,10 @@ cJSON *oc_results_failing_rules(const cJSON *doc)
       while(i < n && strcmp(rc[i].rule, rule) != 0)
         i++;
       if(i == n) {
-        if(n == alloc) {
-          size_t na = alloc ? alloc * 2 : 16;
-          struct rule_count *p = realloc(rc, na * sizeof(*rc));
-          if(!p)
-            goto out;
-          rc = p;
-          alloc = na;
-        }
+        struct rule_count *p = oc_array_grow(rc, &alloc, n + 1, sizeof(*rc));
+        if(!p)
+          goto out;
+        rc = p;
         rc[n].rule = rule;
         rc[n].cases = 0;
         n++;
@@ -150,20 +146,15 @@ cJSON *oc_results_failing_rules(const cJSON *doc)
   out = cJSON_CreateArray();
   if(!out)
     goto out;
-  for(size_t i = 0; i < n; i++) {
-    cJSON *o = cJSON_CreateObject();
-    if(!o || !cJSON_AddItemToArray(out, o)) {
-      cJSON_Delete(o);
-      cJSON_Delete(out);
-      out = NULL;
-      goto out;
-    }
-    if(!cJSON_AddStringToObject(o, "rule", rc[i].rule) ||
-       !cJSON_AddNumberToObject(o, "cases", (double)rc[i].cases)) {
-      cJSON_Delete(out);
-      out = NULL;
-      goto out;
-    }
+  int oom = 0;
+  for(size_t i = 0; !oom && i < n; i++) {
+    cJSON *o = oc_json_put(&oom, out, NULL, cJSON_CreateObject());
+    oc_json_put_str(&oom, o, "rule", rc[i].rule);
+    oc_json_put(&oom, o, "cases", cJSON_CreateNumber((double)rc[i].cases));
+  }
+  if(oom) {
+    cJSON_Delete(out);
+    out = NULL;
   }
 out:
   free(rc);
@@ -175,33 +166,23 @@ int oc_results_summarize(cJSON *doc)
   struct oc_counts c;
   oc_results_count(doc, NULL, NULL, &c);
   double dur = oc_json_num(oc_json_obj(doc, "summary"), "duration_ms", -1);
+  int oom = 0;
   cJSON *s = cJSON_CreateObject();
-  cJSON *rules = oc_results_failing_rules(doc);
-  if(!s || !rules)
-    goto fail;
-  if(!cJSON_AddNumberToObject(s, "total", (double)c.total) ||
-     !cJSON_AddNumberToObject(s, "pass", (double)c.pass) ||
-     !cJSON_AddNumberToObject(s, "fail", (double)c.fail) ||
-     !cJSON_AddNumberToObject(s, "error", (double)c.error) ||
-     !cJSON_AddNumberToObject(s, "skip", (double)c.skip) ||
-     !cJSON_AddNumberToObject(s, "warnings", (double)c.warnings))
-    goto fail;
-  if(isfinite(dur) && dur >= 0 && !cJSON_AddNumberToObject(s, "duration_ms", dur))
-    goto fail;
-  if(!cJSON_AddItemToObject(s, "failing_rules", rules))
-    goto fail;
-  rules = NULL;
-  if(oc_json_get(doc, "summary")) {
-    if(!cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", s))
-      goto fail;
+  oc_json_put(&oom, s, "total", cJSON_CreateNumber((double)c.total));
+  oc_json_put(&oom, s, "pass", cJSON_CreateNumber((double)c.pass));
+  oc_json_put(&oom, s, "fail", cJSON_CreateNumber((double)c.fail));
+  oc_json_put(&oom, s, "error", cJSON_CreateNumber((double)c.error));
+  oc_json_put(&oom, s, "skip", cJSON_CreateNumber((double)c.skip));
+  oc_json_put(&oom, s, "warnings", cJSON_CreateNumber((double)c.warnings));
+  if(isfinite(dur) && dur >= 0)
+    oc_json_put(&oom, s, "duration_ms", cJSON_CreateNumber(dur));
+  oc_json_put(&oom, s, "failing_rules", oc_results_failing_rules(doc));
+  if(oom) {
+    cJSON_Delete(s);
+    return OC_ENOMEM;
   }
-  else if(!cJSON_AddItemToObject(doc, "summary", s))
-    goto fail;
-  return OC_OK;
-fail:
-  cJSON_Delete(rules);
-  cJSON_Delete(s);
-  return OC_ENOMEM;
+  oc_json_set(&oom, doc, "summary", s);
+  return oom ? OC_ENOMEM : OC_OK;
 }
 
 /* ---- checking a document ---------------------------------------------- */
@@ -220,15 +201,12 @@ static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
 {
-  if(c->failed)
-    return;
-  c->failed = 1;
-  char msg[512];
+  char where[1024];
+  snprintf(where, sizeof(where), "%s: at %s", c->file, *ptr ? ptr : "/ (the root)");
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  oc_errv(&c->failed, c->err, c->errlen, where, fmt, ap);
   va_end(ap);
-  snprintf(c->err, c->errlen, "%s: at %s: %s", c->file, *ptr ? ptr : "/ (the root)", msg);
 }
 
 /* base + "/" + key into out (JSON pointers here are short: fixed member
@@ -674,25 +652,21 @@ char *oc_results_scrub_command(const char *cmd)
     const char *tok = hit + 7;
     while(*tok == ' ')
       tok++;
-    if(oc_buf_add(&b, p, (size_t)(tok - p)))
-      return NULL;
+    oc_buf_add(&b, p, (size_t)(tok - p));
     if(*tok == '$') { /* already a variable reference */
       p = tok;
-      if(oc_buf_addc(&b, *p))
-        return NULL;
+      oc_buf_addc(&b, *p);
       p++;
       continue;
     }
     const char *end = tok;
     while(*end && *end != ' ' && *end != '"' && *end != '\'' && *end != '\\' && *end != '\n')
       end++;
-    if(oc_buf_adds(&b, end > tok ? "$OPENAI_API_KEY" : ""))
-      return NULL;
+    oc_buf_adds(&b, end > tok ? "$OPENAI_API_KEY" : "");
     p = end;
   }
-  if(oc_buf_adds(&b, p))
-    return NULL;
-  return oc_buf_take(&b, NULL);
+  oc_buf_adds(&b, p);
+  return oc_buf_take(&b, NULL); /* NULL when an add failed: never half a command */
 }
 
 char *oc_results_clean_url(const char *url)

@@ -80,7 +80,8 @@ cJSON *oc_results_load(const char *path, char *err, size_t errlen);
  *   OC_ESC_XML_ATTR   & < > " ' and tab, line feed as &#9; &#10;
  *   OC_ESC_HTML_TEXT  & < >
  *   OC_ESC_HTML_ATTR  & < > " '
- * An adder that fails frees the buffer (as oc_buf does). */
+ * An adder that fails leaves the buffer with its first error (as oc_buf
+ * does); the owner frees it. */
 enum oc_esc { OC_ESC_TEXT, OC_ESC_XML_TEXT, OC_ESC_XML_ATTR, OC_ESC_HTML_TEXT, OC_ESC_HTML_ATTR };
 int oc_esc_add(struct oc_buf *b, const char *s, size_t n, enum oc_esc mode);
 /* The same for a C string; NULL adds nothing. */

@@ -136,12 +136,12 @@ static int set_err(char *err, size_t errlen, int rc, const char *name, int line,
 static int set_err(char *err, size_t errlen, int rc, const char *name, int line, const char *fmt,
                    ...)
 {
-  char what[512];
+  char where[600];
+  snprintf(where, sizeof(where), "%s:%d", name, line);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof(what), fmt, ap);
+  oc_errv(NULL, err, errlen, where, fmt, ap);
   va_end(ap);
-  snprintf(err, errlen, "%s:%d: %s", name, line, what);
   return rc;
 }
 

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
+#include "deployment.h"
 #include "expect.h"
 #include "http.h"
-#include "client.h"
 #include "json.h"
 #include "matrix.h"
 #include "report.h"
@@ -25,7 +26,7 @@
 void oc_run_options_init(struct oc_run_options *o)
 {
   memset(o, 0, sizeof(*o));
-  o->jobs = 4;
+  o->jobs = 0;
   o->timeout_ms = 120000;
   o->idle_timeout_ms = 60000;
   o->connect_timeout_ms = 10000;
@@ -113,10 +114,25 @@ int oc_run_plan(struct oc_run *r)
     }
   }
   r->results = calloc(r->nitems + 1, sizeof(*r->results));
-  return r->results ? OC_OK : OC_ENOMEM;
+  r->in_flight = calloc(r->nitems + 1, sizeof(*r->in_flight));
+  r->deferred = calloc(r->nitems + 1, sizeof(*r->deferred));
+  return r->results && r->in_flight && r->deferred ? OC_OK : OC_ENOMEM;
 }
 
 /* ---- one case -------------------------------------------------------------------- */
+
+struct job;
+
+/* One target's live cases: at most limit in flight, the rest waiting. */
+struct tstate {
+  struct oc_target *target;
+  int limit;
+  int inflight;
+  struct job **running;     /* limit entries, NULL where free */
+  struct job **queue;       /* waiting, in plan order */
+  size_t nq, qhead;
+  struct oc_http *http;
+};
 
 struct job {
   struct oc_run *run;
@@ -132,6 +148,7 @@ struct job {
   enum oc_case_end end;
   char reason[700];
   cJSON *retries;
+  int retries_oom;          /* a retry could not be written down */
   uint64_t t_start;
   const char *source;
   struct oc_cassette rec; /* record mode */
@@ -139,6 +156,11 @@ struct job {
   struct oc_headers send_headers;
   char *url;
   int unmatched;
+  struct tstate *ts;        /* live */
+  int max_in_flight;        /* on its target, while it ran */
+  int slot;                 /* its index in ts->running */
+  int rerun;                /* this is the run alone after a shared-context failure */
+  cJSON *first;             /* rerun: what the first attempt gave */
 };
 
 static void job_free(struct job *j)
@@ -152,6 +174,7 @@ static void job_free(struct job *j)
     oc_cassette_free(&j->rec);
   oc_headers_free(&j->send_headers);
   free(j->url);
+  cJSON_Delete(j->first);
   free(j);
 }
 
@@ -175,6 +198,40 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   j->check.strict = r->opts->strict;
   j->check.clients = r->opts->clients;
   return j;
+}
+
+/* What the deployment's facts say about a result: the server's wait
+ * time, the diagnoses, how many requests were in flight, and for a case
+ * run again alone, what the first attempt gave. */
+static void annotate(struct job *j, cJSON *res)
+{
+  if(!res)
+    return;
+  struct oc_target *t = j->item->target;
+  int oom = 0; /* out of memory: the result lacks these notes, nothing else */
+  oc_deployment_timing(res);
+  struct oc_diag_context ctx = { j->max_in_flight, -1, NULL };
+  oc_deployment_diagnose(&t->deployment, res, &ctx);
+  if(t->live && j->max_in_flight > 0) {
+    cJSON *c = oc_json_put(&oom, res, "concurrency", cJSON_CreateObject());
+    if(c) {
+      oc_json_put(&oom, c, "in_flight", cJSON_CreateNumber(j->max_in_flight));
+      int slots = oc_deployment_slots(&t->deployment);
+      if(slots)
+        oc_json_put(&oom, c, "slots", cJSON_CreateNumber(slots));
+    }
+  }
+  if(j->first) {
+    oc_json_put(&oom, res, "rerun", j->first);
+    j->first = NULL;
+  }
+}
+
+static int needs_rerun(const struct oc_run *r, const struct job *j, const cJSON *res)
+{
+  const cJSON *dg = oc_result_diagnosis(res);
+  return r->opts->rerun_alone && j->item->target->live && j->max_in_flight > 1 && dg &&
+         oc_streq(oc_json_str(dg, "id"), "shared-context");
 }
 
 /* A router's answer must come from the model the request named. */
@@ -211,9 +268,16 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
       oc_strlcpy(j->reason, why, sizeof(j->reason));
     }
   }
-  if(j->check.oom)
-    oc_warn("%s/%s: memory ran out while recording findings; some may be missing",
-            j->item->kase->suite, j->item->kase->name);
+  if(!j->check.oom && j->resp_started && j->resp.status && !response)
+    j->check.oom = 1;
+  if(j->check.oom || j->retries_oom) {
+    /* a verdict from part of the findings would be a guess: the case is
+     * an error that says why */
+    j->end = OC_END_ERROR;
+    oc_strlcpy(j->reason, "oacheck ran out of memory while checking this case; its findings are incomplete",
+               sizeof(j->reason));
+    oc_error("%s/%s: out of memory while checking", j->item->kase->suite, j->item->kase->name);
+  }
   struct oc_case_outcome o;
   memset(&o, 0, sizeof(o));
   o.target = j->item->target;
@@ -230,8 +294,10 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
   o.verdicts = j->resp_started && j->resp.judged ? j->resp.verdicts : NULL;
-  o.checklist = oc_row_of(o.kase->suite, o.kase->tags, o.kase->ntags, j->req_built ? &j->info : NULL);
+  o.checklist = oc_row_name(oc_row_of(o.kase->suite, o.kase->tags, o.kase->ntags,
+                                      j->req_built ? &j->info : NULL));
   cJSON *res = oc_result_json(&o);
+  annotate(j, res);
   cJSON_Delete(o.retries);
   cJSON_Delete(o.response);
   cJSON_Delete(message);
@@ -254,7 +320,17 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
       oc_error("cannot record %s: %s", name, file ? err : "out of memory");
     free(file);
   }
-  r->results[j->item->index] = res;
+  size_t idx = j->item->index;
+  r->in_flight[idx] = j->max_in_flight;
+  cJSON_Delete(r->results[idx]);
+  r->results[idx] = res;
+  /* a shared-context failure with others in flight is not the verdict yet:
+   * the case runs again alone (oc_run_execute), and that one is shown */
+  if(!j->rerun && needs_rerun(r, j, res)) {
+    r->deferred[idx] = 1;
+    job_free(j);
+    return;
+  }
   r->done++;
   if(r->on_result && res)
     r->on_result(r->ud, j->item, res, r->done, r->nitems);
@@ -412,24 +488,21 @@ static int on_body(void *ud, const void *p, size_t n, uint64_t t)
 static void on_retry(void *ud, int attempt, int status, long delay_ms)
 {
   struct job *j = ud;
+  int oom = 0;
   if(!j->retries)
     j->retries = cJSON_CreateArray();
-  cJSON *o = cJSON_CreateObject();
-  if(!j->retries || !o) {
-    cJSON_Delete(o);
-    return;
-  }
-  cJSON_AddNumberToObject(o, "attempt", attempt);
-  cJSON_AddNumberToObject(o, "status", status);
-  cJSON_AddNumberToObject(o, "delay_ms", (double)delay_ms);
-  cJSON_AddItemToArray(j->retries, o);
+  cJSON *o = oc_json_put(&oom, j->retries, NULL, cJSON_CreateObject());
+  oc_json_put(&oom, o, "attempt", cJSON_CreateNumber(attempt));
+  oc_json_put(&oom, o, "status", cJSON_CreateNumber(status));
+  oc_json_put(&oom, o, "delay_ms", cJSON_CreateNumber((double)delay_ms));
+  if(oom) /* the result then says so instead of leaving a retry out */
+    j->retries_oom = 1;
   oc_info("%s/%s: HTTP %d, retrying in %ld ms (attempt %d)", j->item->kase->suite,
           j->item->kase->name, status, delay_ms, attempt + 1);
 }
 
-static void on_done(void *ud, const struct oc_http_outcome *o)
+static void job_done(struct job *j, const struct oc_http_outcome *o)
 {
-  struct job *j = ud;
   if(j->unmatched) {
     j->end = OC_END_SKIP;
     oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
@@ -473,6 +546,8 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
   /* what arrived is decoded either way: a cut stream is still examined */
   finish_job(j, complete, o->t_done);
 }
+
+static void on_done(void *ud, const struct oc_http_outcome *o);
 
 static int submit_live(struct job *j, struct oc_http *http)
 {
@@ -519,15 +594,84 @@ static int submit_live(struct job *j, struct oc_http *http)
   return oc_http_submit(http, &rq, &cb, j);
 }
 
-int oc_run_execute(struct oc_run *r)
+/* Start waiting cases of one target while it has room. */
+static void pump(struct tstate *ts)
 {
-  struct oc_http *http = NULL;
+  while(ts->inflight < ts->limit && ts->qhead < ts->nq) {
+    struct job *j = ts->queue[ts->qhead];
+    ts->queue[ts->qhead++] = NULL;
+    int slot = 0;
+    while(ts->running[slot])
+      slot++;
+    j->slot = slot;
+    ts->running[slot] = j;
+    ts->inflight++;
+    for(int k = 0; k < ts->limit; k++)
+      if(ts->running[k] && ts->running[k]->max_in_flight < ts->inflight)
+        ts->running[k]->max_in_flight = ts->inflight;
+    if(submit_live(j, ts->http)) {
+      ts->running[slot] = NULL;
+      ts->inflight--;
+      j->end = OC_END_ERROR;
+      oc_strlcpy(j->reason, "the request could not be submitted", sizeof(j->reason));
+      finish_job(j, 1, 0);
+    }
+  }
+}
+
+static void on_done(void *ud, const struct oc_http_outcome *o)
+{
+  struct job *j = ud;
+  struct tstate *ts = j->ts;
+  ts->running[j->slot] = NULL;
+  ts->inflight--;
+  job_done(j, o);
+  pump(ts);
+}
+
+static int target_limit(const struct oc_run *r, const struct oc_target *t, int alone)
+{
+  if(alone)
+    return 1;
+  int n = r->opts->jobs > 0 ? r->opts->jobs : t->jobs > 0 ? t->jobs : 4;
+  return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
+/* Run the plan items idx[0..n) (idx NULL: the first n); alone: one in
+ * flight per target, each job carrying firsts[k], what its first attempt
+ * gave. */
+static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone, cJSON **firsts)
+{
   int rc = OC_OK;
-  for(size_t i = 0; i < r->nitems; i++) {
-    struct oc_plan_item *it = &r->items[i];
+  struct tstate *ts = calloc(r->ntargets ? r->ntargets : 1, sizeof(*ts));
+  if(!ts)
+    return OC_ENOMEM;
+  int total = 0;
+  for(size_t t = 0; t < r->ntargets; t++) {
+    ts[t].target = &r->targets[t];
+    ts[t].limit = target_limit(r, &r->targets[t], alone);
+    ts[t].running = calloc((size_t)ts[t].limit, sizeof(*ts[t].running));
+    ts[t].queue = calloc(n ? n : 1, sizeof(*ts[t].queue));
+    if(!ts[t].running || !ts[t].queue) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    if(r->targets[t].live)
+      total += ts[t].limit;
+  }
+  int queued = 0;
+  for(size_t k = 0; k < n; k++) {
+    struct oc_plan_item *it = &r->items[idx ? idx[k] : k];
     struct job *j = job_new(r, it);
-    if(!j)
-      return OC_ENOMEM;
+    if(!j) {
+      rc = OC_ENOMEM;
+      goto out;
+    }
+    if(firsts) {
+      j->rerun = 1;
+      j->first = firsts[k];
+      firsts[k] = NULL;
+    }
     if(!prepare(j)) {
       finish_job(j, 1, 0);
       continue;
@@ -536,23 +680,104 @@ int oc_run_execute(struct oc_run *r)
       run_replay(j);
       continue;
     }
-    if(!http && !(http = oc_http_new(r->opts->jobs > 0 ? r->opts->jobs : 1))) {
-      job_free(j);
-      return OC_ENOMEM;
-    }
-    if(submit_live(j, http)) {
-      j->end = OC_END_ERROR;
-      oc_strlcpy(j->reason, "the request could not be submitted", sizeof(j->reason));
-      finish_job(j, 1, 0);
+    struct tstate *s = &ts[it->target - r->targets];
+    j->ts = s;
+    s->queue[s->nq++] = j;
+    queued = 1;
+  }
+  if(!queued)
+    goto out;
+  struct oc_http *http = oc_http_new(total > 0 ? total : 1);
+  if(!http) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  for(size_t t = 0; t < r->ntargets; t++) {
+    ts[t].http = http;
+    pump(&ts[t]);
+  }
+  oc_http_run(http, -1);
+  oc_http_free(http);
+out:
+  for(size_t t = 0; t < r->ntargets; t++) {
+    for(size_t k = ts[t].qhead; ts[t].queue && k < ts[t].nq; k++)
+      if(ts[t].queue[k])
+        job_free(ts[t].queue[k]);
+    free(ts[t].running);
+    free(ts[t].queue);
+  }
+  free(ts);
+  return rc;
+}
+
+/* What a case's first attempt gave, for its run alone. */
+static cJSON *first_attempt(const cJSON *res, int in_flight)
+{
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  if(!o)
+    return NULL;
+  oc_json_put_str(&oom, o, "status", oc_json_str(res, "status") ? oc_json_str(res, "status") : "fail");
+  oc_json_put(&oom, o, "in_flight", cJSON_CreateNumber(in_flight));
+  cJSON *rules = oc_json_put(&oom, o, "rules", cJSON_CreateArray());
+  const char *msg = NULL;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(res, "findings"))
+  {
+    if(!oc_streq(oc_json_str(f, "severity"), "error") || oc_json_bool(f, "allowed", 0))
       continue;
+    const char *rule = oc_json_str(f, "rule");
+    if(rule && rules)
+      oc_json_put(&oom, rules, NULL, cJSON_CreateString(rule));
+    if(!msg)
+      msg = oc_json_str(f, "message");
+  }
+  if(msg)
+    oc_json_put_str(&oom, o, "message", msg);
+  const cJSON *dg = oc_result_diagnosis(res);
+  if(dg)
+    oc_json_put(&oom, o, "diagnosis", cJSON_Duplicate(dg, 1));
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+int oc_run_execute(struct oc_run *r)
+{
+  int rc = execute(r, NULL, r->nitems, 0, NULL);
+  if(rc)
+    return rc;
+  /* the cases that ran out of a shared context while others were in
+   * flight, and were held back by finish_job: once more, one at a time */
+  size_t n = 0;
+  for(size_t i = 0; i < r->nitems; i++)
+    n += r->results[i] && r->deferred[i];
+  if(!n)
+    return OC_OK;
+  size_t *idx = calloc(n, sizeof(*idx));
+  cJSON **firsts = calloc(n, sizeof(*firsts));
+  if(!idx || !firsts) {
+    free(idx);
+    free(firsts);
+    return OC_ENOMEM;
+  }
+  size_t k = 0;
+  for(size_t i = 0; i < r->nitems; i++)
+    if(r->results[i] && r->deferred[i]) {
+      idx[k] = i;
+      firsts[k++] = first_attempt(r->results[i], r->in_flight[i]);
+      r->deferred[i] = 0;
     }
-    /* keep the queue moving while submitting, so results stream out */
-    oc_http_run(http, 0);
-  }
-  if(http) {
-    oc_http_run(http, -1);
-    oc_http_free(http);
-  }
+  oc_info("%zu case%s ran out of the target's shared context while other requests were in "
+          "flight: running %s again, one at a time", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+  r->reruns += n;
+  rc = execute(r, idx, n, 1, firsts);
+  for(size_t i = 0; i < n; i++)
+    cJSON_Delete(firsts[i]);
+  free(idx);
+  free(firsts);
   return rc;
 }
 
@@ -570,26 +795,28 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
                                   command);
   if(!doc)
     return NULL;
+  int oom = 0;
   cJSON *meta = oc_json_obj(doc, "oacheck");
-  cJSON *suites = cJSON_AddArrayToObject(meta, "suites");
-  for(size_t i = 0; suites && i < r->suites->count; i++)
-    cJSON_AddItemToArray(suites, cJSON_CreateString(r->suites->items[i].name));
-  cJSON *sh = r->opts->shard ? oc_shard_json(r->opts->shard) : NULL;
-  if(sh)
-    cJSON_AddItemToObject(meta, "shard", sh);
-  cJSON *policy = oc_verdict_policy_json(r->opts->strict, r->opts->clients);
-  if(policy)
-    cJSON_AddItemToObject(meta, "policy", policy);
+  cJSON *suites = oc_json_put(&oom, meta, "suites", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < r->suites->count; i++)
+    oc_json_put(&oom, suites, NULL, cJSON_CreateString(r->suites->items[i].name));
+  /* a run of one shard has none (oc_shard_json says NULL); else NULL is
+   * memory running out */
+  if(r->opts->shard && r->opts->shard->n > 1)
+    oc_json_put(&oom, meta, "shard", oc_shard_json(r->opts->shard));
+  oc_json_put(&oom, meta, "policy", oc_verdict_policy_json(r->opts->strict, r->opts->clients));
   cJSON *targets = oc_json_arr(doc, "targets");
-  for(size_t i = 0; i < r->ntargets; i++) {
-    cJSON *t = oc_target_json(&r->targets[i]);
-    if(t)
-      cJSON_AddItemToArray(targets, t);
-  }
+  for(size_t i = 0; !oom && i < r->ntargets; i++)
+    oc_json_put(&oom, targets, NULL, oc_target_json(&r->targets[i]));
+  /* every case has a result (finish_job built it); a missing one is a
+   * result that could not be built, and the document would lie */
   cJSON *results = oc_json_arr(doc, "results");
-  for(size_t i = 0; i < r->nitems; i++)
-    if(r->results[i])
-      cJSON_AddItemToArray(results, cJSON_Duplicate(r->results[i], 1));
+  for(size_t i = 0; !oom && i < r->nitems; i++)
+    oc_json_put(&oom, results, NULL, r->results[i] ? cJSON_Duplicate(r->results[i], 1) : NULL);
+  if(oom) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
   return doc;
 }
 
@@ -598,6 +825,10 @@ void oc_run_free(struct oc_run *r)
   for(size_t i = 0; r->results && i < r->nitems; i++)
     cJSON_Delete(r->results[i]);
   free(r->results);
+  free(r->in_flight);
+  free(r->deferred);
+  r->in_flight = NULL;
+  r->deferred = NULL;
   free(r->items);
   r->results = NULL;
   r->items = NULL;

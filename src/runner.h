@@ -16,7 +16,8 @@
 #include "target.h"
 
 struct oc_run_options {
-  int jobs;                 /* live cases in flight (default 4) */
+  int jobs;                 /* live cases in flight per target: 0 = each target's own
+                               (oc_target.jobs, else 4) */
   long timeout_ms;          /* total per case (default 120 s) */
   long idle_timeout_ms;     /* no byte for this long (default 60 s) */
   long connect_timeout_ms;  /* default 10 s */
@@ -31,6 +32,9 @@ struct oc_run_options {
   const struct oc_ruleset *allow; /* --allow, or NULL */
   int keep_events;          /* keep the event log for reports (default 1) */
   const char *record_dir;   /* record mode: write a cassette per live case here */
+  int rerun_alone;          /* a case that ran out of a shared context while others were in
+                               flight runs again alone, and that is its result (set when the
+                               concurrency is the target's own, not --jobs) */
   int by_target;            /* plan every case of a target before the next target's */
   /* The verdict policy (verdict.h): --strict, and the clients whose break
    * fails a case (a bit per enum oc_client_id; default all six). */
@@ -63,6 +67,10 @@ struct oc_run {
   void *ud;
   size_t done;
   double started_ms;
+  int *in_flight;           /* per plan item: most requests in flight on its target while it
+                               ran (live), 0 for a replay */
+  size_t reruns;            /* cases run again alone (rerun_alone) */
+  unsigned char *deferred;  /* per plan item: held back for its run alone */
 };
 
 /* Build the plan from every case of every suite × every target, keeping
@@ -70,11 +78,15 @@ struct oc_run {
  * cases on every target): oc_shard_of (shard.c) by hash of suite/case or
  * by a durations table, so a case keeps its shard when others are added. */
 int oc_run_plan(struct oc_run *r);
-/* Run every planned case.  Returns OC_OK (case failures are results, not
- * errors) or OC_ENOMEM. */
+/* Run every planned case: replayed ones in plan order, live ones with at
+ * most jobs in flight per target (opts->jobs, else the target's own, else
+ * 4).  Each result gets the target's deployment diagnoses and the server's
+ * wait time (deployment.h).  Returns OC_OK (case failures are results,
+ * not errors) or OC_ENOMEM. */
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
- * deletes.  mode_note may be NULL. */
+ * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
+ * a case's result could not be built: never a document missing a case. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);

@@ -123,6 +123,7 @@ static void *pmap_get(const struct pmap *m, const void *k)
 static int pmap_put(struct pmap *m, const void *k, void *v)
 {
   if((m->n + 1) * 2 > m->cap) {
+    /* checksrc: a rehash into new tables, not an array grown in place */
     size_t ncap = m->cap ? m->cap * 2 : 64;
     const void **nk = calloc(ncap, sizeof(*nk));
     void **nv = calloc(ncap, sizeof(*nv));
@@ -445,8 +446,10 @@ static int remove_dots(struct oc_buf *out, const char *path, size_t n)
   struct oc_buf in;
   oc_buf_init(&in, OC_CAP_SCHEMA_PATH);
   int rc = oc_buf_add(&in, path, n);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&in);
     return rc;
+  }
   char *s = in.data ? in.data : (char *)"";
   size_t len = in.len, i = 0;
   while(i < len && !rc) {
@@ -558,8 +561,10 @@ static char *uri_resolve(const char *base, const char *ref)
   }
   if(!rc && r.has_frag && r.frag_len)
     rc = oc_buf_printf(&o, "#%s", r.frag);
-  if(rc)
+  if(rc) {
+    oc_buf_free(&o);
     return NULL;
+  }
   return oc_buf_take(&o, NULL);
 }
 
@@ -1011,6 +1016,7 @@ struct compiler {
   struct oc_buf path;  /* keyword location of what is being compiled */
   int depth;
   int failed;
+  int nomem;           /* memory ran out: the schema is not at fault */
   char *err;
   size_t errlen;
 };
@@ -1020,23 +1026,21 @@ static void cerr(struct compiler *c, const struct oc_jv *at, const char *fmt, ..
 
 static void cerr(struct compiler *c, const struct oc_jv *at, const char *fmt, ...)
 {
-  if(c->failed)
-    return;
-  c->failed = 1;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
+  char where[1024]; /* err is shorter still */
   const char *p = oc_buf_str(&c->path);
   if(at && at->offset)
-    snprintf(c->err, c->errlen, "schema at %s (byte %u): %s", *p ? p : "(root)", at->offset, msg);
+    snprintf(where, sizeof(where), "schema at %s (byte %u)", *p ? p : "(root)", at->offset);
   else
-    snprintf(c->err, c->errlen, "schema at %s: %s", *p ? p : "(root)", msg);
+    snprintf(where, sizeof(where), "schema at %s", *p ? p : "(root)");
+  va_list ap;
+  va_start(ap, fmt);
+  oc_errv(&c->failed, c->err, c->errlen, where, fmt, ap);
+  va_end(ap);
 }
 
 static void oom(struct compiler *c)
 {
+  c->nomem = 1;
   cerr(c, NULL, "out of memory");
 }
 
@@ -1080,16 +1084,12 @@ static int add_anchor(struct compiler *c, struct res *r, const char *name, size_
         r->anchors[i].dynamic = 1;
       return OC_OK;
     }
-  if(r->nanchors == r->capanchors) {
-    size_t ncap = r->capanchors ? r->capanchors * 2 : 4;
-    struct anchor *na = realloc(r->anchors, ncap * sizeof(*na));
-    if(!na) {
-      oom(c);
-      return OC_ENOMEM;
-    }
-    r->anchors = na;
-    r->capanchors = ncap;
+  struct anchor *na = oc_array_grow(r->anchors, &r->capanchors, r->nanchors + 1, sizeof(*na));
+  if(!na) {
+    oom(c);
+    return OC_ENOMEM;
   }
+  r->anchors = na;
   struct anchor *a = &r->anchors[r->nanchors];
   a->name = oc_strndup(name, len);
   if(!a->name) {
@@ -1486,9 +1486,9 @@ static char *seg2(const char *kw, const char *name, size_t n)
 {
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_SCHEMA_PATH);
-  if(oc_buf_printf(&b, "/%s", kw) || add_ptr_token(&b, name, n))
-    return NULL;
-  return oc_buf_take(&b, NULL);
+  oc_buf_printf(&b, "/%s", kw);
+  add_ptr_token(&b, name, n);
+  return oc_buf_take(&b, NULL); /* NULL when an add failed */
 }
 
 static int compile_sub_named(struct compiler *c, const struct oc_jv *jv, struct res *r,
@@ -1521,22 +1521,24 @@ static int add_regex(struct compiler *c, const struct oc_jv *at, const char *pat
                      struct oc_regex **out)
 {
   char rerr[256];
-  struct oc_regex *re = oc_regex_compile(pat, len, rerr, sizeof(rerr));
+  struct oc_regex *re;
+  if(oc_regex_compile_rc(pat, len, &re, rerr, sizeof(rerr)) == OC_ENOMEM) {
+    oom(c);
+    return OC_ENOMEM;
+  }
   if(!re) {
     cerr(c, at, "invalid regular expression \"%.*s\": %s", (int)(len > 200 ? 200 : len), pat, rerr);
     return OC_EPARSE;
   }
   struct oc_schema *s = c->s;
-  if(s->nregex == s->capregex) {
-    size_t ncap = s->capregex ? s->capregex * 2 : 8;
-    struct oc_regex **nr = realloc(s->regexes, ncap * sizeof(*nr));
+  {
+    struct oc_regex **nr = oc_array_grow(s->regexes, &s->capregex, s->nregex + 1, sizeof(*nr));
     if(!nr) {
       oc_regex_free(re);
       oom(c);
       return OC_ENOMEM;
     }
     s->regexes = nr;
-    s->capregex = ncap;
   }
   s->regexes[s->nregex++] = re;
   *out = re;
@@ -1585,16 +1587,12 @@ struct oplist {
 
 static struct op *op_add(struct compiler *c, struct oplist *l, int code, const char *kw, unsigned itype)
 {
-  if(l->n == l->cap) {
-    size_t ncap = l->cap ? l->cap * 2 : 8;
-    struct op *no = realloc(l->ops, ncap * sizeof(*no));
-    if(!no) {
-      oom(c);
-      return NULL;
-    }
-    l->ops = no;
-    l->cap = ncap;
+  struct op *no = oc_array_grow(l->ops, &l->cap, l->n + 1, sizeof(*no));
+  if(!no) {
+    oom(c);
+    return NULL;
   }
+  l->ops = no;
   struct op *o = &l->ops[l->n++];
   memset(o, 0, sizeof(*o));
   o->code = (uint8_t)code;
@@ -2338,8 +2336,10 @@ void oc_schema_free(struct oc_schema *s)
 }
 
 static struct oc_schema *compile_common(struct oc_schema_registry *reg, const struct oc_jv *root,
-                                        const char *uri, unsigned flags, char *err, size_t errlen)
+                                        const char *uri, unsigned flags, int *rc, char *err,
+                                        size_t errlen)
 {
+  *rc = OC_ENOMEM;
   struct compiler c;
   memset(&c, 0, sizeof(c));
   c.reg = reg;
@@ -2378,8 +2378,23 @@ static struct oc_schema *compile_common(struct oc_schema_registry *reg, const st
     oc_schema_free(c.s);
     c.s = NULL;
   }
+  *rc = c.s ? OC_OK : c.nomem ? OC_ENOMEM : OC_EPARSE;
   struct oc_schema *s = c.s;
   compiler_free(&c);
+  return s;
+}
+
+static struct oc_schema *compile_jv_rc(struct oc_schema_registry *r, const struct oc_jv *schema,
+                                       const char *base_uri, unsigned flags, int *rc, char *err,
+                                       size_t errlen)
+{
+  char *base = base_uri ? normalize_uri(base_uri) : NULL;
+  struct oc_schema *s = base_uri && !base ? NULL : compile_common(r, schema, base, flags, rc, err, errlen);
+  if(base_uri && !base) {
+    *rc = OC_ENOMEM;
+    snprintf(err, errlen, "out of memory");
+  }
+  free(base);
   return s;
 }
 
@@ -2387,32 +2402,41 @@ struct oc_schema *oc_schema_compile_jv(struct oc_schema_registry *r, const struc
                                        const char *base_uri, unsigned flags, char *err,
                                        size_t errlen)
 {
-  char *base = base_uri ? normalize_uri(base_uri) : NULL;
-  struct oc_schema *s = compile_common(r, schema, base, flags, err, errlen);
-  free(base);
-  return s;
+  int rc;
+  return compile_jv_rc(r, schema, base_uri, flags, &rc, err, errlen);
+}
+
+int oc_schema_compile_rc(struct oc_schema_registry *r, const cJSON *schema, const char *base_uri,
+                         unsigned flags, struct oc_schema **out, char *err, size_t errlen)
+{
+  struct oc_jdoc d;
+  oc_jdoc_init(&d);
+  *out = NULL;
+  int rc = schema ? oc_jdoc_from_cjson(&d, schema) : OC_EPARSE;
+  if(rc || !d.root) {
+    oc_jdoc_free(&d);
+    snprintf(err, errlen, "schema cannot be read (%s)", rc == OC_ENOMEM ? "out of memory" : "not JSON");
+    return rc == OC_ENOMEM ? OC_ENOMEM : OC_EPARSE;
+  }
+  *out = compile_jv_rc(r, d.root, base_uri, flags, &rc, err, errlen);
+  oc_jdoc_free(&d);
+  return rc;
 }
 
 struct oc_schema *oc_schema_compile(struct oc_schema_registry *r, const cJSON *schema,
                                     const char *base_uri, unsigned flags, char *err,
                                     size_t errlen)
 {
-  struct oc_jdoc d;
-  oc_jdoc_init(&d);
-  if(!schema || oc_jdoc_from_cjson(&d, schema) || !d.root) {
-    oc_jdoc_free(&d);
-    snprintf(err, errlen, "schema cannot be read (out of memory or not JSON)");
-    return NULL;
-  }
-  struct oc_schema *s = oc_schema_compile_jv(r, d.root, base_uri, flags, err, errlen);
-  oc_jdoc_free(&d);
+  struct oc_schema *s;
+  oc_schema_compile_rc(r, schema, base_uri, flags, &s, err, errlen);
   return s;
 }
 
 struct oc_schema *oc_schema_compile_uri(struct oc_schema_registry *r, const char *uri,
                                         unsigned flags, char *err, size_t errlen)
 {
-  return compile_common(r, NULL, uri, flags, err, errlen);
+  int rc;
+  return compile_common(r, NULL, uri, flags, &rc, err, errlen);
 }
 
 /* ======================================================================
@@ -3042,7 +3066,7 @@ static void report(struct vctx *c, const char *kw, const char *seg, const struct
   int mrc = oc_buf_vprintf(&msg, fmt, ap);
   va_end(ap);
   if(mrc == OC_ETOOBIG) { /* a message is cut, never lost */
-    oc_buf_init(&msg, OC_CAP_MESSAGE);
+    oc_buf_reset(&msg);
     mrc = oc_buf_adds(&msg, "(message too long)");
   }
   if(rc || mrc) {
@@ -3216,11 +3240,13 @@ static int first_reason(struct vctx *c, const struct sub *s, const struct oc_jv 
     rc = oc_buf_adds(&why, "(no reason recorded)");
   oc_schema_result_free(&tmp);
   if(rc == OC_ETOOBIG) {
-    oc_buf_init(&why, OC_CAP_MESSAGE);
+    oc_buf_reset(&why);
     rc = oc_buf_adds(&why, "(reason too long)");
   }
-  if(rc)
+  if(rc) {
+    oc_buf_free(&why);
     return rc;
+  }
   size_t n = why.len, max = OC_CAP_MESSAGE / 8;
   if(n > max) {
     n = max;

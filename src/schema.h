@@ -67,6 +67,11 @@ struct oc_schema;
 struct oc_schema *oc_schema_compile(struct oc_schema_registry *r, const cJSON *schema,
                                     const char *base_uri, unsigned flags, char *err,
                                     size_t errlen);
+/* The same, saying why it failed: OC_OK with *out set, OC_EPARSE for a
+ * schema at fault (err says where), OC_ENOMEM when memory ran out (the
+ * schema may be fine). */
+int oc_schema_compile_rc(struct oc_schema_registry *r, const cJSON *schema, const char *base_uri,
+                         unsigned flags, struct oc_schema **out, char *err, size_t errlen);
 /* The same from a jdoc value (keeps U+0000 in strings; byte offsets of
  * schema problems are reported as "byte N"). */
 struct oc_schema *oc_schema_compile_jv(struct oc_schema_registry *r, const struct oc_jv *schema,

@@ -78,6 +78,8 @@ struct oc_server {
   struct MHD_Daemon *daemon;
   const struct oc_cassette_store *store;
   struct prep *prep; /* one per store item */
+  struct oc_overload *overload; /* --overload, or NULL */
+  struct prep *oprep;           /* one per item of the overload's store */
   double speed;
   struct oc_faults faults;
   int port;
@@ -267,7 +269,7 @@ int oc_faults_merge(struct oc_faults *base, const struct oc_faults *over)
 void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
 {
   struct oc_buf b;
-  oc_buf_init(&b, outlen ? outlen - 1 : 0);
+  oc_buf_init(&b, OC_CAP_MESSAGE);
   const char *sep = "";
 #define NUM(field, name)                                                                           \
   if(f->field >= 0) {                                                                              \
@@ -291,8 +293,14 @@ void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
   }
   if(f->content_type)
     oc_buf_printf(&b, "%scontent-type=%s", sep, f->content_type);
-  if(outlen)
-    oc_strlcpy(out, oc_buf_str(&b), outlen);
+  /* checked once: what does not fit is cut at the end and says so, never
+   * left out from the middle */
+  if(outlen) {
+    if(oc_buf_error(&b) == OC_ENOMEM)
+      oc_strlcpy(out, "(out of memory)", outlen);
+    else if(oc_strlcpy(out, oc_buf_str(&b), outlen) >= outlen || oc_buf_error(&b))
+      oc_strlcpy(out + (outlen > 4 ? outlen - 4 : 0), "...", outlen > 4 ? 4 : outlen);
+  }
   oc_buf_free(&b);
 }
 
@@ -545,6 +553,7 @@ struct plan {
   size_t *wire_write; /* the write chunk i holds */
   size_t nchunks;
   uint64_t progress_at; /* the last time the socket took bytes */
+  struct oc_overload_ticket ticket; /* --overload: given back with the last byte */
 };
 
 static void plan_free(void *cls)
@@ -552,6 +561,7 @@ static void plan_free(void *cls)
   struct plan *p = cls;
   if(!p)
     return;
+  oc_overload_leave(&p->ticket);
   free(p->owned_body);
   free(p->owned_w);
   free(p->wire);
@@ -562,14 +572,12 @@ static void plan_free(void *cls)
 
 static int push_write(struct write **w, size_t *n, size_t *alloc, size_t end, uint64_t t)
 {
-  if(*n == *alloc) {
-    if(*n >= OC_CAP_CASSETTE_PIECES * 2)
-      return OC_ETOOBIG;
-    struct write *v = oc_array_grow(*w, alloc, *n + 1, sizeof(*v));
-    if(!v)
-      return OC_ENOMEM;
-    *w = v;
-  }
+  if(*n >= OC_CAP_CASSETTE_PIECES * 2)
+    return OC_ETOOBIG;
+  struct write *v = oc_array_grow(*w, alloc, *n + 1, sizeof(*v));
+  if(!v)
+    return OC_ENOMEM;
+  *w = v;
   (*w)[*n].end = end;
   (*w)[*n].t_ns = t;
   (*n)++;
@@ -663,6 +671,15 @@ static int prep_build(struct prep *pr, const struct oc_cassette *c)
 
 /* Build the writes for cassette c under faults f.  The body and the
  * writes stay the cassette's unless a fault rewrites them. */
+/* A recording's prepared writes: from the main store, or --overload's. */
+static const struct prep *prep_of(const struct oc_server *srv, const struct oc_cassette *c)
+{
+  const struct oc_cassette_store *m = srv->store;
+  if(c >= m->items && c < m->items + m->count)
+    return &srv->prep[c - m->items];
+  return &srv->oprep[c - srv->overload->store.items];
+}
+
 static int plan_build(struct plan *p, const struct oc_cassette *c, const struct prep *pr,
                       const struct oc_faults *f)
 {
@@ -775,9 +792,11 @@ static uint64_t write_deadline(const struct plan *p)
 /* The ordinary way: one write per call, each a chunk of its own. */
 static ssize_t read_writes(struct plan *p, char *buf, size_t max)
 {
-  if(p->pos >= p->limit || p->cur >= p->nw)
+  if(p->pos >= p->limit || p->cur >= p->nw) {
+    oc_overload_leave(&p->ticket);
     return p->abort_at_limit ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
+  }
   if(!p->cur_started) {
     if(!p->deadline)
       p->deadline = write_deadline(p);
@@ -796,6 +815,8 @@ static ssize_t read_writes(struct plan *p, char *buf, size_t max)
     n = max;
   memcpy(buf, p->body + p->pos, n);
   p->pos += n;
+  if(p->pos >= p->len)
+    oc_overload_leave(&p->ticket); /* before the client can see the end */
   if(p->pos >= p->w[p->cur].end) {
     p->cur++;
     p->cur_started = 0;
@@ -818,15 +839,15 @@ static int build_wire(struct plan *p)
     size_t start = i ? p->w[i - 1].end : 0;
     if(p->w[i].end <= start)
       continue;
-    if(oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start) ||
-       oc_buf_add(&b, p->body + start, p->w[i].end - start) || oc_buf_add(&b, "\r\n", 2))
-      return OC_ENOMEM; /* the buffer freed itself */
+    oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start);
+    oc_buf_add(&b, p->body + start, p->w[i].end - start);
+    oc_buf_add(&b, "\r\n", 2);
     p->wire_end[n] = b.len;
     p->wire_write[n++] = i;
   }
   p->nchunks = n;
   p->wire_len = p->wire_stop = b.len;
-  p->wire = oc_buf_take(&b, NULL);
+  p->wire = oc_buf_take(&b, NULL); /* checked once: NULL when an add failed */
   return p->wire ? OC_OK : OC_ENOMEM;
 }
 
@@ -870,6 +891,7 @@ static ssize_t write_direct(struct plan *p, char *buf, size_t max)
     p->progress_at = now;
   }
   if(p->wire_pos == p->wire_len) {
+    oc_overload_leave(&p->ticket); /* the library's end of the body is still to come */
     direct_off(p, p->nw);
     return MHD_CONTENT_READER_END_OF_STREAM;
   }
@@ -914,6 +936,7 @@ struct req {
   struct conn *cc;
   int corked;          /* TCP_CORK set for this answer; lifted when it is done */
   int http11;          /* the request was HTTP/1.1: a body of unknown size is chunked */
+  struct oc_overload_ticket ticket; /* --overload: counted in flight until answered */
   /* REQ_HEAD_WAIT: what to send when the head may go */
   const struct oc_cassette *c;
   struct plan *plan;
@@ -948,6 +971,7 @@ static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
   budget_set(srv, r, 0);
   oc_keyer_free(&r->key);
   plan_free(r->plan);
+  oc_overload_leave(&r->ticket);
   oc_faults_free(&r->f);
   free(r);
   *con_cls = NULL;
@@ -1018,26 +1042,31 @@ static enum MHD_Result answer_unmatched(struct oc_server *srv, struct MHD_Connec
   struct oc_buf msg, list;
   oc_buf_init(&msg, OC_CAP_MESSAGE);
   oc_buf_init(&list, OC_CAP_MESSAGE);
+  /* every piece is bounded so that the whole fits OC_CAP_MESSAGE: five
+   * names and routes of at most 300 bytes, the client's name and URL */
   for(size_t i = 0; i < n; i++)
-    oc_buf_printf(&list, "%s%s (%s %s)", i ? ", " : "", near[i]->name, near[i]->method,
+    oc_buf_printf(&list, "%s%.200s (%.16s %.80s)", i ? ", " : "", near[i]->name, near[i]->method,
                   near[i]->path);
   if(name)
-    oc_buf_printf(&msg, "no recording named '%s' (X-Oacheck-Case)", name);
+    oc_buf_printf(&msg, "no recording named '%.300s' (X-Oacheck-Case)", name);
   else
-    oc_buf_printf(&msg, "no recording matches %s %s with this body (request key %.12s)", method,
-                  url, key);
+    oc_buf_printf(&msg, "no recording matches %.16s %.300s with this body (request key %.12s)",
+                  method, url, key);
   oc_buf_printf(&msg, "; nearest: %s", n ? oc_buf_str(&list) : "none (no recordings loaded)");
   oc_info("%s %s -> 404 not recorded%s%s", method, url, name ? " as " : "", name ? name : "");
   struct oc_buf names;
   oc_buf_init(&names, OC_CAP_MESSAGE);
   for(size_t i = 0; i < n; i++)
-    oc_buf_printf(&names, "%s%s", i ? ", " : "", near[i]->name);
+    oc_buf_printf(&names, "%s%.200s", i ? ", " : "", near[i]->name);
   enum MHD_Result ret;
   cJSON *root = cJSON_CreateObject();
   cJSON *e = cJSON_AddObjectToObject(root, "error");
   char *text = NULL;
   struct MHD_Response *resp = NULL;
   ret = MHD_NO;
+  /* checked once: only memory can fail them (see above) */
+  if(oc_buf_error(&list) || oc_buf_error(&msg) || oc_buf_error(&names))
+    goto out;
   if(!e || !cJSON_AddStringToObject(e, "message", oc_buf_str(&msg)) ||
      !cJSON_AddStringToObject(e, "type", "not_found_error") ||
      !cJSON_AddNullToObject(e, "param") || !cJSON_AddStringToObject(e, "code", "not_recorded") ||
@@ -1082,7 +1111,7 @@ static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *
                                   struct req *r)
 {
   const struct oc_cassette *c = r->c;
-  const struct prep *pr = &srv->prep[c - srv->store->items];
+  const struct prep *pr = prep_of(srv, c);
   const struct oc_faults *f = &r->f;
   struct plan *p = r->plan;
   /* A recording that was chunked stays chunked; one with a length gets
@@ -1140,8 +1169,9 @@ static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connec
   p->t0 = r->t0;
   p->speed = srv->speed;
   p->paced = srv->speed > 0 && c->timing_recorded;
+  oc_overload_hand(&p->ticket, &r->ticket);
   r->plan = p;
-  if(plan_build(p, c, &srv->prep[c - srv->store->items], &r->f))
+  if(plan_build(p, c, prep_of(srv, c), &r->f))
     return answer_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error", "replay_failed",
                         "oacheck serve could not prepare this recording (out of memory?)", NULL,
                         NULL);
@@ -1179,14 +1209,11 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
   char key[65] = "";
-  const struct oc_cassette *c;
-  if(name)
-    c = oc_cassette_store_find_name(srv->store, name);
-  else {
-    if(oc_keyer_end(&r->key, key))
-      return MHD_NO;
-    c = oc_cassette_store_find_key(srv->store, key);
-  }
+  long busy = 0;
+  if(!name && oc_keyer_end(&r->key, key))
+    return MHD_NO;
+  /* more than --overload N in flight: the overloaded recordings answer */
+  const struct oc_cassette *c = oc_overload_find(srv->overload, srv->store, key, name, &busy);
   if(!c) {
     size_t len = 0;
     const char *body = oc_keyer_body(&r->key, &len);
@@ -1210,8 +1237,8 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   }
   char desc[256];
   oc_faults_describe(&r->f, desc, sizeof(desc));
-  oc_info("%s %s -> %s (%d)%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc);
+  oc_info("%s %s -> %s (%d)%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
+          desc, busy ? " [overloaded: from the --overload recordings]" : "");
   r->c = c;
   return answer_recording(srv, conn, r);
 }
@@ -1266,6 +1293,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       cap = (size_t)declared;
     }
     oc_keyer_init(&r->key, cap);
+    oc_overload_enter(srv->overload, &r->ticket);
     /* the query is part of the request key (a router's ?model=): the
      * library hands over the path and the decoded arguments apart */
     struct oc_buf query, target;
@@ -1310,7 +1338,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   if(r->state != REQ_RECEIVING)
     return MHD_NO;
   conn_busy(srv, r->cc);
-  return answer_request(srv, conn, url, method, r);
+  enum MHD_Result ret = answer_request(srv, conn, url, method, r);
+  oc_overload_leave(&r->ticket); /* an answer of our own: out before it is sent */
+  return ret;
 }
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
@@ -1372,6 +1402,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
     return OC_ENOMEM;
   }
   srv->store = store;
+  srv->overload = opt->overload;
   srv->speed = opt->speed;
   srv->max_body = opt->max_body ? opt->max_body : OC_SERVE_MAX_BODY;
   srv->body_budget = srv->max_body * BODY_BUDGET_FACTOR;
@@ -1401,6 +1432,12 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
       oc_warn("recording '%s' holds status %d, an interim (1xx) response: it is answered "
               "with 502", store->items[i].name, store->items[i].status);
   }
+  const struct oc_cassette_store *os = srv->overload ? &srv->overload->store : NULL;
+  if(os && os->count && !(srv->oprep = calloc(os->count, sizeof(*srv->oprep))))
+    goto out;
+  for(size_t i = 0; os && i < os->count; i++)
+    if(prep_build(&srv->oprep[i], &os->items[i]))
+      goto out;
   /* libmicrohttpd's own ceiling sits well above ours, so that it is this
    * server's policy (make room by closing the oldest waiting connection)
    * that decides, not a full pool thread turning a client away. */
@@ -1484,6 +1521,9 @@ void oc_server_stop(struct oc_server *s)
   for(size_t i = 0; s->prep && i < s->store->count; i++)
     free(s->prep[i].w);
   free(s->prep);
+  for(size_t i = 0; s->oprep && i < s->overload->store.count; i++)
+    free(s->oprep[i].w);
+  free(s->oprep);
   free(s->heap);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);

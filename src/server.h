@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "cassette.h"
+#include "overload.h"
 
 /* Bounds on fault values, so a typo cannot park a connection for days. */
 #define OC_FAULT_MAX_MS 600000L    /* drip and stall: at most 10 minutes */
@@ -60,6 +61,7 @@ struct oc_server_options {
   long request_timeout_s; /* from opening (or the previous answer) to a complete
                              request: headers and body */
   long idle_timeout_s;    /* nothing sent or received for this long */
+  struct oc_overload *overload; /* --overload N=DIR, or NULL (borrowed, as store is) */
 };
 
 /* Fill *o with the defaults (127.0.0.1:8080, no pacing, no faults). */

@@ -379,11 +379,8 @@ static int add_ks(cJSON *arr, const unsigned char *k, long count, int want)
 {
   for(long i = 0; i < count; i++)
     if(!!k[i] == want) {
-      cJSON *v = cJSON_CreateNumber((double)(i + 1));
-      if(!v || !cJSON_AddItemToArray(arr, v)) {
-        cJSON_Delete(v);
+      if(oc_json_add(arr, NULL, cJSON_CreateNumber((double)(i + 1))))
         return OC_ENOMEM;
-      }
     }
   return OC_OK;
 }
@@ -461,10 +458,8 @@ cJSON *oc_shards_merge(const cJSON *const *docs, size_t n, int *nomem)
     goto nomem;
   for(size_t i = 0; i < nh; i++) {
     cJSON *o = cJSON_CreateObject(), *held, *missing;
-    if(!o || !cJSON_AddItemToArray(ts, o)) {
-      cJSON_Delete(o);
+    if(oc_json_add(ts, NULL, o))
       goto nomem;
-    }
     if(!cJSON_AddStringToObject(o, "target", hs[i].target) ||
        !(held = cJSON_AddArrayToObject(o, "held")) || !(missing = cJSON_AddArrayToObject(o, "missing")) ||
        add_ks(held, hs[i].k, count, 1) || add_ks(missing, hs[i].k, count, 0))
@@ -504,7 +499,7 @@ long oc_shards_problems(const cJSON *doc, struct oc_buf *text)
       problems++;
       if(text && oc_buf_printf(text, "shard %.0f of %.0f is missing for target %s: its cases did not run\n",
                                k->valuedouble, count, oc_json_str(t, "target") ?: "?"))
-        text = NULL; /* the buffer freed itself: count on, write no more */
+        text = NULL; /* the buffer keeps its error: count on, write no more */
     }
   }
   return problems;

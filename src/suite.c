@@ -148,23 +148,19 @@ static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t
   oc_buf_printf(err, "%s:%d:%d: %s\n", path, pos.line, pos.column, msg);
 }
 
-static int strs_add(const char ***arr, size_t *n, const char *s)
-{
-  const char **d = realloc(*arr, (*n + 1) * sizeof(**arr));
-  if(!d)
-    return OC_ENOMEM;
-  d[(*n)++] = s;
-  *arr = d;
-  return OC_OK;
-}
-
 static int add_strings(const char ***arr, size_t *n, const cJSON *list)
 {
+  size_t alloc = *n; /* what *arr has room for at least */
   const cJSON *it;
   cJSON_ArrayForEach(it, list)
   {
-    if(cJSON_IsString(it) && strs_add(arr, n, it->valuestring))
+    if(!cJSON_IsString(it))
+      continue;
+    const char **d = oc_array_grow(*arr, &alloc, *n + 1, sizeof(**arr));
+    if(!d)
       return OC_ENOMEM;
+    d[(*n)++] = it->valuestring;
+    *arr = d;
   }
   return OC_OK;
 }
@@ -370,7 +366,8 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     k++;
     s.ncases = k;
   }
-  struct oc_suite *d = realloc(set->items, (set->count + 1) * sizeof(*d));
+  size_t alloc = set->count; /* room for at least that: a suite set stays small */
+  struct oc_suite *d = oc_array_grow(set->items, &alloc, set->count + 1, sizeof(*d));
   if(!d) {
     rc = OC_ENOMEM;
     goto out;
@@ -429,10 +426,11 @@ int oc_suite_shipped(char ***paths, size_t *n)
   }
   struct dirent *e;
   int rc = OC_OK;
+  size_t alloc = 0;
   while((e = readdir(d))) {
     if(e->d_name[0] == '.' || !oc_endswith(e->d_name, ".json"))
       continue;
-    char **np = realloc(*paths, (*n + 1) * sizeof(*np));
+    char **np = oc_array_grow(*paths, &alloc, *n + 1, sizeof(*np));
     char *p = oc_path_join(dir, e->d_name);
     if(!np || !p) {
       free(p);
@@ -486,13 +484,18 @@ static cJSON *words(const struct oc_vars *vars, const char *spec, char *err, siz
   free(count);
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_FILE);
-  for(long i = 0; i < n; i++)
-    if((i && oc_buf_addc(&b, ' ')) || oc_buf_adds(&b, colon + 1)) {
-      snprintf(err, errlen, "${words:%s} is larger than the 64 MiB a request may be", spec);
-      return NULL;
-    }
-  cJSON *r = cJSON_CreateString(oc_buf_str(&b));
+  for(long i = 0; i < n && !oc_buf_error(&b); i++) {
+    if(i)
+      oc_buf_addc(&b, ' ');
+    oc_buf_adds(&b, colon + 1);
+  }
+  int rc = oc_buf_error(&b);
+  cJSON *r = rc ? NULL : cJSON_CreateString(oc_buf_str(&b));
   oc_buf_free(&b);
+  if(rc == OC_ETOOBIG)
+    snprintf(err, errlen, "${words:%s} is larger than the 64 MiB a request may be", spec);
+  else if(!r)
+    snprintf(err, errlen, "${words:%s}: out of memory", spec);
   return r;
 }
 
@@ -608,10 +611,11 @@ static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, char *err,
         cJSON_Delete(out);
         return NULL;
       }
-      if(cJSON_IsArray(in))
-        cJSON_AddItemToArray(out, v);
-      else
-        cJSON_AddItemToObject(out, it->string, v);
+      if(oc_json_add(out, cJSON_IsArray(in) ? NULL : it->string, v)) {
+        snprintf(err, errlen, "out of memory");
+        cJSON_Delete(out);
+        return NULL;
+      }
     }
     return out;
   }

@@ -21,6 +21,7 @@ void oc_target_init(struct oc_target *t)
   memset(t, 0, sizeof(*t));
   oc_cassette_store_init(&t->store);
   oc_headers_init(&t->headers);
+  oc_deployment_init(&t->deployment);
   oc_dialect_init(&t->dialect);
   t->profile_source = "auto";
 }
@@ -40,6 +41,7 @@ void oc_target_free(struct oc_target *t)
   free(t->error);
   cJSON_Delete(t->identity);
   cJSON_Delete(t->vars);
+  oc_deployment_free(&t->deployment);
   free(t->chat_template);
   oc_dialect_free(&t->dialect);
   free(t->router_name);
@@ -163,9 +165,11 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
     oc_target_free(t);
     return OC_ENOTFOUND;
   }
+  /* the cases' recordings decide: identification requests are recorded
+   * without arrival times (they are not judged, only read) */
   t->timing_recorded = 1;
   for(size_t i = 0; i < t->store.count; i++)
-    if(!t->store.items[i].timing_recorded)
+    if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
       t->timing_recorded = 0;
   return OC_OK;
 }
@@ -321,6 +325,20 @@ int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size
         return OC_EUSAGE;
       }
   return OC_OK;
+}
+
+int oc_targets_build_for(const char *cmd, const struct oc_target_args *a, struct oc_target **ts,
+                         size_t *n)
+{
+  char err[700];
+  int rc = oc_targets_build(a, ts, n, err, sizeof(err));
+  if(rc == OC_EUSAGE)
+    return oc_cli_usage_error(cmd, "%s", err);
+  if(rc) {
+    oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
+    return OC_EXIT_USAGE;
+  }
+  return -1;
 }
 
 void oc_targets_free(struct oc_target *ts, size_t n)
@@ -500,11 +518,10 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
 }
 
 /* Server-provided text into the identity, as valid UTF-8. */
-static void add_ident(cJSON *o, const char *key, const char *v)
+static void add_ident(int *oom, cJSON *o, const char *key, const char *v)
 {
   char *t = oc_utf8_sanitize(v, strlen(v));
-  if(t)
-    cJSON_AddStringToObject(o, key, t);
+  oc_json_put(oom, o, key, t ? cJSON_CreateString(t) : NULL);
   free(t);
 }
 
@@ -554,17 +571,14 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   for(long i = 0; i < w; i++)
     if((i && oc_buf_addc(&text, ' ')) || oc_buf_adds(&text, "hello"))
       goto out;
+  int oom = 0;
   cJSON *req = cJSON_CreateObject();
-  cJSON *msgs = req ? cJSON_AddArrayToObject(req, "messages") : NULL;
-  cJSON *m = cJSON_CreateObject();
-  if(msgs && m) {
-    cJSON_AddStringToObject(m, "role", "user");
-    cJSON_AddStringToObject(m, "content", oc_buf_str(&text));
-    cJSON_AddItemToArray(msgs, m);
-    m = NULL;
+  cJSON *msgs = oc_json_put(&oom, req, "messages", cJSON_CreateArray());
+  cJSON *m = oc_json_put(&oom, msgs, NULL, cJSON_CreateObject());
+  oc_json_put_str(&oom, m, "role", "user");
+  oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
+  if(!oom)
     out = cJSON_PrintUnformatted(req);
-  }
-  cJSON_Delete(m);
   cJSON_Delete(req);
   if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
      status != 200)
@@ -573,12 +587,13 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   const char *prompt = oc_json_str(doc, "prompt");
   free(out);
   out = NULL;
-  cJSON *tok = prompt ? cJSON_CreateObject() : NULL;
-  if(tok) {
-    cJSON_AddStringToObject(tok, "content", prompt);
-    cJSON_AddBoolToObject(tok, "add_special", 1);
-    cJSON_AddBoolToObject(tok, "parse_special", 1);
-    out = cJSON_PrintUnformatted(tok);
+  if(prompt) {
+    cJSON *tok = cJSON_CreateObject();
+    oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
+    oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
+    oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
+    if(!oom)
+      out = cJSON_PrintUnformatted(tok);
     cJSON_Delete(tok);
   }
   cJSON_Delete(doc);
@@ -604,7 +619,7 @@ out:
 /* Find the filler word counts for prompts of N_CTX-1, N_CTX and N_CTX+1
  * tokens: the per-word cost from two counts, then a few corrections,
  * since templates and tokenizers are not perfectly linear. */
-static void probe_context(struct oc_target *t, const struct oc_identify_options *o)
+static void probe_context(int *oom, struct oc_target *t, const struct oc_identify_options *o)
 {
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(!oc_json_is_integer(nc))
@@ -635,9 +650,9 @@ static void probe_context(struct oc_target *t, const struct oc_identify_options 
               t->name, want);
       return;
     }
-    cJSON_AddNumberToObject(t->vars, goals[g].var, (double)w);
+    oc_json_put(oom, t->vars, goals[g].var, cJSON_CreateNumber((double)w));
   }
-  cJSON_AddNumberToObject(t->identity, "prompt_tokens_per_word", round(per * 1000) / 1000);
+  oc_json_put(oom, t->identity, "prompt_tokens_per_word", cJSON_CreateNumber(round(per * 1000) / 1000));
 }
 
 /* ---- routers ------------------------------------------------------------------------ */
@@ -692,7 +707,9 @@ int oc_target_route(const struct oc_target *t, const char *method, const char *p
   }
   /* a JSON object without a model gets one; anything else (the deliberately
    * invalid request) goes as it is */
-  cJSON *j = oc_json_parse(body, len, NULL);
+  cJSON *j = NULL;
+  if(oc_json_parse_rc(body, len, NULL, &j) == OC_ENOMEM)
+    return OC_ENOMEM; /* not "invalid, send it as it is" */
   if(!cJSON_IsObject(j) || cJSON_GetObjectItemCaseSensitive(j, "model")) {
     cJSON_Delete(j);
     return OC_OK;
@@ -720,25 +737,25 @@ static int secret_flag(const char *flag)
  * status.preset), without what changes by itself — the --port of every
  * load, the load state — and with secret values masked: the flags an
  * operator audits and `pin` holds. */
-cJSON *oc_target_model_flags(const cJSON *status)
+static cJSON *model_flags(const cJSON *status, int *oom)
 {
   const cJSON *args = oc_json_arr(status, "args");
   const char *preset = oc_json_str(status, "preset");
   if(!args && !preset)
     return NULL;
   cJSON *o = cJSON_CreateObject();
-  cJSON *a = o && args ? cJSON_AddArrayToObject(o, "args") : NULL;
+  cJSON *a = args ? oc_json_put(oom, o, "args", cJSON_CreateArray()) : NULL;
   int skip_value = 0, mask_value = 0, first = 1;
   const cJSON *x;
   cJSON_ArrayForEach(x, args)
   {
-    if(!cJSON_IsString(x) || !a)
+    if(!cJSON_IsString(x) || *oom)
       continue;
     const char *v = x->valuestring;
     if(first) {
       /* the binary's path is the machine's, not a flag */
       const char *slash = strrchr(v, '/');
-      cJSON_AddItemToArray(a, cJSON_CreateString(slash ? slash + 1 : v));
+      oc_json_put(oom, a, NULL, cJSON_CreateString(slash ? slash + 1 : v));
       first = 0;
       continue;
     }
@@ -747,7 +764,7 @@ cJSON *oc_target_model_flags(const cJSON *status)
       skip_value = mask_value = 0;
       if(v[0] != '-') {
         if(was_mask)
-          cJSON_AddItemToArray(a, cJSON_CreateString("[masked]"));
+          oc_json_put(oom, a, NULL, cJSON_CreateString("[masked]"));
         continue;
       }
     }
@@ -762,21 +779,21 @@ cJSON *oc_target_model_flags(const cJSON *status)
       if(secret_flag(flag)) {
         if(eq) {
           char *m = oc_asprintf("%s=[masked]", flag);
-          cJSON_AddItemToArray(a, cJSON_CreateString(m ? m : flag));
+          oc_json_put(oom, a, NULL, m ? cJSON_CreateString(m) : NULL);
           free(m);
         }
         else {
-          cJSON_AddItemToArray(a, cJSON_CreateString(flag));
+          oc_json_put(oom, a, NULL, cJSON_CreateString(flag));
           mask_value = 1;
         }
         continue;
       }
     }
     char *clean = oc_utf8_sanitize(v, strlen(v));
-    cJSON_AddItemToArray(a, cJSON_CreateString(clean ? clean : ""));
+    oc_json_put(oom, a, NULL, clean ? cJSON_CreateString(clean) : NULL);
     free(clean);
   }
-  if(o && preset) {
+  if(preset && !*oom) {
     /* "key = value" lines: a secret's value masked, the port left out */
     struct oc_buf b;
     oc_buf_init(&b, OC_CAP_FILE);
@@ -799,18 +816,32 @@ cJSON *oc_target_model_flags(const cJSON *status)
       }
       p += n + (p[n] ? 1 : 0);
     }
-    char *clean = oc_utf8_sanitize(oc_buf_str(&b), b.len);
-    cJSON_AddStringToObject(o, "preset", clean ? clean : "");
+    char *clean = oc_buf_error(&b) ? NULL : oc_utf8_sanitize(oc_buf_str(&b), b.len);
+    oc_json_put(oom, o, "preset", clean ? cJSON_CreateString(clean) : NULL);
     free(clean);
     oc_buf_free(&b);
+  }
+  if(*oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }
 
-/* A router's /v1/models: every model's flags into the identity
- * ("model_flags": {id: {args, preset}}), and the load state of t's own. */
-static void router_models(struct oc_target *t, const cJSON *doc, const char **state)
+cJSON *oc_target_model_flags(const cJSON *status)
 {
+  int oom = 0;
+  return model_flags(status, &oom);
+}
+
+
+
+/* A router's /v1/models: every model's flags into the identity
+ * ("model_flags": {id: {args, preset}}), and the load state of t's own.
+ * OC_ENOMEM when a part of it could not be written down. */
+static int router_models(struct oc_target *t, const cJSON *doc, const char **state)
+{
+  int oom = 0;
   cJSON *flags = NULL;
   const cJSON *m;
   *state = NULL;
@@ -818,20 +849,23 @@ static void router_models(struct oc_target *t, const cJSON *doc, const char **st
   {
     const char *id = oc_json_str(m, "id");
     const cJSON *st = oc_json_obj(m, "status");
-    cJSON *f = id ? oc_target_model_flags(st) : NULL;
+    cJSON *f = id ? model_flags(st, &oom) : NULL;
     if(!f)
       continue;
     if(!flags)
-      flags = cJSON_AddObjectToObject(t->identity, "model_flags");
+      flags = oc_json_put(&oom, t->identity, "model_flags", cJSON_CreateObject());
     char *clean = oc_utf8_sanitize(id, strlen(id));
-    if(flags && clean)
-      cJSON_AddItemToObject(flags, clean, f);
-    else
+    if(clean)
+      oc_json_put(&oom, flags, clean, f);
+    else {
       cJSON_Delete(f);
+      oom = 1;
+    }
     free(clean);
     if(oc_streq(id, oc_target_model(t)))
       *state = oc_json_str(st, "value");
   }
+  return oom ? OC_ENOMEM : OC_OK;
 }
 
 /* A router's /props is its own (role "router", n_ctx 0): the model's
@@ -844,7 +878,8 @@ static void router_props(struct oc_target *t, const struct oc_identify_options *
   if(!oc_streq(oc_json_str(*doc, "role"), "router"))
     return;
   t->router = 1;
-  cJSON_AddBoolToObject(t->identity, "router", 1);
+  if(!cJSON_AddBoolToObject(t->identity, "router", 1))
+    oc_warn("target %s: out of memory noting that it is a router", t->name);
   if(!oc_target_model(t) || o->models_only)
     return;
   if(!t->live) {
@@ -876,11 +911,12 @@ static void router_props(struct oc_target *t, const struct oc_identify_options *
     oc_warn("target %s: GET /props?model=%s: %s", t->name, oc_target_model(t),
             rc ? err : "no props for the model");
   if(state && !oc_streq(state, "loaded") && meta.duration_ms >= 0) {
-    cJSON *l = cJSON_AddObjectToObject(t->identity, "load");
-    if(l) {
-      add_ident(l, "was", state);
-      cJSON_AddNumberToObject(l, "first_request_ms", round(meta.duration_ms * 10) / 10);
-    }
+    int oom = 0;
+    cJSON *l = oc_json_put(&oom, t->identity, "load", cJSON_CreateObject());
+    add_ident(&oom, l, "was", state);
+    oc_json_put(&oom, l, "first_request_ms", cJSON_CreateNumber(round(meta.duration_ms * 10) / 10));
+    if(oom)
+      oc_warn("target %s: out of memory noting the model's first load", t->name);
   }
   free(body);
   oc_headers_free(&h);
@@ -1059,13 +1095,15 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   oc_dialect_free(&t->dialect);
   t->identity = cJSON_CreateObject();
   t->vars = cJSON_CreateObject();
+  oc_deployment_free(&t->deployment);
   if(!t->identity || !t->vars)
     return OC_ENOMEM;
+  int oom = 0;
   t->reachable = 0;
   t->router = 0; /* its own /props says, below */
   int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
-    goto oom;
+    goto nomem;
   if(rc && t->live) {
     set_error(t, err);
     goto done;
@@ -1073,8 +1111,8 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   t->reachable = 1;
   const char *server = oc_headers_get(&h, "Server");
   if(server)
-    add_ident(t->identity, "server", server);
-  cJSON *models = cJSON_AddArrayToObject(t->identity, "models");
+    add_ident(&oom, t->identity, "server", server);
+  cJSON *models = oc_json_put(&oom, t->identity, "models", cJSON_CreateArray());
   cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
   const cJSON *m;
   const char *first = NULL, *owner = NULL;
@@ -1083,8 +1121,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     const char *id = oc_json_str(m, "id");
     if(id && models) {
       char *clean = oc_utf8_sanitize(id, strlen(id));
-      if(clean)
-        cJSON_AddItemToArray(models, cJSON_CreateString(clean));
+      oc_json_put(&oom, models, NULL, clean ? cJSON_CreateString(clean) : NULL);
       free(clean);
       if(!first) {
         first = id;
@@ -1093,17 +1130,20 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
     }
   }
   if(owner)
-    add_ident(t->identity, "owned_by", owner);
+    add_ident(&oom, t->identity, "owned_by", owner);
   const char *model = t->model ? t->model : first;
   if(model) {
-    add_ident(t->identity, "model", model);
-    cJSON_AddStringToObject(t->vars, "MODEL", model);
+    add_ident(&oom, t->identity, "model", model);
+    oc_json_put_str(&oom, t->vars, "MODEL", model);
   }
   else
-    cJSON_AddNullToObject(t->identity, "model");
+    oc_json_put(&oom, t->identity, "model", cJSON_CreateNull());
   const char *load_state = NULL;
-  router_models(t, doc, &load_state);
+  if(router_models(t, doc, &load_state))
+    oom = 1;
   char *state = load_state ? oc_strdup(load_state) : NULL;
+  if(load_state && !state)
+    oom = 1;
   cJSON_Delete(doc);
   free(body);
   body = NULL;
@@ -1112,7 +1152,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   rc = oc_target_fetch(t, o, "GET", "/props", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM) {
     free(state);
-    goto oom;
+    goto nomem;
   }
   doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
   if(doc)
@@ -1122,7 +1162,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
   if(doc) {
     const char *build = oc_json_str(doc, "build_info");
     if(build)
-      add_ident(t->identity, "build", build);
+      add_ident(&oom, t->identity, "build", build);
     const cJSON *dgs = oc_json_obj(doc, "default_generation_settings");
     const cJSON *nctx = oc_json_get(dgs, "n_ctx");
     if(!oc_json_is_integer(nctx))
@@ -1136,15 +1176,15 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       nctx = NULL;
     }
     if(oc_json_is_integer(nctx)) {
-      cJSON_AddNumberToObject(t->identity, "n_ctx", nctx->valuedouble);
-      cJSON_AddNumberToObject(t->vars, "N_CTX", nctx->valuedouble);
+      oc_json_put(&oom, t->identity, "n_ctx", cJSON_CreateNumber(nctx->valuedouble));
+      oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber(nctx->valuedouble));
     }
     const cJSON *slots = oc_json_get(doc, "total_slots");
     if(oc_json_is_integer(slots) && slots->valuedouble >= 0 && slots->valuedouble < 1e9)
-      cJSON_AddNumberToObject(t->identity, "total_slots", slots->valuedouble);
+      oc_json_put(&oom, t->identity, "total_slots", cJSON_CreateNumber(slots->valuedouble));
     const char *mp = oc_json_str(doc, "model_path");
     if(mp)
-      add_ident(t->identity, "model_path", mp);
+      add_ident(&oom, t->identity, "model_path", mp);
     const char *tmpl = oc_json_str(doc, "chat_template");
     if(tmpl) {
       unsigned char md[EVP_MAX_MD_SIZE];
@@ -1152,27 +1192,33 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
       char hex[2 * EVP_MAX_MD_SIZE + 1];
       if(EVP_Digest(tmpl, strlen(tmpl), md, &mdlen, EVP_sha256(), NULL)) {
         oc_hex(md, mdlen, hex);
-        cJSON_AddStringToObject(t->identity, "chat_template_sha256", hex);
+        oc_json_put_str(&oom, t->identity, "chat_template_sha256", hex);
       }
       set_template(t, tmpl);
     }
     if(!server) {
       const char *s2 = oc_headers_get(&h, "Server");
       if(s2)
-        add_ident(t->identity, "server", s2);
+        add_ident(&oom, t->identity, "server", s2);
     }
+    oc_deployment_from_props(&t->deployment, doc);
   }
   cJSON_Delete(doc);
+  if(t->reachable && !o->models_only && oc_deployment_gather(&t->deployment, t, o) == OC_ENOMEM)
+    goto nomem;
   if(t->ctx_size > 0) {
     cJSON_DeleteItemFromObjectCaseSensitive(t->vars, "N_CTX");
-    cJSON_AddNumberToObject(t->vars, "N_CTX", (double)t->ctx_size);
+    oc_json_put(&oom, t->vars, "N_CTX", cJSON_CreateNumber((double)t->ctx_size));
   }
   /* derived sizes for context cases: half the window fits with room to answer */
   const cJSON *nc = oc_json_get(t->vars, "N_CTX");
   if(oc_json_is_integer(nc))
-    cJSON_AddNumberToObject(t->vars, "N_CTX_HALF", (double)((long)nc->valuedouble / 2));
-  if(t->reachable && !o->models_only)
-    probe_context(t, o);
+    oc_json_put(&oom, t->vars, "N_CTX_HALF", cJSON_CreateNumber((double)((long)nc->valuedouble / 2)));
+  if(t->reachable && !o->models_only && !oom)
+    probe_context(&oom, t, o);
+  /* an identity with a part missing would choose the profile wrongly */
+  if(oom)
+    goto nomem;
 done:
   if(!t->profile_name || strcmp(t->profile_name, "auto") == 0) {
     const char *guess = oc_profile_guess(t->identity);
@@ -1186,7 +1232,7 @@ done:
   free(body);
   oc_headers_free(&h);
   return OC_OK;
-oom:
+nomem:
   free(body);
   oc_headers_free(&h);
   return OC_ENOMEM;
@@ -1194,39 +1240,53 @@ oom:
 
 cJSON *oc_target_json(const struct oc_target *t)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
-  cJSON_AddStringToObject(o, "name", t->name);
-  cJSON_AddStringToObject(o, "kind", t->live ? "live" : "replay");
+  oc_json_put_str(&oom, o, "name", t->name);
+  oc_json_put_str(&oom, o, "kind", t->live ? "live" : "replay");
   if(t->live) {
     char red[512];
     oc_url_redact(t->url, red, sizeof(red));
-    cJSON_AddStringToObject(o, "url", red);
+    oc_json_put_str(&oom, o, "url", red);
   }
   else
-    cJSON_AddStringToObject(o, "recordings", t->recordings);
-  cJSON_AddStringToObject(o, "profile", t->profile ? t->profile->name : "openai");
-  cJSON_AddStringToObject(o, "profile_source", t->profile_source);
+    oc_json_put_str(&oom, o, "recordings", t->recordings);
+  oc_json_put_str(&oom, o, "profile", t->profile ? t->profile->name : "openai");
+  oc_json_put_str(&oom, o, "profile_source", t->profile_source);
   if(t->router_name) {
     /* one model of a router (or of a model list): the model matrix's row */
-    cJSON_AddStringToObject(o, "router", t->router_name);
+    oc_json_put_str(&oom, o, "router", t->router_name);
     const char *m = oc_target_model(t);
     if(m)
-      add_ident(o, "model", m);
+      add_ident(&oom, o, "model", m);
   }
-  cJSON_AddBoolToObject(o, "reachable", t->reachable);
-  if(t->error)
-    cJSON_AddStringToObject(o, "error", t->error);
-  else
-    cJSON_AddNullToObject(o, "error");
-  cJSON_AddBoolToObject(o, "timing_recorded", t->live ? 1 : t->timing_recorded);
+  oc_json_put(&oom, o, "reachable", cJSON_CreateBool(t->reachable));
+  oc_json_put_str_or_null(&oom, o, "error", t->error);
+  oc_json_put(&oom, o, "timing_recorded", cJSON_CreateBool(t->live ? 1 : t->timing_recorded));
   if(t->identity) {
-    cJSON *id = cJSON_Duplicate(t->identity, 1);
-    if(id) {
+    cJSON *id = oc_json_put(&oom, o, "identity", cJSON_Duplicate(t->identity, 1));
+    if(id)
       cJSON_DeleteItemFromObjectCaseSensitive(id, "owned_by");
-      cJSON_AddItemToObject(o, "identity", id);
-    }
+  }
+  /* what the deployment says about itself (deployment.c); for one model
+   * of a router, with the command line the router says it started */
+  cJSON *dep = oc_deployment_json(&t->deployment);
+  const char *rm = t->router ? oc_target_model(t) : NULL;
+  const cJSON *given = rm ? oc_json_arr(oc_json_obj(oc_json_obj(t->identity, "model_flags"), rm), "args")
+                          : NULL;
+  if(dep && given)
+    oc_json_put(&oom, dep, "args", cJSON_Duplicate(given, 1));
+  if(dep)
+    oc_json_put(&oom, o, "deployment", dep);
+  if(!t->live && t->store.count)
+    oc_json_put(&oom, o, "recorded", oc_recorded_json(&t->store));
+  if(t->live && t->jobs > 0) {
+    oc_json_put(&oom, o, "jobs", cJSON_CreateNumber(t->jobs));
+    oc_json_put_str(&oom, o, "jobs_source", t->jobs_source ? t->jobs_source : "option");
+  }
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
   }
   return o;
 }

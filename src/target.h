@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "deployment.h"
 #include "dialect.h"
 #include "headers.h"
 #include "rules.h"
@@ -36,6 +37,9 @@ struct oc_target {
   cJSON *identity;              /* results "identity" object */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
+  struct oc_deployment deployment; /* /props, /slots, /metrics (deployment.h) */
+  int jobs;                     /* live cases in flight; 0: the run's --jobs */
+  const char *jobs_source;      /* "option", "total_slots", "default" */
   char *chat_template;          /* its template's text (/props chat_template), or NULL */
   struct oc_dialect dialect;    /* the tool-call markers that text uses (dialect.c) */
   /* routers (llama-server --models-preset: several models behind one URL) */
@@ -65,6 +69,11 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
  * read; err says which and why. */
 int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size_t *n, char *err,
                      size_t errlen);
+/* The same for command cmd ("run"), saying what went wrong the one way
+ * every command does: a usage error (Try 'oacheck CMD --help'), else the
+ * reason.  Returns -1 when the targets were built, else the exit status. */
+int oc_targets_build_for(const char *cmd, const struct oc_target_args *a, struct oc_target **ts,
+                         size_t *n);
 void oc_targets_free(struct oc_target *ts, size_t n);
 
 struct oc_identify_options {

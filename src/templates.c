@@ -850,13 +850,12 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
 static long count_tokens(struct oc_target *t, const struct oc_identify_options *o,
                          const char *prompt)
 {
+  int oom = 0;
   cJSON *req = cJSON_CreateObject();
-  if(!req)
-    return -1;
-  cJSON_AddStringToObject(req, "content", prompt);
-  cJSON_AddBoolToObject(req, "add_special", 1);
-  cJSON_AddBoolToObject(req, "parse_special", 1);
-  char *body = cJSON_PrintUnformatted(req);
+  oc_json_put_str(&oom, req, "content", prompt);
+  oc_json_put(&oom, req, "add_special", cJSON_CreateTrue());
+  oc_json_put(&oom, req, "parse_special", cJSON_CreateTrue());
+  char *body = oom ? NULL : cJSON_PrintUnformatted(req); /* no body: the target cannot say */
   cJSON_Delete(req);
   int status = 0;
   char *resp = NULL, err[600];
@@ -934,65 +933,50 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
     if(oc_findings_worst(&f) == OC_SEV_ERROR)
       result_status = "fail";
   }
+  int oom = c.oom;
   cJSON *r = cJSON_CreateObject();
-  if(r) {
-    cJSON_AddStringToObject(r, "target", t->name);
-    cJSON_AddStringToObject(r, "suite", "templates");
-    cJSON_AddStringToObject(r, "case", name ? name : "?");
-    cJSON_AddNumberToObject(r, "index", (double)index);
-    if(desc)
-      cJSON_AddStringToObject(r, "description", desc);
-    cJSON_AddStringToObject(r, "status", result_status);
-    if(reason)
-      cJSON_AddStringToObject(r, "reason", reason);
-    else
-      cJSON_AddNullToObject(r, "reason");
-    cJSON_AddStringToObject(r, "profile", t->profile ? t->profile->name : "openai");
-    cJSON_AddNumberToObject(r, "duration_ms", (double)(oc_now_ns() - t0) / 1e6);
-    cJSON *fs = cJSON_AddArrayToObject(r, "findings");
-    for(size_t i = 0; fs && i < f.count; i++)
-      cJSON_AddItemToArray(fs, oc_finding_json(&f.items[i]));
-    cJSON *rq = cJSON_AddObjectToObject(r, "request");
-    if(rq) {
-      cJSON_AddStringToObject(rq, "method", "POST");
-      cJSON_AddStringToObject(rq, "path", "/apply-template");
-      if(body) {
-        cJSON *b = oc_body_json(body, strlen(body), OC_CAP_RESULT_BODY);
-        if(b && request)
-          cJSON_AddItemToObject(b, "json", cJSON_Duplicate(request, 1));
-        cJSON_AddItemToObject(rq, "body", b);
-      }
-    }
-    if(status) {
-      cJSON *rs = cJSON_AddObjectToObject(r, "response");
-      if(rs) {
-        cJSON_AddNumberToObject(rs, "status", status);
-        cJSON_AddItemToObject(rs, "headers", oc_headers_json(&h));
-        const char *ct = oc_headers_get(&h, "Content-Type");
-        if(ct)
-          cJSON_AddStringToObject(rs, "content_type", ct);
-        else
-          cJSON_AddNullToObject(rs, "content_type");
-        cJSON_AddItemToObject(rs, "body", oc_body_json(resp ? resp : "", len, OC_CAP_RESULT_BODY));
-        cJSON_AddStringToObject(rs, "source", t->live ? "live" : "recording");
-      }
-    }
-    else
-      cJSON_AddNullToObject(r, "response");
-    /* the rendered prompt, for the side-by-side view, and its size */
-    const char *prompt = oc_json_str(parsed, "prompt");
-    if(prompt) {
-      cJSON_AddStringToObject(r, "message", prompt);
-      cJSON *rd = cJSON_AddObjectToObject(r, "render");
-      if(rd) {
-        cJSON_AddNumberToObject(rd, "prompt_bytes", (double)strlen(prompt));
-        long n = count_tokens(t, o, prompt);
-        if(n >= 0)
-          cJSON_AddNumberToObject(rd, "prompt_tokens", (double)n);
-        else
-          cJSON_AddNullToObject(rd, "prompt_tokens");
-      }
-    }
+  oc_json_put_str(&oom, r, "target", t->name);
+  oc_json_put_str(&oom, r, "suite", "templates");
+  oc_json_put_str(&oom, r, "case", name ? name : "?");
+  oc_json_put(&oom, r, "index", cJSON_CreateNumber((double)index));
+  oc_json_put_str(&oom, r, "description", desc);
+  oc_json_put_str(&oom, r, "status", result_status);
+  oc_json_put_str_or_null(&oom, r, "reason", reason);
+  oc_json_put_str(&oom, r, "profile", t->profile ? t->profile->name : "openai");
+  oc_json_put(&oom, r, "duration_ms", cJSON_CreateNumber((double)(oc_now_ns() - t0) / 1e6));
+  cJSON *fs = oc_json_put(&oom, r, "findings", cJSON_CreateArray());
+  for(size_t i = 0; !oom && i < f.count; i++)
+    oc_json_put(&oom, fs, NULL, oc_finding_json(&f.items[i]));
+  cJSON *rq = oc_json_put(&oom, r, "request", cJSON_CreateObject());
+  oc_json_put_str(&oom, rq, "method", "POST");
+  oc_json_put_str(&oom, rq, "path", "/apply-template");
+  if(body) {
+    cJSON *b = oc_json_put(&oom, rq, "body", oc_body_json(body, strlen(body), OC_CAP_RESULT_BODY));
+    if(request)
+      oc_json_put(&oom, b, "json", cJSON_Duplicate(request, 1));
+  }
+  if(status) {
+    cJSON *rs = oc_json_put(&oom, r, "response", cJSON_CreateObject());
+    oc_json_put(&oom, rs, "status", cJSON_CreateNumber(status));
+    oc_json_put(&oom, rs, "headers", oc_headers_json(&h));
+    oc_json_put_str_or_null(&oom, rs, "content_type", oc_headers_get(&h, "Content-Type"));
+    oc_json_put(&oom, rs, "body", oc_body_json(resp ? resp : "", len, OC_CAP_RESULT_BODY));
+    oc_json_put_str(&oom, rs, "source", t->live ? "live" : "recording");
+  }
+  else
+    oc_json_put(&oom, r, "response", cJSON_CreateNull());
+  /* the rendered prompt, for the side-by-side view, and its size */
+  const char *prompt = oc_json_str(parsed, "prompt");
+  if(prompt) {
+    oc_json_put_str(&oom, r, "message", prompt);
+    cJSON *rd = oc_json_put(&oom, r, "render", cJSON_CreateObject());
+    oc_json_put(&oom, rd, "prompt_bytes", cJSON_CreateNumber((double)strlen(prompt)));
+    long n = oom ? -1 : count_tokens(t, o, prompt);
+    oc_json_put(&oom, rd, "prompt_tokens", n >= 0 ? cJSON_CreateNumber((double)n) : cJSON_CreateNull());
+  }
+  if(oom) {
+    cJSON_Delete(r);
+    r = NULL;
   }
   cJSON_Delete(parsed);
   oc_findings_free(&f);
@@ -1005,32 +989,34 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
 cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON *fixtures,
                         const struct oc_identify_options *o)
 {
+  int oom = 0;
   cJSON *all = cJSON_CreateArray();
   const cJSON *list = oc_json_arr(fixtures, "fixtures");
-  for(size_t i = 0; all && i < ntargets; i++) {
+  for(size_t i = 0; all && !oom && i < ntargets; i++) {
     const cJSON *fx;
     size_t k = 0;
     cJSON_ArrayForEach(fx, list)
     {
       /* an unreachable target is not asked again for every fixture */
       if(!targets[i].reachable && targets[i].live) {
-        cJSON *r = cJSON_CreateObject();
-        if(r) {
-          cJSON_AddStringToObject(r, "target", targets[i].name);
-          cJSON_AddStringToObject(r, "suite", "templates");
-          cJSON_AddStringToObject(r, "case", oc_json_str(fx, "name") ? oc_json_str(fx, "name") : "?");
-          cJSON_AddNumberToObject(r, "index", (double)k++);
-          cJSON_AddStringToObject(r, "status", "error");
-          cJSON_AddStringToObject(r, "reason", targets[i].error ? targets[i].error : "unreachable");
-          cJSON_AddArrayToObject(r, "findings");
-          cJSON_AddItemToArray(all, r);
-        }
+        cJSON *r = oc_json_put(&oom, all, NULL, cJSON_CreateObject());
+        oc_json_put_str(&oom, r, "target", targets[i].name);
+        oc_json_put_str(&oom, r, "suite", "templates");
+        oc_json_put_str(&oom, r, "case", oc_json_str(fx, "name") ? oc_json_str(fx, "name") : "?");
+        oc_json_put(&oom, r, "index", cJSON_CreateNumber((double)k++));
+        oc_json_put_str(&oom, r, "status", "error");
+        oc_json_put_str(&oom, r, "reason", targets[i].error ? targets[i].error : "unreachable");
+        oc_json_put(&oom, r, "findings", cJSON_CreateArray());
         continue;
       }
-      cJSON *r = render_one(&targets[i], fx, k++, o);
-      if(r)
-        cJSON_AddItemToArray(all, r);
+      /* a result that could not be built fails the whole run: a matrix
+       * with a hole would read as a fixture that was never tried */
+      oc_json_put(&oom, all, NULL, render_one(&targets[i], fx, k++, o));
     }
+  }
+  if(oom) {
+    cJSON_Delete(all);
+    return NULL;
   }
   return all;
 }

@@ -18,7 +18,7 @@
 
 /* Render every fixture ({"fixtures": [{name, description, request}]}) on
  * every (identified) target and return the result objects, target by
- * target, fixture by fixture.  Caller deletes. */
+ * target, fixture by fixture.  Caller deletes; NULL when memory runs out. */
 cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON *fixtures,
                         const struct oc_identify_options *o);
 

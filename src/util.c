@@ -19,6 +19,7 @@ void oc_buf_init(struct oc_buf *b, size_t max)
   b->len = 0;
   b->alloc = 0;
   b->max = max;
+  b->err = OC_OK;
 }
 
 void oc_buf_free(struct oc_buf *b)
@@ -27,32 +28,45 @@ void oc_buf_free(struct oc_buf *b)
   b->data = NULL;
   b->len = 0;
   b->alloc = 0;
+  b->err = OC_OK;
 }
 
 void oc_buf_reset(struct oc_buf *b)
 {
   b->len = 0;
+  b->err = OC_OK;
   if(b->data)
     b->data[0] = '\0';
 }
 
+int oc_buf_error(const struct oc_buf *b)
+{
+  return b->err;
+}
+
+/* Keep the first error: later adds see it and do nothing. */
+static int fail(struct oc_buf *b, int rc)
+{
+  if(!b->err)
+    b->err = rc;
+  return b->err;
+}
+
 int oc_buf_add(struct oc_buf *b, const void *p, size_t n)
 {
-  if(n > b->max || b->len > b->max - n) {
-    oc_buf_free(b);
-    return OC_ETOOBIG;
-  }
+  if(b->err)
+    return b->err;
+  if(n > b->max || b->len > b->max - n)
+    return fail(b, OC_ETOOBIG);
   if(b->len + n + 1 > b->alloc) {
     size_t want = b->alloc ? b->alloc : 64;
     while(want < b->len + n + 1)
       want *= 2;
     if(want > b->max + 1)
       want = b->max + 1;
-    char *d = realloc(b->data, want);
-    if(!d) {
-      oc_buf_free(b);
-      return OC_ENOMEM;
-    }
+    char *d = realloc(b->data, want); /* checksrc: the buffer's own growth, capped by max */
+    if(!d)
+      return fail(b, OC_ENOMEM);
     b->data = d;
     b->alloc = want;
   }
@@ -75,22 +89,20 @@ int oc_buf_addc(struct oc_buf *b, char c)
 
 int oc_buf_vprintf(struct oc_buf *b, const char *fmt, va_list ap)
 {
+  if(b->err)
+    return b->err;
   char small[256];
   va_list ap2;
   va_copy(ap2, ap);
   int n = vsnprintf(small, sizeof(small), fmt, ap2);
   va_end(ap2);
-  if(n < 0) {
-    oc_buf_free(b);
-    return OC_EUSAGE;
-  }
+  if(n < 0)
+    return fail(b, OC_EUSAGE);
   if((size_t)n < sizeof(small))
     return oc_buf_add(b, small, (size_t)n);
   char *big = malloc((size_t)n + 1);
-  if(!big) {
-    oc_buf_free(b);
-    return OC_ENOMEM;
-  }
+  if(!big)
+    return fail(b, OC_ENOMEM);
   vsnprintf(big, (size_t)n + 1, fmt, ap);
   int rc = oc_buf_add(b, big, (size_t)n);
   free(big);
@@ -108,11 +120,22 @@ int oc_buf_printf(struct oc_buf *b, const char *fmt, ...)
 
 char *oc_buf_take(struct oc_buf *b, size_t *len)
 {
+  if(len)
+    *len = 0;
+  if(b->err) {
+    /* a failed buffer hands nothing over: its contents are not what the
+     * caller meant to build */
+    free(b->data);
+    b->data = NULL;
+    b->len = 0;
+    b->alloc = 0;
+    return NULL;
+  }
   char *d = b->data;
   if(!d)
     d = calloc(1, 1);
-  if(len)
-    *len = d ? b->len : 0;
+  if(len && d)
+    *len = b->len;
   b->data = NULL;
   b->len = 0;
   b->alloc = 0;
@@ -147,11 +170,9 @@ char *oc_asprintf(const char *fmt, ...)
   oc_buf_init(&b, OC_CAP_FILE);
   va_list ap;
   va_start(ap, fmt);
-  int rc = oc_buf_vprintf(&b, fmt, ap);
+  oc_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  if(rc)
-    return NULL;
-  return oc_buf_take(&b, NULL);
+  return oc_buf_take(&b, NULL); /* NULL when the printf failed */
 }
 
 int oc_streq(const char *a, const char *b)
@@ -318,15 +339,15 @@ char *oc_utf8_sanitize(const char *p, size_t n)
     if(c == 0 || len == 0 || len > n - i || !oc_utf8_valid(u + i, len, NULL)) {
       /* one U+FFFD per byte that does not start a valid character */
       if(oc_buf_adds(&b, "\xEF\xBF\xBD"))
-        return NULL;
+        break;
       i++;
       continue;
     }
     if(oc_buf_add(&b, p + i, len))
-      return NULL;
+      break;
     i += len;
   }
-  return oc_buf_take(&b, NULL);
+  return oc_buf_take(&b, NULL); /* NULL when an add failed */
 }
 
 size_t oc_utf8_codepoints(const char *s, size_t n)
@@ -336,6 +357,25 @@ size_t oc_utf8_codepoints(const char *s, size_t n)
     if(((unsigned char)s[i] & 0xC0) != 0x80)
       count++;
   return count;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+void oc_errv(int *failed, char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+{
+  if(failed) {
+    if(*failed)
+      return;
+    *failed = 1;
+  }
+  if(!errlen)
+    return;
+  size_t at = 0;
+  if(where) {
+    int n = snprintf(err, errlen, "%s: ", where);
+    at = n < 0 ? 0 : (size_t)n < errlen ? (size_t)n : errlen - 1;
+  }
+  vsnprintf(err + at, errlen - at, fmt, ap);
 }
 
 /* ---- files ------------------------------------------------------------ */

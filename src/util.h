@@ -34,18 +34,23 @@ enum oc_rc {
 #define OC_CAP_REPORT        (256u << 20)/* one rendered report */
 
 /* A growable byte buffer with a hard cap, always NUL-terminated when it
- * holds data.  Every adder frees the buffer when it fails, so a caller can
- * just return the code. */
+ * holds data.  It keeps its first error: after a failed add (the cap hit,
+ * memory ran out) every later add does nothing and returns that same
+ * error, and the contents stay as they were.  So a caller can add many
+ * times and check once, with oc_buf_error() or at oc_buf_take() (NULL on
+ * a failed buffer); whatever happens, the owner frees it. */
 struct oc_buf {
   char *data;
   size_t len;
   size_t alloc;
   size_t max; /* the cap: len never exceeds it */
+  int err;    /* the first error (OC_ETOOBIG, OC_ENOMEM, OC_EUSAGE), OC_OK until then */
 };
 
 /* Fill *b as an empty buffer that may grow to at most max bytes.  Cannot fail. */
 void oc_buf_init(struct oc_buf *b, size_t max);
-/* Append n bytes.  OC_ETOOBIG or OC_ENOMEM frees the buffer. */
+/* Append n bytes.  Returns OC_OK, or the buffer's first error (OC_ETOOBIG
+ * when the cap would be passed, OC_ENOMEM) and then changes nothing. */
 int oc_buf_add(struct oc_buf *b, const void *p, size_t n);
 int oc_buf_adds(struct oc_buf *b, const char *s);
 int oc_buf_addc(struct oc_buf *b, char c);
@@ -53,11 +58,16 @@ int oc_buf_printf(struct oc_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int oc_buf_vprintf(struct oc_buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
-/* Keep the allocation, forget the contents. */
+/* The first error of any add since init, reset or free; OC_OK if none. */
+int oc_buf_error(const struct oc_buf *b);
+/* Keep the allocation, forget the contents and the error. */
 void oc_buf_reset(struct oc_buf *b);
-/* Hand the contents over (caller frees, never NULL unless allocation fails);
- * the buffer is left empty and reusable. */
+/* Hand the contents over (caller frees; "" for an empty buffer) and leave
+ * the buffer empty and reusable.  A failed buffer hands nothing over: its
+ * contents are freed, NULL is returned and oc_buf_error() still says why
+ * (NULL also when allocating "" fails). */
 char *oc_buf_take(struct oc_buf *b, size_t *len);
+/* Release everything, the error included; the buffer is reusable. */
 void oc_buf_free(struct oc_buf *b);
 /* The contents as a C string ("" when empty); borrowed. */
 const char *oc_buf_str(const struct oc_buf *b);
@@ -84,6 +94,17 @@ int oc_parse_long(const char *s, long min, long max, long *out);
 int oc_parse_double(const char *s, double *out);
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void oc_hex(const unsigned char *p, size_t n, char *out);
+/* The value of one hexadecimal digit, -1 for anything else. */
+static inline int oc_hexval(int c)
+{
+  if(c >= '0' && c <= '9')
+    return c - '0';
+  if(c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if(c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
 /* Does [p, p+n) hold valid UTF-8?  On failure *bad is the offset of the
  * first byte of the invalid sequence. */
 int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad);
@@ -93,6 +114,14 @@ int oc_utf8_valid(const unsigned char *p, size_t n, size_t *bad);
 char *oc_utf8_sanitize(const char *p, size_t n);
 /* Length of a valid UTF-8 string in code points. */
 size_t oc_utf8_codepoints(const char *s, size_t n);
+
+/* An error message "where: what" into err (errlen bytes), formatted once:
+ * with failed, nothing changes when *failed is already set (the first
+ * error is the one worth reading) and *failed is set otherwise.  where may
+ * be NULL (then just the message).  The one error formatter: modules wrap
+ * it in their own variadic reporter. */
+void oc_errv(int *failed, char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /* Read a whole file (at most max bytes) into a NUL-terminated buffer that
  * the caller frees.  On failure returns an OC_E* code and writes why into

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
 
 static int names_rule(const struct oc_client_verdict *v, enum oc_rule_id r)
@@ -86,16 +87,19 @@ void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outl
 
 cJSON *oc_verdict_policy_json(int strict, unsigned clients)
 {
+  int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  if(!o)
-    return NULL;
   char text[600];
   oc_verdict_policy_text(strict, clients, text, sizeof(text));
-  cJSON_AddStringToObject(o, "mode", strict ? "strict" : "clients");
-  cJSON *names = cJSON_AddArrayToObject(o, "clients");
-  for(int i = 0; names && i < OC_CLIENT__COUNT; i++)
+  oc_json_put_str(&oom, o, "mode", strict ? "strict" : "clients");
+  cJSON *names = oc_json_put(&oom, o, "clients", cJSON_CreateArray());
+  for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++)
     if(clients & (1u << i))
-      cJSON_AddItemToArray(names, cJSON_CreateString(oc_client_name((enum oc_client_id)i)));
-  cJSON_AddStringToObject(o, "text", text);
+      oc_json_put_str(&oom, names, NULL, oc_client_name((enum oc_client_id)i));
+  oc_json_put_str(&oom, o, "text", text);
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
   return o;
 }

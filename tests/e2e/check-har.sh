@@ -33,7 +33,8 @@ FL="${OACHECK_BUILDDIR:-.}/tests/e2e/findings-list"
 [ -x "$FL" ] || fail "the helper $FL is not built"
 # a hang guard, not a timed assertion
 TIMEOUT=$(command -v timeout 2>/dev/null || true)
-REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
+# the curl captures, by the names they have there (chat-stream, tools-required-stream, ...)
+REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl"
 
 # streams with findings in chunks, a stream the request makes fail, a
 # JSON body; their text holds UTF-8 beyond ASCII (Cyrillic, CJK)

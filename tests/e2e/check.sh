@@ -16,7 +16,8 @@ set -eu
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 FL="${OACHECK_BUILDDIR:-.}/tests/e2e/findings-list"
 [ -x "$FL" ] || fail "the helper $FL is not built"
-REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
+# the curl captures, by the names they have there (chat-stream, tools-required-stream, ...)
+REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl"
 
 # streams with chunk findings (logprobs-stream, json-object-stream), a
 # stream the request makes fail (tools-required-stream), a clean one, and

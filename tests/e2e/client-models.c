@@ -98,14 +98,14 @@ static void on_error(void *ctx, const char *msg)
 int main(int argc, char **argv)
 {
   const char *manifest = NULL, *oracle = NULL;
-  int show = 50;
+  long show = 50;
   for(int i = 1; i < argc; i++) {
     if(strcmp(argv[i], "--manifest") == 0 && i + 1 < argc)
       manifest = argv[++i];
     else if(strcmp(argv[i], "--oracle") == 0 && i + 1 < argc)
       oracle = argv[++i];
-    else if(strcmp(argv[i], "--show") == 0 && i + 1 < argc)
-      show = atoi(argv[++i]);
+    else if(strcmp(argv[i], "--show") == 0 && i + 1 < argc && !oc_parse_long(argv[i + 1], 0, 100000, &show))
+      i++;
     else {
       fprintf(stderr, "usage: client-models --manifest FILE --oracle FILE.jsonl [--show N]\n");
       return 2;

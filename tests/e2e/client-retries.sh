@@ -20,7 +20,7 @@ for pkg in @langchain/openai @langchain/core; do
     skip "the $pkg npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
 done
 
-serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" "$OACHECK_SRCDIR/tests/data/recordings/tgi"
+serve_start "$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl" "$OACHECK_SRCDIR/tests/data/recordings/tgi"
 "$NODE" "$NODEDIR/oracle/retries.mjs" "$URL" json-object error-422-context-length bad-missing-messages \
   >"$TMP/retries.jsonl" || { cat "$SERVE_ERR" >&2; fail "the retry measurement failed"; }
 serve_stop

@@ -1,7 +1,10 @@
 #!/bin/sh
 # pin.sh — `oacheck pin`: pin what the recorded llama-server serves, check
 # it unchanged (exit 0), then check pins that differ in model, template,
-# context and build: each drift is named by its rule, exit 1.
+# context and build, and in the deployment's facts (each slot's context,
+# the template's capabilities, the endpoints that are on): each drift is
+# named by its rule, exit 1; a pin written before those facts existed
+# still checks what it holds.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 R="$OACHECK_SRCDIR/suites/recordings/llama-server"
@@ -10,7 +13,10 @@ expect_status 0 "$OACHECK" pin --replay "$R" --out "$TMP/pin.json"
 expect_grep '"n_ctx":[[:space:]]*512' "$TMP/pin.json"
 expect_grep '"build":[[:space:]]*"b10587-3f545becc"' "$TMP/pin.json"
 expect_grep '"chat_template_sha256":[[:space:]]*"[0-9a-f]{64}"' "$TMP/pin.json"
-pass "pin writes the identity"
+expect_grep '"slots_n_ctx":[[:space:]]*\[512, 512\]' "$TMP/pin.json"
+expect_grep '"tool_calls":[[:space:]]*true' "$TMP/pin.json"
+expect_grep '"metrics":[[:space:]]*true' "$TMP/pin.json"
+pass "pin writes the identity and the deployment's facts"
 
 expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/pin.json"
 expect_grep '^PASS +llama-server pin/identity' "$TMP/out"
@@ -28,6 +34,26 @@ expect_grep 'PIN-TEMPLATE error: the chat template changed' "$TMP/out"
 expect_grep '"rule":[[:space:]]*"PIN-BUILD"' "$TMP/r.json"
 expect_grep 'the server build changed: pinned .{1,2}b1-old' "$TMP/r.json"
 pass "every drift is named by its rule"
+
+# the deployment's facts drift: a slot's context, the template, an endpoint
+sed -e 's/"slots_n_ctx":[[:space:]]*\[512, 512\]/"slots_n_ctx": [256, 256]/' \
+    -e 's/"tool_calls":[[:space:]]*true/"tool_calls": false/' \
+    -e 's/"metrics":[[:space:]]*true/"metrics": false/' \
+    "$TMP/pin.json" > "$TMP/drift2.json"
+expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/drift2.json" --json "$TMP/r2.json"
+expect_grep "PIN-CONTEXT error: each slot's context \\(/slots\\) changed: pinned \\[256, ?256\\], now \\[512, ?512\\]" "$TMP/out"
+expect_grep "PIN-TEMPLATE error: the chat template's capabilities" "$TMP/out"
+expect_grep '"rule":[[:space:]]*"PIN-DEPLOYMENT"' "$TMP/r2.json"
+expect_grep '"path":[[:space:]]*"/deployment/endpoints"' "$TMP/r2.json"
+# an old pin (identity only) checks what it holds and passes
+cat > "$TMP/old.json" <<'EOF'
+{ "pinned_at": "2026-11-01T00:00:00Z",
+  "targets": [ { "name": "llama-server",
+                 "identity": { "n_ctx": 512, "total_slots": 2, "build": "b10587-3f545becc" } } ] }
+EOF
+expect_no_grep '"deployment"' "$TMP/old.json"
+expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/old.json"
+pass "the deployment's facts drift by their rules; an identity-only pin still checks"
 
 expect_status 2 "$OACHECK" pin --replay "$R"
 expect_status 2 "$OACHECK" pin --replay "$R" --check "$TMP/nope.json"

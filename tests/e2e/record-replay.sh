@@ -1,13 +1,14 @@
 #!/bin/sh
 # record-replay.sh — `oacheck record` against a live server (oacheck serve
-# replaying the llama-server recordings) writes a cassette per case, with
+# replaying the llama-server curl captures, which lack some cases, so that
+# a skipped case is seen too) writes a cassette per case it answered, with
 # arrival times; `oacheck run --replay DIR` then reaches the same verdict
 # for every case of every shipped suite with no network, and `oacheck
 # serve DIR` serves the new cassettes back.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+serve_start "$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl"
 mkdir "$TMP/rec"
 expect_status 1 "$OACHECK" record --target "srv=$URL" --out "$TMP/rec"
 verdicts "$TMP/out" > "$TMP/live.verdicts"

@@ -45,7 +45,14 @@ expect_grep 'CTX-OVERFLOW-STATUS error: a prompt over the context window gets HT
 expect_grep '"rule":[[:space:]]*"STREAM-EARLY-ERROR"' "$TMP/r.json"
 pass "overflow as 500 and as an in-band stream error are named"
 
-# on the real recordings the probes are not recorded: skipped, saying why
-expect_status 0 "$OACHECK" run context-overflow --filter '*by-one*'
-expect_grep '^SKIP +llama-server context-overflow/over-by-one \(not recorded: the token-count probes' "$TMP/out"
+# the curl captures hold no token-count probes: skipped, saying why
+expect_status 0 "$OACHECK" run context-overflow --filter '*by-one*' \
+  --replay "$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl"
+expect_grep '^SKIP +llama-server-curl context-overflow/over-by-one \(not recorded: the token-count probes' "$TMP/out"
 pass "without recorded probes the cases are skipped with the reason"
+
+# the shipped (live) recordings hold them: the probes run
+expect_status 0 "$OACHECK" run context-overflow --filter '*by-one*'
+expect_grep '^PASS +llama-server context-overflow/over-by-one ' "$TMP/out"
+expect_no_grep '^SKIP' "$TMP/out"
+pass "the shipped recordings answer the probes"

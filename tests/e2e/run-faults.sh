@@ -6,7 +6,7 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+serve_start "$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl"
 start=$(date +%s)
 expect_status 1 "$OACHECK" run -v "$OACHECK_SRCDIR/tests/data/suites/faults.json" \
   --target "srv=$URL" --idle-timeout 1 --timeout 20 --json "$TMP/r.json"

@@ -15,7 +15,7 @@ NODEDIR="$OACHECK_SRCDIR/tests/node"
   skip "the openai npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 
-serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" "$OACHECK_SRCDIR/tests/data/recordings/llama-server"
+serve_start "$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl" "$OACHECK_SRCDIR/tests/data/recordings/llama-server"
 
 "$NODE" "$OACHECK_SRCDIR/tests/e2e/openai-client.mjs" "$URL" "$NODEDIR" || {
   echo "--- server log" >&2; cat "$SERVE_ERR" >&2; fail "the openai SDK did not get what was recorded"; }

@@ -6,7 +6,8 @@ set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
-REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
+# the curl captures: their bytes and names (chat-stream, chat-stream.wire)
+REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-curl"
 TESTREC="$OACHECK_SRCDIR/tests/data/recordings/llama-server"
 
 # cassette_body FILE OUT : the recorded response body bytes of a cassette

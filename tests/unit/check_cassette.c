@@ -523,6 +523,49 @@ START_TEST(store_lookups_and_first_dir_wins)
 }
 END_TEST
 
+/* Within one directory a timed recording of a request answers before an
+ * untimed one of the same request (a live recording's case beside its
+ * identification request); across directories the first still wins. */
+START_TEST(store_prefers_timed_within_a_directory)
+{
+  char *d1 = tmpdir_new(), *d2 = tmpdir_new();
+  struct oc_cassette ident, kase, other;
+  fill(&ident, "identify-props-x", "{\"model\":\"m\"}");
+  fill(&kase, "llama-server.props", "{\"model\":\"m\"}");
+  kase.timing_recorded = 1;
+  kase.pieces[0].t_ns = 1000;
+  fill(&other, "zz-timed-elsewhere", "{\"model\":\"m\"}");
+  other.timing_recorded = 1;
+  write_in(d1, &ident);
+  write_in(d1, &kase);
+  write_in(d2, &other);
+  struct oc_cassette_store s;
+  const char *dirs[] = { d1, d2 };
+  oc_cassette_store_init(&s);
+  ck_assert_int_eq(oc_cassette_store_load(&s, dirs, 2, NULL, NULL), OC_OK);
+  const struct oc_cassette *f = oc_cassette_store_find_key(&s, ident.key);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_str_eq(f->name, "llama-server.props");
+  oc_cassette_store_free(&s);
+  /* d1 holding only the untimed one still wins over d2's timed one */
+  const char *dirs2[] = { d1, d2 };
+  char *gone = oc_asprintf("%s/llama-server.props%s", d1, OC_CASSETTE_EXT);
+  ck_assert_int_eq(remove(gone), 0);
+  free(gone);
+  oc_cassette_store_init(&s);
+  ck_assert_int_eq(oc_cassette_store_load(&s, dirs2, 2, NULL, NULL), OC_OK);
+  ck_assert_str_eq(oc_cassette_store_find_key(&s, ident.key)->name, "identify-props-x");
+  oc_cassette_store_free(&s);
+  oc_cassette_free(&ident);
+  oc_cassette_free(&kase);
+  oc_cassette_free(&other);
+  rm_rf(d1);
+  rm_rf(d2);
+  free(d1);
+  free(d2);
+}
+END_TEST
+
 START_TEST(store_nearest)
 {
   char *d = tmpdir_new();
@@ -639,6 +682,7 @@ static Suite *cassette_suite(void)
   tcase_add_test(tc, import_shared_recordings);
   tcase_add_test(tc, malformed_cassettes_name_the_file);
   tcase_add_test(tc, store_lookups_and_first_dir_wins);
+  tcase_add_test(tc, store_prefers_timed_within_a_directory);
   tcase_add_test(tc, store_nearest);
   tcase_add_test(tc, store_loads_raw_exchanges);
   tcase_add_test(tc, gzip_round_trip_and_cap);

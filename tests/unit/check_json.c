@@ -98,6 +98,41 @@ START_TEST(canonical_form)
 }
 END_TEST
 
+/* The parent takes the item whatever happens (LeakSanitizer sees a leak
+ * otherwise), and the first failure is kept. */
+START_TEST(checked_adds)
+{
+  ck_assert_int_eq(oc_json_add(NULL, "a", cJSON_CreateString("lost")), OC_ENOMEM);
+  cJSON *o = cJSON_CreateObject();
+  ck_assert_int_eq(oc_json_add(o, "a", NULL), OC_ENOMEM);
+  ck_assert_int_eq(oc_json_add(o, "a", cJSON_CreateNumber(1)), OC_OK);
+  int oom = 0;
+  cJSON *arr = oc_json_put(&oom, o, "list", cJSON_CreateArray());
+  ck_assert_ptr_nonnull(arr);
+  ck_assert_ptr_nonnull(oc_json_put(&oom, arr, NULL, cJSON_CreateString("x")));
+  ck_assert_ptr_null(oc_json_put_str(&oom, o, "absent", NULL));
+  ck_assert_int_eq(oom, 0);
+  ck_assert_ptr_nonnull(oc_json_put_str_or_null(&oom, o, "nothing", NULL));
+  ck_assert(cJSON_IsNull(oc_json_get(o, "nothing")));
+  ck_assert_ptr_nonnull(oc_json_set(&oom, o, "a", cJSON_CreateNumber(2)));
+  ck_assert_ptr_nonnull(oc_json_set(&oom, o, "b", cJSON_CreateNumber(3)));
+  ck_assert_int_eq(oom, 0);
+  /* a failed create passed straight in fails the build, and once failed
+   * nothing more is added */
+  ck_assert_ptr_null(oc_json_put(&oom, NULL, "orphan", cJSON_CreateObject()));
+  ck_assert_int_ne(oom, 0);
+  ck_assert_ptr_null(oc_json_put(&oom, o, "late", cJSON_CreateString("late")));
+  ck_assert_ptr_null(oc_json_set(&oom, o, "a", cJSON_CreateNumber(9)));
+  ck_assert_ptr_null(oc_json_get(o, "late"));
+  ck_assert_int_eq((int)oc_json_num(o, "a", 0), 2);
+  ck_assert_int_eq((int)oc_json_num(o, "b", 0), 3);
+  char *text = oc_json_print(o);
+  ck_assert_str_eq(text, "{\"a\":2,\"list\":[\"x\"],\"nothing\":null,\"b\":3}");
+  free(text);
+  cJSON_Delete(o);
+}
+END_TEST
+
 START_TEST(brief)
 {
   cJSON *j = cJSON_Parse("{\"s\":\"abcdefghijklmnopqrstuvwxyz\",\"o\":{\"a\":1}}");
@@ -122,6 +157,7 @@ int main(void)
   tcase_add_test(tc, equality);
   tcase_add_test(tc, canonical_form);
   tcase_add_test(tc, brief);
+  tcase_add_test(tc, checked_adds);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }

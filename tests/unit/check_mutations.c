@@ -1,5 +1,8 @@
 /* check_mutations.c — the validator's test of itself.  Clean recordings of
- * the real llama-server (../shared/recordings/llama-server) are mutated
+ * the real llama-server (../shared/recordings/llama-server: the curl
+ * captures, on purpose — their bytes, chunk boundaries and names are what
+ * each mutation edits, and they no longer change with what ships; the
+ * live recordings that ship get their verdicts in check_recordings.c) are mutated
  * here, one failure mode at a time — drop [DONE], strip a tool call's
  * index, id or type, resend the name, turn arguments into an object,
  * change the id mid-stream, split a UTF-8 character across events, insert

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cassette.h"
 #include "rulesutil.h"
 
 #define CORS "HTTP-CORS-ORIGIN:info "
@@ -350,6 +351,105 @@ static const struct verdict litellm[] = {
   { "error-400-model-missing", NULL, "ERROR-SHAPE:error", WHOLE, NULL, NULL, NULL, NULL },
 };
 
+/* ---- llama-server, live: suites/recordings/llama-server (cassettes) ------------------- */
+
+/* The same server, model and flags as the curl captures above, recorded by
+ * `oacheck record --jobs 1` with every case of every suite (the shipped
+ * default target; its README).  Each row is the curl capture's verdict
+ * for the same request where there is one (named after the comment), and
+ * worked out the same way for the cases only the live set has. */
+static const struct verdict live[] = {
+  /* The clients, as on the curl captures: openai-python's stream helper
+   * raises on every stream that ends in "length" (its limitation, info);
+   * n-2-stream also mixes the two choices in the ai SDK and LangChain
+   * (theirs), and this recording's first chunk is choice 1, on which that
+   * helper raises IndexError: a break of the server's making (OpenAI's n>1
+   * streams start with choice 0), which fails the case. */
+  /* the overflow probes and the overflow itself: D14's plain JSON 400 */
+  { "context-overflow.overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL }, /* ctx-overflow */
+  { "context-overflow.overflow-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.over-by-one", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.over-by-one-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  /* N tokens with max_tokens 1 leave no room: refused like N+1 */
+  { "context-overflow.at-limit", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.recovery-overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  /* answered: a plain chat completion (chat-basic) */
+  { "context-overflow.under-by-one", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.under-limit", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.recovery", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.invalid-json", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },       /* bad-invalid-json, D1 */
+  { "errors.messages-not-array", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.missing-messages", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.n-over-limit", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },       /* bad-n-3 */
+  { "errors.tool-parameters-not-object", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.tool-schema-invalid", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.unknown-role", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },     /* D2 */
+  /* GET on the chat endpoint: llama-server's own 404 error envelope */
+  { "errors.wrong-method", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  /* identification: the same endpoints as apply-template, tokenize, props, v1-models */
+  { "identify-apply-template-705fdebd", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-82ab7da5", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-c061d9d3", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-c77c1402", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-fac4ef74", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-props-fe993739", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-5a379053", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-65804110", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-87914454", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-8dda12c1", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-f1812aa5", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-v1-models-d2c92acc", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  /* D3, D4 as json-object-max8, json-object, json-object-stream */
+  { "json-schema.json-object-short", CORS LS_CHAT "JSON-OBJECT-OUTPUT:error CLIENT-BREAKS:info",
+    CORS OA_CHAT "JSON-OBJECT-OUTPUT:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "JSON-OBJECT-OUTPUT", NULL },
+  { "json-schema.json-object", CORS LS_ERR "CHAT-OUTPUT-PARSE:error", CORS OA_ERR "CHAT-OUTPUT-PARSE:error",
+    WHOLE, NULL, NULL, "CHAT-OUTPUT-PARSE", NULL },
+  { "json-schema.json-object-stream",
+    CORS "CHAT-OUTPUT-PARSE:error STREAM-DONE:error STREAM-ERROR-EVENT:error",
+    CORS "CHAT-OUTPUT-PARSE:error STREAM-DONE:error STREAM-ERROR-EVENT:error",
+    WHOLE, NULL, NULL, "CHAT-OUTPUT-PARSE STREAM-DONE", NULL },
+  { "json-schema.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  /* the curl capture fitted in one second; this stream crossed a second
+   * boundary, and llama-server stamps every chunk with the time it was
+   * made: 13 chunks say ...652, the last 22 ...653 */
+  { "json-schema.json-schema-stream", CORS "STREAM-CREATED-STABLE:warning*22",
+    CORS "STREAM-CREATED-STABLE:warning*22", WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template-multiturn", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template-tool-call", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template-unknown-role", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.completions-legacy", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },          /* D12 */
+  { "llama-server.completions-legacy-stream", CORS "USAGE-UNREQUESTED:info", CORS "USAGE-UNREQUESTED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.health", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.metrics", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.models-alias", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },               /* models */
+  { "llama-server.props", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.slots", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.tokenize", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "models.list", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },                              /* v1-models */
+  { "plain.chat-basic", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.logprobs", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.max-tokens-1", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.n-2", CORS "CHAT-SCHEMA:warning*4", CORS "CHAT-SCHEMA:error*4", WHOLE, NULL, NULL, NULL, NULL }, /* D10 */
+  { "plain.unknown-model", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },     /* D13 */
+  { "streaming.include-usage", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },                  /* D18 */
+  { "streaming.logprobs-stream", CORS "STREAM-CHUNK-SCHEMA:warning*4 CLIENT-BREAKS:info", CORS "STREAM-CHUNK-SCHEMA:error*4 CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.max-tokens-1-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.n-2-stream", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info*2",
+    CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info*2", WHOLE, NULL, NULL, NULL, "openai-python-stream" },
+  { "streaming.stream-basic", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },                   /* chat-stream */
+  { "tool-call.auto", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  /* D5, and the same for a named tool_choice and for two tools */
+  { "tool-call.required", CORS LS_CHAT "TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  { "tool-call.required-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  { "tool-call.named", CORS LS_CHAT "TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  { "tool-call.named-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  { "tool-call.parallel-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  /* the answer after a tool result: a plain completion */
+  { "tool-call.tool-result-turn", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+};
+
 static const struct server {
   const char *dir;
   const char *profile;    /* its own profile, NULL: openai only */
@@ -634,6 +734,101 @@ START_TEST(openai_recordings_pass_and_llama_fails_only_on_defects)
 }
 END_TEST
 
+/* A cassette as the rules see an exchange: its request, status, headers,
+ * body and the boundaries of the pieces that arrived. */
+struct live_rec {
+  struct rt_rec r;        /* judge() reads r.x */
+  struct oc_cassette c;
+  size_t *ends;
+};
+
+static void live_load(struct live_rec *l, const char *dir, const char *name)
+{
+  memset(l, 0, sizeof(*l));
+  char err[700];
+  char *file = oc_asprintf("%s/%s%s", dir, name, OC_CASSETTE_EXT);
+  ck_assert_msg(oc_cassette_read(file, &l->c, err, sizeof(err)) == OC_OK, "%s", err);
+  free(file);
+  struct oc_buf h;
+  oc_buf_init(&h, 1u << 20);
+  for(size_t i = 0; i < l->c.headers.count; i++)
+    oc_buf_printf(&h, "%s: %s\n", l->c.headers.items[i].name, l->c.headers.items[i].value);
+  l->r.headers_text = oc_buf_take(&h, NULL);
+  l->ends = calloc(l->c.npieces + 1, sizeof(*l->ends));
+  for(size_t i = 0; i < l->c.npieces; i++)
+    l->ends[i] = l->c.pieces[i].end;
+  l->r.x.method = l->c.method;
+  l->r.x.path = l->c.path;
+  l->r.x.request = l->c.req_body;
+  l->r.x.status = l->c.status;
+  l->r.x.headers = l->r.headers_text;
+  l->r.x.body = l->c.body;
+  l->r.x.len = l->c.body_len;
+  l->r.x.pieces = l->ends;
+  l->r.x.npieces = l->c.npieces;
+}
+
+static void live_free(struct live_rec *l)
+{
+  free(l->r.headers_text);
+  free(l->ends);
+  oc_cassette_free(&l->c);
+}
+
+static const struct server live_server = { "suites/recordings/llama-server", "llama-server", live,
+                                           OC_ARRAY_LEN(live) };
+
+/* Every shipped live recording gets its verdict (they are in the source
+ * tree: no reference data needed), and every row names one that exists. */
+START_TEST(live_recordings_get_their_verdicts)
+{
+  char *dir = oc_test_src("suites/recordings/llama-server");
+  struct oc_buf errors;
+  oc_buf_init(&errors, 1u << 22);
+  for(size_t i = 0; i < OC_ARRAY_LEN(live); i++) {
+    struct live_rec l;
+    live_load(&l, dir, live[i].name);
+    judge(&live_server, &live[i], &l.r, "llama-server", live[i].own, &errors);
+    judge(&live_server, &live[i], &l.r, "openai", live[i].openai, &errors);
+    judge_policy(&live_server, &live[i], &l.r, &errors);
+    live_free(&l);
+  }
+  if(errors.len)
+    fprintf(stderr, "%s", oc_buf_str(&errors));
+  ck_assert_msg(errors.len == 0, "live: verdicts differ from the table (see the log)");
+  oc_buf_free(&errors);
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  struct dirent *de;
+  size_t files = 0, missing = 0;
+  while((de = readdir(d)) != NULL) {
+    if(!oc_endswith(de->d_name, OC_CASSETTE_EXT))
+      continue;
+    files++;
+    char *name = oc_strndup(de->d_name, strlen(de->d_name) - strlen(OC_CASSETTE_EXT));
+    if(!listed(&live_server, name)) {
+      fprintf(stderr, "suites/recordings/llama-server/%s has no verdict in check_recordings.c\n", name);
+      missing++;
+    }
+    free(name);
+  }
+  closedir(d);
+  ck_assert_msg(missing == 0, "%zu live recording(s) without a verdict", missing);
+  ck_assert_uint_eq(files, OC_ARRAY_LEN(live));
+  free(dir);
+}
+END_TEST
+
+static Suite *live_suite(void)
+{
+  Suite *s = suite_create("recordings-live");
+  TCase *tc = tcase_create("live");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, live_recordings_get_their_verdicts);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
 static Suite *recordings_suite(void)
 {
   Suite *s = suite_create("recordings");
@@ -648,14 +843,18 @@ static Suite *recordings_suite(void)
 
 int main(void)
 {
+  rt_setup();
+  /* the shipped live recordings are in the tree: always judged */
+  int rc = oc_test_run(live_suite());
   char *dir = rt_recordings("llama-server");
   if(!dir) {
-    fprintf(stderr, "skipped: the recordings are not available\n");
-    return 77;
+    rt_teardown();
+    fprintf(stderr, "skipped: the shared recordings are not available (the live ones were "
+                    "judged: %s)\n", rc ? "FAILED" : "ok");
+    return rc ? rc : 77;
   }
   free(dir);
-  rt_setup();
-  int rc = oc_test_run(recordings_suite());
+  rc |= oc_test_run(recordings_suite());
   rt_teardown();
   return rc;
 }

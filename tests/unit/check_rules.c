@@ -110,6 +110,9 @@ static const struct {
   { "PIN-TEMPLATE", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-CONTEXT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-BUILD", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "PIN-DEPLOYMENT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
+  { "DEPLOY-LOAD", "loadcheck.c (oacheck run --load: the baseline and the load run compared); "
+                   "tested in tests/e2e/load.sh (against oacheck serve --overload)" },
   { "PIN-FLAGS", "cmd_pin.c (oacheck pin --check on a router); tested in tests/e2e/router.sh" },
   { "MODELS-ROUTED", "runner.c, for a router target's answers (the model asked for is the "
                      "target's, not the request's); tested in tests/e2e/router.sh and check_router" },

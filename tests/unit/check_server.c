@@ -43,6 +43,11 @@ START_TEST(fault_specs)
   oc_faults_describe(&f, desc, sizeof(desc));
   ck_assert_str_eq(desc, "drip=5,stall=0,truncate=3,reset=10,corrupt=2,split=4,drop-done,gzip,"
                          "content-type=text/plain; charset=x");
+  /* too small a room cuts the end and says so; nothing goes missing from
+   * the middle (",stall=0" once fell out and ",truncate=3" fitted) */
+  char small[16];
+  oc_faults_describe(&f, small, sizeof(small));
+  ck_assert_str_eq(small, "drip=5,stall...");
   /* a later value replaces an earlier one; merge overlays what is set */
   struct oc_faults g;
   oc_faults_init(&g);

@@ -31,8 +31,8 @@ static void check_ctx(const char *request, int status, const char *prompt, const
   oc_templates_check(&c, req, status, prompt, error, ctx);
   out[0] = '\0';
   for(size_t i = 0; i < f.count; i++) {
-    strncat(out, oc_rule_name(f.items[i].rule), outlen - strlen(out) - 2);
-    strncat(out, " ", outlen - strlen(out) - 1);
+    size_t used = strlen(out);
+    snprintf(out + used, outlen - used, "%s ", oc_rule_name(f.items[i].rule));
   }
   oc_findings_free(&f);
   cJSON_Delete(req);

@@ -22,15 +22,72 @@ START_TEST(buf_grows_and_terminates)
 }
 END_TEST
 
-START_TEST(buf_cap_frees_and_reports)
+START_TEST(buf_cap_is_sticky)
 {
   struct oc_buf b;
   oc_buf_init(&b, 10);
-  ck_assert_int_eq(oc_buf_adds(&b, "0123456789"), OC_OK);
-  ck_assert_int_eq(oc_buf_addc(&b, 'x'), OC_ETOOBIG);
-  /* the adder freed the buffer itself */
+  ck_assert_int_eq(oc_buf_adds(&b, "01234"), OC_OK);
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+  ck_assert_int_eq(oc_buf_adds(&b, "56789x"), OC_ETOOBIG);
+  /* the contents stay as they were, the error is kept */
+  ck_assert_str_eq(oc_buf_str(&b), "01234");
+  ck_assert_int_eq(oc_buf_error(&b), OC_ETOOBIG);
+  /* a later add that would fit does nothing and returns the first error:
+   * a command built in pieces can no longer come out with a hole */
+  ck_assert_int_eq(oc_buf_addc(&b, 'y'), OC_ETOOBIG);
+  ck_assert_int_eq(oc_buf_printf(&b, "%d", 7), OC_ETOOBIG);
+  ck_assert_str_eq(oc_buf_str(&b), "01234");
+  ck_assert_uint_eq(b.len, 5);
+  /* take hands nothing over and says why */
+  size_t n = 99;
+  ck_assert_ptr_null(oc_buf_take(&b, &n));
+  ck_assert_uint_eq(n, 0);
   ck_assert_ptr_null(b.data);
-  ck_assert_uint_eq(b.len, 0);
+  ck_assert_int_eq(oc_buf_error(&b), OC_ETOOBIG);
+  /* reset starts over */
+  oc_buf_reset(&b);
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+  ck_assert_int_eq(oc_buf_adds(&b, "ok"), OC_OK);
+  ck_assert_str_eq(oc_buf_str(&b), "ok");
+  oc_buf_free(&b);
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+}
+END_TEST
+
+START_TEST(buf_free_clears_the_error)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 4);
+  ck_assert_int_eq(oc_buf_adds(&b, "12345"), OC_ETOOBIG);
+  oc_buf_free(&b);
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+  ck_assert_int_eq(oc_buf_adds(&b, "1234"), OC_OK);
+  char *s = oc_buf_take(&b, NULL);
+  ck_assert_str_eq(s, "1234");
+  free(s);
+}
+END_TEST
+
+START_TEST(array_grow_doubles_and_refuses_overflow)
+{
+  size_t alloc = 0;
+  int *a = oc_array_grow(NULL, &alloc, 1, sizeof(int));
+  ck_assert_ptr_nonnull(a);
+  ck_assert_uint_eq(alloc, 8);
+  for(int i = 0; i < 8; i++)
+    a[i] = i;
+  ck_assert_ptr_eq(oc_array_grow(a, &alloc, 8, sizeof(int)), a); /* room already */
+  int *b = oc_array_grow(a, &alloc, 9, sizeof(int));
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(alloc, 16);
+  ck_assert_int_eq(b[7], 7);
+  /* a size that would overflow leaves the array and its room as they were */
+  size_t before = alloc;
+  ck_assert_ptr_null(oc_array_grow(b, &alloc, SIZE_MAX / 2 + 2, sizeof(int)));
+  ck_assert_ptr_null(oc_array_grow(b, &alloc, SIZE_MAX / 4, 64));
+  ck_assert_uint_eq(alloc, before);
+  ck_assert_int_eq(b[7], 7);
+  free(b);
 }
 END_TEST
 
@@ -153,7 +210,9 @@ int main(void)
   Suite *s = suite_create("util");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, buf_grows_and_terminates);
-  tcase_add_test(tc, buf_cap_frees_and_reports);
+  tcase_add_test(tc, buf_cap_is_sticky);
+  tcase_add_test(tc, buf_free_clears_the_error);
+  tcase_add_test(tc, array_grow_doubles_and_refuses_overflow);
   tcase_add_test(tc, buf_take_hands_over);
   tcase_add_test(tc, buf_printf_long);
   tcase_add_test(tc, parse_long_strict);

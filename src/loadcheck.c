@@ -1,0 +1,294 @@
+/* loadcheck.c — the load check: the live cases again with N in flight,
+ * compared case by case with the baseline.  A case that failed under load
+ * but passed alone gets a DEPLOY-LOAD finding in its baseline result,
+ * through the same oc_emit as every finding (profile and allow lists
+ * apply), carrying the load failure's diagnosis computed with the
+ * prompt's token count (the server's own /tokenize where it has one, else
+ * the baseline's usage).  Nothing here sends a request itself except that
+ * count (deployment.c). */
+#include "config.h"
+#include "loadcheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deployment.h"
+#include "json.h"
+#include "result.h"
+#include "rules.h"
+#include "util.h"
+
+/* One case that failed under load. */
+struct loaded {
+  size_t base;          /* index in the baseline's plan */
+  cJSON *result;        /* its first failing result under load (owned) */
+  int in_flight;
+  int rounds_failed;
+};
+
+static int failed(const cJSON *res)
+{
+  const char *st = oc_json_str(res, "status");
+  return oc_streq(st, "fail") || oc_streq(st, "error");
+}
+
+/* The first error finding of a result: "RULE: message". */
+static char *first_error(const cJSON *res)
+{
+  const cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(res, "findings"))
+  {
+    if(!oc_streq(oc_json_str(f, "severity"), "error") || oc_json_bool(f, "allowed", 0))
+      continue;
+    return oc_asprintf("%s: %s", oc_json_str(f, "rule") ? oc_json_str(f, "rule") : "?",
+                       oc_json_str(f, "message") ? oc_json_str(f, "message") : "");
+  }
+  const char *reason = oc_json_str(res, "reason");
+  return oc_strdup(reason ? reason : oc_json_str(res, "status"));
+}
+
+/* The prompt's tokens: the server's count, else the baseline's usage. */
+static long prompt_tokens(struct oc_plan_item *it, const cJSON *base_res,
+                          const struct oc_load_options *lo, const char **source)
+{
+  *source = "the server's /tokenize";
+  const cJSON *req = oc_json_obj(oc_json_obj(oc_json_obj(base_res, "request"), "body"), "json");
+  long n = -1;
+  if(lo->identify && it->target->live)
+    n = oc_deployment_count_prompt(it->target, lo->identify, req);
+  if(n < 0) {
+    *source = "the usage of its run alone";
+    const cJSON *pt = NULL;
+    const cJSON *msg = oc_json_obj(base_res, "message");
+    pt = oc_json_get(oc_json_obj(msg, "usage"), "prompt_tokens");
+    if(!pt) {
+      const char *text = oc_json_str(oc_json_obj(oc_json_obj(base_res, "response"), "body"), "text");
+      cJSON *doc = text ? oc_json_parse(text, strlen(text), NULL) : NULL;
+      const cJSON *v = oc_json_get(oc_json_obj(doc, "usage"), "prompt_tokens");
+      if(oc_json_is_integer(v) && v->valuedouble >= 0 && v->valuedouble < 1e9)
+        n = (long)v->valuedouble;
+      cJSON_Delete(doc);
+    }
+    else if(oc_json_is_integer(pt) && pt->valuedouble >= 0 && pt->valuedouble < 1e9)
+      n = (long)pt->valuedouble;
+  }
+  return n;
+}
+
+/* The DEPLOY-LOAD finding, through the case's profile and allow lists,
+ * into the baseline result; the status follows its severity. */
+static void add_finding(struct oc_run *base, struct loaded *l, int n, int rounds,
+                        const char *what, const cJSON *diag)
+{
+  struct oc_plan_item *it = &base->items[l->base];
+  cJSON *res = base->results[l->base];
+  struct oc_findings fs;
+  oc_findings_init(&fs);
+  struct oc_check ck;
+  oc_check_init(&ck, &fs, it->target->profile);
+  struct oc_ruleset allow = it->kase->allow;
+  oc_ruleset_merge(&allow, &it->target->allow);
+  oc_ruleset_merge(&allow, base->opts->allow);
+  ck.allow = &allow;
+  char expected[64], actual[64];
+  snprintf(expected, sizeof(expected), "the answer it gets alone");
+  snprintf(actual, sizeof(actual), "%s with %d in flight", oc_json_str(l->result, "status"), n);
+  oc_emit(&ck, OC_R_DEPLOY_LOAD, OC_AT(.expected = expected, .actual = actual),
+          "works for one client, fails with %d requests in flight (in %d of %d load round%s): %s",
+          n, l->rounds_failed, rounds, rounds == 1 ? "" : "s", what);
+  if(fs.count) {
+    int oom = 0;
+    cJSON *f = oc_json_put(&oom, oc_json_arr(res, "findings"), NULL, oc_finding_json(&fs.items[0]));
+    if(diag)
+      oc_json_put(&oom, f, "diagnosis", cJSON_Duplicate(diag, 1));
+    if(!oom && fs.items[0].severity == OC_SEV_ERROR && !fs.items[0].allowed &&
+       oc_streq(oc_json_str(res, "status"), "pass"))
+      oc_json_set(&oom, res, "status", cJSON_CreateString("fail"));
+    if(oom)
+      oc_warn("%s/%s: out of memory recording its load finding", it->kase->suite, it->kase->name);
+  }
+  oc_findings_free(&fs);
+}
+
+int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out)
+{
+  *out = NULL;
+  int rc = OC_ENOMEM;
+  size_t nlive = 0;
+  for(size_t i = 0; i < base->nitems; i++)
+    nlive += base->items[i].target->live;
+  struct oc_plan_item *items = calloc(nlive + 1, sizeof(*items));
+  size_t *map = calloc(nlive + 1, sizeof(*map));
+  struct loaded *ld = calloc(nlive + 1, sizeof(*ld));
+  cJSON *load = cJSON_CreateObject();
+  if(!items || !map || !ld || !load)
+    goto out;
+  size_t k = 0;
+  for(size_t i = 0; i < base->nitems; i++)
+    if(base->items[i].target->live) {
+      items[k] = base->items[i];
+      items[k].index = k;
+      map[k++] = i;
+    }
+  struct oc_run_options opts = *base->opts;
+  opts.jobs = lo->in_flight;
+  opts.rerun_alone = 0;
+  opts.record_dir = NULL;
+  uint64_t t0 = oc_now_ns();
+  int rounds = 0, oom = 0;
+  size_t nld = 0;
+  size_t nwait = 0, ntimed = 0;
+  double wait_max = 0, wait_sum = 0;
+  do {
+    struct oc_run r;
+    memset(&r, 0, sizeof(r));
+    r.opts = &opts;
+    r.targets = base->targets;
+    r.ntargets = base->ntargets;
+    r.suites = base->suites;
+    r.schemas = base->schemas;
+    r.nitems = nlive;
+    r.results = calloc(nlive + 1, sizeof(*r.results));
+    r.in_flight = calloc(nlive + 1, sizeof(*r.in_flight));
+    r.deferred = calloc(nlive + 1, sizeof(*r.deferred));
+    r.items = items;
+    int erc = r.results && r.in_flight && r.deferred ? oc_run_execute(&r) : OC_ENOMEM;
+    rounds++;
+    size_t nfail = 0;
+    for(size_t j = 0; erc == OC_OK && j < nlive; j++) {
+      double w;
+      int waited = r.results[j] ? oc_deployment_waited(r.results[j], &w) : -1;
+      ntimed += waited >= 0;
+      if(waited > 0) {
+        nwait++;
+        wait_sum += w;
+        if(w > wait_max)
+          wait_max = w;
+      }
+      const cJSON *was = base->results[map[j]];
+      if(!r.results[j] || !failed(r.results[j]))
+        continue;
+      nfail++;
+      if(!oc_streq(oc_json_str(was, "status"), "pass"))
+        continue; /* it fails (or is skipped) alone too: not the load's doing */
+      size_t m = 0;
+      while(m < nld && ld[m].base != map[j])
+        m++;
+      if(m == nld) {
+        ld[nld].base = map[j];
+        ld[nld].result = r.results[j];
+        ld[nld].in_flight = r.in_flight[j];
+        r.results[j] = NULL;
+        nld++;
+      }
+      ld[m].rounds_failed++;
+    }
+    oc_info("load round %d: %zu case%s with %d in flight, %zu failed", rounds, nlive,
+            nlive == 1 ? "" : "s", lo->in_flight, nfail);
+    r.items = NULL; /* borrowed */
+    oc_run_free(&r);
+    if(erc) {
+      rc = erc;
+      goto out;
+    }
+  } while(lo->duration_ms > 0 && (oc_now_ns() - t0) / 1000000u < (uint64_t)lo->duration_ms);
+  oc_json_put(&oom, load, "in_flight", cJSON_CreateNumber(lo->in_flight));
+  oc_json_put(&oom, load, "duration_ms", cJSON_CreateNumber((double)((oc_now_ns() - t0) / 1000000u)));
+  oc_json_put(&oom, load, "rounds", cJSON_CreateNumber(rounds));
+  oc_json_put(&oom, load, "cases", cJSON_CreateNumber((double)nlive));
+  if(ntimed) {
+    cJSON *w = oc_json_put(&oom, load, "waited", cJSON_CreateObject());
+    if(w) {
+      oc_json_put(&oom, w, "requests", cJSON_CreateNumber((double)nwait));
+      oc_json_put(&oom, w, "timed", cJSON_CreateNumber((double)ntimed));
+      oc_json_put(&oom, w, "mean_ms", cJSON_CreateNumber(nwait ? round(wait_sum / (double)nwait) : 0));
+      oc_json_put(&oom, w, "max_ms", cJSON_CreateNumber(round(wait_max)));
+    }
+  }
+  cJSON *only = oc_json_put(&oom, load, "only_under_load", cJSON_CreateArray());
+  for(size_t m = 0; only && m < nld; m++) {
+    struct oc_plan_item *it = &base->items[ld[m].base];
+    const cJSON *was = base->results[ld[m].base];
+    /* the load failure diagnosed with the prompt's size, now known */
+    struct oc_diag_context ctx = { ld[m].in_flight, -1, NULL };
+    ctx.prompt_tokens = prompt_tokens(it, was, lo, &ctx.prompt_source);
+    oc_deployment_diagnose(&it->target->deployment, ld[m].result, &ctx);
+    const cJSON *dg = oc_result_diagnosis(ld[m].result);
+    char *what = first_error(ld[m].result);
+    cJSON *e = oc_json_put(&oom, only, NULL, cJSON_CreateObject());
+    if(e) {
+      oc_json_put_str(&oom, e, "target", it->target->name);
+      oc_json_put_str(&oom, e, "suite", it->kase->suite);
+      oc_json_put_str(&oom, e, "case", it->kase->name);
+      oc_json_put_str(&oom, e, "status", oc_json_str(ld[m].result, "status"));
+      oc_json_put_str(&oom, e, "failure", what ? what : "");
+      oc_json_put(&oom, e, "in_flight", cJSON_CreateNumber(ld[m].in_flight));
+      oc_json_put(&oom, e, "rounds_failed", cJSON_CreateNumber(ld[m].rounds_failed));
+      if(ctx.prompt_tokens >= 0)
+        oc_json_put(&oom, e, "prompt_tokens", cJSON_CreateNumber((double)ctx.prompt_tokens));
+      if(dg)
+        oc_json_put(&oom, e, "diagnosis", cJSON_Duplicate(dg, 1));
+      cJSON *rules = oc_json_put(&oom, e, "rules", cJSON_CreateArray());
+      const cJSON *f;
+      cJSON_ArrayForEach(f, oc_json_arr(ld[m].result, "findings"))
+        if(rules && oc_streq(oc_json_str(f, "severity"), "error") && !oc_json_bool(f, "allowed", 0))
+          oc_json_put(&oom, rules, NULL, cJSON_CreateString(oc_json_str(f, "rule")));
+    }
+    add_finding(base, &ld[m], lo->in_flight, rounds, what ? what : "", dg);
+    free(what);
+  }
+  if(oom) {
+    rc = OC_ENOMEM;
+    goto out;
+  }
+  *out = load;
+  load = NULL;
+  rc = OC_OK;
+out:
+  for(size_t m = 0; ld && m < nlive; m++)
+    cJSON_Delete(ld[m].result);
+  free(ld);
+  free(items);
+  free(map);
+  cJSON_Delete(load);
+  return rc;
+}
+
+int oc_load_text(const cJSON *load, struct oc_buf *b)
+{
+  if(!cJSON_IsObject(load))
+    return OC_OK;
+  const cJSON *only = oc_json_arr(load, "only_under_load");
+  int n = cJSON_GetArraySize(only);
+  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f cases: "
+                            "%d case%s fail%s only under load%s\n",
+                         oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
+                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s",
+                         oc_json_num(load, "cases", 0), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+                         n ? ":" : "");
+  const cJSON *w = oc_json_obj(load, "waited");
+  if(w && oc_json_num(w, "requests", 0) > 0)
+    rc |= oc_buf_printf(b, "  under load %.0f of %.0f requests waited for a slot: %.0f ms on "
+                           "average, %.0f ms at most (the server's timings against oacheck's "
+                           "clock; TTFT includes it)\n",
+                        oc_json_num(w, "requests", 0), oc_json_num(w, "timed", 0),
+                        oc_json_num(w, "mean_ms", 0), oc_json_num(w, "max_ms", 0));
+  const cJSON *e;
+  cJSON_ArrayForEach(e, only)
+  {
+    rc |= oc_buf_printf(b, "  %s %s/%s: %s\n", oc_json_str(e, "target") ? oc_json_str(e, "target") : "",
+                        oc_json_str(e, "suite") ? oc_json_str(e, "suite") : "",
+                        oc_json_str(e, "case") ? oc_json_str(e, "case") : "",
+                        oc_json_str(e, "failure") ? oc_json_str(e, "failure") : "");
+    const cJSON *dg = oc_json_obj(e, "diagnosis");
+    if(dg)
+      rc |= oc_buf_printf(b, "    cause (%s): %s\n    fix: %s\n",
+                          oc_json_str(dg, "id") ? oc_json_str(dg, "id") : "",
+                          oc_json_str(dg, "cause") ? oc_json_str(dg, "cause") : "",
+                          oc_json_str(dg, "fix") ? oc_json_str(dg, "fix") : "");
+    else
+      rc |= oc_buf_adds(b, "    cause: not one the deployment's facts explain\n");
+  }
+  return rc ? OC_ENOMEM : OC_OK;
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# load.sh — load as a check (issue 14), against `oacheck serve --overload`
+# standing in for an overloaded llama-server: the shipped live recordings
+# answer while at most 2 requests are in flight (the recorded server's 2
+# slots), the concurrency recordings (tests/data/recordings/
+# llama-server-concurrency: recorded with 4 in flight on 2 slots sharing
+# 512 tokens) answer beyond that.  Then:
+# - a plain run (2 in flight: the target's total_slots) never overloads
+#   it and reaches the live run's verdicts;
+# - `--load 4` finds cases that pass alone and fail under load, each with a
+#   DEPLOY-LOAD finding carrying the shared-context diagnosis and its fix,
+#   in the console, the JSON, the HTML and the JUnit report;
+# - the same against a server that does not overload finds none;
+# - --load needs a live target, --duration needs --load.
+# The servers pace by the recorded times (4x) and hold each answer 50 ms, so
+# that four requests sent together are in flight together; what is
+# asserted does not depend on how long anything took.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+LIVE="$OACHECK_SRCDIR/suites/recordings/llama-server"
+CONC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-concurrency"
+
+# the live run's failures (../shared/recordings/llama-server-live/README.md:
+# 42 pass, 11 fail, 0 skip), and n-2-stream, whose first chunk is choice 1:
+# openai-python's stream helper raises IndexError on it (docs/clients.md);
+# the list is tests/e2e/run-replay.sh's
+cat > "$TMP/live-fails" <<'EOV'
+FAIL errors/invalid-json
+FAIL errors/unknown-role
+FAIL json-schema/json-object
+FAIL json-schema/json-object-short
+FAIL json-schema/json-object-stream
+FAIL plain/unknown-model
+FAIL streaming/n-2-stream
+FAIL tool-call/named
+FAIL tool-call/named-stream
+FAIL tool-call/parallel-stream
+FAIL tool-call/required
+FAIL tool-call/required-stream
+EOV
+
+serve_start "$LIVE" --overload "2=$CONC" --speed 4 --fault stall=50
+OVER=$URL
+OVER_ERR=$SERVE_ERR
+
+# ---- 1. one client's concurrency never overloads it ------------------------------
+expect_status 1 "$OACHECK" run --target "over=$OVER" --json "$TMP/plain.json"
+expect_grep '^  jobs: 2 in flight \(the target.s total_slots' "$TMP/out"
+verdicts "$TMP/out" | grep -v '^PASS' > "$TMP/plain-fails"
+cmp -s "$TMP/plain-fails" "$TMP/live-fails" ||
+  { diff -u "$TMP/live-fails" "$TMP/plain-fails" >&2; fail "2 in flight: not the live run's verdicts"; }
+expect_no_grep 'overloaded' "$OVER_ERR"
+pass "2 in flight (total_slots): the live verdicts, nothing answered as overloaded"
+
+# ---- 2. --load 4 -------------------------------------------------------------------
+expect_status 1 "$OACHECK" run --target "over=$OVER" --load 4 --json "$TMP/load.json" \
+  --html "$TMP/load.html" --junit "$TMP/load.xml"
+expect_grep '^load: 4 requests in flight per target, 1 round of 53 cases: [1-9][0-9]* cases? fails? only under load:' "$TMP/out"
+expect_grep 'overloaded' "$OVER_ERR"
+# every case listed under load carries the shared-context diagnosis
+sed -n '/^load: 4 requests/,/^$/p' "$TMP/out" > "$TMP/load-section"
+n_cases=$(grep -c '^  over ' "$TMP/load-section" || true)
+n_diag=$(grep -c '^    cause (shared-context): the 2 slots (/props total_slots) share one 512-token KV cache' "$TMP/load-section" || true)
+[ "$n_cases" -ge 1 ] || fail "no case failed only under load"
+[ "$n_diag" = "$n_cases" ] || fail "$n_cases cases fail only under load, $n_diag carry the shared-context diagnosis"
+fixes=$(grep -c '^    fix: Raise -c to hold every busy slot' "$TMP/load-section" || true)
+[ "$fixes" = "$n_cases" ] || fail "the fix is missing for some load failures"
+# only cases that pass alone: none of the live run's failures
+while read -r _ name; do
+  if grep -q "^  over $name:" "$TMP/load-section"; then fail "$name fails alone too, listed under load"; fi
+done < "$TMP/live-fails"
+# ... and each one fails the run with DEPLOY-LOAD
+expect_grep "^failing rules:.* DEPLOY-LOAD \\($n_cases\\)" "$TMP/out"
+expect_grep '"rule":[[:space:]]*"DEPLOY-LOAD"' "$TMP/load.json"
+expect_grep '"only_under_load":' "$TMP/load.json"
+expect_grep '"id":[[:space:]]*"shared-context"' "$TMP/load.json"
+"$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/load.json" >/dev/null ||
+  fail "the load results do not match the results schema"
+expect_grep '<h3 id="load">Fails only under load</h3>' "$TMP/load.html"
+expect_grep '<tr class="diagnosis"><td colspan="7"><b>cause</b> <code>shared-context</code>' "$TMP/load.html"
+expect_grep 'DEPLOY-LOAD' "$TMP/load.xml"
+expect_grep 'cause \(shared-context\)' "$TMP/load.xml"
+pass "--load 4: $n_cases case(s) fail only under load, each diagnosed shared-context with its fix"
+serve_stop
+
+# ---- 3. a server that holds up under load ------------------------------------------
+serve_start "$LIVE" --speed 4 --fault stall=50
+expect_status 1 "$OACHECK" run --target "fine=$URL" --load 4
+expect_grep '^load: 4 requests in flight per target, 1 round of 53 cases: 0 cases fail only under load$' "$TMP/out"
+expect_no_grep 'DEPLOY-LOAD' "$TMP/out"
+serve_stop
+pass "a server that does not overload: nothing fails only under load"
+
+# ---- 4. usage ----------------------------------------------------------------------------
+expect_status 2 "$OACHECK" run --load 4
+expect_grep '\-\-load needs a live target' "$TMP/err"
+expect_status 2 "$OACHECK" run --duration 5
+expect_grep '\-\-duration goes with --load' "$TMP/err"
+expect_status 2 "$OACHECK" serve "$LIVE" --overload 2
+expect_grep 'wants N=DIR' "$TMP/err"
+pass "usage errors exit 2"

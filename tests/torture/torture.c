@@ -1,0 +1,302 @@
+/* torture.c — the allocation-failure run over one input file: the
+ * response decoder is run once for reference, then once more for every
+ * allocation it makes, with exactly that allocation failing.  Each run
+ * must end cleanly: no crash (ASan), no block left (the shim's live set;
+ * LeakSanitizer at exit), and either OC_ENOMEM or the very findings of the
+ * reference — a failure that changes a verdict without saying so is the
+ * bug this looks for.  The shipped schemas are loaded before counting
+ * starts.  Inputs: a rule test file (*.test, tests/rules/), a recording
+ * (*.cassette.gz), both read and then replayed as `oacheck check` and
+ * `run --replay` replay them (reading counted too), or a fuzz seed
+ * (tests/fuzz/fuzz_input.h's format).  Which files make the corpus is
+ * tests/torture/run.sh's business.
+ *
+ *   torture [--profile P] [--only N] [--verbose] FILE
+ *
+ * (--verbose names every failure that was absorbed; TORTURE_STACK=1 prints
+ * the stack of the failing allocation, with --only the place to look)
+ *
+ * prints one line: how many allocation points were failed and how each
+ * run ended; exit 0 when every run held, 1 when one did not (each named,
+ * with the command that repeats it alone), 99 on a setup error. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cassette.h"
+#include "finding.h"
+#include "fuzz_input.h"
+#include "json.h"
+#include "response.h"
+#include "rulefile.h"
+#include "rules.h"
+#include "shim.h"
+#include "util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define OC_HAVE_DEATH_CALLBACK 1
+#endif
+
+static struct oc_schemas schemas;
+static const char *file;
+static long current; /* the allocation being failed, for a crash report */
+
+enum kind { SEED, CASSETTE, RULEFILE };
+
+struct input {
+  enum kind kind;
+  char *bytes;
+  size_t len;
+  const char *profile;
+};
+
+/* What a recording was read as, beside its findings: a failure in the
+ * reader must not change them without saying so either (a key computed
+ * from the raw bytes instead of the canonical JSON would miss on replay). */
+static char decoded[1024];
+
+/* A recorded exchange through the decoder the way `run --replay` and
+ * `oacheck check` take it (oc_response_replay: head, then the recorded
+ * pieces with their times). */
+static int replay(const struct oc_cassette *k, const struct oc_profile *profile, int partial,
+                  struct oc_findings *f)
+{
+  cJSON *req = NULL;
+  if(k->req_body && oc_json_parse_rc(k->req_body, k->req_body_len, NULL, &req) == OC_ENOMEM)
+    return OC_ENOMEM;
+  struct oc_request_info info;
+  oc_request_info_init(&info, k->method ? k->method : "POST", k->path ? k->path : "/", req);
+  struct oc_check c;
+  oc_check_init(&c, f, profile);
+  c.partial = partial;
+  struct oc_response r;
+  uint64_t t0 = k->timing_recorded ? 1000000 : 0, t_end = 0;
+  oc_response_init(&r, &info, &c, &schemas, t0, k->timing_recorded, 0);
+  int rc = oc_response_replay(&r, k, t0, &t_end);
+  oc_response_finish(&r, t_end, k->complete);
+  oc_response_free(&r);
+  cJSON_Delete(req);
+  return !rc && c.oom ? OC_ENOMEM : rc;
+}
+
+static void describe(const struct oc_cassette *k, const char *more)
+{
+  snprintf(decoded, sizeof(decoded),
+           "name=%s key=%s %s %s status=%d reason=%s pieces=%zu timing=%d complete=%d "
+           "source=%s recorded_at=%s server=%s note=%s test_only=%d headers=%zu/%zu body=%zu %s\n",
+           k->name ? k->name : "-", k->key, k->method ? k->method : "-", k->path ? k->path : "-",
+           k->status, k->reason ? k->reason : "-", k->npieces, k->timing_recorded, k->complete,
+           k->source ? k->source : "-", k->recorded_at ? k->recorded_at : "-",
+           k->server ? k->server : "-", k->note ? k->note : "-", k->test_only, k->req_headers.count,
+           k->headers.count, k->body_len, more);
+}
+
+/* One analysis.  Everything it allocates is freed before it returns,
+ * except the findings (the caller renders, then frees them). */
+static int run(const struct input *in, struct oc_findings *f)
+{
+  int rc;
+  char err[512];
+  if(in->kind == CASSETTE) {
+    struct oc_cassette k;
+    oc_cassette_init(&k);
+    rc = oc_cassette_decode(in->bytes, in->len, file, &k, err, sizeof(err));
+    if(!rc) {
+      describe(&k, "");
+      rc = replay(&k, oc_profile_find(in->profile), 0, f);
+    }
+    oc_cassette_free(&k);
+    return rc;
+  }
+  if(in->kind == RULEFILE) {
+    /* the file's own profile and "partial"; a "case" line's expectations
+     * are a suite's (not counted here): the generic rules run */
+    struct oc_rulefile rf;
+    oc_rulefile_init(&rf);
+    rc = oc_rulefile_parse(in->bytes, in->len, file, &rf, err, sizeof(err));
+    if(!rc) {
+      char more[512];
+      snprintf(more, sizeof(more), "what=%s profile=%s partial=%d case=%s findings=%zu",
+               rf.what ? rf.what : "-", rf.profile->name, rf.partial, rf.expect_case ? "yes" : "no",
+               rf.nfindings);
+      describe(&rf.ex, more);
+      rc = replay(&rf.ex, rf.profile, rf.partial, f);
+    }
+    oc_rulefile_free(&rf);
+    return rc;
+  }
+  struct oc_check c;
+  static struct oc_fuzz_input fz;
+  if(!oc_fuzz_input_decode((const uint8_t *)in->bytes, in->len, &fz))
+    return OC_EPARSE;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  rc = oc_headers_add(&h, "Content-Type", fz.content_type);
+  if(!rc) {
+    oc_check_init(&c, f, oc_profile_find(fz.profile));
+    rc = oc_response_analyze(&schemas, &c, "POST", fz.path, fz.request, strlen(fz.request), 200, &h,
+                             fz.body, fz.len, fz.pieces, fz.npieces);
+  }
+  oc_headers_free(&h);
+  return rc;
+}
+
+/* The findings, every field of every one, as text (not counted). */
+static char *render(const struct oc_findings *f)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1u << 26);
+  oc_buf_adds(&b, decoded);
+  for(size_t i = 0; i < f->count; i++) {
+    const struct oc_finding *x = &f->items[i];
+    oc_buf_printf(&b, "%s %s%s chunk=%ld byte=%lld path=%s\n  %s\n  expected=%s actual=%s\n",
+                  oc_rule_name(x->rule), oc_severity_name(x->severity), x->allowed ? " allowed" : "",
+                  x->chunk, (long long)x->byte, x->path ? x->path : "-", x->message ? x->message : "",
+                  x->expected ? x->expected : "-", x->actual ? x->actual : "-");
+  }
+  for(size_t i = 0; i < f->ncounts; i++)
+    oc_buf_printf(&b, "%s fired %zu, kept %zu\n", oc_rule_name(f->counts[i].rule), f->counts[i].total,
+                  f->counts[i].kept);
+  char *s = oc_buf_take(&b, NULL);
+  if(!s) {
+    fprintf(stderr, "torture: out of memory rendering findings\n");
+    exit(99);
+  }
+  return s;
+}
+
+/* One counted run failing allocation n (0: none).  Returns the rendered
+ * findings (caller frees) and the outcome through *rc, *leaked, *reached. */
+static char *attempt(const struct input *in, long n, int *rc, long *leaked, int *reached, long *count)
+{
+  struct oc_findings f;
+  oc_findings_init(&f);
+  current = n;
+  decoded[0] = '\0';
+  torture_arm(n);
+  *rc = run(in, &f);
+  torture_disarm();
+  *count = torture_count();
+  *reached = torture_failed();
+  char *text = render(&f);
+  oc_findings_free(&f);
+  *leaked = torture_live();
+  current = 0;
+  return text;
+}
+
+#ifdef OC_HAVE_DEATH_CALLBACK
+static void on_death(void)
+{
+  if(current)
+    fprintf(stderr, "torture: %s: crashed while allocation %ld was failed; repeat it alone with "
+                    "tests/torture/torture --only %ld %s\n", file, current, current, file);
+}
+#endif
+
+static void usage(void)
+{
+  fprintf(stderr, "usage: torture [--profile P] [--only N] [--verbose] FILE\n");
+  exit(99);
+}
+
+int main(int argc, char **argv)
+{
+  struct input in = { SEED, NULL, 0, "openai" };
+  long only = 0;
+  int i = 1, verbose = 0;
+  for(; i < argc && argv[i][0] == '-'; i++) {
+    if(strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+      in.profile = argv[++i];
+    else if(strcmp(argv[i], "--verbose") == 0)
+      verbose = 1;
+    else if(strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      if(oc_parse_long(argv[++i], 1, 1L << 40, &only))
+        usage();
+    }
+    else
+      usage();
+  }
+  if(i + 1 != argc)
+    usage();
+  file = argv[i];
+  torture_init();
+#ifdef OC_HAVE_DEATH_CALLBACK
+  __sanitizer_set_death_callback(on_death);
+#endif
+  const char *src = getenv("OACHECK_SRCDIR");
+  if(src && *src)
+    setenv("OACHECK_DATADIR", src, 1);
+  char err[1024];
+  if(oc_schemas_load(&schemas, err, sizeof(err))) {
+    fprintf(stderr, "torture: cannot load the shipped schemas: %s\n", err);
+    return 99;
+  }
+  if(oc_read_file(file, OC_CAP_FILE, &in.bytes, &in.len, err, sizeof(err))) {
+    fprintf(stderr, "torture: %s\n", err);
+    return 99;
+  }
+  in.kind = oc_endswith(file, OC_CASSETTE_EXT) ? CASSETTE
+            : oc_endswith(file, OC_RULEFILE_EXT) ? RULEFILE : SEED;
+  if(!oc_profile_find(in.profile)) {
+    fprintf(stderr, "torture: no profile '%s'\n", in.profile);
+    return 99;
+  }
+
+  /* a warm-up fills what is built once per process (lazy tables), so
+   * that the reference counts only what every run allocates */
+  int rc, reached;
+  long leaked, total;
+  free(attempt(&in, 0, &rc, &leaked, &reached, &total));
+  char *want = attempt(&in, 0, &rc, &leaked, &reached, &total);
+  if(rc || leaked) {
+    fprintf(stderr, "torture: %s: the reference run %s\n", file,
+            rc ? "failed" : "leaked");
+    return 99;
+  }
+  long points = total;
+  long from = only ? only : 1, to = only ? only : points;
+  long nomem = 0, absorbed = 0, bad = 0;
+  for(long n = from; n <= to; n++) {
+    char *got = attempt(&in, n, &rc, &leaked, &reached, &total);
+    const char *why = NULL;
+    if(!reached)
+      why = "never reached that allocation: a failure in an earlier run changed what later runs do";
+    else if(leaked)
+      why = "left blocks allocated";
+    else if(rc == OC_ENOMEM)
+      nomem++;
+    else if(rc)
+      why = "failed with an error other than OC_ENOMEM";
+    else if(strcmp(got, want) != 0)
+      why = "returned OC_OK with other findings than the reference: a silent wrong verdict";
+    else {
+      absorbed++;
+      if(verbose)
+        fprintf(stderr, "torture: %s: allocation %ld: absorbed, same findings\n", file, n);
+    }
+    if(why) {
+      bad++;
+      fprintf(stderr, "torture: %s: allocation %ld of %ld failed: the run %s", file, n, points, why);
+      if(leaked)
+        fprintf(stderr, " (%ld blocks)", leaked);
+      if(rc && rc != OC_ENOMEM)
+        fprintf(stderr, " (rc %d)", rc);
+      fprintf(stderr, "; repeat it alone with tests/torture/torture --only %ld%s%s %s\n", n,
+              in.kind == CASSETTE ? " --profile " : "", in.kind == CASSETTE ? in.profile : "", file);
+      if(only && !rc && strcmp(got, want) != 0)
+        fprintf(stderr, "--- reference\n%s--- with allocation %ld failed\n%s", want, n, got);
+    }
+    free(got);
+  }
+  printf("torture: %s: %ld allocation points failed one at a time: %ld ran out of memory cleanly "
+         "(OC_ENOMEM), %ld were absorbed with the same findings, %ld did not hold\n",
+         file, to - from + 1, nomem, absorbed, bad);
+  free(want);
+  free(in.bytes);
+  oc_schemas_free(&schemas);
+  return bad ? 1 : 0;
+}
