@@ -25,6 +25,7 @@ LIBRARY_HEADERS='
 curl/          http.c
 zlib.h         cassette.c
 microhttpd.h   server.c
+microhttpd.h   proxy.c
 pcre2          regex.c
 '
 
@@ -130,9 +131,14 @@ FNR == 1 {
 
   if(src && match(raw, /^[ \t]*#[ \t]*include[ \t]*<[^>]+>/)) {
     h = raw; sub(/^[^<]*</, "", h); sub(/>.*/, "", h)
+    homes = ""; ok = 0
     for(k = 1; k <= nhdr; k++)
-      if(index(h, hdr[k]) == 1 && name != hdr_home[k])
-        report("HEADER", "<" h "> belongs to " hdr_home[k] " alone: go through its oc_ interface")
+      if(index(h, hdr[k]) == 1) {
+        homes = homes (homes == "" ? "" : " and ") hdr_home[k]
+        if(name == hdr_home[k]) ok = 1
+      }
+    if(homes != "" && !ok)
+      report("HEADER", "<" h "> belongs to " homes " alone: go through its oc_ interface")
   }
 
   if(src && name != "json.c" && match(line, /cJSON_(AddItemTo|AddItemReferenceTo|ReplaceItemIn)[A-Za-z]*[ \t]*\(/))

@@ -20,6 +20,7 @@ const struct oc_command oc_commands[] = {
   { "check", oc_cmd_check, "judge a captured response (curl output, HAR, cassette) without a server" },
   { "record", oc_cmd_record, "run suites live and write a cassette per case" },
   { "serve", oc_cmd_serve, "serve recordings over HTTP, with injected faults" },
+  { "proxy", oc_cmd_proxy, "judge the live traffic of a real client with a real server" },
   { "templates", oc_cmd_templates, "compare chat templates across targets" },
   { "pin", oc_cmd_pin, "check that a deployment still serves what was pinned" },
   { "report", oc_cmd_report, "render, merge and diff JSON results" },

@@ -171,6 +171,7 @@ int oc_cmd_rules(int argc, char **argv);
 int oc_cmd_run(int argc, char **argv);
 int oc_cmd_record(int argc, char **argv);
 int oc_cmd_serve(int argc, char **argv);
+int oc_cmd_proxy(int argc, char **argv);
 int oc_cmd_report(int argc, char **argv);
 int oc_cmd_templates(int argc, char **argv);
 int oc_cmd_pin(int argc, char **argv);

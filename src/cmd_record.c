@@ -12,6 +12,8 @@
 
 #include "cassette.h"
 #include "cli.h"
+#include "headers.h"
+#include "json.h"
 #include "util.h"
 
 static const char record_usage[] =
@@ -162,6 +164,123 @@ static int cmd_show(int nfiles, const char *const *files)
     fprintf(stderr, "oacheck record: cannot write to standard output: %s\n", strerror(errno));
     rc = OC_EXIT_FAIL;
   }
+  return rc;
+}
+
+/* ---- --to-suite ----------------------------------------------------- */
+
+/* A suite case name from a cassette's name: lower case, [a-z0-9._-]. */
+static void case_name(const char *from, char *out, size_t outlen)
+{
+  size_t n = 0;
+  for(const char *p = from; *p && n + 1 < outlen && n < 80; p++) {
+    char c = *p >= 'A' && *p <= 'Z' ? (char)(*p + 32) : *p;
+    int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if(!n && !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      continue;
+    out[n++] = ok ? c : '-';
+  }
+  if(!n)
+    n = (size_t)snprintf(out, outlen, "exchange");
+  out[n < outlen ? n : outlen - 1] = '\0';
+}
+
+/* One case that sends exactly the cassette's request again: against the
+ * recorded server (or `run --replay` of the cassette's folder) it gets the
+ * same answer and so the same findings. */
+static cJSON *case_from(const struct oc_cassette *c, const char *file)
+{
+  int oom = 0;
+  char name[96];
+  case_name(c->name ? c->name : "exchange", name, sizeof(name));
+  char *desc = oc_asprintf("reproduces the exchange recorded in %s%s%s%s", file,
+                           c->source ? " (" : "", c->source ? c->source : "", c->source ? ")" : "");
+  cJSON *k = cJSON_CreateObject();
+  oc_json_put_str(&oom, k, "name", name);
+  oc_json_put(&oom, k, "description", desc ? cJSON_CreateString(desc) : NULL);
+  free(desc);
+  cJSON *tags = oc_json_put(&oom, k, "tags", cJSON_CreateArray());
+  oc_json_put(&oom, tags, NULL, cJSON_CreateString("from-cassette"));
+  cJSON *rq = oc_json_put(&oom, k, "request", cJSON_CreateObject());
+  oc_json_put_str(&oom, rq, "method", c->method ? c->method : "GET");
+  oc_json_put_str(&oom, rq, "path", c->path ? c->path : "/");
+  cJSON *hdrs = NULL;
+  for(size_t i = 0; i < c->req_headers.count; i++) {
+    const struct oc_header *h = &c->req_headers.items[i];
+    /* what the transport writes itself, and what is nobody's to keep */
+    if(oc_header_is_secret(h->name) || oc_strcaseeq(h->name, "Host") ||
+       oc_strcaseeq(h->name, "Content-Length") || oc_strcaseeq(h->name, "Content-Type") ||
+       oc_strcaseeq(h->name, "Accept-Encoding") || oc_strcaseeq(h->name, "Connection") ||
+       oc_strcaseeq(h->name, "User-Agent"))
+      continue;
+    if(!hdrs)
+      hdrs = oc_json_put(&oom, rq, "headers", cJSON_CreateObject());
+    oc_json_put_str(&oom, hdrs, h->name, h->value);
+  }
+  if(c->req_body) {
+    /* a JSON body stays readable unless it holds "${", which the suite
+     * would take for a variable: then the bytes go as they are */
+    cJSON *body = oc_memfind(c->req_body, c->req_body_len, "${", 2) ? NULL
+                  : oc_json_parse(c->req_body, c->req_body_len, NULL);
+    if(body)
+      oc_json_put(&oom, rq, "body", body);
+    else
+      oc_json_put_str(&oom, rq, "raw_body", c->req_body);
+  }
+  if(oom) {
+    cJSON_Delete(k);
+    return NULL;
+  }
+  return k;
+}
+
+static int cmd_to_suite(int nfiles, const char *const *files, const char *suite, const char *out)
+{
+  int oom = 0, rc = OC_EXIT_FAIL;
+  char err[700];
+  cJSON *doc = cJSON_CreateObject();
+  oc_json_put_str(&oom, doc, "suite", suite ? suite : "from-cassettes");
+  oc_json_put_str(&oom, doc, "description", "exchanges turned into cases by 'oacheck record "
+                                            "--to-suite': each sends its recorded request again");
+  cJSON *cases = oc_json_put(&oom, doc, "cases", cJSON_CreateArray());
+  for(int i = 0; i < nfiles && !oom; i++) {
+    struct oc_cassette c;
+    oc_cassette_init(&c);
+    if(oc_cassette_read(files[i], &c, err, sizeof(err))) {
+      fprintf(stderr, "oacheck record: %s\n", err);
+      oc_cassette_free(&c);
+      goto out;
+    }
+    cJSON *k = case_from(&c, files[i]);
+    oc_cassette_free(&c);
+    /* two cassettes of the same name in different folders: keep both */
+    const cJSON *prev;
+    int clash = 0;
+    cJSON_ArrayForEach(prev, cases)
+      clash |= k && oc_streq(oc_json_str(prev, "name"), oc_json_str(k, "name"));
+    if(clash) {
+      char nn[120];
+      snprintf(nn, sizeof(nn), "%.80s-%d", oc_json_str(k, "name"), i + 1);
+      oc_json_set(&oom, k, "name", cJSON_CreateString(nn));
+    }
+    oc_json_put(&oom, cases, NULL, k);
+  }
+  char *text = oom ? NULL : cJSON_Print(doc);
+  if(!text) {
+    fprintf(stderr, "oacheck record: out of memory\n");
+    goto out;
+  }
+  if(!out || strcmp(out, "-") == 0) {
+    printf("%s\n", text);
+    rc = fflush(stdout) ? OC_EXIT_FAIL : OC_EXIT_OK;
+  }
+  else if(oc_write_file(out, text, strlen(text), err, sizeof(err)))
+    fprintf(stderr, "oacheck record: %s\n", err);
+  else
+    rc = OC_EXIT_OK;
+  free(text);
+out:
+  cJSON_Delete(doc);
   return rc;
 }
 
@@ -506,12 +625,19 @@ int oc_cmd_record(int argc, char **argv)
   struct route_list routes = { NULL, 0, 0 };
   struct oc_strlist files = { NULL, 0, 0 };
   memset(&im, 0, sizeof(im));
-  int show = 0, rc = OC_EXIT_USAGE;
+  int show = 0, to_suite = 0, rc = OC_EXIT_USAGE;
+  const char *suite_name = NULL;
   const struct oc_option options[] = {
     OC_OPT_FLAG(0, "show", &show,
                 "print each cassette FILE: its request, response head,\n"
                 "provenance and body, piece by piece, with non-printable\n"
                 "bytes escaped (\\xNN, \\r, \\t, \\\\; line ends kept)"),
+    OC_OPT_FLAG(0, "to-suite", &to_suite,
+                "turn each cassette FILE into a suite case that sends its\n"
+                "recorded request again (a failing exchange from 'oacheck\n"
+                "proxy --record' becomes a test); the suite goes to --out\n"
+                "FILE, or standard output"),
+    OC_OPT_STRING(0, "suite", &suite_name, "NAME", "--to-suite: the suite's name (default from-cassettes)"),
     OC_OPT_STRING(0, "import", &im.rawdir, "RAWDIR",
                   "convert every exchange listed in RAWDIR/index.json\n"
                   "(NAME.request.json + NAME.response.http, and NAME.wire.http\n"
@@ -541,7 +667,15 @@ int oc_cmd_record(int argc, char **argv)
   im.routes = routes.items;
   im.nroutes = routes.n;
   int nfiles = (int)files.n;
-  if(show) {
+  if(to_suite) {
+    if(show || im.rawdir || !nfiles) {
+      rc = oc_cli_usage_error("record", nfiles ? "--to-suite does not mix with --show or --import"
+                                               : "--to-suite needs cassette files");
+      goto out;
+    }
+    rc = cmd_to_suite(nfiles, files.items, suite_name, im.out);
+  }
+  else if(show) {
     if(im.rawdir || !nfiles) {
       rc = oc_cli_usage_error("record", im.rawdir ? "--show and --import do not mix"
                                                   : "--show needs a cassette file");

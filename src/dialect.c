@@ -28,19 +28,6 @@ const char *oc_dialect_table_marker(size_t i)
   return i < OC_ARRAY_LEN(table) ? table[i].text : NULL;
 }
 
-static const char *memfind(const char *h, size_t hl, const char *n, size_t nl)
-{
-  if(!nl || nl > hl)
-    return NULL;
-  for(const char *p = h; (p = memchr(p, n[0], hl - (size_t)(p - h) - nl + 1)) != NULL; p++) {
-    if(memcmp(p, n, nl) == 0)
-      return p;
-    if((size_t)(p - h) + nl >= hl)
-      break;
-  }
-  return NULL;
-}
-
 void oc_dialect_init(struct oc_dialect *d)
 {
   memset(d, 0, sizeof(*d));
@@ -63,7 +50,7 @@ const char *oc_dialect_find_marker(const char *s, size_t len, const struct oc_di
   const char *best = NULL, *best_family = NULL;
   size_t best_at = 0;
   for(size_t i = 0; s && i < OC_ARRAY_LEN(table); i++) {
-    const char *p = memfind(s, len, table[i].text, strlen(table[i].text));
+    const char *p = oc_memfind(s, len, table[i].text, strlen(table[i].text));
     if(p && (!best || (size_t)(p - s) < best_at)) {
       best = table[i].text;
       best_family = table[i].family;
@@ -71,7 +58,7 @@ const char *oc_dialect_find_marker(const char *s, size_t len, const struct oc_di
     }
   }
   for(size_t i = 0; s && d && i < d->n; i++) {
-    const char *p = memfind(s, len, d->markers[i], strlen(d->markers[i]));
+    const char *p = oc_memfind(s, len, d->markers[i], strlen(d->markers[i]));
     if(p && (!best || (size_t)(p - s) < best_at)) {
       best = d->markers[i];
       best_family = "this target's chat template";
@@ -178,8 +165,8 @@ int oc_dialect_from_template(struct oc_dialect *d, const char *text, size_t len)
   const char *end = text + len;
   for(size_t a = 0; text && a < OC_ARRAY_LEN(anchors); a++) {
     size_t al = strlen(anchors[a]);
-    for(const char *hit = memfind(text, len, anchors[a], al); hit;
-        hit = memfind(hit + al, (size_t)(end - hit - (ptrdiff_t)al), anchors[a], al)) {
+    for(const char *hit = oc_memfind(text, len, anchors[a], al); hit;
+        hit = oc_memfind(hit + al, (size_t)(end - hit - (ptrdiff_t)al), anchors[a], al)) {
       const char *from = hit - text > 80 ? hit - 80 : text;
       const char *to = end - hit > 600 ? hit + 600 : end;
       for(const char *p = from; p < to; p++) {
@@ -213,7 +200,7 @@ int oc_dialect_parse_failure(const char *msg, size_t len, char *fmt, size_t fmtl
     fmt[0] = '\0';
   if(!msg)
     return 0;
-  const char *p = memfind(msg, len, expected, sizeof(expected) - 1);
+  const char *p = oc_memfind(msg, len, expected, sizeof(expected) - 1);
   if(p) {
     const char *f = p + sizeof(expected) - 1, *e = f;
     while(e < msg + len && *e != ' ' && e - f < 40)

@@ -242,22 +242,6 @@ cJSON *oc_message_to_json(const struct oc_message *m)
 
 /* ---- text scanning ------------------------------------------------------- */
 
-static const char *memfind(const char *h, size_t hl, const char *n)
-{
-  size_t nl = strlen(n);
-  if(nl == 0 || hl < nl)
-    return NULL;
-  const char *end = h + hl - nl;
-  for(const char *p = h; p <= end; p++) {
-    p = memchr(p, n[0], (size_t)(end - p) + 1);
-    if(!p)
-      return NULL;
-    if(memcmp(p, n, nl) == 0)
-      return p;
-  }
-  return NULL;
-}
-
 const char *oc_message_find_template_token(const char *s, size_t len)
 {
   /* Control tokens of the chat templates in common use (ChatML/Qwen,
@@ -270,7 +254,7 @@ const char *oc_message_find_template_token(const char *s, size_t len)
     "<|assistant|>", "<|user|>", "<|system|>",
   };
   for(size_t i = 0; i < OC_ARRAY_LEN(tokens); i++)
-    if(memfind(s, len, tokens[i]))
+    if(oc_memfind(s, len, tokens[i], strlen(tokens[i])))
       return tokens[i];
   return NULL;
 }
@@ -362,7 +346,7 @@ static void check_content_text(struct oc_check *c, const struct oc_request_info 
               "tools were offered but choice %d's content holds tool-call markup: %s",
               m->index, what);
   }
-  if(m->streamed && memfind(m->content.data ? m->content.data : "", m->content.len, "\xEF\xBF\xBD"))
+  if(m->streamed && oc_memfind(m->content.data ? m->content.data : "", m->content.len, "\xEF\xBF\xBD", 3))
     oc_emit(c, OC_R_STREAM_REPLACEMENT_CHAR,
             OC_AT(.path = path, .expected = "no U+FFFD", .actual = "U+FFFD"),
             "the rebuilt content of choice %d holds U+FFFD, the trace of a character "

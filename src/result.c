@@ -139,6 +139,13 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   if(!oc_buf_error(&b) && !oc_json_put_str(&oom, r, "curl", oc_buf_str(&b)))
     goto fail;
   oc_buf_reset(&b);
+  if(o->no_suite) {
+    /* no suite file behind it (proxy traffic): its own command, if any */
+    if(o->reproduce_oacheck && !oc_json_put_str(&oom, r, "oacheck", o->reproduce_oacheck))
+      goto fail;
+    oc_buf_free(&b);
+    return r;
+  }
   /* a shipped suite by name; any other by the file it came from */
   char *shipped = oc_suite_resolve(o->kase->suite);
   const char *suite = shipped && o->kase->file && strcmp(shipped, o->kase->file) == 0

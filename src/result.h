@@ -35,6 +35,9 @@ struct oc_case_outcome {
   cJSON *retries;                   /* taken over; may be NULL */
   double duration_ms;               /* < 0 unknown */
   const char *source;               /* "live" or the recording's name */
+  int no_suite;                     /* proxy traffic: no suite file can send it again */
+  const char *reproduce_oacheck;    /* with no_suite: the oacheck command that reproduces it
+                                     * (record --to-suite), or NULL */
   /* What the client models made of the response (OC_CLIENT__COUNT of
    * them), or NULL when none judged it (not a chat completion, no
    * response); and the name of the case's checklist row (matrix.h), or

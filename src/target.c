@@ -555,63 +555,87 @@ const char *oc_profile_guess(const cJSON *identity)
   return "openai";
 }
 
-/* The prompt tokens of a one-message conversation of w filler words, as the
- * server counts them: its own chat template (/apply-template), its own
- * tokenizer (/tokenize).  -1 when the target cannot say. */
-static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
+                       const cJSON *messages, const cJSON *tools)
 {
-  long n = -1;
-  int status;
-  char *body = NULL, *out = NULL, err[600];
+  int oom = 0, status;
+  char *out = NULL, *body = NULL, *prompt = NULL, err[600];
   size_t len;
   struct oc_headers h;
   oc_headers_init(&h);
+  cJSON *req = cJSON_CreateObject();
+  oc_json_put(&oom, req, "messages", cJSON_Duplicate(messages, 1));
+  if(tools)
+    oc_json_put(&oom, req, "tools", cJSON_Duplicate(tools, 1));
+  if(!oom)
+    out = cJSON_PrintUnformatted(req);
+  cJSON_Delete(req);
+  if(out && !oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err,
+                             sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(body, len, NULL);
+    const char *p = oc_json_str(doc, "prompt");
+    prompt = p ? oc_strdup(p) : NULL;
+    cJSON_Delete(doc);
+  }
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  return prompt;
+}
+
+long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_options *o,
+                            const char *prompt)
+{
+  int oom = 0, status;
+  long n = -1;
+  char *out = NULL, *body = NULL, err[600];
+  size_t len;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  cJSON *tok = cJSON_CreateObject();
+  oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
+  oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
+  oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
+  if(!oom)
+    out = cJSON_PrintUnformatted(tok);
+  cJSON_Delete(tok);
+  if(out && !oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err,
+                             sizeof(err)) && status == 200) {
+    cJSON *doc = oc_json_parse(body, len, NULL);
+    const cJSON *tokens = oc_json_arr(doc, "tokens");
+    if(tokens)
+      n = cJSON_GetArraySize(tokens);
+    cJSON_Delete(doc);
+  }
+  free(out);
+  free(body);
+  oc_headers_free(&h);
+  return n;
+}
+
+/* The prompt tokens of a one-message conversation of w filler words, as the
+ * server counts them.  -1 when the target cannot say. */
+static long count_tokens(struct oc_target *t, const struct oc_identify_options *o, long w)
+{
+  long n = -1;
+  int oom = 0;
+  char *prompt = NULL;
   struct oc_buf text;
   oc_buf_init(&text, OC_CAP_FILE);
   for(long i = 0; i < w; i++)
     if((i && oc_buf_addc(&text, ' ')) || oc_buf_adds(&text, "hello"))
       goto out;
-  int oom = 0;
-  cJSON *req = cJSON_CreateObject();
-  cJSON *msgs = oc_json_put(&oom, req, "messages", cJSON_CreateArray());
+  cJSON *msgs = cJSON_CreateArray();
   cJSON *m = oc_json_put(&oom, msgs, NULL, cJSON_CreateObject());
   oc_json_put_str(&oom, m, "role", "user");
   oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
   if(!oom)
-    out = cJSON_PrintUnformatted(req);
-  cJSON_Delete(req);
-  if(!out || oc_target_fetch(t, o, "POST", "/apply-template", out, &status, &h, &body, &len, err, sizeof(err)) ||
-     status != 200)
-    goto out;
-  cJSON *doc = oc_json_parse(body, len, NULL);
-  const char *prompt = oc_json_str(doc, "prompt");
-  free(out);
-  out = NULL;
-  if(prompt) {
-    cJSON *tok = cJSON_CreateObject();
-    oc_json_put(&oom, tok, "content", cJSON_CreateString(prompt));
-    oc_json_put(&oom, tok, "add_special", cJSON_CreateTrue());
-    oc_json_put(&oom, tok, "parse_special", cJSON_CreateTrue());
-    if(!oom)
-      out = cJSON_PrintUnformatted(tok);
-    cJSON_Delete(tok);
-  }
-  cJSON_Delete(doc);
-  free(body);
-  body = NULL;
-  oc_headers_free(&h);
-  if(!out || oc_target_fetch(t, o, "POST", "/tokenize", out, &status, &h, &body, &len, err, sizeof(err)) ||
-     status != 200)
-    goto out;
-  doc = oc_json_parse(body, len, NULL);
-  const cJSON *tokens = oc_json_arr(doc, "tokens");
-  if(tokens)
-    n = cJSON_GetArraySize(tokens);
-  cJSON_Delete(doc);
+    prompt = oc_target_render(t, o, msgs, NULL);
+  cJSON_Delete(msgs);
+  if(prompt)
+    n = oc_target_count_tokens(t, o, prompt);
 out:
-  free(out);
-  free(body);
-  oc_headers_free(&h);
+  free(prompt);
   oc_buf_free(&text);
   return n;
 }

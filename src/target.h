@@ -152,6 +152,16 @@ int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o,
                        char **body, size_t *len, struct oc_fetch_meta *meta, char *err,
                        size_t errlen);
 
+/* The prompt t's chat template makes of messages (and tools, may be
+ * NULL), through POST /apply-template as llama-server offers it; caller
+ * frees; NULL when the target cannot render (or runs out of memory).  And
+ * how many tokens t's tokenizer makes of a prompt (POST /tokenize), -1
+ * when it cannot say. */
+char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
+                       const cJSON *messages, const cJSON *tools);
+long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_options *o,
+                            const char *prompt);
+
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */
 int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out);

@@ -232,6 +232,21 @@ void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem)
   return d;
 }
 
+const char *oc_memfind(const char *h, size_t hl, const char *needle, size_t n)
+{
+  if(!n || n > hl)
+    return NULL;
+  const char *end = h + hl - n;
+  for(const char *p = h; p <= end; p++) {
+    p = memchr(p, needle[0], (size_t)(end - p) + 1);
+    if(!p)
+      return NULL;
+    if(memcmp(p, needle, n) == 0)
+      return p;
+  }
+  return NULL;
+}
+
 size_t oc_strlcpy(char *dst, const char *src, size_t size)
 {
   size_t n = strlen(src);

@@ -87,6 +87,9 @@ int oc_streq(const char *a, const char *b);            /* NULL-safe */
 int oc_strcaseeq(const char *a, const char *b);        /* ASCII only */
 int oc_startswith(const char *s, const char *prefix);
 int oc_endswith(const char *s, const char *suffix);
+/* The first n bytes of needle inside the hl bytes of h (either may hold
+ * NULs), or NULL; an empty needle is never found. */
+const char *oc_memfind(const char *h, size_t hl, const char *needle, size_t n);
 /* Copy at most size-1 bytes and always terminate; returns strlen(src). */
 size_t oc_strlcpy(char *dst, const char *src, size_t size);
 /* Parse a whole string as a decimal number in [min, max]. 0 on success. */

@@ -31,9 +31,12 @@ done
 S=$OACHECK_SRCDIR
 {
   echo "suites/recordings/llama-server $S/suites/recordings/llama-server"
-  for d in "$S"/tests/data/recordings/*/ "$S"/tests/data/crafted/*/; do
-    d=${d%/}
-    echo "${d#"$S"/} $d"
+  # every folder that holds recordings itself (a router's models, the
+  # proxy's templates are one level down)
+  find "$S/tests/data/recordings" "$S/tests/data/crafted" -type d | LC_ALL=C sort | while read -r d; do
+    if ls "$d"/*.cassette.gz >/dev/null 2>&1 || [ -f "$d/index.json" ]; then
+      echo "${d#"$S"/} $d"
+    fi
   done
 } >"$TMP/dirs"
 shared_missing=""

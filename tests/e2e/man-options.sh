@@ -29,6 +29,7 @@ check check check
 check record record
 check "record (live)" record --target http://127.0.0.1:1
 check serve serve
+check proxy proxy
 check templates templates
 check pin pin
 check "report render" report render

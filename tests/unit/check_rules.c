@@ -116,6 +116,13 @@ static const struct {
   { "PIN-FLAGS", "cmd_pin.c (oacheck pin --check on a router); tested in tests/e2e/router.sh" },
   { "MODELS-ROUTED", "runner.c, for a router target's answers (the model asked for is the "
                      "target's, not the request's); tested in tests/e2e/router.sh and check_router" },
+  { "REQUEST-ROLE", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-TOOL-RESULT-ID", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-TOOL-ARGS-STRING", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-STREAM-OPTIONS", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "REQUEST-CONTEXT", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "CONV-TOOL-ID-REJECTED", "conversation.c (oacheck proxy); tested in check_conversation.c" },
+  { "CONV-TOOL-RESULT-DROPPED", "conversation.c (oacheck proxy); tested in check_conversation.c" },
 };
 
 /* Each rule's public ID is its C name with '-' for '_', so the two can be

@@ -22,6 +22,11 @@ import { accumulateChunks } from './reference.mjs';
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 export const CLIENTS = ['openai-node', 'openai-node-stream', 'ai-sdk', 'langchain'];
+
+// The fetch every client is given (undefined: its own default).  The proxy
+// test swaps in one that keeps a copy of the bytes each client received.
+let FETCH;
+export function useFetch(f) { FETCH = f; }
 export const TIMEOUT_MS = 10000;
 const API_KEY = 'sk-oacheck-oracle';
 
@@ -74,7 +79,7 @@ function functionTools(p) {
 function openaiClient(url, name) {
   return new OpenAI({
     apiKey: API_KEY, baseURL: `${url}/v1`, maxRetries: 0, timeout: TIMEOUT_MS,
-    defaultHeaders: { 'X-Oacheck-Case': name }, logLevel: 'off',
+    defaultHeaders: { 'X-Oacheck-Case': name }, logLevel: 'off', fetch: FETCH,
   });
 }
 
@@ -201,6 +206,7 @@ export async function runAiSdk({ url, name, body }) {
   const p = requestParams(body);
   const provider = createOpenAICompatible({
     name: 'oacheck', baseURL: `${url}/v1`, apiKey: API_KEY, headers: { 'X-Oacheck-Case': name },
+    fetch: FETCH,
   });
   const executed = [];
   const common = {
@@ -324,7 +330,7 @@ export function langchainModel({ url, name, body, defaultRetries = false }) {
   const p = requestParams(body);
   const fields = {
     model: p.model, apiKey: API_KEY, timeout: TIMEOUT_MS,
-    configuration: { baseURL: `${url}/v1`, defaultHeaders: { 'X-Oacheck-Case': name } },
+    configuration: { baseURL: `${url}/v1`, defaultHeaders: { 'X-Oacheck-Case': name }, fetch: FETCH },
     n: Number.isInteger(p.n) ? p.n : undefined,
     maxTokens: Number.isInteger(p.max_tokens) ? p.max_tokens : undefined,
     temperature: typeof p.temperature === 'number' ? p.temperature : undefined,

@@ -1,0 +1,196 @@
+#!/bin/sh
+# proxy.sh — `oacheck proxy` between real clients and `oacheck serve`:
+# every client gets the bytes (and ends with the answer) it gets going
+# direct; the proxy's findings on each exchange equal `oacheck check` on
+# the cassette it recorded of it; a failing exchange becomes a suite case
+# (`record --to-suite`) that reproduces it; a client that disconnects
+# mid-stream, a target that resets and 32 clients at once end as results
+# of their own, with memory bounded; the client's API key reaches the
+# target and no output.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+command -v curl >/dev/null 2>&1 || skip "curl is not installed"
+FL="${OACHECK_BUILDDIR:-.}/tests/e2e/findings-list"
+[ -x "$FL" ] || fail "the helper $FL is not built"
+KEY=sk-oacheck-PROXY-SECRET-1234567890
+
+# proxy_start TARGET_URL [ARGS...] : sets $PROXY_PID, $PURL, $PROXY_OUT, $PROXY_ERR
+proxy_starts=0
+proxy_start() {
+  proxy_starts=$((proxy_starts + 1))
+  PROXY_OUT="$TMP/proxy.$proxy_starts.out"
+  PROXY_ERR="$TMP/proxy.$proxy_starts.err"
+  target=$1; shift
+  "$OACHECK" proxy --target "t=$target" --listen 127.0.0.1:0 "$@" >"$PROXY_OUT" 2>"$PROXY_ERR" &
+  PROXY_PID=$!
+  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
+  i=0
+  while ! grep -q '^listening on ' "$PROXY_OUT" 2>/dev/null; do
+    kill -0 "$PROXY_PID" 2>/dev/null || { cat "$PROXY_ERR" >&2; fail "oacheck proxy exited before listening"; }
+    i=$((i + 1))
+    [ $i -lt 600 ] || fail "oacheck proxy did not print its listening line"
+    sleep 0.1
+  done
+  PURL=$(sed -n 's/^listening on \(http:[^ ]*\) .*/\1/p' "$PROXY_OUT")
+  [ -n "$PURL" ] || fail "no URL in the proxy's first line: $(head -n 1 "$PROXY_OUT")"
+}
+
+# proxy_stop WANT_STATUS : SIGINT, then the summary and reports; the exit
+# status says whether an exchange failed
+proxy_stop() {
+  kill -INT "$PROXY_PID"
+  set +e
+  wait "$PROXY_PID"
+  got=$?
+  set -e
+  [ "$got" = "$1" ] || { cat "$PROXY_OUT" "$PROXY_ERR" >&2; fail "the proxy exited $got, expected $1"; }
+}
+
+CRAFTED="$OACHECK_SRCDIR/tests/data/crafted/clients"
+REC="$OACHECK_SRCDIR/tests/data/recordings/vllm"
+
+# ---- the real clients: the same bytes and the same answer through the proxy
+NODE=${NODE:-}
+[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
+NODEDIR="$OACHECK_SRCDIR/tests/node"
+if [ -n "$NODE" ] && [ -f "$NODEDIR/node_modules/openai/index.mjs" ] &&
+   [ -d "$NODEDIR/node_modules/@langchain/openai" ] && [ -d "$NODEDIR/node_modules/ai" ]; then
+  for dir in "$CRAFTED" "$REC"; do
+    serve_start "$dir"
+    proxy_start "$URL" --record "$TMP/rec.$serve_starts" --json "$TMP/proxy.$serve_starts.json"
+    "$NODE" "$NODEDIR/proxy-clients.mjs" "$URL" "$PURL" "$dir" >"$TMP/clients.out" 2>&1 || {
+      cat "$TMP/clients.out" >&2; fail "a client got something else through the proxy ($dir)"; }
+    tail -n 1 "$TMP/clients.out"
+    proxy_stop 1
+    serve_stop
+  done
+  pass "openai-node, openai-node-stream, the ai SDK and LangChain get the same bytes and answers"
+else
+  # (make distcheck: the tarball has no node_modules; .ci/run's own make
+  # check has them)
+  echo "# the npm clients are not installed: the client comparison is skipped"
+  serve_start "$CRAFTED"
+  proxy_start "$URL" --record "$TMP/rec.1" --json "$TMP/proxy.1.json"
+  for n in tool-call-no-index-stream data-after-done-stream error-string-body; do
+    curl -sS -N -X POST -H "X-Oacheck-Case: $n" -H 'Content-Type: application/json' \
+      --data-binary '{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}' \
+      -o "$TMP/$n.got" "$PURL/v1/chat/completions"
+  done
+  proxy_stop 1
+  serve_stop
+fi
+
+# ---- the same findings as oacheck check on the recorded exchanges
+ls "$TMP/rec.1/"*.cassette.gz >/dev/null 2>&1 || fail "the proxy recorded no cassette"
+set +e
+"$OACHECK" check --json "$TMP/check.json" "$TMP/rec.1/"*.cassette.gz >"$TMP/check.out" 2>"$TMP/check.err"
+set -e
+[ -s "$TMP/check.json" ] || { cat "$TMP/check.err" >&2; fail "oacheck check wrote no results"; }
+# the request-side and cross-turn rules are the proxy's own: check cannot see them
+"$FL" "$TMP/proxy.1.json" | sed 's/^[^ ]* //' | grep -Ev '^(REQUEST|CONV)-' | sort > "$TMP/want"
+"$FL" "$TMP/check.json" | sed 's/^[^ ]* //' | sort > "$TMP/got"
+[ -s "$TMP/want" ] || fail "the proxy found nothing on the crafted exchanges (all of them break a rule)"
+if ! cmp -s "$TMP/want" "$TMP/got"; then
+  diff -u "$TMP/want" "$TMP/got" >&2 || true
+  fail "the proxy's findings differ from oacheck check on the same bytes (- proxy, + check)"
+fi
+pass "the proxy's findings equal oacheck check on the cassettes it recorded ($(wc -l < "$TMP/want") findings)"
+
+# ---- a failing exchange becomes a suite case that reproduces it
+one=$(ls "$TMP/rec.1/"*.cassette.gz | head -n 1)
+expect_status 0 "$OACHECK" record --to-suite "$one" --suite repro --out "$TMP/repro.json"
+expect_status 1 "$OACHECK" run "$TMP/repro.json" --replay "$TMP/rec.1" --json "$TMP/repro.out.json"
+expect_grep '^FAIL ' "$TMP/out"
+pass "record --to-suite: the recorded exchange fails again as a suite case"
+
+# ---- a tool result the target's template drops: seen from the traffic
+# alone (the proxy asks the target to render the conversation it sent)
+TPL="$OACHECK_SRCDIR/tests/data/recordings/proxy-templates"
+for t in phi-3.5:1 qwen-2.5:0; do
+  want=${t#*:}; t=${t%:*}
+  serve_start "$TPL/$t"
+  proxy_start "$URL" --json "$TMP/tpl.$t.json"
+  curl -sS -X POST -H 'X-Oacheck-Case: tool-call.tool-result-turn' -H 'Content-Type: application/json' \
+    --data-binary @"$TPL/tool-result-turn.request.json" -o "$TMP/tpl.$t.got" "$PURL/v1/chat/completions"
+  grep -q '"choices"' "$TMP/tpl.$t.got" || fail "$t: the client got no answer through the proxy"
+  proxy_stop "$want"
+  serve_stop
+  expect_grep 'POST /apply-template -> template-renders.render-tool-call \(200\)' "$SERVE_ERR"
+done
+expect_grep '"rule":[[:space:]]*"CONV-TOOL-RESULT-DROPPED"' "$TMP/tpl.phi-3.5.json"
+expect_grep '"path":[[:space:]]*"/messages/3/content"' "$TMP/tpl.phi-3.5.json"
+expect_no_grep 'CONV-TOOL-RESULT-DROPPED' "$TMP/tpl.qwen-2.5.json"
+pass "Phi-3.5's template drops the client's tool result (CONV-TOOL-RESULT-DROPPED); Qwen 2.5's keeps it"
+
+# ---- a client that disconnects mid-stream, a target that resets
+serve_start "$OACHECK_SRCDIR/bench/data" --speed 0.002
+proxy_start "$URL" --json "$TMP/cut.json"
+set +e
+curl -sS -N --max-time 0.3 -X POST -H 'X-Oacheck-Case: stream-basic' "$PURL/v1/chat/completions" \
+  -o "$TMP/cut.got" 2>/dev/null
+set -e
+sleep 0.5
+kill -0 "$PROXY_PID" || fail "the proxy died when its client went away"
+proxy_stop 1
+serve_stop
+expect_grep '"reason":[[:space:]]*"the client disconnected before the target finished"' "$TMP/cut.json"
+pass "a client that disconnects mid-stream: the exchange ends as a result, the proxy goes on"
+
+serve_start "$CRAFTED" --fault reset=100
+proxy_start "$URL" --json "$TMP/reset.json"
+set +e
+curl -sS -N -X POST -H 'X-Oacheck-Case: data-after-done-stream' "$PURL/v1/chat/completions" \
+  -o "$TMP/reset.got" 2>/dev/null
+st=$?
+set -e
+[ "$st" -ne 0 ] || fail "the client got a whole answer from a target that reset"
+proxy_stop 1
+serve_stop
+expect_grep '"rule":[[:space:]]*"HTTP-TRANSPORT"' "$TMP/reset.json"
+pass "a target that resets: the client's connection is cut too, and the exchange says why"
+
+# ---- 32 clients at once: each exchange is its own, memory stays bounded
+serve_start "$OACHECK_SRCDIR/bench/data" --speed 4
+proxy_start "$URL" --json "$TMP/many.json"
+direct_id=$(curl -sS -N -X POST -H 'X-Oacheck-Case: stream-basic' "$URL/v1/chat/completions" |
+  sed -n 's/.*"id":"\([^"]*\)".*/\1/p' | head -n 1)
+pids=""
+i=0
+while [ $i -lt 32 ]; do
+  curl -sS -N -X POST -H 'X-Oacheck-Case: stream-basic' -H "X-Client: c$i" \
+    -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+    --data-binary "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"client $i\"}]}" \
+    -o "$TMP/many.$i.got" "$PURL/v1/chat/completions" &
+  pids="$pids $!"
+  i=$((i + 1))
+done
+# shellcheck disable=SC2086
+wait $pids || fail "a client's curl failed"
+rss=$(awk '/^VmHWM:/ {print $2}' "/proc/$PROXY_PID/status")
+proxy_stop 0
+serve_stop
+i=0
+while [ $i -lt 32 ]; do
+  grep -q '^data: \[DONE\]' "$TMP/many.$i.got" || fail "client $i did not get the whole stream"
+  grep -q "\"id\":\"$direct_id\"" "$TMP/many.$i.got" || fail "client $i got another stream"
+  i=$((i + 1))
+done
+n=$(grep -c '"exchange":' "$TMP/many.json" || true)
+[ "$n" -eq 32 ] || fail "32 clients made $n exchanges in the results"
+# each result holds its own client's request, and the answer its client got
+i=0
+while [ $i -lt 32 ]; do
+  grep -Eq "\"content\":[[:space:]]*\"client $i\"" "$TMP/many.json" || fail "no result holds client $i's request"
+  i=$((i + 1))
+done
+[ -n "$rss" ] && [ "$rss" -lt 262144 ] || fail "the proxy's peak RSS was ${rss:-unknown} kB for 32 streams"
+pass "32 clients at once: 32 whole streams, 32 results, peak RSS ${rss} kB"
+
+# ---- the key went to the target and nowhere else
+for f in "$TMP"/*.json "$TMP"/proxy.*.out "$TMP"/proxy.*.err "$TMP"/rec.*/*; do
+  [ -f "$f" ] || continue
+  case "$f" in *.cassette.gz) zcat "$f" > "$TMP/cass.txt"; f="$TMP/cass.txt" ;; esac
+  if grep -q "$KEY" "$f"; then fail "the client's API key appears in $f"; fi
+done
+pass "the client's API key appears in no report, log, cassette or console line"
