@@ -16,6 +16,7 @@
 
 #include "jdoc.h"
 #include "json.h"
+#include "secret.h"
 #include "util.h"
 
 /* Integers in the metadata are JSON numbers, which cJSON holds as doubles:
@@ -819,6 +820,9 @@ int oc_cassette_encode(const struct oc_cassette *c, char **out, size_t *outlen, 
              rc == OC_ETOOBIG ? "larger than the cap" : "out of memory");
     goto out;
   }
+  /* whatever the server quoted back is masked in the recorded bytes too
+   * (the mask keeps lengths, so body_bytes and piece ends stay true) */
+  oc_secret_mask(raw.data, raw.len);
   rc = oc_gzip(raw.data, raw.len, out, outlen);
   if(rc)
     snprintf(err, errlen, "out of memory");
@@ -838,6 +842,39 @@ int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, 
     rc = oc_write_file(path, gz, gzlen, err, errlen);
   free(gz);
   return rc;
+}
+
+static void mask_str(char *s)
+{
+  if(s)
+    oc_secret_mask(s, strlen(s));
+}
+
+static void mask_headers(struct oc_headers *h)
+{
+  for(size_t i = 0; i < h->count; i++) {
+    mask_str(h->items[i].name);
+    mask_str(h->items[i].value);
+  }
+}
+
+void oc_cassette_mask(struct oc_cassette *c)
+{
+  if(!oc_secret_count())
+    return;
+  mask_str(c->name);
+  mask_str(c->path);
+  mask_str(c->reason);
+  mask_str(c->source);
+  mask_str(c->server);
+  mask_str(c->note);
+  mask_str(c->file);
+  mask_headers(&c->req_headers);
+  mask_headers(&c->headers);
+  if(c->req_body)
+    oc_secret_mask(c->req_body, c->req_body_len);
+  if(c->body)
+    oc_secret_mask(c->body, c->body_len);
 }
 
 /* ---- decoding ------------------------------------------------------- */

@@ -147,6 +147,11 @@ int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, 
  * are set from the path).  err names the file and what is wrong. */
 int oc_cassette_read(const char *path, struct oc_cassette *c, char *err, size_t errlen);
 
+/* Mask every secret the run knows (secret.h) in c: bodies, header values,
+ * provenance.  Lengths are kept.  For showing a cassette recorded before
+ * its secrets were masked. */
+void oc_cassette_mask(struct oc_cassette *c);
+
 /* Convert a raw exchange (src/exchange.h) into a cassette: the request
  * body, status, reason, headers and body bytes are copied; its chunk
  * boundaries (.wire.http) become pieces without times; timing is "not

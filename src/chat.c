@@ -162,6 +162,12 @@ static void excerpt_of(const char *data, size_t len, char *out, size_t outlen)
   snprintf(out, outlen, "%.*s%s", (int)n, data, n < len ? "…" : "");
 }
 
+/* What the stream may still keep of rebuilt text and arguments. */
+static size_t stream_room(const struct oc_stream *s)
+{
+  return s->rebuilt < s->max_rebuilt ? s->max_rebuilt - s->rebuilt : 0;
+}
+
 static struct oc_message *choice_slot(struct oc_stream *s, int index, int *created)
 {
   *created = 0;
@@ -312,11 +318,20 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   if(args) {
     t->args_seen = 1;
     if(args->type == OC_JSTRING) {
-      int rc = t->args_overflow ? OC_OK : oc_buf_add(&t->args, args->u.str, args->len);
-      if(rc == OC_ENOMEM)
-        s->check->oom = 1;
-      else if(rc)
+      size_t room = stream_room(s);
+      if(args->len > room) {
+        s->rebuilt_dropped += args->len - room;
         t->args_overflow = 1;
+      }
+      else if(!t->args_overflow) {
+        int rc = oc_buf_add(&t->args, args->u.str, args->len);
+        if(rc == OC_ENOMEM)
+          s->check->oom = 1;
+        else if(rc)
+          t->args_overflow = 1;
+        else
+          s->rebuilt += args->len;
+      }
     }
     else if(args->type != OC_JNULL && !t->args_not_string) {
       t->args_not_string = 1;
@@ -338,13 +353,20 @@ static void append_text(struct oc_stream *s, struct oc_buf *b, const struct oc_j
   if(!v || v->type != OC_JSTRING || v->len == 0)
     return;
   /* past the cap the text is cut, not lost: the first OC_CAP_CONTENT
-   * bytes stay for the rules and the report */
+   * bytes stay for the rules and the report; all choices together keep
+   * at most max_rebuilt */
   if(!m->overflow) {
-    size_t room = b->max - b->len;
+    size_t room = b->max - b->len, sroom = stream_room(s);
     size_t take = v->len < room ? v->len : room;
+    if(take > sroom) {
+      s->rebuilt_dropped += take - sroom;
+      take = sroom;
+    }
     if(take && oc_buf_add(b, v->u.str, take))
       s->check->oom = 1; /* only when memory ran out */
-    if(take < v->len)
+    else
+      s->rebuilt += take;
+    if(take < v->len && b->len >= b->max)
       m->overflow = 1;
   }
   s->payload_seen = 1;
@@ -743,7 +765,10 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     res.max = 8;
     s->schema_validations++;
     int valid = oc_schema_validate(s->chunk_schema, root, &res);
-    if(valid < 0)
+    if(valid == -OC_ETOOBIG)
+      oc_check_limit(s->check, "chunk %ld could not be validated against %s: %s", n, s->chunk_rel,
+                     res.undecided);
+    else if(valid < 0)
       s->check->oom = 1; /* no verdict from a validation that could not finish */
     if(valid == 1)
       s->valid_shapes[s->nvalid_shapes++ % OC_ARRAY_LEN(s->valid_shapes)] = shape;
@@ -892,6 +917,7 @@ void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, stru
   oc_buf_init(&s->id, OC_CAP_IDENTITY);
   oc_buf_init(&s->model, OC_CAP_IDENTITY);
   oc_buf_init(&s->error_message, 1024);
+  s->max_rebuilt = OC_CAP_STREAM_TEXT;
   s->created = NAN;
   s->log.enabled = keep_events;
   if(keep_events) {
@@ -947,6 +973,23 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
       oc_emit(c, OC_R_CHAT_SIZE, OC_AT(.expected = "at most 16 MiB of text", .actual = "more"),
               "the rebuilt text of choice %d passed oacheck's 16 MiB cap; only the first "
               "16 MiB were kept", s->choices[i].index);
+  if(s->rebuilt_dropped) {
+    char exp[64];
+    snprintf(exp, sizeof(exp), "at most %zu MiB of text and arguments in all", s->max_rebuilt >> 20);
+    oc_emit(c, OC_R_CHAT_SIZE, OC_AT(.expected = exp, .actual = "more"),
+            "the choices of the stream rebuild more than oacheck's %zu-byte cap for a whole "
+            "stream; %llu more bytes of text and arguments were not kept",
+            s->max_rebuilt, (unsigned long long)s->rebuilt_dropped);
+  }
+  else if(s->rebuilt > OC_CAP_RESULT_MESSAGE) {
+    char act[32];
+    snprintf(act, sizeof(act), "%zu bytes", s->rebuilt);
+    oc_emit(c, OC_R_CHAT_SIZE,
+            OC_AT(.expected = "a message the results keep whole", .actual = act,
+                  .severity = OC_SEV_INFO),
+            "the rebuilt message holds %zu bytes of text and arguments; the results keep "
+            "the first %u (the rules saw all of it)", s->rebuilt, OC_CAP_RESULT_MESSAGE);
+  }
   int unfinished = -1;
   for(size_t i = 0; i < s->nchoices && !partial; i++) {
     struct oc_message *m = &s->choices[i];
@@ -1054,6 +1097,24 @@ void oc_stream_free(struct oc_stream *s)
 
 /* ---- output ------------------------------------------------------------------------ */
 
+/* Cut the string values under v so that together they keep at most *left
+ * bytes (each cut on a character boundary); *total counts what they held. */
+static void cut_strings(cJSON *v, size_t *left, size_t *total, int depth)
+{
+  for(; v && depth < 64; v = v->next) {
+    if(cJSON_IsString(v) && v->valuestring) {
+      size_t n = strlen(v->valuestring), keep = n < *left ? n : *left;
+      while(keep > 0 && keep < n && ((unsigned char)v->valuestring[keep] & 0xC0) == 0x80)
+        keep--;
+      v->valuestring[keep] = '\0';
+      *left -= keep;
+      *total += n;
+    }
+    if(v->child)
+      cut_strings(v->child, left, total, depth + 1);
+  }
+}
+
 cJSON *oc_stream_completion(const struct oc_stream *s)
 {
   int oom = 0;
@@ -1074,6 +1135,16 @@ cJSON *oc_stream_completion(const struct oc_stream *s)
   }
   if(s->usage)
     oc_json_put(&oom, o, "usage", cJSON_Duplicate(s->usage, 1));
+  /* what goes into the results is bounded whatever the stream rebuilt
+   * (CHAT-SIZE says when it was cut) */
+  size_t left = OC_CAP_RESULT_MESSAGE, total = 0;
+  if(!oom)
+    cut_strings(choices, &left, &total, 0);
+  if(total > OC_CAP_RESULT_MESSAGE) {
+    oc_json_put(&oom, o, "truncated", cJSON_CreateBool(1));
+    oc_json_put(&oom, o, "bytes", cJSON_CreateNumber((double)total));
+    oc_json_put(&oom, o, "cap", cJSON_CreateNumber(OC_CAP_RESULT_MESSAGE));
+  }
   if(oom) {
     cJSON_Delete(o);
     return NULL;
@@ -1106,6 +1177,7 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
   if(all)
     qsort(all, k, sizeof(*all), cmp_logged);
   long prev = 0;
+  size_t data_left = OC_CAP_RESULT_EVENTS; /* every kept event's data together */
   for(size_t i = 0; !oom && i < k; i++) {
     const struct oc_logged_event *e = all[i];
     if(e->n == prev)
@@ -1123,9 +1195,15 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
       oc_json_put_str(&oom, ev, "type", oc_buf_str(&e->type));
     /* data may hold bytes that are not UTF-8, or NUL: the results carry
      * them as U+FFFD (the raw bytes are in the body excerpt) */
-    char *data = oc_utf8_sanitize(oc_buf_str(&e->data), e->data.len);
+    size_t dn = e->data.len < data_left ? e->data.len : data_left;
+    while(dn > 0 && dn < e->data.len && ((unsigned char)e->data.data[dn] & 0xC0) == 0x80)
+      dn--;
+    data_left -= dn;
+    char *data = oc_utf8_sanitize(oc_buf_str(&e->data), dn);
     oc_json_put(&oom, ev, "data", data ? cJSON_CreateString(data) : NULL);
     free(data);
+    if(dn < e->data.len)
+      oc_json_put(&oom, ev, "cut", cJSON_CreateBool(1));
   }
   free(all);
   if(oom) {

@@ -96,6 +96,11 @@ struct oc_stream {
   int truncated;            /* the body ended inside an event */
   int chunk_json_bad;       /* some payload was not JSON */
   int size_reported;        /* CHAT-SIZE was reported (once per stream) */
+  /* Every choice's content, reasoning, refusal and tool-call arguments
+   * together: per-field caps alone let 128 choices × 16 MiB through. */
+  size_t rebuilt;           /* bytes kept */
+  size_t max_rebuilt;       /* OC_CAP_STREAM_TEXT (tests lower it) */
+  uint64_t rebuilt_dropped; /* bytes not kept because of max_rebuilt */
   /* Chunks whose skeleton (everything but the text of free-text fields)
    * already validated: a stream repeats one shape thousands of times. */
   uint64_t valid_shapes[8];

@@ -25,7 +25,13 @@
  * whose entry point is running (every one sets it first, with ENTER).
  * Several exchanges may be in flight on one thread, one call at a time. */
 static _Thread_local int *oom_sink;
-#define ENTER(cs) (oom_sink = &(cs)->cx.oom)
+/* The room left for tool-call arguments in the view being built: the
+ * model whose entry point runs, or the reference (each has its own, so
+ * they run out at the same fragment).  Per call OC_CAP_ARGUMENTS is not
+ * enough: 256 calls of 384 KiB are 96 MiB in each of seven views.  NULL
+ * (finish, whose sources are bounded already): no limit. */
+static _Thread_local uint64_t *args_room;
+#define ENTER(cs) (oom_sink = &(cs)->cx.oom, args_room = NULL)
 
 void oc_cnote_oom(void)
 {
@@ -637,14 +643,25 @@ struct oc_ccall *oc_cchoice_call(struct oc_cchoice *ch, long key, int create)
   return c;
 }
 
+int oc_cargs_add(struct oc_buf *b, const char *p, size_t n)
+{
+  int rc = OC_ETOOBIG;
+  if(!args_room || *args_room >= n) {
+    rc = oc_buf_add(b, p, n);
+    if(!rc && args_room)
+      *args_room -= n;
+  }
+  if(rc)
+    oc_cbuf_free(b); /* notes a failed allocation (not the cap); gives the memory back */
+  return rc;
+}
+
 void oc_ccall_args_add(struct oc_ccall *c, const char *p, size_t n)
 {
   c->args_set = 1;
   c->args_len += n;
-  if(!c->args_over && n && oc_buf_add(&c->args, p, n)) {
+  if(!c->args_over && n && oc_cargs_add(&c->args, p, n))
     c->args_over = 1;
-    oc_cbuf_reset(&c->args); /* notes a failed allocation (not the cap) */
-  }
 }
 
 static int cmp_choice(const void *a, const void *b)
@@ -1832,6 +1849,7 @@ struct oc_clients {
   void *state[OC_CLIENT__COUNT];
   /* the reference */
   struct oc_cacc ref;
+  uint64_t args_room[OC_CLIENT__COUNT + 1]; /* each model's, then the reference's */
   int ref_done;           /* an exact [DONE] ended the answer, or an error did */
   int bom;                /* the stream began with a BOM */
   int saw_event;
@@ -1878,6 +1896,8 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
   cs->cx.media = "";
   oc_cacc_init(&cs->ref);
   cs->cx.ref = &cs->ref.view;
+  for(int i = 0; i <= OC_CLIENT__COUNT; i++)
+    cs->args_room[i] = OC_CAP_CLIENT_ARGS;
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
     cs->state[i] = calloc(1, m->size ? m->size : 1);
@@ -2010,9 +2030,12 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   cs->cx.ref_takes = ref == REF_TAKE;
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
-    if(m->event && (!ev.after_done || m->after_done))
+    if(m->event && (!ev.after_done || m->after_done)) {
+      args_room = &cs->args_room[i];
       m->event(cs->state[i], &cs->cx, &ev);
+    }
   }
+  args_room = &cs->args_room[OC_CLIENT__COUNT];
   cs->cx.ref_takes = 0;
   switch(ref) {
   case REF_DONE:
@@ -2039,6 +2062,7 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   default:
     break;
   }
+  args_room = NULL;
   if(ev.done)
     cs->after_done = 1;
 }
@@ -2165,11 +2189,16 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
     ref_error(cs, msg, mlen, NULL);
     free(msg);
   }
-  else
+  else {
+    args_room = &cs->args_room[OC_CLIENT__COUNT];
     oc_cacc_body(&cs->ref, &b, &cs->cx.oom);
+  }
   for(int i = 0; i < OC_CLIENT__COUNT; i++)
-    if(clients[i].model->body)
+    if(clients[i].model->body) {
+      args_room = &cs->args_room[i];
       clients[i].model->body(cs->state[i], &cs->cx, &b);
+    }
+  args_room = NULL;
   oc_jdoc_free(&doc);
   return OC_OK;
 }

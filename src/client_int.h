@@ -129,6 +129,13 @@ struct oc_cchoice *oc_cview_append(struct oc_cview *v, long index);
 /* The call with this key in ch, created at the end. */
 struct oc_ccall *oc_cchoice_call(struct oc_cchoice *ch, long key, int create);
 void oc_ccall_args_add(struct oc_ccall *c, const char *p, size_t n);
+/* All the tool-call arguments one view keeps from one exchange: each
+ * model's and the reference's, whatever the number of calls. */
+#define OC_CAP_CLIENT_ARGS (16u << 20)
+/* Add arguments text to b within the view's OC_CAP_CLIENT_ARGS (and b's
+ * own cap); on any failure b is freed and the result is not OC_OK.
+ * Every buffer of a model's that keeps arguments adds through here. */
+int oc_cargs_add(struct oc_buf *b, const char *p, size_t n);
 /* Sort a choice's calls by key (stable). */
 void oc_cchoice_sort_calls(struct oc_cchoice *ch);
 /* Sort choices by index (the reference and the clients that show every

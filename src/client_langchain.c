@@ -192,10 +192,8 @@ static int merge_tcc(struct lc *l, const struct oc_jv *raw)
       oc_buf_init(&b, OC_CAP_ARGUMENTS);
       oc_js_string(&b, args);
       t->args_len += b.len;
-      if(oc_buf_add(&t->args, oc_buf_str(&b), b.len)) {
+      if(oc_cargs_add(&t->args, oc_buf_str(&b), b.len))
         t->args_over = 1;
-        oc_cbuf_reset(&t->args); /* notes a failed allocation (not the cap) */
-      }
       oc_cbuf_free(&b);
     }
     return 0;
@@ -212,7 +210,7 @@ static int merge_tcc(struct lc *l, const struct oc_jv *raw)
       *keys[k].have = nk;
       if(k == 1 && oc_js_truthy(args) && args->type == OC_JSTRING) {
         t->args_len += args->len;
-        if(!t->args_over && oc_buf_add(&t->args, args->u.str, args->len))
+        if(!t->args_over && oc_cargs_add(&t->args, args->u.str, args->len))
           t->args_over = 1;
       }
       else if(k == 0 && name && name->type == OC_JSTRING)
@@ -233,7 +231,7 @@ static int merge_tcc(struct lc *l, const struct oc_jv *raw)
       oc_ctext_set(&t->id, id->u.str, id->len);
     else {
       t->args_len += args->len;
-      if(!t->args_over && oc_buf_add(&t->args, args->u.str, args->len))
+      if(!t->args_over && oc_cargs_add(&t->args, args->u.str, args->len))
         t->args_over = 1;
     }
   }

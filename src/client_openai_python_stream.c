@@ -94,8 +94,8 @@ static void args_take(struct pentry *e, const struct oc_jv *v, int set)
     return;
   if(set || before == P_ABSENT || before == P_NONE)
     oc_cbuf_reset(&e->argtext);
-  if(e->args.kind == P_STR && oc_buf_add(&e->argtext, v->u.str, v->len))
-    oc_cbuf_reset(&e->argtext); /* notes a failed allocation (not the cap) */
+  if(e->args.kind == P_STR)
+    oc_cargs_add(&e->argtext, v->u.str, v->len); /* freed on failure: shorter than args.text */
 }
 
 struct pchoice {

@@ -21,6 +21,7 @@
 #include "result.h"
 #include "results_json.h"
 #include "rules.h"
+#include "secret.h"
 #include "target.h"
 #include "util.h"
 #include "verdict.h"
@@ -75,6 +76,7 @@ static const char *safe(struct oc_buf *b, const char *s)
   oc_buf_reset(b);
   if(oc_esc_adds(b, s ? s : "", OC_ESC_TEXT))
     return "?";
+  oc_secret_mask(b->data, b->len);
   return oc_buf_str(b);
 }
 
@@ -403,6 +405,9 @@ int oc_cmd_check(int argc, char **argv)
     goto out;
   }
   status = OC_EXIT_USAGE;
+  /* a captured answer may quote the key it was sent with (a 401): this
+   * environment's key is masked out of the console and the reports */
+  oc_secret_add_env("OPENAI_API_KEY");
   if(a.request) {
     if(oc_read_file(a.request, OC_CAP_FILE, &reqtext, &reqlen, err, sizeof(err))) {
       oc_error("%s", err);

@@ -19,6 +19,7 @@
 #include "report.h"
 #include "results_json.h"
 #include "result.h"
+#include "secret.h"
 #include "rules.h"
 #include "target.h"
 #include "util.h"
@@ -348,7 +349,7 @@ int oc_cmd_pin(int argc, char **argv)
         oc_json_put(&oom, arr, NULL, pin_entry(&ts[i]));
     char *text = oom ? NULL : cJSON_Print(p);
     cJSON_Delete(p);
-    if(!text || oc_write_file(out, text, strlen(text), err, sizeof(err))) {
+    if(!text || oc_secret_write_file(out, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory");
       free(text);
       status = OC_EXIT_FAIL;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "headers.h"
 #include "json.h"
+#include "secret.h"
 #include "util.h"
 
 static const char record_usage[] =
@@ -100,6 +101,8 @@ static int show_one(const char *file)
     fprintf(stderr, "oacheck record: %s\n", err);
     return OC_EXIT_FAIL;
   }
+  /* a cassette recorded before its secrets were masked shows them masked */
+  oc_cassette_mask(&c);
   FILE *out = stdout;
   fprintf(out, "cassette: %s\nname: %s\nkey: %s\n", file, c.name, c.key);
   fprintf(out, "request: %s %s\n", c.method, c.path);
@@ -154,6 +157,7 @@ static int show_one(const char *file)
 static int cmd_show(int nfiles, const char *const *files)
 {
   int rc = OC_EXIT_OK;
+  oc_secret_add_env("OPENAI_API_KEY");
   for(int i = 0; i < nfiles; i++) {
     if(i)
       fputc('\n', stdout);
@@ -270,6 +274,9 @@ static int cmd_to_suite(int nfiles, const char *const *files, const char *suite,
     fprintf(stderr, "oacheck record: out of memory\n");
     goto out;
   }
+  /* the recorded exchange is a server's text: whatever it quotes of a
+   * secret this environment knows stays out of the suite */
+  oc_secret_mask(text, strlen(text));
   if(!out || strcmp(out, "-") == 0) {
     printf("%s\n", text);
     rc = fflush(stdout) ? OC_EXIT_FAIL : OC_EXIT_OK;
@@ -621,6 +628,9 @@ int oc_cmd_record(int argc, char **argv)
 {
   if(is_live(argc, argv))
     return oc_run_main(argc, argv, "record", 1);
+  /* --show, --to-suite and --import write what a server said: this
+   * environment's key is masked out of it, as a live recording's is */
+  oc_secret_add_env("OPENAI_API_KEY");
   struct import im;
   struct route_list routes = { NULL, 0, 0 };
   struct oc_strlist files = { NULL, 0, 0 };

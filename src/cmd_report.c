@@ -19,6 +19,7 @@
 #include "report_junit.h"
 #include "report_merge.h"
 #include "results_json.h"
+#include "secret.h"
 #include "shard.h"
 #include "util.h"
 
@@ -116,7 +117,7 @@ static int write_json(const cJSON *doc, const char *path, int canonical)
     oc_buf_free(&b);
     return OC_EXIT_FAIL;
   }
-  rc = oc_write_file(path, b.data, b.len, err, sizeof(err));
+  rc = oc_secret_write_file(path, b.data, b.len, err, sizeof(err));
   oc_buf_free(&b);
   if(rc) {
     fprintf(stderr, "oacheck report: %s\n", err);
@@ -523,7 +524,7 @@ static int cmd_history(int argc, char **argv)
     struct oc_buf page;
     oc_buf_init(&page, OC_CAP_REPORT);
     if(oc_history_html(hist, NULL, &page, err, sizeof(err)) ||
-       oc_write_file(html, page.data ? page.data : "", page.len, err, sizeof(err))) {
+       oc_secret_write_file(html, page.data ? page.data : "", page.len, err, sizeof(err))) {
       fprintf(stderr, "oacheck report: cannot write '%s': %s\n", html, err);
       status = OC_EXIT_FAIL;
     }
@@ -545,6 +546,9 @@ out:
 
 int oc_cmd_report(int argc, char **argv)
 {
+  /* a results file holds what a server said: the key of this environment
+   * is masked out of whatever is made of it (results_json.c, the writers) */
+  oc_secret_add_env("OPENAI_API_KEY");
   if(argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
     fputs(report_usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? OC_EXIT_USAGE : OC_EXIT_OK;

@@ -510,15 +510,31 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   con.verbose = a.verbose;
   int models = oc_model_spec_is_list(a.model);
   size_t reachable = 0;
+  /* several targets record into a directory each (the second would
+   * overwrite the first's SUITE.CASE otherwise) */
+  if(record_dir && ntargets > 1 && oc_run_record_dirs(targets, ntargets, record_dir)) {
+    status = OC_EXIT_USAGE;
+    goto out;
+  }
+  /* from here on ^C or SIGTERM stops the run and still writes the
+   * finished cases, marked incomplete */
+  if(!a.list)
+    oc_run_catch_signals();
   if(!a.list || models) {
     if(note)
       fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
     char policy[600];
     oc_verdict_policy_text(a.opts.strict, a.opts.clients, policy, sizeof(policy));
     fprintf(stdout, "verdict: %s\n", policy);
-    struct oc_identify_options io = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
+    /* identification honours the run's timeouts: each request at most
+     * 30 s (or --timeout), --idle-timeout without a byte, and all of one
+     * target's identification --timeout */
+    struct oc_identify_options io = { .timeout_ms = a.opts.timeout_ms < 30000 ? a.opts.timeout_ms : 30000,
                                       .insecure = a.opts.insecure, .cacert = a.opts.cacert,
-                                      .record_dir = record_dir };
+                                      .record_dir = record_dir,
+                                      .idle_timeout_ms = a.opts.idle_timeout_ms,
+                                      .connect_timeout_ms = a.opts.connect_timeout_ms,
+                                      .budget_ms = a.opts.timeout_ms };
     /* --model all / a,b: each target once per model, each identified on its own */
     if(models) {
       struct oc_identify_options lo = io;
@@ -534,7 +550,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
       }
       a.opts.by_target = 1;
     }
-    for(size_t i = 0; i < ntargets; i++) {
+    for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
       oc_target_identify(&targets[i], &io);
       reachable += targets[i].reachable;
       if(targets[i].reachable)
@@ -568,13 +584,13 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   fflush(stdout);
   run.on_result = on_result;
   run.ud = &con;
-  if(oc_run_execute(&run)) {
+  if(!oc_run_signal() && oc_run_execute(&run)) {
     oc_error("out of memory");
     status = OC_EXIT_FAIL;
     goto out;
   }
   cJSON *load = NULL;
-  if(a.load) {
+  if(a.load && !oc_run_signal()) {
     struct oc_identify_options lio = { .timeout_ms = a.opts.connect_timeout_ms + 20000,
                                        .insecure = a.opts.insecure, .cacert = a.opts.cacert };
     struct oc_load_options lo = { a.load, a.duration_ms, &lio };
@@ -621,7 +637,15 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   bad_reports += oc_ci_reports_write(doc, &a.ci, stdout, real_getenv);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
-  if(reachable == 0)
+  int sig = oc_run_signal();
+  if(sig)
+    status = 128 + sig; /* 130 for SIGINT, 143 for SIGTERM, as a shell reports a kill */
+  else if(run.suite_errors) {
+    oc_error("suite errors: %zu case%s could not be built (see above)", run.suite_errors,
+             run.suite_errors == 1 ? "" : "s");
+    status = OC_EXIT_USAGE;
+  }
+  else if(reachable == 0)
     status = OC_EXIT_UNREACHABLE;
   else if(counts.fail || counts.error || bad_reports)
     status = OC_EXIT_FAIL;

@@ -93,7 +93,12 @@ static int check_text(const struct oc_schema *s, struct oc_jdoc *doc, const char
   /* jdoc offsets are relative to the text it parsed */
   int v = oc_schema_validate(s, doc->root, &res);
   if(v < 0) {
-    fprintf(stderr, "%s: validation failed: out of memory\n", file);
+    /* undecided is an error of the validation, not a verdict on the file */
+    if(v == -OC_ETOOBIG)
+      fprintf(stderr, "%s: cannot be decided: %s\n", file,
+              res.undecided ? res.undecided : "oacheck's validation budget ran out");
+    else
+      fprintf(stderr, "%s: validation failed: out of memory\n", file);
     oc_schema_result_free(&res);
     return 2;
   }

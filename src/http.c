@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -69,6 +70,7 @@ struct req {
   char forced_msg[384];
   struct oc_headers head;
   size_t head_bytes;
+  size_t trailer_bytes;      /* after the body of a chunked response */
   int status;
   char *reason;
   const char *version;       /* static */
@@ -170,6 +172,7 @@ static int add_secret(struct req *r, const char *v, size_t n)
 /* The password of user:password@ in url, if any, becomes a secret too. */
 static int add_url_secret(struct req *r)
 {
+  oc_secret_add_url(r->url);
   const char *p = strstr(r->url, "://");
   if(!p)
     return OC_OK;
@@ -220,6 +223,9 @@ static int build_headers(struct req *r, const struct oc_headers *hs)
     line = NULL;
     if(oc_header_is_secret(n) && (rc = add_secret(r, v, strlen(v))))
       goto out;
+    /* and in the run's registry, so that whatever the server quotes back
+     * is masked wherever it is written (secret.h) */
+    oc_secret_add_header(n, v);
   }
   if(r->has_body && !have_ct && (rc = slist_add(&r->hdrs, "Content-Type: application/json")))
     goto out;
@@ -436,8 +442,18 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
   r->t_last_rx = now;
   if(!r->t_first_byte)
     r->t_first_byte = now;
-  if(r->head_done)
-    return n; /* trailers after a chunked body: not part of the head */
+  if(r->head_done) {
+    /* Trailers after a chunked body: not part of the head, but libcurl
+     * keeps every header line it hands over (for curl_easy_header), so a
+     * trailer section that never ends would grow without bound. */
+    r->trailer_bytes += n;
+    if(r->trailer_bytes > OC_CAP_HTTP_TRAILERS) {
+      set_forced(r, OC_HTTP_TOO_BIG, "trailers from %s over %u bytes", r->safe_url,
+                 OC_CAP_HTTP_TRAILERS);
+      return 0;
+    }
+    return n;
+  }
   r->head_bytes += n;
   if(r->head_bytes > OC_CAP_HTTP_HEAD) {
     set_forced(r, OC_HTTP_TOO_BIG, "response head from %s over %u bytes", r->safe_url,
@@ -547,6 +563,7 @@ static void attempt_reset(struct req *r)
   r->forced_msg[0] = '\0';
   oc_headers_free(&r->head);
   r->head_bytes = 0;
+  r->trailer_bytes = 0;
   r->status = 0;
   free(r->reason);
   r->reason = NULL;
@@ -680,6 +697,7 @@ static void finish(struct req *r, enum oc_http_error err, const char *msg)
   o.t_done = oc_now_ns();
   o.bytes = r->bytes;
   o.bytes_sent = r->bytes_sent;
+  o.body_complete = err == OC_HTTP_OK || r->trailer_bytes > 0;
   if(err == OC_HTTP_OK)
     oc_debug("http #%u %s %s -> %d %s, %llu bytes, %.1f ms", r->id, r->method, r->safe_url,
              o.status, o.http_version, (unsigned long long)o.bytes,

@@ -80,7 +80,8 @@ enum oc_http_error {
   OC_HTTP_TIMEOUT_TOTAL,   /* total_timeout_ms passed */
   OC_HTTP_DNS,             /* the host name could not be resolved */
   OC_HTTP_TLS,             /* handshake or certificate verification failed */
-  OC_HTTP_TOO_BIG,         /* body over max_body, or head over OC_CAP_HTTP_HEAD */
+  OC_HTTP_TOO_BIG,         /* body over max_body, head over OC_CAP_HTTP_HEAD, trailers over
+                              OC_CAP_HTTP_TRAILERS */
   OC_HTTP_PROTOCOL,        /* the server's bytes are not HTTP (bad status line, bad chunking, ...) */
   OC_HTTP_OTHER,           /* anything else libcurl reports */
   OC_HTTP_CONNECT,         /* could not connect for another reason (unreachable, ...) */
@@ -112,6 +113,8 @@ struct oc_http_outcome {
   uint64_t t_submit;        /* oc_http_submit() was called */
   uint64_t t_start, t_sent, t_first_byte, t_done; /* final attempt; 0 when it did not happen */
   uint64_t bytes;           /* decoded body bytes handed to on_body */
+  int body_complete;        /* the body had ended when the exchange failed (a chunked body's
+                               last chunk arrived, then its trailers broke a cap) */
   uint64_t bytes_sent;      /* request bytes written, head included (final attempt) */
 };
 

@@ -434,10 +434,13 @@ static void check_args(struct oc_check *c, const struct oc_request_info *req,
     if(s) {
       struct oc_schema_result res;
       oc_schema_result_init(&res);
-      int valid = oc_schema_validate(s, doc.root, &res);
-      if(valid < 0)
+      int v = oc_schema_validate(s, doc.root, &res);
+      if(v == -OC_ETOOBIG)
+        oc_check_limit(c, "tool call %zu's arguments could not be validated against the tool's "
+                       "parameters: %s", i, res.undecided);
+      else if(v < 0)
         c->oom = 1;
-      else if(valid == 0) {
+      else if(v == 0) {
         for(size_t k = 0; k < res.count && k < 5; k++) {
           const struct oc_schema_error *e = &res.errors[k];
           oc_emit(c, OC_R_TOOL_ARGS_JSON,
@@ -590,10 +593,13 @@ static void check_output_format(struct oc_check *c, const struct oc_request_info
       goto out; /* the request's schema is the suite's problem, reported at load */
     struct oc_schema_result res;
     oc_schema_result_init(&res);
-    int valid = oc_schema_validate(s, doc.root, &res);
-    if(valid < 0)
+    int v = oc_schema_validate(s, doc.root, &res);
+    if(v == -OC_ETOOBIG)
+      oc_check_limit(c, "choice %d's content could not be validated against the requested "
+                     "schema: %s", m->index, res.undecided);
+    else if(v < 0)
       c->oom = 1;
-    else if(valid == 0)
+    else if(v == 0)
       for(size_t k = 0; k < res.count && k < 5; k++)
         oc_emit(c, rule,
                 OC_AT(.byte = m->content_byte, .path = path, .expected = res.errors[k].keyword,

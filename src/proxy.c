@@ -34,6 +34,7 @@
 #include "matrix.h"
 #include "request.h"
 #include "result.h"
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -324,7 +325,7 @@ static void up_done(void *ud, const struct oc_http_outcome *o)
 static int start_upstream(struct exchange *x)
 {
   struct oc_proxy *px = x->px;
-  x->url = oc_url_join(px->opt.target->url, x->uri);
+  x->url = oc_url_join(px->opt.target->base, x->uri); /* the base URL's query kept */
   x->http = oc_http_new(1);
   if(!x->url || !x->http)
     return OC_ENOMEM;
@@ -421,6 +422,13 @@ static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind, const cha
 {
   struct exchange *x = cls;
   (void)kind;
+  /* The client's credentials (its bearer token, an API key header, the
+   * proxy's own Proxy-Authorization) are secrets of the run from now on:
+   * a target that quotes one back gets it masked in every result, report,
+   * cassette and log line.  What goes to the client is never masked: it
+   * is the target's answer, byte for byte. */
+  if(key && value)
+    oc_secret_add_header(key, value);
   if(!oc_proxy_header_is_hop(key) && oc_headers_add(&x->req_headers, key, value ? value : ""))
     return MHD_NO;
   return MHD_YES;
@@ -471,6 +479,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   if(!x->method) {
     /* the first call: the head is in */
     x->method = oc_strdup(method);
+    oc_secret_add_url(x->uri); /* a key in the query (?key=…, ?api-key=…) */
     const char *q = strchr(x->uri, '?');
     x->path = q ? oc_strndup(x->uri, (size_t)(q - x->uri)) : oc_strdup(x->uri);
     if(!x->method || !x->path ||

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "report_html.h"
 #include "report_junit.h"
+#include "secret.h"
 #include "util.h"
 
 cJSON *oc_results_doc_new(const char *mode, const char *started, const char *note,
@@ -42,7 +43,7 @@ int oc_reports_write(const cJSON *doc, const char *json, const char *junit, cons
   int bad = 0;
   if(json) {
     char *text = cJSON_Print(doc);
-    if(!text || oc_write_file(json, text, strlen(text), err, sizeof(err))) {
+    if(!text || oc_secret_write_file(json, text, strlen(text), err, sizeof(err))) {
       oc_error("%s", text ? err : "out of memory writing the JSON results");
       bad++;
     }

@@ -16,6 +16,7 @@
 
 #include "json.h"
 #include "results_json.h"
+#include "secret.h"
 
 #define OC_CI_FIELD_MAX 600     /* bytes of one message or cell */
 #define OC_CI_CAP (1u << 20)    /* GitHub takes at most 1 MiB of summary per step */
@@ -513,7 +514,7 @@ static int append_file(const char *path, const char *data, size_t n, char *err, 
     snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     return OC_EIO;
   }
-  int bad = n && fwrite(data, 1, n, f) != n;
+  int bad = n && fwrite(data, 1, n, f) != n; /* masked by the caller */
   if(fclose(f) || bad) {
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     return OC_EIO;
@@ -536,6 +537,9 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
     oc_buf_free(&md);
     return (a->github ? 1 : 0) + (a->markdown ? 1 : 0);
   }
+  /* the results are masked when built and when loaded; a document handed
+   * over by other means is masked here all the same */
+  oc_secret_mask(md.data, md.len);
   if(a->github) {
     struct oc_buf ann;
     oc_buf_init(&ann, OC_CI_CAP);
@@ -543,12 +547,17 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
       oc_error("cannot build the GitHub annotations: out of memory");
       bad++;
     }
-    else if(ann.len && (fwrite(ann.data, 1, ann.len, out) != ann.len || fflush(out))) {
-      oc_error("cannot write the GitHub annotations");
-      bad++;
+    else {
+      oc_secret_mask(ann.data, ann.len);
+      if(ann.len && (fwrite(ann.data, 1, ann.len, out) != ann.len || fflush(out))) {
+        oc_error("cannot write the GitHub annotations");
+        bad++;
+      }
     }
     oc_buf_free(&ann);
     const char *summary = env("GITHUB_STEP_SUMMARY");
+    /* appended, not renamed into place: the file holds the job's other
+     * steps' summaries too (GitHub's contract for GITHUB_STEP_SUMMARY) */
     if(!summary || !*summary)
       oc_warn("--github: GITHUB_STEP_SUMMARY is not set (not on GitHub Actions?): no step summary written");
     else if(append_file(summary, oc_buf_str(&md), md.len, err, sizeof(err))) {
@@ -556,7 +565,7 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
       bad++;
     }
   }
-  if(a->markdown && oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) {
+  if(a->markdown && oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) { /* masked above */
     oc_error("--markdown: %s", err);
     bad++;
   }

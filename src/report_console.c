@@ -14,6 +14,7 @@
 #include "json.h"
 #include "matrix.h"
 #include "results_json.h"
+#include "secret.h"
 #include "util.h"
 
 void oc_console_init(struct oc_console *c, FILE *out)
@@ -53,6 +54,7 @@ static const char *safe(struct oc_buf *b, const char *s)
   oc_buf_reset(b);
   if(!s || oc_esc_adds(b, s, OC_ESC_TEXT))
     return s ? "?" : "";
+  oc_secret_mask(b->data, b->len); /* results are masked already; what a caller passes may not be */
   return oc_buf_str(b);
 }
 
@@ -226,8 +228,13 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
         (*more)++;
         continue;
       }
+      /* masked whole before it is cut: a secret cut in two would not
+       * be recognised any more */
       char reason[121];
-      oc_strlcpy(reason, cell->reason ? cell->reason : "", sizeof(reason));
+      const char *full = cell->reason ? cell->reason : "";
+      char *masked = oc_secret_masked(full, strlen(full));
+      oc_strlcpy(reason, masked ? masked : "?", sizeof(reason));
+      free(masked);
       fprintf(c->out, "  %s%-6s%s %s, %s: %s (%s/%s)\n", cell_paint(c, want), cell_word(want), reset(c),
               oc_client_name((enum oc_client_id)k), oc_row_title(row), safe(&b1, reason),
               safe(&b2, cell->suite), safe(&b3, cell->kase));
@@ -290,6 +297,13 @@ void oc_console_summary(struct oc_console *c, const cJSON *doc)
           total, paint(c, "pass"), pass, reset(c), fail ? paint(c, "fail") : "", fail,
           fail ? reset(c) : "", error ? paint(c, "error") : "", error, error ? reset(c) : "",
           skip ? paint(c, "skip") : "", skip, skip ? reset(c) : "", warn);
+  if(oc_json_bool(doc, "incomplete", 0)) {
+    struct oc_buf b1;
+    oc_buf_init(&b1, 64u << 10);
+    fprintf(c->out, "%srun incomplete%s: %s\n", paint(c, "error"), reset(c),
+            safe(&b1, oc_json_str(doc, "incomplete_reason")));
+    oc_buf_free(&b1);
+  }
   const cJSON *rules = oc_json_arr(s, "failing_rules");
   if(cJSON_GetArraySize(rules) > 0) {
     fprintf(c->out, "failing rules:");

@@ -22,6 +22,7 @@
 #include "matrix.h"
 #include "response.h"
 #include "results_json.h"
+#include "secret.h"
 #include "shard.h"
 
 #define OC_HTML_BODY_MAX (64u << 10)  /* bytes of one body shown */
@@ -125,6 +126,12 @@ static void header_section(struct out *o, const cJSON *doc)
     put(o, "</span>");
   }
   put(o, "</div>\n");
+  if(oc_json_bool(doc, "incomplete", 0)) {
+    put(o, "<div class=\"meta incomplete\"><b>Run incomplete:</b> ");
+    txt(o, oc_json_str(doc, "incomplete_reason") ? oc_json_str(doc, "incomplete_reason")
+                                                  : "the run was stopped early");
+    put(o, "</div>\n");
+  }
   /* a merge without all its shards is not the whole run: say so first */
   struct oc_buf sp;
   oc_buf_init(&sp, OC_CAP_MESSAGE * 16);
@@ -1725,7 +1732,7 @@ int oc_report_html_write(const cJSON *results, const char *path, char *err, size
     oc_buf_free(&b);
     return rc;
   }
-  rc = oc_write_file(path, b.data ? b.data : "", b.len, err, errlen);
+  rc = oc_secret_write_file(path, b.data ? b.data : "", b.len, err, errlen);
   oc_buf_free(&b);
   return rc;
 }

@@ -133,10 +133,19 @@ static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct name
      (finished && !cJSON_AddStringToObject(o, "finished", finished)) ||
      !cJSON_AddStringToObject(o, "mode", mixed ? "mixed" : mode ? mode : "replay") ||
      add_copy(o, "note", agreed(docs, n, "note")) ||
-     add_copy(o, "command", agreed(docs, n, "command")) ||
      /* runs under different verdict policies have none in common */
      add_copy(o, "policy", agreed(docs, n, "policy")))
     goto fail;
+  const cJSON *cmd = agreed(docs, n, "command");
+  if(cJSON_IsString(cmd)) {
+    /* an input may come from anywhere: its command line keeps no credential */
+    char *clean = oc_results_scrub_command(cmd->valuestring);
+    if(!clean || !cJSON_AddStringToObject(o, "command", clean)) {
+      free(clean);
+      goto fail;
+    }
+    free(clean);
+  }
   cJSON *sl = cJSON_AddArrayToObject(o, "suites");
   if(!sl)
     goto fail;
@@ -248,6 +257,15 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
     if(oc_json_add(rarr, NULL, cJSON_Duplicate(e[i].r, 1)))
       goto nomem;
   }
+  /* one interrupted shard makes the merged run incomplete too */
+  for(size_t i = 0; i < n; i++)
+    if(oc_json_bool(docs[i], "incomplete", 0)) {
+      const char *why = oc_json_str(docs[i], "incomplete_reason");
+      if(!cJSON_AddBoolToObject(out, "incomplete", 1) ||
+         !cJSON_AddStringToObject(out, "incomplete_reason", why ? why : "an input run was stopped early"))
+        goto nomem;
+      break;
+    }
   if(oc_results_summarize(out))
     goto nomem;
   goto out;

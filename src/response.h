@@ -61,6 +61,10 @@ int oc_schemas_error_severity(const struct oc_schemas *s, const struct oc_check 
                               const char *rel, const struct oc_schema_error *e);
 
 #define OC_CAP_RESULT_BODY (256u << 10) /* body kept for reports */
+/* A body whose parsed values take more of the jdoc arena than this gets no
+ * cJSON copy for the case's expectations: a 64 MiB body of tiny values
+ * would cost gigabytes as cJSON (the generic rules run on jdoc anyway). */
+#define OC_CAP_PARSED_ARENA (64u << 20)
 
 struct oc_response {
   const struct oc_request_info *req;
@@ -81,7 +85,9 @@ struct oc_response {
   int timing_recorded;
   int keep_events;
   int finished;
-  cJSON *parsed;            /* the non-stream body as JSON, when it parsed */
+  cJSON *parsed;            /* the non-stream body as JSON, when it parsed (and is small enough:
+                               OC_CAP_PARSED_ARENA) */
+  int parsed_too_big;       /* it parsed, but a cJSON copy would cost too much memory */
   struct oc_message *messages; /* non-stream chat choices */
   size_t nmessages;
   /* What each client library makes of it (chat completions only), judged

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -286,5 +287,8 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
     cJSON_Delete(r);
     return NULL;
   }
+  /* whatever the server quoted back (a key in an error message, a header,
+   * a chunk) is masked before anyone sees the result */
+  oc_secret_mask_json(r);
   return r;
 }

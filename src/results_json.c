@@ -13,6 +13,7 @@
 
 #include "datadir.h"
 #include "json.h"
+#include "secret.h"
 #include "schema.h"
 
 /* ---- statuses and counts ---------------------------------------------- */
@@ -395,7 +396,8 @@ static void check_schema(struct check *c, const cJSON *doc)
   res.max = 1;
   int v = oc_schema_validate_cjson(s, doc, &res);
   if(v < 0)
-    check_fail(c, "", "cannot check against the results schema: out of memory");
+    check_fail(c, "", "cannot check against the results schema: %s",
+               res.undecided ? res.undecided : "out of memory");
   else if(v == 0 && res.count) {
     const struct oc_schema_error *e = &res.errors[0];
     check_fail(c, e->instance_path, "%s (schema %s)", e->message, e->schema_path);
@@ -460,6 +462,31 @@ int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errle
   return c.failed ? OC_EPARSE : OC_OK;
 }
 
+static void scrub_one(cJSON *obj, const char *key)
+{
+  cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if(!cJSON_IsString(v))
+    return;
+  char *clean = oc_results_scrub_command(v->valuestring);
+  int oom = !clean;
+  if(clean)
+    oc_json_set(&oom, obj, key, cJSON_CreateString(clean));
+  free(clean);
+  if(oom) /* out of memory: better no command than one with a secret */
+    v->valuestring[0] = '\0';
+}
+
+static void scrub_commands(cJSON *doc)
+{
+  scrub_one(cJSON_GetObjectItemCaseSensitive(doc, "oacheck"), "command");
+  cJSON *r;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "results")) {
+    cJSON *rep = cJSON_GetObjectItemCaseSensitive(r, "reproduce");
+    scrub_one(rep, "curl");
+    scrub_one(rep, "oacheck");
+  }
+}
+
 cJSON *oc_results_load(const char *path, char *err, size_t errlen)
 {
   char *buf = NULL;
@@ -480,7 +507,13 @@ cJSON *oc_results_load(const char *path, char *err, size_t errlen)
   if(oc_results_check(doc, path, err, errlen)) {
     cJSON_Delete(doc);
     doc = NULL;
+    goto out;
   }
+  /* a results file may come from anywhere (an older oacheck, a hand
+   * edit): whatever is rendered, merged or written again from it carries
+   * no credential of a command line, and no secret the run knows */
+  scrub_commands(doc);
+  oc_secret_mask_json(doc);
 out:
   free(buf);
   return doc;
@@ -632,12 +665,77 @@ static int prefix_ci(const char *s, const char *prefix)
   return 1;
 }
 
-char *oc_results_scrub_command(const char *cmd)
+static char *scrub_bearer(const char *cmd);
+
+/* Every URL in s without its user information, and with the values of
+ * key-like query parameters replaced by "[redacted]". */
+static char *scrub_urls(const char *s)
 {
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_FILE);
+  const char *p = s;
+  for(const char *u; (u = strstr(p, "://"));) {
+    const char *auth = u + 3;
+    size_t alen = strcspn(auth, "/?# \t\n\"'");
+    const char *at = NULL;
+    for(size_t i = 0; i < alen; i++)
+      if(auth[i] == '@')
+        at = auth + i;
+    if(oc_buf_add(&b, p, (size_t)(auth - p)))
+      return NULL;
+    p = at ? at + 1 : auth;
+    /* the rest of the URL: its query parameters */
+    size_t ulen = strcspn(p, " \t\n\"'");
+    const char *end = p + ulen;
+    while(p < end) {
+      const char *q = memchr(p, '?', (size_t)(end - p));
+      const char *amp = memchr(p, '&', (size_t)(end - p));
+      const char *sep = q && (!amp || q < amp) ? q : amp;
+      if(!sep) {
+        if(oc_buf_add(&b, p, (size_t)(end - p)))
+          return NULL;
+        p = end;
+        break;
+      }
+      if(oc_buf_add(&b, p, (size_t)(sep + 1 - p)))
+        return NULL;
+      p = sep + 1;
+      size_t plen = strcspn(p, "&#");
+      if(p + plen > end)
+        plen = (size_t)(end - p);
+      const char *eq = memchr(p, '=', plen);
+      if(eq && oc_secret_param_name(p, (size_t)(eq - p))) {
+        if(oc_buf_add(&b, p, (size_t)(eq + 1 - p)) || oc_buf_adds(&b, "[redacted]"))
+          return NULL;
+        p += plen;
+      }
+    }
+  }
+  if(oc_buf_adds(&b, p))
+    return NULL;
+  return oc_buf_take(&b, NULL);
+}
+
+char *oc_results_scrub_command(const char *cmd)
+{
   if(!cmd)
     return oc_strdup("");
+  /* user:password@ and key-like query values of any URL first, then
+   * literal bearer tokens, then whatever the run knows is secret */
+  char *clean = scrub_urls(cmd);
+  if(!clean)
+    return NULL;
+  char *r = scrub_bearer(clean);
+  free(clean);
+  if(r)
+    oc_secret_mask(r, strlen(r));
+  return r;
+}
+
+static char *scrub_bearer(const char *cmd)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_FILE);
   const char *p = cmd;
   for(;;) {
     const char *hit = NULL;

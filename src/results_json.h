@@ -90,8 +90,10 @@ int oc_esc_adds(struct oc_buf *b, const char *s, enum oc_esc mode);
 int oc_esc_addn_cut(struct oc_buf *b, const char *s, size_t max, enum oc_esc mode);
 
 /* A command line from a results file with any literal bearer token
- * replaced by the variable reference "$OPENAI_API_KEY" (a report must never
- * carry a key, even when its input did).  New string (caller frees). */
+ * replaced by the variable reference "$OPENAI_API_KEY", every URL's
+ * user:password@ dropped and key-like query values "[redacted]" (a report
+ * must never carry a credential, even when its input did).  New string
+ * (caller frees). */
 char *oc_results_scrub_command(const char *cmd);
 /* A URL without user information ("https://u:p@h/x" -> "https://h/x")
  * and without its query string (keys travel there too).  Caller frees. */

@@ -184,6 +184,16 @@ void oc_check_init(struct oc_check *c, struct oc_findings *out, const struct oc_
   c->clients = ~0u;
 }
 
+void oc_check_limit(struct oc_check *c, const char *fmt, ...)
+{
+  if(c->limit[0])
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->limit, sizeof(c->limit), fmt, ap);
+  va_end(ap);
+}
+
 const struct oc_profile_override *oc_profile_override(const struct oc_profile *p,
                                                       enum oc_rule_id rule)
 {

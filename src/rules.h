@@ -95,6 +95,9 @@ struct oc_check {
                                 rules (STREAM-DONE, STREAM-FINISH-ONCE, STREAM-TRUNCATED, …)
                                 do not judge it; everything that arrived still is */
   int oom;                   /* an allocation failed while reporting */
+  char limit[400];           /* oacheck's own limit left a check undecided (a schema
+                                validator's budget): "" when none.  Not a finding: the
+                                case is an error of the run with this as its reason */
   const struct oc_dialect *dialect; /* the target's own tool-call markers (its chat template),
                                        looked for in content beside tool_markers.def; may be NULL */
   /* The verdict policy (verdict.c): strict makes every error fail the case
@@ -104,6 +107,10 @@ struct oc_check {
   unsigned clients;          /* selected client models, a bit per enum oc_client_id (all by
                                 default) */
 };
+
+/* Record that oacheck could not decide a check (the first reason is
+ * kept): the case ends in error with the reason, no rule fires. */
+void oc_check_limit(struct oc_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void oc_check_init(struct oc_check *c, struct oc_findings *out, const struct oc_profile *profile);
 

@@ -8,6 +8,9 @@
 #include "config.h"
 #include "runner.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +22,73 @@
 #include "matrix.h"
 #include "report.h"
 #include "result.h"
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 #include "verdict.h"
+
+/* ---- signals --------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+  caught = sig;
+  /* a second ^C ends the process at once; the reports are written by
+   * rename, so that cannot leave a half-written one */
+  signal(sig, SIG_DFL);
+}
+
+void oc_run_catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  /* no SA_RESTART: a poll in progress returns at once */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int oc_run_signal(void)
+{
+  return caught;
+}
+
+char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t)
+{
+  if(t->record_dir) /* its own (a router's model, or set by oc_run_record_dirs) */
+    return oc_strdup(t->record_dir);
+  const char *dir = r->opts->record_dir;
+  if(!dir)
+    return NULL;
+  if(r->ntargets <= 1)
+    return oc_strdup(dir);
+  char *sub = oc_path_join(dir, t->name);
+  if(sub && mkdir(sub, 0777) && errno != EEXIST) {
+    oc_error("cannot create the recording directory '%s': %s", sub, strerror(errno));
+    free(sub);
+    return NULL;
+  }
+  return sub;
+}
+
+int oc_run_record_dirs(struct oc_target *ts, size_t n, const char *dir)
+{
+  for(size_t i = 0; i < n; i++) {
+    free(ts[i].record_dir);
+    ts[i].record_dir = oc_path_join(dir, ts[i].name);
+    if(!ts[i].record_dir) {
+      oc_error("out of memory");
+      return OC_ENOMEM;
+    }
+    if(mkdir(ts[i].record_dir, 0777) && errno != EEXIST) {
+      oc_error("cannot create the recording directory '%s': %s", ts[i].record_dir, strerror(errno));
+      return OC_EIO;
+    }
+  }
+  return OC_OK;
+}
 
 void oc_run_options_init(struct oc_run_options *o)
 {
@@ -278,6 +345,11 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
                sizeof(j->reason));
     oc_error("%s/%s: out of memory while checking", j->item->kase->suite, j->item->kase->name);
   }
+  else if(j->check.limit[0] && j->end == OC_END_RAN) {
+    /* oacheck's own limit, not the server's doing: an error of the run */
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason), "oacheck could not decide: %s", j->check.limit);
+  }
   struct oc_case_outcome o;
   memset(&o, 0, sizeof(o));
   o.target = j->item->target;
@@ -302,15 +374,15 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   cJSON_Delete(o.response);
   cJSON_Delete(message);
   cJSON_Delete(timing);
-  const char *record_dir = j->item->target->record_dir ? j->item->target->record_dir
-                                                       : r->opts->record_dir;
   /* an unsupported answer (a 501) is recorded too: it is what the server says */
-  if(j->recording && record_dir && j->rec.status) {
+  if(j->recording && (j->item->target->record_dir || r->opts->record_dir) && j->rec.status) {
     char name[300];
     snprintf(name, sizeof(name), "%s.%s", j->item->kase->suite, j->item->kase->name);
     free(j->rec.name);
     j->rec.name = oc_strdup(name);
-    char *file = oc_asprintf("%s/%s%s", record_dir, name, OC_CASSETTE_EXT);
+    char *dir = oc_run_record_dir(r, j->item->target);
+    char *file = dir ? oc_asprintf("%s/%s%s", dir, name, OC_CASSETTE_EXT) : NULL;
+    free(dir);
     char err[600];
     j->rec.complete = complete;
     char ts[32];
@@ -358,7 +430,19 @@ static int prepare(struct job *j)
   }
   struct oc_vars vars = { t->vars, k->variables, 1 };
   char err[600];
-  if(oc_suite_build_request(k, &vars, &j->req, err, sizeof(err))) {
+  int brc = oc_suite_build_request(k, &vars, &j->req, err, sizeof(err));
+  if(brc && brc != OC_ENOTFOUND) {
+    /* a request oacheck cannot build (over OC_CAP_REQUEST, a count over
+     * 1,000,000, nested too deep) is the suite's error, never a skip that
+     * a CI job could take for a target lacking a feature */
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason), "suite error: %s:%d: case '%s': the request cannot be "
+             "built: %s", k->file ? k->file : k->suite, k->line, k->name, err);
+    j->run->suite_errors++;
+    oc_error("%s", j->reason);
+    return 0;
+  }
+  if(brc) {
     /* ${MODEL} missing means the target did not list its models: that is
      * an error; any other missing variable means the target lacks what
      * the case needs (N_CTX without /props): unsupported */
@@ -401,6 +485,8 @@ static int prepare(struct job *j)
     j->req.body_json = cJSON_Parse(rbody);
   }
   j->req_built = 1;
+  for(size_t i = 0; i < j->req.headers.count; i++)
+    oc_secret_add_header(j->req.headers.items[i].name, j->req.headers.items[i].value);
   oc_request_info_init(&j->info, j->req.method, j->req.path, j->req.body_json);
   return 1;
 }
@@ -503,6 +589,11 @@ static void on_retry(void *ud, int attempt, int status, long delay_ms)
 
 static void job_done(struct job *j, const struct oc_http_outcome *o)
 {
+  if(j->run->stopped && o->error == OC_HTTP_ABORTED) {
+    /* interrupted: not a result of the server's, and not recorded */
+    job_free(j);
+    return;
+  }
   if(j->unmatched) {
     j->end = OC_END_SKIP;
     oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
@@ -535,7 +626,19 @@ static void job_done(struct job *j, const struct oc_http_outcome *o)
     j->rec.timing_recorded = 1;
   }
   int complete = o->error == OC_HTTP_OK;
-  if(!complete) {
+  /* a body that ended before the exchange failed (its trailers broke a
+   * cap) is judged as the complete body it is */
+  int body_complete = complete || o->body_complete;
+  if(o->error == OC_HTTP_TIMEOUT_TOTAL) {
+    /* oacheck's own budget, not a failure the server committed: the case
+     * is an error of the run, with no server rule (a healthy stream that
+     * outlasts --timeout is not a cut one) */
+    j->end = OC_END_ERROR;
+    snprintf(j->reason, sizeof(j->reason),
+             "oacheck's --timeout (%.3g s) ended the exchange before the server did: %s",
+             (double)j->run->opts->timeout_ms / 1000.0, o->message);
+  }
+  else if(!complete) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "%s: %s", oc_http_error_name(o->error), o->message);
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
@@ -544,7 +647,7 @@ static void job_done(struct job *j, const struct oc_http_outcome *o)
             "%s", o->message);
   }
   /* what arrived is decoded either way: a cut stream is still examined */
-  finish_job(j, complete, o->t_done);
+  finish_job(j, body_complete, o->t_done);
 }
 
 static void on_done(void *ud, const struct oc_http_outcome *o);
@@ -553,7 +656,7 @@ static int submit_live(struct job *j, struct oc_http *http)
 {
   struct oc_target *t = j->item->target;
   const struct oc_run_options *opt = j->run->opts;
-  j->url = oc_url_join(t->url, j->req.path);
+  j->url = oc_url_join(t->base, j->req.path);
   if(!j->url || oc_target_request_headers(t, &j->send_headers) ||
      oc_headers_copy(&j->send_headers, &j->req.headers))
     return OC_ENOMEM;
@@ -597,7 +700,8 @@ static int submit_live(struct job *j, struct oc_http *http)
 /* Start waiting cases of one target while it has room. */
 static void pump(struct tstate *ts)
 {
-  while(ts->inflight < ts->limit && ts->qhead < ts->nq) {
+  /* a stopped run starts nothing more: what waits is freed unrun */
+  while(!oc_run_signal() && ts->inflight < ts->limit && ts->qhead < ts->nq) {
     struct job *j = ts->queue[ts->qhead];
     ts->queue[ts->qhead++] = NULL;
     int slot = 0;
@@ -660,7 +764,7 @@ static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone, cJS
       total += ts[t].limit;
   }
   int queued = 0;
-  for(size_t k = 0; k < n; k++) {
+  for(size_t k = 0; k < n && !(r->stopped = oc_run_signal()); k++) {
     struct oc_plan_item *it = &r->items[idx ? idx[k] : k];
     struct job *j = job_new(r, it);
     if(!j) {
@@ -685,7 +789,7 @@ static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone, cJS
     s->queue[s->nq++] = j;
     queued = 1;
   }
-  if(!queued)
+  if(!queued || r->stopped)
     goto out;
   struct oc_http *http = oc_http_new(total > 0 ? total : 1);
   if(!http) {
@@ -696,7 +800,12 @@ static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone, cJS
     ts[t].http = http;
     pump(&ts[t]);
   }
-  oc_http_run(http, -1);
+  /* in slices, so that a signal is noticed within a fraction of a second */
+  while(!r->stopped && oc_http_run(http, 200) > 0)
+    r->stopped = oc_run_signal();
+  if(!r->stopped)
+    r->stopped = oc_run_signal();
+  /* a stopped run abandons what is in flight (job_done drops them) */
   oc_http_free(http);
 out:
   for(size_t t = 0; t < r->ntargets; t++) {
@@ -747,7 +856,7 @@ static cJSON *first_attempt(const cJSON *res, int in_flight)
 int oc_run_execute(struct oc_run *r)
 {
   int rc = execute(r, NULL, r->nitems, 0, NULL);
-  if(rc)
+  if(rc || r->stopped) /* a stopped run runs nothing again */
     return rc;
   /* the cases that ran out of a shared context while others were in
    * flight, and were held back by finish_job: once more, one at a time */
@@ -811,12 +920,24 @@ cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *n
   /* every case has a result (finish_job built it); a missing one is a
    * result that could not be built, and the document would lie */
   cJSON *results = oc_json_arr(doc, "results");
+  /* a stopped run has the finished cases only, and says so */
+  int sig = r->stopped ? r->stopped : oc_run_signal();
   for(size_t i = 0; !oom && i < r->nitems; i++)
-    oc_json_put(&oom, results, NULL, r->results[i] ? cJSON_Duplicate(r->results[i], 1) : NULL);
+    if(r->results[i] || !sig)
+      oc_json_put(&oom, results, NULL, r->results[i] ? cJSON_Duplicate(r->results[i], 1) : NULL);
+  if(sig) {
+    char why[200];
+    snprintf(why, sizeof(why), "interrupted by %s after %zu of %zu cases; the cases that had not "
+             "finished are not in the results", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM"
+             : "a signal", r->done, r->nitems);
+    oc_json_put(&oom, doc, "incomplete", cJSON_CreateBool(1));
+    oc_json_put_str(&oom, doc, "incomplete_reason", why);
+  }
   if(oom) {
     cJSON_Delete(doc);
     return NULL;
   }
+  oc_secret_mask_json(doc);
   return doc;
 }
 

@@ -67,11 +67,33 @@ struct oc_run {
   void *ud;
   size_t done;
   double started_ms;
+  int stopped;              /* the signal (SIGINT, SIGTERM) that stopped the run, 0 */
+  size_t suite_errors;      /* cases whose request could not be built: exit status 2 */
   int *in_flight;           /* per plan item: most requests in flight on its target while it
                                ran (live), 0 for a replay */
   size_t reruns;            /* cases run again alone (rerun_alone) */
   unsigned char *deferred;  /* per plan item: held back for its run alone */
 };
+
+/* Where record mode writes t's cassettes: the record directory itself
+ * when the run has one target (as recordings always were), else its
+ * subdirectory named after the target (created here), so that two
+ * targets never overwrite each other's SUITE.CASE.  Caller frees; NULL
+ * when it cannot be created (logged) or memory runs out. */
+char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t);
+/* Give each of ts[0..n) its own recording directory DIR/NAME (created;
+ * t->record_dir), as record mode does with several targets, before they
+ * are identified (their identification is recorded there too) or
+ * expanded by model (DIR/NAME/MODEL).  OC_OK, or OC_ENOMEM / OC_EIO
+ * (logged). */
+int oc_run_record_dirs(struct oc_target *ts, size_t n, const char *dir);
+
+/* Catch SIGINT and SIGTERM from here on: the run stops (cases in flight
+ * are abandoned, no new one starts) and the caller writes the finished
+ * cases as an incomplete run.  A second signal takes the default action. */
+void oc_run_catch_signals(void);
+/* The signal caught since oc_run_catch_signals, or 0. */
+int oc_run_signal(void);
 
 /* Build the plan from every case of every suite × every target, keeping
  * what the filters, tags and shard select.  Sharding is by case (the same
@@ -86,7 +108,9 @@ int oc_run_plan(struct oc_run *r);
 int oc_run_execute(struct oc_run *r);
 /* The whole results document (schemas/results.schema.json); caller
  * deletes.  mode_note may be NULL.  NULL when memory runs out, also when
- * a case's result could not be built: never a document missing a case. */
+ * a case's result could not be built: never a document missing a case.  A
+ * run stopped by a signal (r->stopped, or oc_run_signal() during
+ * identification) is marked "incomplete" with the reason. */
 cJSON *oc_run_results(const struct oc_run *r, const char *command, const char *note,
                       const char *started);
 void oc_run_free(struct oc_run *r);

@@ -29,6 +29,18 @@
 #define OC_SCHEMA_META_DEPTH 8        /* custom meta-schema chains */
 #define OC_CAP_SCHEMA_PATH (64u << 10) /* one JSON pointer in a report */
 #define OC_SCHEMA_DIR_DEPTH 16        /* --remotes directory nesting */
+/* Work per validation pass: evaluations of a subschema at a value.  Far
+ * above what any real schema needs per value of a big instance, and a
+ * fraction of a second of work; combinators cannot make a validation
+ * exponential past it (it is then undecided, never a hang). */
+#define OC_SCHEMA_EVAL_BUDGET (1u << 24)
+/* Past this many evaluations, results of (subschema, value) pairs are
+ * remembered (where they cannot depend on context), so an anyOf of
+ * recursive branches costs linear instead of exponential time. */
+#define OC_SCHEMA_MEMO_AFTER 4096u
+#define OC_SCHEMA_MEMO_MAX (1u << 20) /* remembered pairs, at most */
+/* Nested "why did this branch fail" reasons in one message. */
+#define OC_SCHEMA_REASON_DEPTH 2
 
 #define DEFAULT_BASE "urn:oacheck:schema"
 
@@ -2986,13 +2998,31 @@ static const char *format_name(int f)
  * Validation.
  * ====================================================================== */
 
+/* A remembered verdict of a subschema at a value. */
+struct memo {
+  const void *n, *v;
+  int ok;
+};
+
+/* The evaluations in progress, innermost last: the same subschema at the
+ * same value twice among them is a recursion that consumes nothing. */
+struct frame {
+  const void *n, *v;
+};
+
 struct vctx {
   const struct oc_schema *s;
   struct oc_schema_result *res; /* NULL: fast path */
   int quiet;                    /* >0: inside a trial (anyOf branch, not, if, contains) */
   int full;                     /* the result is at its cap: stop soon */
   int depth;
-  int rc;                       /* internal failure (OC_E*) */
+  int rc;                       /* internal failure (OC_E*); OC_ETOOBIG: undecided */
+  char why[320];                /* what left the validation undecided */
+  uint64_t evals;               /* against OC_SCHEMA_EVAL_BUDGET */
+  int reasons;                  /* first_reason nesting */
+  struct memo *memo;
+  size_t nmemo, capmemo;
+  struct frame stack[OC_SCHEMA_EVAL_DEPTH + 1];
   struct oc_buf ip, sp;         /* instance path, keyword location */
   const struct cres **dyn;
   size_t ndyn, capdyn;
@@ -3021,6 +3051,73 @@ static void fail_nomem(struct vctx *c)
 {
   if(!c->rc)
     c->rc = OC_ENOMEM;
+}
+
+/* oacheck's own limit stopped the validation: it is undecided, an error of
+ * the validation and not a verdict on the instance. */
+static void undecided(struct vctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void undecided(struct vctx *c, const char *fmt, ...)
+{
+  if(c->rc)
+    return;
+  c->rc = OC_ETOOBIG;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->why, sizeof(c->why), fmt, ap);
+  va_end(ap);
+}
+
+static size_t memo_slot(const struct vctx *c, const void *n, const void *v)
+{
+  uintptr_t h = ((uintptr_t)n >> 4) * 0x9E3779B97F4A7C15ull ^ ((uintptr_t)v >> 3) * 0xC2B2AE3D27D4EB4Full;
+  return (size_t)(h ^ (h >> 29)) & (c->capmemo - 1);
+}
+
+/* The remembered verdict of n at v: 0 or 1, -1 when not known. */
+static int memo_get(const struct vctx *c, const void *n, const void *v)
+{
+  if(!c->nmemo)
+    return -1;
+  for(size_t i = memo_slot(c, n, v);; i = (i + 1) & (c->capmemo - 1)) {
+    if(!c->memo[i].n)
+      return -1;
+    if(c->memo[i].n == n && c->memo[i].v == v)
+      return c->memo[i].ok;
+  }
+}
+
+static void memo_put(struct vctx *c, const void *n, const void *v, int ok)
+{
+  if(c->nmemo + 1 > c->capmemo / 2) {
+    /* checksrc: a hash table's power-of-two size, bounded just below */
+    size_t cap = c->capmemo ? c->capmemo * 2 : 4096;
+    if(cap > 2 * OC_SCHEMA_MEMO_MAX)
+      return; /* full: evaluate, as before */
+    struct memo *m = calloc(cap, sizeof(*m)), *old = c->memo;
+    if(!m)
+      return; /* the memo is an optimisation: go without */
+    size_t oldcap = c->capmemo;
+    c->memo = m;
+    c->capmemo = cap;
+    for(size_t i = 0; i < oldcap; i++)
+      if(old[i].n) {
+        size_t j = memo_slot(c, old[i].n, old[i].v);
+        while(m[j].n)
+          j = (j + 1) & (cap - 1);
+        m[j] = old[i];
+      }
+    free(old);
+  }
+  size_t i = memo_slot(c, n, v);
+  while(c->memo[i].n) {
+    if(c->memo[i].n == n && c->memo[i].v == v)
+      return;
+    i = (i + 1) & (c->capmemo - 1);
+  }
+  c->memo[i].n = n;
+  c->memo[i].v = v;
+  c->memo[i].ok = ok;
+  c->nmemo++;
 }
 
 /* Record one failure at the current instance location (plus iextra, a
@@ -3211,6 +3308,10 @@ static int eval_trial(struct vctx *c, const struct sub *s, const struct oc_jv *v
 /* Why a subschema failed, in one line: run it again collecting messages. */
 static int first_reason(struct vctx *c, const struct sub *s, const struct oc_jv *v, struct oc_buf *out)
 {
+  /* a reason inside a reason inside a reason is noise, and finding each
+   * one walks the branch again: nested anyOfs would make it exponential */
+  if(c->reasons >= OC_SCHEMA_REASON_DEPTH)
+    return out->len + 8 > OC_CAP_MESSAGE ? OC_OK : oc_buf_adds(out, "(…)");
   struct oc_schema_result tmp;
   oc_schema_result_init(&tmp);
   tmp.max = 1;
@@ -3220,7 +3321,9 @@ static int first_reason(struct vctx *c, const struct sub *s, const struct oc_jv 
   c->res = &tmp;
   c->quiet = 0;
   c->full = 0;
+  c->reasons++;
   eval_here(c, s, v, NULL, NULL);
+  c->reasons--;
   c->res = saved;
   c->quiet = saved_quiet;
   c->full = saved_full;
@@ -3335,7 +3438,12 @@ static int add_type_names(struct oc_buf *b, unsigned mask)
 /* Messages are built in a small buffer and handed to report() as "%s". */
 #define REPORT_BUF(c, o, at, ikey, iklen, iidx, off, ...)                           \
   do {                                                                              \
-    if(TRACK(c)) {                                                                  \
+    if(TRACK(c) && (c)->res->count >= res_max((c)->res)) {                          \
+      /* the list is full: count it, but build no message nobody keeps */           \
+      (c)->res->dropped++;                                                          \
+      (c)->full = 1;                                                                \
+    }                                                                               \
+    else if(TRACK(c)) {                                                             \
       struct oc_buf mb_;                                                            \
       oc_buf_init(&mb_, OC_CAP_MESSAGE);                                            \
       int rc_ = OC_OK;                                                              \
@@ -3433,6 +3541,13 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
       return 1;
     if(m == -OC_ENOMEM)
       fail_nomem(c);
+    if(m == -OC_ETOOBIG) {
+      /* "no match" would be a verdict the regex engine never reached
+       * (and valid under "not") */
+      undecided(c, "the pattern /%.120s/ ran out of its match budget on the string at byte %zu",
+                oc_regex_source(o->u.re), (size_t)v->offset);
+      return 0;
+    }
     REPORT_BUF(c, o, v, NULL, 0, -1, 0, {
       rc_ = oc_buf_adds(&mb_, "expected a string matching /");
       if(!rc_) rc_ = oc_buf_adds(&mb_, oc_regex_source(o->u.re));
@@ -3632,6 +3747,11 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
         int r = oc_regex_match(pp->re, m->key, m->key_len, &c->rx);
         if(r < 0 && r == -OC_ENOMEM)
           fail_nomem(c);
+        if(r == -OC_ETOOBIG) {
+          undecided(c, "the patternProperties pattern /%.120s/ ran out of its match budget on the "
+                    "member name at byte %zu", oc_regex_source(pp->re), (size_t)m->key_offset);
+          return 0;
+        }
         if(r != 1)
           continue;
         matched = 1;
@@ -3866,11 +3986,39 @@ static int eval(struct vctx *c, const struct node *n, const struct oc_jv *v, uin
            oc_jv_type_name(v));
     return 0;
   }
-  if(c->depth >= OC_SCHEMA_EVAL_DEPTH) {
-    report(c, "$ref", NULL, v, NULL, 0, -1, 0,
-           "schema recursion deeper than %d evaluations at this value", OC_SCHEMA_EVAL_DEPTH);
+  if(c->rc)
+    return 0; /* undecided or out of memory: unwind */
+  if(++c->evals > OC_SCHEMA_EVAL_BUDGET) {
+    undecided(c, "the validation needed more than %u evaluations (combinators over recursive "
+              "schemas); oacheck stopped it", OC_SCHEMA_EVAL_BUDGET);
     return 0;
   }
+  if(c->depth >= OC_SCHEMA_EVAL_DEPTH) {
+    undecided(c, "schema recursion deeper than %d evaluations at the value at byte %zu",
+              OC_SCHEMA_EVAL_DEPTH, (size_t)v->offset);
+    return 0;
+  }
+  /* Without a dynamic scope a subschema's verdict on a value depends on
+   * nothing else: the same pair again inside itself recurses forever, and
+   * a pair seen before (outside annotation tracking and reporting) has its
+   * verdict already. */
+  int pure = !c->s->uses_dynamic;
+  if(pure) {
+    for(int i = c->depth - 1; i >= 0 && c->stack[i].v == v; i--)
+      if(c->stack[i].n == n) {
+        undecided(c, "the schema recurses on the value at byte %zu without consuming it "
+                  "(a $ref cycle through combinators)", (size_t)v->offset);
+        return 0;
+      }
+  }
+  int memoise = pure && !pb && !ib && !TRACK(c) && c->evals > OC_SCHEMA_MEMO_AFTER;
+  if(memoise) {
+    int known = memo_get(c, n, v);
+    if(known >= 0)
+      return known;
+  }
+  c->stack[c->depth].n = n;
+  c->stack[c->depth].v = v;
   c->depth++;
   int pushed = 0;
   if(c->s->uses_dynamic && (c->ndyn == 0 || c->dyn[c->ndyn - 1] != n->res)) {
@@ -3932,6 +4080,8 @@ static int eval(struct vctx *c, const struct node *n, const struct oc_jv *v, uin
   if(pushed)
     c->ndyn--;
   c->depth--;
+  if(memoise && !c->rc)
+    memo_put(c, n, v, ok);
   return ok;
 nomem:
   if(pushed)
@@ -3955,6 +4105,7 @@ void oc_schema_result_free(struct oc_schema_result *res)
     free(res->errors[i].message);
   }
   free(res->errors);
+  free(res->undecided);
   size_t max = res->max;
   int always = res->always_report;
   memset(res, 0, sizeof(*res));
@@ -3965,27 +4116,40 @@ void oc_schema_result_free(struct oc_schema_result *res)
 static int validate_pass(const struct oc_schema *s, const struct oc_jv *instance,
                          struct oc_schema_result *res)
 {
-  struct vctx c;
-  c.s = s;
-  c.res = res;
-  c.quiet = 0;
-  c.full = 0;
-  c.depth = 0;
-  c.rc = OC_OK;
-  c.dyn = c.dyn_inl;
-  c.ndyn = 0;
-  c.capdyn = OC_ARRAY_LEN(c.dyn_inl);
-  c.rx = NULL;
-  oc_buf_init(&c.ip, OC_CAP_SCHEMA_PATH);
-  oc_buf_init(&c.sp, OC_CAP_SCHEMA_PATH);
-  int ok = eval(&c, s->root, instance, NULL, NULL);
-  oc_buf_free(&c.ip);
-  oc_buf_free(&c.sp);
-  if(c.dyn != c.dyn_inl)
-    free(c.dyn);
-  oc_regex_scratch_free(c.rx);
-  if(c.rc)
-    return -c.rc;
+  /* the frame stack makes the context large: it lives on the heap */
+  struct vctx *c = malloc(sizeof(*c));
+  if(!c)
+    return -OC_ENOMEM;
+  c->s = s;
+  c->res = res;
+  c->quiet = 0;
+  c->full = 0;
+  c->depth = 0;
+  c->rc = OC_OK;
+  c->why[0] = '\0';
+  c->evals = 0;
+  c->reasons = 0;
+  c->memo = NULL;
+  c->nmemo = c->capmemo = 0;
+  c->dyn = c->dyn_inl;
+  c->ndyn = 0;
+  c->capdyn = OC_ARRAY_LEN(c->dyn_inl);
+  c->rx = NULL;
+  oc_buf_init(&c->ip, OC_CAP_SCHEMA_PATH);
+  oc_buf_init(&c->sp, OC_CAP_SCHEMA_PATH);
+  int ok = eval(c, s->root, instance, NULL, NULL);
+  oc_buf_free(&c->ip);
+  oc_buf_free(&c->sp);
+  if(c->dyn != c->dyn_inl)
+    free(c->dyn);
+  oc_regex_scratch_free(c->rx);
+  free(c->memo);
+  int rc = c->rc;
+  if(rc == OC_ETOOBIG && res && !res->undecided)
+    res->undecided = oc_strdup(c->why);
+  free(c);
+  if(rc)
+    return -rc;
   return ok ? 1 : 0;
 }
 
@@ -3997,9 +4161,35 @@ int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
   if(res && res->always_report)
     return validate_pass(s, instance, res);
   int v = validate_pass(s, instance, NULL);
+  if(v == -OC_ETOOBIG && res) {
+    /* undecided: run again only to learn why, in the same bounded time */
+    validate_pass(s, instance, res);
+    if(!res->undecided)
+      res->undecided = oc_strdup("the validation ran out of oacheck's budget");
+    return v;
+  }
   if(v != 0 || !res)
     return v;
-  return validate_pass(s, instance, res);
+  int r = validate_pass(s, instance, res);
+  if(r == -OC_ETOOBIG) {
+    /* the verdict stands (the fast pass reached it); only the reasons ran
+     * out of budget */
+    free(res->undecided);
+    res->undecided = NULL;
+    if(!res->count) {
+      struct oc_schema_error *e = calloc(1, sizeof(*e));
+      if(e) {
+        e->instance_path = oc_strdup("");
+        e->schema_path = oc_strdup("");
+        e->keyword = "$schema";
+        e->message = oc_strdup("invalid (the reasons were not found within oacheck's budget)");
+        res->errors = e;
+        res->count = 1;
+      }
+    }
+    return 0;
+  }
+  return r;
 }
 
 int oc_schema_validate_cjson(const struct oc_schema *s, const cJSON *instance,

@@ -104,6 +104,9 @@ struct oc_schema_result {
                         (tests compare it with the fast path); default 0:
                         the fast path decides and only an invalid instance
                         is walked again for messages */
+  char *undecided;   /* when validate returned -OC_ETOOBIG: why oacheck could not
+                        decide (a regex's match budget, the evaluation budget, a
+                        recursion that consumes nothing); owned */
 };
 
 /* Fill *res as empty (max 0 = default); cannot fail. */
@@ -112,9 +115,15 @@ void oc_schema_result_init(struct oc_schema_result *res);
 void oc_schema_result_free(struct oc_schema_result *res);
 
 /* Validate instance (borrowed).  Returns 1 valid, 0 invalid, negative
- * -OC_E* on internal failure (memory).  res may be NULL: the fast path,
- * which stops at the first failure and builds no message.  With res, every
- * failure (up to res->max) is appended to res (earlier errors are kept). */
+ * -OC_E* on internal failure: -OC_ENOMEM, or -OC_ETOOBIG when oacheck's
+ * own limits left it undecided (a regex ran out of its match budget, the
+ * evaluation budget ran out, a recursion consumed nothing; res->undecided
+ * says which) — an error of the validation, never a verdict.  Time is
+ * bounded whatever the schema: combinators are memoised past a few
+ * thousand evaluations and stop at a budget.  res may be NULL: the fast
+ * path, which stops at the first failure and builds no message.  With res,
+ * every failure (up to res->max) is appended to res (earlier errors are
+ * kept). */
 int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
                        struct oc_schema_result *res);
 /* The same for a cJSON instance (converted through oc_jdoc_from_cjson;

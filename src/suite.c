@@ -7,6 +7,7 @@
 #include "suite.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,8 @@ static const char *reference_problem(const char *s, size_t len)
         digits &= name[6 + i] >= '0' && name[6 + i] <= '9';
       if(!digits && !is_var_name(name + 6, cn))
         return "the COUNT of ${words:COUNT:WORD} is neither a number nor a variable name";
+      if(digits && (cn > 7 || strtol(name + 6, NULL, 10) > OC_WORDS_MAX))
+        return "the COUNT of ${words:COUNT:WORD} is over 1,000,000";
     }
     else if(n >= 4 && memcmp(name, "env:", 4) == 0) {
       if(n == 4)
@@ -75,27 +78,79 @@ static const char *reference_problem(const char *s, size_t len)
   return NULL;
 }
 
+/* The bytes s[0..len) adds to a built request as far as the suite alone
+ * says: its text, and N copies of WORD for each ${words:N:WORD} with a
+ * literal N (a count from a variable is only known when building). */
+static size_t static_size(const char *s, size_t len)
+{
+  size_t n = 0;
+  const char *end = s + len;
+  for(const char *p = s; p < end;) {
+    const char *d = memchr(p, '$', (size_t)(end - p));
+    const char *e = d && d + 1 < end && d[1] == '{' ? memchr(d, '}', (size_t)(end - d)) : NULL;
+    if(!e) {
+      n += (size_t)(end - p);
+      break;
+    }
+    n += (size_t)(d - p);
+    if((size_t)(e - d) > 8 && memcmp(d + 2, "words:", 6) == 0 && d[8] >= '0' && d[8] <= '9') {
+      char *colon = memchr(d + 8, ':', (size_t)(e - d - 8));
+      long count = strtol(d + 8, NULL, 10);
+      if(colon && count > 0 && count <= OC_WORDS_MAX)
+        n += (size_t)count * ((size_t)(e - colon - 1) + 1);
+    }
+    p = e + 1;
+  }
+  return n;
+}
+
+struct request_walk {
+  size_t size;              /* static_size of everything seen so far */
+  int size_reported, depth_reported;
+};
+
 /* Check every string under v (the request of a case) for malformed
- * references, reporting each at its line and column. */
-static int check_references(const struct oc_jv *v, const char *path, const char *buf, size_t len,
-                            struct oc_buf *err, int depth)
+ * references, and the request for what oacheck cannot build (over
+ * OC_CAP_REQUEST where the sizes are static, nested deeper than
+ * OC_REQUEST_MAX_DEPTH), reporting each at its line and column. */
+static int check_request(const struct oc_jv *v, const char *path, const char *buf, size_t len,
+                         struct oc_buf *err, int depth, struct request_walk *w)
 {
   int bad = 0;
-  if(!v || depth > 100)
+  if(!v)
     return 0;
+  if(depth > OC_REQUEST_MAX_DEPTH) {
+    if(!w->depth_reported++) {
+      char msg[160];
+      snprintf(msg, sizeof(msg), "the request is nested deeper than %d levels, more than oacheck "
+               "builds", OC_REQUEST_MAX_DEPTH);
+      err_at(err, path, buf, len, v->offset, msg);
+    }
+    return 1;
+  }
   if(v->type == OC_JSTRING) {
     const char *why = reference_problem(v->u.str, v->len);
     if(why) {
       err_at(err, path, buf, len, v->offset, why);
       bad = 1;
     }
+    w->size += static_size(v->u.str, v->len);
+    if(w->size > OC_CAP_REQUEST && !w->size_reported++) {
+      char msg[200];
+      snprintf(msg, sizeof(msg), "with this string the request would be at least %zu MiB, over "
+               "the %u MiB oacheck builds", w->size >> 20, OC_CAP_REQUEST >> 20);
+      err_at(err, path, buf, len, v->offset, msg);
+      bad = 1;
+    }
   }
   else if(v->type == OC_JARRAY)
     for(uint32_t i = 0; i < v->len; i++)
-      bad |= check_references(&v->u.items[i], path, buf, len, err, depth + 1);
+      bad |= check_request(&v->u.items[i], path, buf, len, err, depth + 1, w);
   else if(v->type == OC_JOBJECT)
-    for(uint32_t i = 0; i < v->len; i++)
-      bad |= check_references(&v->u.members[i].value, path, buf, len, err, depth + 1);
+    for(uint32_t i = 0; i < v->len; i++) {
+      w->size += v->u.members[i].key_len;
+      bad |= check_request(&v->u.members[i].value, path, buf, len, err, depth + 1, w);
+    }
   return bad;
 }
 
@@ -236,16 +291,24 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
 {
   char *buf = NULL, msg[512];
   size_t len = 0;
+  int rc = oc_read_file(path, OC_CAP_FILE, &buf, &len, msg, sizeof(msg));
+  if(rc)
+    oc_buf_printf(err, "%s\n", msg);
+  else
+    rc = oc_suite_load_text(set, path, buf, len, schema, err);
+  free(buf);
+  return rc;
+}
+
+int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *buf, size_t len,
+                       const struct oc_schema *schema, struct oc_buf *err)
+{
+  char msg[512];
   struct oc_jdoc doc;
   struct oc_suite s;
   int rc;
   memset(&s, 0, sizeof(s));
   oc_jdoc_init(&doc);
-  rc = oc_read_file(path, OC_CAP_FILE, &buf, &len, msg, sizeof(msg));
-  if(rc) {
-    oc_buf_printf(err, "%s\n", msg);
-    goto out;
-  }
   struct oc_jerr jerr;
   rc = oc_jdoc_parse(&doc, buf, len, &jerr);
   if(rc) {
@@ -271,7 +334,8 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
       if(res.dropped)
         oc_buf_printf(err, "%s: … and at least %zu more errors\n", path, res.dropped);
       if(v < 0)
-        oc_buf_printf(err, "%s: the suite schema could not be applied\n", path);
+        oc_buf_printf(err, "%s: the suite schema could not be applied: %s\n", path,
+                      res.undecided ? res.undecided : "out of memory");
       bad = 1;
     }
     oc_schema_result_free(&res);
@@ -280,7 +344,9 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     bad |= check_allow(oc_jv_get(doc.root, "allow"), path, buf, len, err);
     const struct oc_jv *cs = oc_jv_get(doc.root, "cases");
     for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
-      bad |= check_references(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, 0);
+      /* depth 0 is the request object, whose body sits one level down */
+      struct request_walk w = { 0, 0, 0 };
+      bad |= check_request(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, -1, &w);
       bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
       bad |= check_assert_rules(oc_jv_get(&cs->u.items[i], "expect"), path, buf, len, err);
     }
@@ -340,6 +406,9 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
     c->suite = s.name;
     c->file = s.file;
     c->order = k;
+    struct oc_json_pos cpos;
+    oc_json_locate(buf, len, jc ? jc->offset : 0, &cpos);
+    c->line = cpos.line;
     c->variables = s.variables;
     c->json = cj;
     c->name = oc_json_str(cj, "name");
@@ -379,7 +448,6 @@ int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_sc
 out:
   suite_free(&s);
   oc_jdoc_free(&doc);
-  free(buf);
   return rc;
 }
 
@@ -454,92 +522,132 @@ int oc_suite_shipped(char ***paths, size_t *n)
 /* ${words:N:WORD}: N copies of WORD separated by single spaces, for long
  * prompts (context-overflow cases) that a suite should not spell out.  N is
  * a number or the name of a numeric variable. */
-static cJSON *words(const struct oc_vars *vars, const char *spec, char *err, size_t errlen)
+/* What is left of a request's OC_CAP_REQUEST while it is built, and why
+ * building stopped. */
+struct build {
+  size_t left;
+  int rc;                   /* OC_ENOTFOUND, OC_ETOOBIG, OC_EUSAGE, OC_ENOMEM */
+};
+
+static void *build_fail(struct build *b, int rc)
+{
+  if(!b->rc)
+    b->rc = rc;
+  return NULL;
+}
+
+static cJSON *words(const struct oc_vars *vars, const char *spec, struct build *bd, char *err,
+                    size_t errlen)
 {
   const char *colon = strchr(spec, ':');
   if(!colon || !colon[1]) {
     snprintf(err, errlen, "${words:%s} wants ${words:COUNT:WORD}", spec);
-    return NULL;
+    return build_fail(bd, OC_EUSAGE);
   }
   char *count = oc_strndup(spec, (size_t)(colon - spec));
   long n;
   if(!count)
-    return NULL;
-  if(oc_parse_long(count, 0, 1000000, &n)) {
+    return build_fail(bd, OC_ENOMEM);
+  if(oc_parse_long(count, 0, LONG_MAX, &n)) {
     const cJSON *v = oc_json_get(vars->target, count);
     if(!v)
       v = oc_json_get(vars->suite, count);
     if(!v) {
       snprintf(err, errlen, "undefined variable ${%s}", count);
       free(count);
-      return NULL;
+      return build_fail(bd, OC_ENOTFOUND);
     }
-    if(!oc_json_is_integer(v) || v->valuedouble < 0 || v->valuedouble > 1000000) {
+    if(!oc_json_is_integer(v) || v->valuedouble < 0 || v->valuedouble > OC_WORDS_MAX) {
       snprintf(err, errlen, "${words:%s:…}: %s is not a count from 0 to 1,000,000", count, count);
       free(count);
-      return NULL;
+      return build_fail(bd, OC_EUSAGE);
     }
     n = (long)v->valuedouble;
   }
+  else if(n > OC_WORDS_MAX) {
+    snprintf(err, errlen, "${words:%s:…}: the count is over 1,000,000", count);
+    free(count);
+    return build_fail(bd, OC_EUSAGE);
+  }
   free(count);
+  /* sized before anything is built: a request over the cap costs nothing */
+  size_t wl = strlen(colon + 1);
+  if(n > 0 && (wl + 1 > bd->left / (size_t)n || (size_t)n * (wl + 1) - 1 > bd->left)) {
+    snprintf(err, errlen, "${words:%.60s} makes the request larger than the %u MiB oacheck builds",
+             spec, OC_CAP_REQUEST >> 20);
+    return build_fail(bd, OC_ETOOBIG);
+  }
   struct oc_buf b;
-  oc_buf_init(&b, OC_CAP_FILE);
+  oc_buf_init(&b, bd->left);
   for(long i = 0; i < n && !oc_buf_error(&b); i++) {
     if(i)
       oc_buf_addc(&b, ' ');
-    oc_buf_adds(&b, colon + 1);
+    oc_buf_add(&b, colon + 1, wl);
   }
-  int rc = oc_buf_error(&b);
-  cJSON *r = rc ? NULL : cJSON_CreateString(oc_buf_str(&b));
+  /* sized above, so a failed buffer ran out of memory */
+  cJSON *r = oc_buf_error(&b) ? NULL : cJSON_CreateString(oc_buf_str(&b));
   oc_buf_free(&b);
-  if(rc == OC_ETOOBIG)
-    snprintf(err, errlen, "${words:%s} is larger than the 64 MiB a request may be", spec);
-  else if(!r)
-    snprintf(err, errlen, "${words:%s}: out of memory", spec);
-  return r;
+  return r ? r : build_fail(bd, OC_ENOMEM);
 }
 
 /* The value of ${name}; NULL with err set when there is none. */
 static const cJSON *var_lookup(const struct oc_vars *vars, const char *name, cJSON **owned,
-                               char *err, size_t errlen)
+                               struct build *bd, char *err, size_t errlen)
 {
   *owned = NULL;
   if(oc_startswith(name, "words:")) {
-    *owned = words(vars, name + 6, err, errlen);
+    *owned = words(vars, name + 6, bd, err, errlen);
     return *owned;
   }
   if(oc_startswith(name, "env:")) {
     const char *v = vars->allow_env ? getenv(name + 4) : NULL;
     if(!v) {
       snprintf(err, errlen, "undefined variable ${%s} (not in the environment)", name);
-      return NULL;
+      return build_fail(bd, OC_ENOTFOUND);
     }
     *owned = cJSON_CreateString(v);
-    return *owned;
+    return *owned ? *owned : build_fail(bd, OC_ENOMEM);
   }
   const cJSON *v = oc_json_get(vars->target, name);
   if(!v)
     v = oc_json_get(vars->suite, name);
-  if(!v)
+  if(!v) {
     snprintf(err, errlen, "undefined variable ${%s}", name);
+    return build_fail(bd, OC_ENOTFOUND);
+  }
   return v;
+}
+
+/* A string of n bytes is about to join the request. */
+static int build_take(struct build *bd, size_t n, char *err, size_t errlen)
+{
+  if(n > bd->left) {
+    snprintf(err, errlen, "the request is larger than the %u MiB oacheck builds", OC_CAP_REQUEST >> 20);
+    build_fail(bd, OC_ETOOBIG);
+    return OC_ETOOBIG;
+  }
+  bd->left -= n;
+  return OC_OK;
 }
 
 /* Interpolate ${…} references in s into out; whole == the string was a
  * single reference, whose value is then returned in *value.  The syntax was
  * checked when the suite was loaded (oc_suite_check_references). */
 static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf *out,
-                       const cJSON **whole, cJSON **owned, char *err, size_t errlen)
+                       const cJSON **whole, cJSON **owned, struct build *bd, char *err,
+                       size_t errlen)
 {
   *whole = NULL;
   *owned = NULL;
   size_t n = strlen(s);
   if(n > 3 && s[0] == '$' && s[1] == '{' && s[n - 1] == '}' && !memchr(s + 2, '}', n - 3)) {
     char *name = oc_strndup(s + 2, n - 3);
-    const cJSON *v = name ? var_lookup(vars, name, owned, err, errlen) : NULL;
+    const cJSON *v = name ? var_lookup(vars, name, owned, bd, err, errlen) : build_fail(bd, OC_ENOMEM);
     free(name);
     if(!v)
-      return OC_ENOTFOUND;
+      return bd->rc;
+    if(cJSON_IsString(v) && build_take(bd, strlen(v->valuestring), err, errlen))
+      return bd->rc;
     *whole = v;
     return OC_OK;
   }
@@ -559,10 +667,10 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
     }
     char *name = oc_strndup(d + 2, (size_t)(e - d - 2));
     cJSON *own = NULL;
-    const cJSON *v = name ? var_lookup(vars, name, &own, err, errlen) : NULL;
+    const cJSON *v = name ? var_lookup(vars, name, &own, bd, err, errlen) : build_fail(bd, OC_ENOMEM);
     free(name);
     if(!v)
-      return OC_ENOTFOUND;
+      return bd->rc;
     int rc;
     if(cJSON_IsString(v))
       rc = oc_buf_adds(out, v->valuestring);
@@ -572,26 +680,35 @@ static int interpolate(const char *s, const struct oc_vars *vars, struct oc_buf 
       free(t);
     }
     cJSON_Delete(own);
-    if(rc)
+    if(rc) {
+      if(rc == OC_ETOOBIG)
+        snprintf(err, errlen, "the request is larger than the %u MiB oacheck builds",
+                 OC_CAP_REQUEST >> 20);
+      build_fail(bd, rc);
       return rc;
+    }
     p = e + 1;
   }
+  if(build_take(bd, out->len, err, errlen))
+    return bd->rc;
   return OC_OK;
 }
 
-static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, char *err, size_t errlen,
-                         int depth)
+static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, struct build *bd, char *err,
+                         size_t errlen, int depth)
 {
-  if(depth > 200) {
-    snprintf(err, errlen, "request nested too deeply");
-    return NULL;
+  if(depth > OC_REQUEST_MAX_DEPTH) {
+    snprintf(err, errlen, "the request is nested deeper than %d levels", OC_REQUEST_MAX_DEPTH);
+    return build_fail(bd, OC_EUSAGE);
   }
+  if(in->string && build_take(bd, strlen(in->string), err, errlen))
+    return NULL;
   if(cJSON_IsString(in)) {
     struct oc_buf b;
-    oc_buf_init(&b, OC_CAP_FILE);
+    oc_buf_init(&b, bd->left);
     const cJSON *whole;
     cJSON *owned;
-    if(interpolate(in->valuestring, vars, &b, &whole, &owned, err, errlen)) {
+    if(interpolate(in->valuestring, vars, &b, &whole, &owned, bd, err, errlen)) {
       oc_buf_free(&b);
       return NULL;
     }
@@ -605,16 +722,15 @@ static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, char *err,
     const cJSON *it;
     cJSON_ArrayForEach(it, in)
     {
-      cJSON *v = substitute(it, vars, err, errlen, depth + 1);
+      cJSON *v = substitute(it, vars, bd, err, errlen, depth + 1);
       if(!v || !out) {
         cJSON_Delete(v);
         cJSON_Delete(out);
-        return NULL;
+        return out ? NULL : build_fail(bd, OC_ENOMEM);
       }
       if(oc_json_add(out, cJSON_IsArray(in) ? NULL : it->string, v)) {
-        snprintf(err, errlen, "out of memory");
         cJSON_Delete(out);
-        return NULL;
+        return build_fail(bd, OC_ENOMEM);
       }
     }
     return out;
@@ -622,13 +738,14 @@ static cJSON *substitute(const cJSON *in, const struct oc_vars *vars, char *err,
   return cJSON_Duplicate(in, 1);
 }
 
-static char *subst_string(const char *s, const struct oc_vars *vars, char *err, size_t errlen)
+static char *subst_string(const char *s, const struct oc_vars *vars, struct build *bd, char *err,
+                          size_t errlen)
 {
   struct oc_buf b;
-  oc_buf_init(&b, OC_CAP_FILE);
+  oc_buf_init(&b, bd->left);
   const cJSON *whole;
   cJSON *owned;
-  if(interpolate(s, vars, &b, &whole, &owned, err, errlen)) {
+  if(interpolate(s, vars, &b, &whole, &owned, bd, err, errlen)) {
     oc_buf_free(&b);
     return NULL;
   }
@@ -639,7 +756,7 @@ static char *subst_string(const char *s, const struct oc_vars *vars, char *err, 
     r = oc_buf_take(&b, NULL);
   cJSON_Delete(owned);
   oc_buf_free(&b);
-  return r;
+  return r ? r : build_fail(bd, OC_ENOMEM);
 }
 
 void oc_built_request_free(struct oc_built_request *r)
@@ -655,6 +772,7 @@ void oc_built_request_free(struct oc_built_request *r)
 int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
                            struct oc_built_request *out, char *err, size_t errlen)
 {
+  struct build bd = { OC_CAP_REQUEST, OC_OK };
   memset(out, 0, sizeof(*out));
   oc_headers_init(&out->headers);
   if(errlen)
@@ -663,7 +781,7 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
   const char *method = oc_json_str(req, "method");
   const char *path = oc_json_str(req, "path");
   out->method = oc_strdup(method ? method : "GET");
-  out->path = path ? subst_string(path, vars, err, errlen) : oc_strdup("/");
+  out->path = path ? subst_string(path, vars, &bd, err, errlen) : oc_strdup("/");
   if(!out->method || !out->path)
     goto fail;
   const cJSON *h;
@@ -671,7 +789,7 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
   {
     if(!cJSON_IsString(h))
       continue;
-    char *v = subst_string(h->valuestring, vars, err, errlen);
+    char *v = subst_string(h->valuestring, vars, &bd, err, errlen);
     if(!v || oc_headers_add(&out->headers, h->string, v)) {
       free(v);
       goto fail;
@@ -681,7 +799,7 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
   const cJSON *body = oc_json_get(req, "body");
   const char *raw = oc_json_str(req, "raw_body");
   if(body) {
-    out->body_json = substitute(body, vars, err, errlen, 0);
+    out->body_json = substitute(body, vars, &bd, err, errlen, 0);
     if(!out->body_json)
       goto fail;
     out->body = cJSON_PrintUnformatted(out->body_json);
@@ -690,10 +808,17 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
     out->body_len = strlen(out->body);
   }
   else if(raw) {
-    out->body = subst_string(raw, vars, err, errlen);
+    out->body = subst_string(raw, vars, &bd, err, errlen);
     if(!out->body)
       goto fail;
     out->body_len = strlen(out->body);
+  }
+  /* JSON escapes may have grown what the budget counted */
+  if(out->body_len > OC_CAP_REQUEST) {
+    snprintf(err, errlen, "the request body is %zu bytes, larger than the %u MiB oacheck builds",
+             out->body_len, OC_CAP_REQUEST >> 20);
+    bd.rc = OC_ETOOBIG;
+    goto fail;
   }
   if(out->body && !oc_headers_get(&out->headers, "Content-Type")) {
     const char *ct = oc_json_str(req, "content_type");
@@ -702,10 +827,12 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
   }
   return OC_OK;
 fail:
+  if(!bd.rc)
+    bd.rc = OC_ENOMEM;
   if(!err[0])
     snprintf(err, errlen, "out of memory building the request");
   oc_built_request_free(out);
-  return OC_EPARSE;
+  return bd.rc;
 }
 
 int oc_case_applies(const struct oc_case *c, const char *profile)

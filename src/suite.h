@@ -30,8 +30,15 @@ struct oc_case {
   const char **tags;
   size_t ntags;
   size_t order;             /* 0-based position in its suite file */
-  int line;                 /* 1-based line of the case's object in file */
+  int line;                 /* 1-based line of the case's object in file (suite errors) */
 };
+
+/* What oacheck builds of one request: its size, counted while building
+ * (every ${words} and interpolation against what is left), and its
+ * nesting.  Where the sizes are static they are checked at load. */
+#define OC_CAP_REQUEST (64u << 20)
+#define OC_REQUEST_MAX_DEPTH 200
+#define OC_WORDS_MAX 1000000L     /* the COUNT of ${words:COUNT:WORD} */
 
 struct oc_suite {
   char *file;               /* the path it was loaded from */
@@ -54,6 +61,10 @@ struct oc_suite_set {
  * error nothing is added to the set. */
 int oc_suite_load(struct oc_suite_set *set, const char *path, const struct oc_schema *schema,
                   struct oc_buf *err);
+/* The same for a suite's text already in memory (buf[0..len), borrowed);
+ * path names it in errors and becomes the suite's file. */
+int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *buf, size_t len,
+                       const struct oc_schema *schema, struct oc_buf *err);
 /* SUITE argument to path: an existing file, else a shipped suite's name
  * (DATADIR/suites/NAME.json).  Caller frees; NULL when neither exists. */
 char *oc_suite_resolve(const char *arg);
@@ -81,8 +92,12 @@ struct oc_built_request {
 
 /* Substitute variables in the case's request.  A string that is exactly
  * one "${NAME}" takes the variable's JSON value (a number stays a number);
- * otherwise values are interpolated as text.  An undefined variable is an
- * error naming it. */
+ * otherwise values are interpolated as text.  Returns OC_OK;
+ * OC_ENOTFOUND for an undefined variable (err names it: the target lacks
+ * what the case needs); OC_ETOOBIG when the request would pass
+ * OC_CAP_REQUEST (stopped while building, before it is built) and
+ * OC_EUSAGE for a count over OC_WORDS_MAX or nesting over
+ * OC_REQUEST_MAX_DEPTH (both the suite's fault: a suite error); OC_ENOMEM. */
 int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
                            struct oc_built_request *out, char *err, size_t errlen);
 void oc_built_request_free(struct oc_built_request *r);

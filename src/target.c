@@ -9,10 +9,12 @@
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "http.h"
 #include "json.h"
+#include "secret.h"
 #include "url.h"
 #include "util.h"
 
@@ -32,6 +34,7 @@ void oc_target_free(struct oc_target *t)
     return;
   free(t->name);
   free(t->url);
+  free(t->base);
   free(t->recordings);
   oc_cassette_store_free(&t->store);
   free(t->profile_name);
@@ -104,17 +107,26 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
     if(!name)
       name = oc_strdup("env");
   }
-  if(!oc_startswith(url, "http://") && !oc_startswith(url, "https://")) {
-    snprintf(err, errlen, "target '%s' is not an http:// or https:// URL", url);
+  /* everything this target sends that is secret is known before the
+   * first request (or message), so nothing can show it unmasked */
+  oc_secret_add_url(url);
+  /* schemes are case-insensitive (RFC 3986); a message about the URL
+   * never shows its user information or query */
+  if(strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
+    char safe[512];
+    oc_url_redact(url, safe, sizeof(safe));
+    snprintf(err, errlen, "target '%s' is not an http:// or https:// URL", safe);
     free(name);
     return OC_EUSAGE;
   }
   t->live = 1;
+  oc_secret_add_env("OPENAI_API_KEY");
   t->url = oc_url_root(url);
+  t->base = oc_strdup(url);
   t->name = name ? name : name_from_url(url);
   t->key_env = oc_strdup("OPENAI_API_KEY");
   t->profile_name = oc_strdup("auto");
-  if(!t->url || !t->name || !t->key_env || !t->profile_name) {
+  if(!t->url || !t->base || !t->name || !t->key_env || !t->profile_name) {
     oc_target_free(t);
     return OC_ENOMEM;
   }
@@ -226,6 +238,7 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
   if(key) {
     free(t->key_env);
     t->key_env = oc_strdup(key);
+    oc_secret_add_env(key);
   }
   const cJSON *h;
   cJSON_ArrayForEach(h, oc_json_obj(j, "headers"))
@@ -236,6 +249,7 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
     }
     if(oc_headers_add(&t->headers, h->string, h->valuestring))
       return OC_ENOMEM;
+    oc_secret_add_header(h->string, h->valuestring);
   }
   const cJSON *a;
   cJSON_ArrayForEach(a, oc_json_arr(j, "allow"))
@@ -477,7 +491,21 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
     *len = c->body_len;
     return *body ? OC_OK : OC_ENOMEM;
   }
-  char *url = oc_url_join(t->url, path);
+  /* the run's timeouts hold here too: a target that stalls its
+   * identification cannot hold the run for 20 probes × 30 s */
+  long total = o->timeout_ms;
+  if(o->deadline) {
+    uint64_t now = oc_now_ns();
+    if(now >= o->deadline) {
+      snprintf(err, errlen, "%s %s: the identification of target '%s' used up its %ld ms", method,
+               path, t->name, o->budget_ms);
+      return OC_EIO;
+    }
+    long left = (long)((o->deadline - now) / 1000000u) + 1;
+    if(total <= 0 || left < total)
+      total = left;
+  }
+  char *url = oc_url_join(t->base, path);
   struct oc_headers h;
   oc_headers_init(&h);
   struct oc_http_request req;
@@ -487,8 +515,10 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
   req.headers = &h;
   req.body = rbody;
   req.body_len = rlen;
-  req.total_timeout_ms = o->timeout_ms;
-  req.connect_timeout_ms = o->timeout_ms < 10000 ? o->timeout_ms : 10000;
+  req.total_timeout_ms = total;
+  req.idle_timeout_ms = o->idle_timeout_ms;
+  req.connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms
+                                                     : (total > 0 && total < 10000 ? total : 10000);
   req.insecure = o->insecure;
   req.cacert = o->cacert;
   req.max_retries = 1;
@@ -973,9 +1003,10 @@ static int target_for_model(struct oc_target *d, const struct oc_target *src, co
   if(src->live) {
     d->live = 1;
     d->url = oc_strdup(src->url);
+    d->base = oc_strdup(src->base);
     d->name = name;
     name = NULL;
-    if(!d->url)
+    if(!d->url || !d->base)
       goto out;
   }
   else {
@@ -1006,6 +1037,8 @@ static int target_for_model(struct oc_target *d, const struct oc_target *src, co
   d->allow = src->allow;
   d->ctx_size = src->ctx_size;
   d->router_name = oc_strdup(src->name);
+  if(src->record_dir) /* one of several recorded targets: its models under its own */
+    record_dir = src->record_dir;
   if(record_dir) {
     d->record_dir = oc_path_join(record_dir, sub);
     if(d->record_dir && !oc_is_dir(d->record_dir) && mkdir(d->record_dir, 0777) != 0) {
@@ -1104,8 +1137,11 @@ int oc_targets_expand_models(struct oc_target **ts, size_t *n, const char *spec,
   return OC_OK;
 }
 
-int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
+int oc_target_identify(struct oc_target *t, const struct oc_identify_options *opts)
 {
+  struct oc_identify_options local = *opts, *o = &local;
+  if(o->budget_ms > 0)
+    o->deadline = oc_now_ns() + (uint64_t)o->budget_ms * 1000000u;
   char err[600];
   int status;
   char *body = NULL;
@@ -1253,6 +1289,10 @@ done:
   t->profile = oc_profile_find(t->profile_name ? t->profile_name : "openai");
   if(!t->profile)
     t->profile = oc_profile_default();
+  /* the server's words, printed on the console and kept in the results */
+  oc_secret_mask_json(t->identity);
+  if(t->error)
+    oc_secret_mask(t->error, strlen(t->error));
   free(body);
   oc_headers_free(&h);
   return OC_OK;

@@ -8,6 +8,7 @@
 #define OC_TARGET_H
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 #include "cli.h"
 
@@ -21,6 +22,8 @@ struct oc_target {
   char *name;
   int live;                     /* 1: a server; 0: recordings */
   char *url;                    /* live: the server root (credentials kept; redact for output) */
+  char *base;                   /* live: the URL as given, whose query (?api-version=…, Azure)
+                                   every request keeps: join paths to this (oc_url_join) */
   char *recordings;             /* replay: the directory */
   struct oc_cassette_store store;
   char *profile_name;           /* "auto" until identified */
@@ -81,6 +84,10 @@ struct oc_identify_options {
   int insecure;
   const char *cacert;
   const char *record_dir;   /* live: also write each exchange as a cassette here */
+  long idle_timeout_ms;     /* no byte for this long; 0: none */
+  long connect_timeout_ms;  /* 0: timeout_ms, at most 10 s */
+  long budget_ms;           /* oc_target_identify in all (up to 20 token probes); 0: none */
+  uint64_t deadline;        /* set by oc_target_identify from budget_ms (oc_now_ns) */
   int models_only;          /* just /v1/models and /props: enough to expand by model
                                (oc_targets_expand_models), before each model is identified */
 };

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "response.h"
 #include "result.h"
+#include "secret.h"
 #include "util.h"
 
 static int known_role(const char *r)
@@ -1018,5 +1019,7 @@ cJSON *oc_templates_run(struct oc_target *targets, size_t ntargets, const cJSON 
     cJSON_Delete(all);
     return NULL;
   }
+  /* prompts are the server's text, printed by --show and kept in reports */
+  oc_secret_mask_json(all);
   return all;
 }

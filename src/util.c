@@ -2,14 +2,17 @@
  * Nothing here knows about the protocol; see util.h for the contracts. */
 #include "config.h"
 #include "util.h"
+#include "secret.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- buffers ---------------------------------------------------------- */
 
@@ -430,24 +433,70 @@ int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
   return *out ? OC_OK : OC_ENOMEM;
 }
 
-int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen)
+static int write_stdout(const void *p, size_t n, char *err, size_t errlen)
 {
-  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-  if(!f) {
-    snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+  if((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout)) {
+    snprintf(err, errlen, "cannot write to standard output: %s", strerror(errno));
     return OC_EIO;
   }
-  int rc = OC_OK;
-  if(n && fwrite(p, 1, n, f) != n)
-    rc = OC_EIO;
-  if(f == stdout) {
-    if(fflush(f))
-      rc = OC_EIO;
+  return OC_OK;
+}
+
+int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen)
+{
+  static unsigned serial;
+  if(strcmp(path, "-") == 0)
+    return write_stdout(p, n, err, errlen);
+  /* Written beside its final name, then renamed over it: a full disk, a
+   * write error or a kill half-way leaves the previous file whole instead
+   * of a truncated one that looks current.  Same directory, so the rename
+   * cannot cross file systems. */
+  char *tmp = oc_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+  int fd = -1, rc = OC_EIO, saved = 0;
+  const char *what = "create";
+  if(!tmp) {
+    snprintf(err, errlen, "cannot write '%s': out of memory", path);
+    return OC_ENOMEM;
   }
-  else if(fclose(f))
-    rc = OC_EIO;
-  if(rc)
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if(fd < 0) {
+    saved = errno;
+    goto out;
+  }
+  what = "write";
+  for(const char *c = p; n;) {
+    ssize_t w = write(fd, c, n);
+    if(w < 0 && errno == EINTR)
+      continue;
+    if(w <= 0) {
+      saved = w < 0 ? errno : ENOSPC;
+      goto out;
+    }
+    c += w;
+    n -= (size_t)w;
+  }
+  int cl = close(fd);
+  fd = -1;
+  if(cl) {
+    saved = errno;
+    goto out;
+  }
+  what = "replace";
+  if(rename(tmp, path)) {
+    saved = errno;
+    goto out;
+  }
+  rc = OC_OK;
+out:
+  if(fd >= 0)
+    close(fd);
+  if(rc) {
+    if(strcmp(what, "create") != 0)
+      unlink(tmp);
+    snprintf(err, errlen, "cannot %s '%s': %s%s", what, path, strerror(saved),
+             oc_is_file(path) ? " (the previous file is kept)" : "");
+  }
+  free(tmp);
   return rc;
 }
 
@@ -509,27 +558,34 @@ void oc_log(int level, const char *fmt, ...)
   static const char *const names[] = { "error", "warning", "", "debug", "trace" };
   if(level > log_level)
     return;
-  /* One write per line: lines from several threads (oacheck serve's pool)
-   * never interleave, and a busy server pays one system call per line. */
-  char line[2 * OC_CAP_MESSAGE];
+  /* Formatted and masked first, so that a secret quoted by a server (an
+   * error message, a trace line) never reaches the terminal; then one
+   * write per line, so lines from several threads (oacheck serve's pool)
+   * never interleave and a busy server pays one system call per line. */
   const char *name = level != OC_LOG_INFO && level >= 0 && level < (int)OC_ARRAY_LEN(names)
                        ? names[level] : "";
-  int n = snprintf(line, sizeof(line), "oacheck: %s%s", name, *name ? ": " : "");
+  const char *sep = *name ? ": " : "";
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_LOG_LINE);
+  oc_buf_printf(&b, "oacheck: %s%s", name, sep);
   va_list ap;
   va_start(ap, fmt);
-  int m = n < 0 ? -1 : vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+  int rc = oc_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  if(m >= 0 && (size_t)n + (size_t)m + 1 < sizeof(line)) {
-    line[n + m] = '\n';
-    fwrite(line, 1, (size_t)n + (size_t)m + 1, stderr);
-    return;
+  if(rc) {
+    /* a failed buffer stays failed: start the line again */
+    oc_buf_reset(&b);
+    oc_buf_printf(&b, "oacheck: %s%s%s", name, sep,
+                  rc == OC_ETOOBIG ? "(log line over the cap)" : "(out of memory formatting a log line)");
   }
-  /* longer than the line buffer: in pieces, under the stream's lock */
-  flockfile(stderr);
-  fprintf(stderr, "oacheck: %s%s", name, *name ? ": " : "");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  funlockfile(stderr);
+  oc_buf_addc(&b, '\n');
+  if(oc_buf_error(&b)) {
+    static const char oom[] = "oacheck: (out of memory formatting a log line)\n";
+    fwrite(oom, 1, sizeof(oom) - 1, stderr);
+  }
+  else {
+    oc_secret_mask(b.data, b.len);
+    fwrite(b.data, 1, b.len, stderr);
+  }
+  oc_buf_free(&b);
 }

@@ -25,13 +25,18 @@ enum oc_rc {
  * (a hostile server included) can make memory grow without limit. */
 #define OC_CAP_FILE          (64u << 20) /* a suite, schema or recording file */
 #define OC_CAP_HTTP_HEAD     (64u << 10) /* status line plus headers */
+#define OC_CAP_HTTP_TRAILERS (64u << 10) /* the trailer section of a chunked body */
 #define OC_CAP_BODY          (64u << 20) /* a non-streamed response body */
 #define OC_CAP_SSE_LINE      (4u << 20)  /* one SSE line */
 #define OC_CAP_SSE_EVENT     (8u << 20)  /* one event's joined data */
 #define OC_CAP_CONTENT       (16u << 20) /* content rebuilt from deltas */
 #define OC_CAP_ARGUMENTS     (4u << 20)  /* one tool call's arguments */
+#define OC_CAP_STREAM_TEXT   (32u << 20) /* all text and arguments rebuilt from one stream */
+#define OC_CAP_RESULT_MESSAGE (1u << 20) /* text of a rebuilt message kept in the results */
+#define OC_CAP_RESULT_EVENTS (4u << 20)  /* event data kept in one result */
 #define OC_CAP_MESSAGE       (4096u)     /* one diagnostic message */
 #define OC_CAP_REPORT        (256u << 20)/* one rendered report */
+#define OC_CAP_LOG_LINE      (1u << 20)  /* one line of the log */
 
 /* A growable byte buffer with a hard cap, always NUL-terminated when it
  * holds data.  It keeps its first error: after a failed add (the cap hit,
@@ -131,6 +136,10 @@ void oc_errv(int *failed, char *err, size_t errlen, const char *where, const cha
  * err (errlen bytes), naming the file. */
 int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
                  char *err, size_t errlen);
+/* Write a whole file ("-": standard output) through a temporary file in
+ * the same directory renamed over path, so that a failure (a full disk, a
+ * kill) never leaves a truncated file: the previous one stays as it was.
+ * err says what failed and whether the previous file is kept. */
 int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen);
 /* Join a directory and a relative name into a new string (caller frees). */
 char *oc_path_join(const char *dir, const char *name);

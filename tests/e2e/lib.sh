@@ -5,6 +5,10 @@
 : "${OACHECK_BIN:=$(pwd)/src/oacheck}"
 : "${OACHECK_SRCDIR:=$(pwd)}"
 OACHECK=$OACHECK_BIN
+# time limits are multiplied by SLOW (make valgrind runs oacheck 10x slower);
+# memory bounds are only checked at full speed (valgrind's own memory counts)
+SLOW=${OACHECK_SLOW:-1}
+rss_checked() { [ "$SLOW" = 1 ]; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/oacheck-e2e.XXXXXX")
 cleanup_hooks=""
 on_exit() { eval "$cleanup_hooks"; rm -rf "$TMP"; }
@@ -90,6 +94,32 @@ serve_stop() {
 # verdicts FILE : the 'STATUS suite/case' lines of a non-terminal console run
 verdicts() {
   sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) *[^ ]* \([^ ]*\).*/\1 \2/p' "$1" | sort
+}
+
+# hostile_start [ARGS...] : run tests/hostile/hostile-server in the background
+# (a raw-socket server that misbehaves per request, by X-Hostile); sets
+# $HOSTILE_PID, $HURL (its URL), $HOTHER (its second listener, "another
+# host" for redirects) and $HLOG (one line per request it saw).  Each start
+# gets fresh output files, as serve_start's do.
+hostile_starts=0
+hostile_start() {
+  hostile_starts=$((hostile_starts + 1))
+  HLOG="$TMP/hostile.log"
+  : >"$HLOG"
+  hout="$TMP/hostile.$hostile_starts.out"
+  herr="$TMP/hostile.$hostile_starts.err"
+  "${OACHECK_BUILDDIR:-.}/tests/hostile/hostile-server" --log "$HLOG" "$@" >"$hout" 2>"$herr" &
+  HOSTILE_PID=$!
+  cleanup_hooks="kill $HOSTILE_PID 2>/dev/null || true; $cleanup_hooks"
+  i=0
+  while ! grep -q '^other on ' "$hout" 2>/dev/null; do
+    kill -0 "$HOSTILE_PID" 2>/dev/null || { cat "$herr" >&2; fail "hostile-server exited before listening"; }
+    i=$((i + 1))
+    [ $i -lt 100 ] || fail "hostile-server did not print its listening lines"
+    sleep 0.1
+  done
+  HURL=$(sed -n 's/^listening on //p' "$hout")
+  HOTHER=$(sed -n 's/^other on //p' "$hout")
 }
 
 # recorded_request CASSETTE OUT : the request body of a cassette into OUT

@@ -6,7 +6,8 @@
 # (`record --to-suite`) that reproduces it; a client that disconnects
 # mid-stream, a target that resets and 32 clients at once end as results
 # of their own, with memory bounded; the client's API key reaches the
-# target and no output.
+# target and no output, also when the target quotes it back (the client
+# still gets the target's bytes unchanged).
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
@@ -186,6 +187,30 @@ while [ $i -lt 32 ]; do
 done
 [ -n "$rss" ] && [ "$rss" -lt 262144 ] || fail "the proxy's peak RSS was ${rss:-unknown} kB for 32 streams"
 pass "32 clients at once: 32 whole streams, 32 results, peak RSS ${rss} kB"
+
+# ---- a target that quotes the client's key back (a gateway's 401): the
+# client gets the target's bytes verbatim, key included; the proxy masks
+# it in everything it writes (results, reports, cassettes, console, -vv log)
+serve_start "$OACHECK_SRCDIR/tests/data/crafted/proxy-echo"
+proxy_start "$URL" -vv --record "$TMP/rec.echo" --json "$TMP/echo.json" --junit "$TMP/echo.xml" \
+  --html "$TMP/echo.html"
+curl -sS -D "$TMP/echo.head" -X POST -H 'X-Oacheck-Case: echo-401' -H "Authorization: Bearer $KEY" \
+  -H 'Content-Type: application/json' --data-binary @"$OACHECK_SRCDIR/tests/data/crafted/proxy-echo/echo-401.request.json" \
+  -o "$TMP/echo.got" "$PURL/v1/chat/completions"
+proxy_stop 0
+serve_stop
+# the client's copy is the target's, byte for byte
+sed -n '/^\r$/,$p' "$OACHECK_SRCDIR/tests/data/crafted/proxy-echo/echo-401.response.http" | sed 1d > "$TMP/echo.want"
+cmp -s "$TMP/echo.want" "$TMP/echo.got" || fail "the client did not get the target's 401 body unchanged through the proxy"
+grep -q "Incorrect API key provided: $KEY\." "$TMP/echo.got" || fail "the client's copy of the 401 lost the key it quotes"
+grep -qi "^X-Debug-Echo: Bearer $KEY" "$TMP/echo.head" || fail "the client's copy of the debug header lost the key"
+ls "$TMP/rec.echo/"*.cassette.gz >/dev/null 2>&1 || fail "the proxy recorded no cassette of the 401"
+expect_grep 'Incorrect API key provided: \[secret\*' "$TMP/echo.json"
+for f in "$TMP"/echo.json "$TMP"/echo.xml "$TMP"/echo.html "$PROXY_OUT" "$PROXY_ERR" "$TMP"/rec.echo/*; do
+  case "$f" in *.cassette.gz) zcat "$f" > "$TMP/cass.txt"; f="$TMP/cass.txt" ;; esac
+  if grep -q "$KEY" "$f"; then fail "the key the target quoted back appears in $f"; fi
+done
+pass "a target quoting the client's key: the client gets it verbatim, no result, report, cassette or log has it"
 
 # ---- the key went to the target and nowhere else
 for f in "$TMP"/*.json "$TMP"/proxy.*.out "$TMP"/proxy.*.err "$TMP"/rec.*/*; do

@@ -124,3 +124,15 @@ expect_grep "unknown option '--frob'" "$TMP/err"
 expect_status 2 "$OACHECK" validate "$TMP/s.json"
 expect_grep "missing FILE" "$TMP/err"
 pass "usage errors exit 2"
+
+# oacheck's own limits leave a validation undecided: exit 2 with the
+# reason, in bounded time, never a hang and never a verdict
+printf '{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}' >"$TMP/loop.json"
+printf '[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]' >"$TMP/nested.json"
+expect_status 2 "$OACHECK" validate "$TMP/loop.json" "$TMP/nested.json"
+expect_grep 'nested.json: cannot be decided: the schema recurses' "$TMP/err"
+printf '{"not":{"pattern":"(a|a)+!x|a"}}' >"$TMP/re.json"
+printf '"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"' >"$TMP/as.json"
+expect_status 2 "$OACHECK" validate "$TMP/re.json" "$TMP/as.json"
+expect_grep 'as.json: cannot be decided: the pattern /\(a\|a\)\+!x\|a/ ran out of its match budget' "$TMP/err"
+pass "an undecided validation exits 2 with its reason"

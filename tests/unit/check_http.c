@@ -49,7 +49,8 @@ struct conn {
 static const char *const scenarios[] = {
   "/fixed",  "/sse",      "/r429-ra0", "/r429-ra1", "/r503",  "/stall",   "/stall-mid",
   "/close",  "/rst",      "/gzip",     "/big",      "/slow",  "/garbage", "/echo",
-  "/redirect", "/drip",   "/continue", "/bighead",  "/r429-date", "/empty", "/fold", NULL
+  "/redirect", "/drip",   "/continue", "/bighead",  "/r429-date", "/empty", "/fold",
+  "/trailers", NULL
 };
 
 static int scenario_index(const char *path)
@@ -248,6 +249,19 @@ static void *conn_main(void *arg)
   else if(!strcmp(path, "/continue")) {
     send_str(c->fd, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nConnection: close\r\n"
                     "Content-Length: 4\r\n\r\ndone");
+  }
+  else if(!strcmp(path, "/trailers")) {
+    /* a whole chunked body, then trailers until the client hangs up */
+    send_str(c->fd, ok);
+    send_str(c->fd, "Transfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n5\r\nhello\r\n0\r\n");
+    memset(buf, 't', 1000);
+    buf[1000] = '\0';
+    for(int i = 0; i < 100000 && !atomic_load(&s->stop); i++) {
+      char line[1100];
+      snprintf(line, sizeof(line), "X-T-%d: %s\r\n", i, buf);
+      if(send_str(c->fd, line))
+        break;
+    }
   }
   else if(!strcmp(path, "/bighead")) {
     send_str(c->fd, ok);
@@ -787,6 +801,26 @@ START_TEST(head_over_cap)
   ck_assert_int_eq(r.o.error, OC_HTTP_TOO_BIG);
   ck_assert_ptr_nonnull(strstr(r.o.message, "head"));
   ck_assert_int_eq(r.heads, 0);
+  oc_buf_free(&r.body);
+  srv_stop(s);
+}
+END_TEST
+
+START_TEST(trailers_over_cap)
+{
+  /* libcurl keeps every header line it hands over: trailers that never
+   * end must stop at the cap, with the body judged complete */
+  struct srv *s = srv_start(0);
+  struct oc_http_request req;
+  struct rec r;
+  oc_http_request_init(&req);
+  req.total_timeout_ms = 60000;
+  rec_init(&r);
+  get(s, "/trailers", &req, &r);
+  ck_assert_int_eq(r.o.error, OC_HTTP_TOO_BIG);
+  ck_assert_msg(strstr(r.o.message, "trailers"), "%s", r.o.message);
+  ck_assert(r.o.body_complete);
+  ck_assert_str_eq(oc_buf_str(&r.body), "hello");
   oc_buf_free(&r.body);
   srv_stop(s);
 }
@@ -1351,6 +1385,7 @@ int main(void)
   tcase_add_test(tc, gzip_is_decoded);
   tcase_add_test(tc, body_over_cap);
   tcase_add_test(tc, head_over_cap);
+  tcase_add_test(tc, trailers_over_cap);
   tcase_add_test(tc, not_http_is_protocol);
   tcase_add_test(tc, redirect_not_followed);
   tcase_add_test(tc, interim_1xx_skipped_and_204);
