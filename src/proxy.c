@@ -525,6 +525,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
   oc_headers_init(&x->resp_headers);
   oc_findings_init(&x->findings);
   oc_check_init(&x->check, &x->findings, px->opt.target->profile);
+  x->check.strict = px->opt.strict;
+  x->check.clients = px->opt.clients;
   oc_ruleset_init(&x->allow);
   oc_ruleset_merge(&x->allow, &px->opt.target->allow);
   oc_ruleset_merge(&x->allow, px->opt.allow);
