@@ -26,6 +26,7 @@
 #include "target.h"
 #include "url.h"
 #include "util.h"
+#include "verdict.h"
 
 static const char run_usage[] =
   "Usage: oacheck run [SUITE]... [OPTION]...\n"
@@ -55,6 +56,7 @@ struct run_args {
   struct oc_target_args targets;
   struct oc_report_args reports;
   struct oc_ci_args ci;
+  struct oc_verdict_args verdict;
   struct oc_strlist filters, tags, suites;
   struct oc_ruleset allow;
   const char *model, *profile;
@@ -127,6 +129,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_STRING(0, "cacert", &ro->cacert, "FILE", "CA bundle for TLS"),
     OC_OPT_FLAG(0, "insecure", &ro->insecure, "do not verify TLS"),
     OC_OPT_GROUP("Findings and reports:"),
+    OC_OPT_VERDICT(&a->verdict),
     OC_OPT_ALLOW(&a->allow),
     OC_OPT_REPORTS(&a->reports),
     OC_OPT_CI(&a->ci),
@@ -470,6 +473,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   a.opts.tags = a.tags.items;
   a.opts.ntags = a.tags.n;
   a.opts.allow = &a.allow;
+  a.opts.strict = a.verdict.strict;
+  a.opts.clients = oc_verdict_args_clients(&a.verdict);
   if(oc_schemas_load(&sch, err, sizeof(err))) {
     oc_error("cannot load the shipped schemas: %s", err);
     status = OC_EXIT_USAGE;
@@ -522,6 +527,9 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   if(!a.list || models) {
     if(note)
       fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
+    char policy[600];
+    oc_verdict_policy_text(a.opts.strict, a.opts.clients, policy, sizeof(policy));
+    fprintf(stdout, "verdict: %s\n", policy);
     /* identification honours the run's timeouts: each request at most
      * 30 s (or --timeout), --idle-timeout without a byte, and all of one
      * target's identification --timeout */

@@ -294,11 +294,13 @@ static void targets_table(struct md *o, const cJSON *doc)
 }
 
 /* Issue 12's per-case "clients": {name: {works, reason, ...}}: a row per
- * client with how many cases it works on and its first break.  Nothing
- * when no result carries clients. */
+ * client with how many cases it works on, how many the server breaks it
+ * on (its first break shown), and how many break it the way OpenAI's own
+ * answers do ("limitation": its own, no failure).  Nothing when no result
+ * carries clients. */
 struct client_row {
   const char *name;
-  long works, breaks;
+  long works, breaks, limits;
   const cJSON *first; /* result */
   const char *reason;
   int first_index;
@@ -321,11 +323,13 @@ static void clients_table(struct md *o, const cJSON *doc, const char *url)
       if(k == n) {
         if(n == OC_ARRAY_LEN(rows))
           continue;
-        rows[n++] = (struct client_row){ c->string, 0, 0, NULL, NULL, 0 };
+        rows[n++] = (struct client_row){ c->string, 0, 0, 0, NULL, NULL, 0 };
       }
       const cJSON *w = oc_json_get(c, "works");
       if(cJSON_IsTrue(w))
         rows[k].works++;
+      else if(cJSON_IsFalse(w) && cJSON_IsTrue(oc_json_get(c, "limitation")))
+        rows[k].limits++;
       else if(cJSON_IsFalse(w)) {
         if(!rows[k].breaks++) {
           rows[k].first = r;
@@ -338,12 +342,12 @@ static void clients_table(struct md *o, const cJSON *doc, const char *url)
   }
   if(!n)
     return;
-  put(o, "\n#### Will my client work?\n\n| client | works | breaks | first break |\n"
-         "| --- | ---: | ---: | --- |\n");
+  put(o, "\n#### Will my client work?\n\n| client | works | breaks | its limitation | first break |\n"
+         "| --- | ---: | ---: | ---: | --- |\n");
   for(size_t k = 0; k < n; k++) {
     put(o, "| ");
     cell(o, rows[k].name);
-    putf(o, " | %ld | %ld | ", rows[k].works, rows[k].breaks);
+    putf(o, " | %ld | %ld | %ld | ", rows[k].works, rows[k].breaks, rows[k].limits);
     if(rows[k].first) {
       case_cell(o, rows[k].first, url, rows[k].first_index);
       if(rows[k].reason) {

@@ -20,6 +20,10 @@ struct oc_console {
 void oc_console_init(struct oc_console *c, FILE *out);
 /* One case finished (done of total). */
 void oc_console_result(struct oc_console *c, const cJSON *result, size_t done, size_t total);
+/* "Will my client work?": the matrix of each target (matrix.h), the
+ * breaks and the limitations one line each; nothing when no client ran.
+ * oc_console_summary starts with it. */
+void oc_console_matrix(struct oc_console *c, const cJSON *doc);
 /* The summary of a finished results document. */
 void oc_console_summary(struct oc_console *c, const cJSON *doc);
 

@@ -36,6 +36,10 @@ struct oc_run_options {
                                flight runs again alone, and that is its result (set when the
                                concurrency is the target's own, not --jobs) */
   int by_target;            /* plan every case of a target before the next target's */
+  /* The verdict policy (verdict.h): --strict, and the clients whose break
+   * fails a case (a bit per enum oc_client_id; default all six). */
+  int strict;
+  unsigned clients;
 };
 
 void oc_run_options_init(struct oc_run_options *o);
