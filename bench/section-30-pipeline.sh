@@ -25,7 +25,8 @@ echo "Input: \`bench/stream.sse\` (see the SSE section), fed in 16 KiB pieces fr
   "through \`oc_response\` exactly as a live case is (llama-server profile); best of $runs runs."
 echo "The peer is Node with eventsource-parser, \`JSON.parse\`, an ajv 8 compiled" \
   "\`chat.completion.chunk\` schema and a minimal accumulator: it checks the schema and" \
-  "nothing else, while oacheck also runs every stream, tool and client-emulation rule."
+  "nothing else, while oacheck also runs every stream and tool rule and the six client" \
+  "models (docs/clients.md) with their reference reassembly."
 echo
 echo "| | MB/s | chunks/s | peak RSS |"
 echo "|---|---:|---:|---:|"
@@ -33,7 +34,9 @@ echo "| oacheck | $(kv mb_s "$ours") | $(human "$(kv events_s "$ours")") | $(kv 
 echo "| Node peer | $(kv mb_s "$peer") | $(human "$(kv events_s "$peer")") | $(kv rss_kb "$peer") KiB |"
 echo "| oacheck / Node | $(ratio "$(kv mb_s "$ours")" "$(kv mb_s "$peer")")× | | |"
 echo
-echo "Findings on this clean stream: $(kv findings "$ours") (the generator's chunks carry no \`logprobs\`, so none are expected)."
+echo "Findings on this clean stream: $(kv findings "$ours") (the generator's chunks carry no \`logprobs\`;" \
+  "the one expected is CLIENT-BREAKS at info: it ends in \`length\`, on which openai-python's" \
+  "stream helper raises, as it does on OpenAI's own answers)."
 echo
 echo "Memory does not grow with the stream: \`bench_pipeline --gigabyte\` runs one stream of" \
   "$(kv bytes "$giga") bytes ($(human "$(kv events "$giga")") chunks, generated on the fly, never held whole)" \

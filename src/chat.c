@@ -3,10 +3,11 @@
  * rebuild, and the stream-level rules watch the sequence (role first,
  * stable id/model, one finish_reason, [DONE] last, usage placement,
  * tool-call deltas).  At the end the message rules (message.c) run on
- * each rebuilt message, and the official SDKs' stream handling is
- * emulated (the CLIENT-* rules).  The hot path allocates nothing per
- * chunk in steady state: the JSON arena, the identity buffers and the
- * event-log slots are reused. */
+ * each rebuilt message.  Every event also goes to the client models
+ * (client.h) when the response has them: what real SDKs make of the
+ * stream is theirs to say.  The hot path allocates nothing per chunk in
+ * steady state: the JSON arena, the identity buffers and the event-log
+ * slots are reused. */
 #include "config.h"
 #include "chat.h"
 
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "dialect.h"
 #include "json.h"
 #include "response.h"
@@ -210,11 +212,6 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
          OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = p2, .expected = "integer",
                .actual = oc_jv_type_name(index)),
             "tool-call fragment without an integer index");
-    EMIT(s, OC_R_CLIENT_PY_INDEX,
-         OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = p2, .expected = "integer",
-               .actual = oc_jv_type_name(index)),
-            "openai-python's stream helper would raise \"Expected list delta entry to have an "
-            "`index` key\" here");
     /* accumulate as a client that guesses would: by position */
     idx = (long)pos;
   }
@@ -289,11 +286,6 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
              OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
                    .expected = "id only on the first fragment", .actual = "id resent"),
                 "tool call %ld's id is resent on a later fragment", idx);
-        EMIT(s, OC_R_CLIENT_PY_CONCAT,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
-                   .expected = t->id, .actual = "the id twice"),
-                "openai-python's stream helper would rebuild tool call %ld's id "
-                "as '%s%s'", idx, t->id, id->u.str);
       }
       if(!had) {
         free(t->id);
@@ -309,11 +301,6 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
              OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2,
                    .expected = "the name only on the first fragment", .actual = "name resent"),
                 "tool call %ld's name '%s' is resent on a later fragment", idx, t->name);
-        EMIT(s, OC_R_CLIENT_PY_CONCAT,
-             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2, .expected = t->name,
-                   .actual = "the name twice"),
-                "openai-python's stream helper would rebuild the name as '%s%s'",
-                t->name, t->name);
       }
       else if(t->name) {
         EMIT(s, OC_R_TOOL_DELTA_HEAD,
@@ -321,11 +308,6 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
                    .actual = name->u.str),
                 "tool call %ld's name changes from '%s' to '%s' on a later fragment", idx, t->name,
                 name->u.str);
-        EMIT(s, OC_R_CLIENT_NODE_NAME,
-             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2, .expected = t->name,
-                   .actual = name->u.str),
-                "openai-node assigns the name of each fragment: it would end with '%s' instead of "
-                "'%s%s'", name->u.str, t->name, name->u.str);
         /* A name sent in pieces (Gemini: "edit_ex" + "isting_file") means
          * their concatenation, which is also what openai-python rebuilds;
          * the message rules judge that name, not its first piece. */
@@ -450,12 +432,6 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
                    .expected = "absent",
                    .actual = role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)),
                 "role is sent again on a later delta of choice %d", idx);
-        if(role->type == OC_JSTRING && m->role)
-          EMIT(s, OC_R_CLIENT_PY_CONCAT,
-               OC_AT(.chunk = n, .byte = data_byte(ev, role->offset), .path = p2,
-                     .expected = m->role, .actual = "the role twice"),
-                  "openai-python's stream helper would rebuild the role as '%s%.*s'",
-                  m->role, (int)role->len, role->u.str);
       }
     }
     if(role && role->type == OC_JNULL && created)
@@ -649,38 +625,6 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
             "an error known before generation comes in-band at chunk %ld, before any content "
             "(\"%.*s\"): it should have been an HTTP error response", n,
             (int)(mlen < 200 ? mlen : 200), msg ? msg : "");
-  EMIT(s, OC_R_CLIENT_PY_ERROR,
-       OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error"),
-          "openai-python (and openai-node, openai-go) would raise APIError here: \"%.*s\"",
-          (int)(mlen < 200 ? mlen : 200), msg ? msg : "An error occurred during streaming");
-}
-
-/* F09: once an id: field was seen, openai-python dispatches an empty
- * event at the blank line that ends a comment-only block (a keep-alive)
- * and fails on it with JSONDecodeError.  on_comment remembers a comment
- * in a block without fields; whatever comes next tells whether it stayed
- * alone in its block (the next block starts after it) or data joined it. */
-static void settle_comment(struct oc_stream *s, uint64_t next_block_first, long n)
-{
-  if(!s->comment_pending)
-    return;
-  uint64_t at = s->comment_pending - 1;
-  s->comment_pending = 0;
-  if(next_block_first > at)
-    EMIT(s, OC_R_CLIENT_PY_EMPTY_EVENT,
-         OC_AT(.chunk = n, .byte = (int64_t)at, .expected = "no event", .actual = "empty event"),
-            "the comment-only block at byte %llu, after an id: field, makes openai-python "
-            "yield an empty event and fail with JSONDecodeError", (unsigned long long)at);
-}
-
-static void on_comment(void *ud, const char *text, size_t len, uint64_t offset, uint64_t t_ns)
-{
-  struct oc_stream *s = ud;
-  (void)text;
-  (void)len;
-  (void)t_ns;
-  if(s->sse.last_id.len && !s->sse.block_fields && !s->comment_pending)
-    s->comment_pending = offset + 1;
 }
 
 /* ---- the chunk-shape memo ------------------------------------------------------ */
@@ -759,7 +703,6 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   struct oc_stream *s = ud;
   long n = (long)++s->events;
   uint64_t t = ev->t_last_ns;
-  settle_comment(s, ev->first_byte, n);
   if(log_event(&s->log, ev, n, t))
     s->check->oom = 1;
   if(!s->timing.t_first_event)
@@ -772,14 +715,27 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
            OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = "end of stream",
                  .actual = "another event"),
               "an event arrives after 'data: [DONE]' (chunk %ld)", s->done_at);
+    if(s->clients && oc_clients_want_after_done(s->clients)) {
+      /* some clients read on: they get the chunk, the rules do not */
+      struct oc_jerr jerr;
+      int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
+      if(rc == OC_ENOMEM)
+        s->check->oom = 1;
+      oc_clients_event(s->clients, ev, rc ? NULL : s->doc.root, &s->sse);
+    }
     return;
   }
   if(ev->data_len == 6 && memcmp(ev->data, "[DONE]", 6) == 0) {
     s->done_at = n;
+    oc_clients_event(s->clients, ev, NULL, &s->sse);
     return;
   }
   struct oc_jerr jerr;
   int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
+  if(rc == 0)
+    oc_clients_event(s->clients, ev, s->doc.root, &s->sse);
+  else if(rc != OC_ENOMEM)
+    oc_clients_event(s->clients, ev, NULL, &s->sse);
   if(rc || s->doc.root->type != OC_JOBJECT) {
     char ex[160];
     excerpt_of(ev->data, ev->data_len, ex, sizeof(ex));
@@ -797,9 +753,6 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
             ev->data_len == 0 ? "chunk %ld has empty data" :
             rc ? "chunk %ld's data is not JSON (%s)" : "chunk %ld's data is JSON but not an object",
             n, rc ? (jerr.message ? jerr.message : "parse error") : "");
-    EMIT(s, OC_R_CLIENT_NODE_JSON,
-         OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = "JSON", .actual = ex),
-            "openai-node would throw \"Could not parse message into JSON\" at chunk %ld", n);
     return;
   }
   s->chunks++;
@@ -840,16 +793,6 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     }
     oc_schema_result_free(&res);
   }
-  size_t olen = 0;
-  const char *object = oc_jv_str(root, "object", &olen);
-  const struct oc_jv *objv = oc_jv_get(root, "object");
-  if(s->object_expected && (!object || strcmp(object, s->object_expected) != 0) &&
-     s->req->api == OC_API_CHAT)
-    EMIT(s, OC_R_CLIENT_PY_DROPPED_CHUNK,
-         OC_AT(.chunk = n, .byte = data_byte(ev, (objv ? objv : root)->offset), .path = "/object",
-               .expected = s->object_expected, .actual = object ? object : "absent"),
-            "openai-python's stream helper would silently skip chunk %ld (object is %s%s%s)", n,
-            object ? "'" : "", object ? object : "absent", object ? "'" : "");
   check_identity(s, ev, n, root);
   const struct oc_jv *usage = oc_jv_get(root, "usage");
   int usage_chunk = usage && usage->type != OC_JNULL;
@@ -921,6 +864,7 @@ static void on_issue(void *ud, const struct oc_sse_issue *is)
 {
   struct oc_stream *s = ud;
   long n = s->events + 1; /* the event being read */
+  oc_clients_sse_issue(s->clients, is, &s->sse);
   switch(is->kind) {
   case OC_SSE_ISSUE_INVALID_UTF8:
     EMIT(s, OC_R_SSE_UTF8,
@@ -958,17 +902,6 @@ static void on_issue(void *ud, const struct oc_sse_issue *is)
             "the body ends inside an event (at byte %llu): the last event is lost",
             (unsigned long long)is->offset);
     break;
-  case OC_SSE_ISSUE_NO_DISPATCH:
-    settle_comment(s, is->offset, n);
-    /* A block without data dispatches nothing per WHATWG, but
-     * openai-python dispatches one when an id was ever set (F09). */
-    if(s->sse.last_id.len)
-      EMIT(s, OC_R_CLIENT_PY_EMPTY_EVENT,
-           OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "no event",
-                 .actual = "empty event"),
-              "a block without data at byte %llu, after an id: field, makes openai-python "
-              "yield an empty event and fail with JSONDecodeError", (unsigned long long)is->offset);
-    break;
   default:
     break;
   }
@@ -1001,7 +934,7 @@ void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, stru
   s->chunk_schema = chunk_schema;
   s->reg = reg;
   s->object_expected = req->api == OC_API_COMPLETIONS ? "text_completion" : "chat.completion.chunk";
-  struct oc_sse_callbacks cb = { on_event, on_issue, on_comment };
+  struct oc_sse_callbacks cb = { on_event, on_issue, NULL };
   oc_sse_init(&s->sse, &cb, s);
   oc_jdoc_init(&s->doc);
   oc_buf_init(&s->id, OC_CAP_IDENTITY);
@@ -1023,55 +956,11 @@ int oc_stream_push(struct oc_stream *s, const void *buf, size_t len, uint64_t t_
   return oc_sse_push(&s->sse, buf, len, t_ns);
 }
 
-static void node_finalize(struct oc_stream *s)
-{
-  /* openai-node's ChatCompletionStream throws at the first problem it
-   * meets when the stream ends; report the first one, as it would. */
-  if(s->error_at)
-    return; /* it already threw APIError */
-  /* A capture cut short says nothing about how the stream ended: only
-   * what a finished stream could not repair (role, a call's head) counts. */
-  int partial = s->check->partial;
-  if(s->chunks == 0 && !partial) {
-    oc_emit(s->check, OC_R_CLIENT_NODE_FINALIZE, OC_AT(.expected = "chunks", .actual = "none"),
-            "openai-node would throw \"request ended without sending any chunks\"");
-    return;
-  }
-  for(size_t i = 0; i < s->nchoices; i++) {
-    const struct oc_message *m = &s->choices[i];
-    const char *what = NULL;
-    char buf[160];
-    if(!m->finish_reason && !partial)
-      snprintf(buf, sizeof(buf), "missing finish_reason for choice %d", m->index), what = buf;
-    else if(!m->role && !m->role_null)
-      snprintf(buf, sizeof(buf), "missing role for choice %d", m->index), what = buf;
-    else
-      for(size_t j = 0; j < m->ncalls && !what; j++) {
-        const struct oc_tool_call *t = &m->calls[j];
-        const char *field = !t->id ? "id" : !t->type ? "type" : !t->name ? "function.name"
-                          : !t->args_seen && !partial ? "function.arguments" : NULL;
-        if(field) {
-          snprintf(buf, sizeof(buf), "missing choices[%d].tool_calls[%zu].%s", m->index, j, field);
-          what = buf;
-        }
-      }
-    if(what) {
-      oc_emit(s->check, OC_R_CLIENT_NODE_FINALIZE, OC_AT(.actual = what),
-              "openai-node's finaliser would throw \"%s\"", what);
-      return;
-    }
-  }
-}
-
 void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
 {
   if(s->finished)
     return;
   s->finished = 1;
-  /* a comment-only block that its blank line ended before the body did */
-  if(s->comment_pending && !s->sse.in_block)
-    settle_comment(s, UINT64_MAX, -1);
-  s->comment_pending = 0;
   oc_sse_finish(&s->sse, t_ns);
   s->timing.t_end = t_ns;
   struct oc_check *c = s->check;
@@ -1084,7 +973,7 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
             s->events == 1 ? "" : "s", s->error_at ? " (after an in-band error)" : "");
   /* An in-band error that could not be avoided is acceptable in the one
    * form every SDK reports (F12: vLLM's {"error": {...}} then [DONE]);
-   * STREAM-EARLY-ERROR and CLIENT-PY-ERROR say the rest. */
+   * STREAM-EARLY-ERROR and the client models say the rest. */
   int done_missing = s->error_at && !partial && s->done_at <= s->error_at;
   if(s->error_at && (done_missing || s->error_shape))
     oc_emit(c, OC_R_STREAM_ERROR_EVENT,
@@ -1204,8 +1093,6 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
   for(size_t i = 0; i < s->nchoices; i++)
     if(s->choices[i].finish_reason && !s->error_at)
       oc_message_check(c, s->req, &s->choices[i], s->reg);
-  if(s->req->api == OC_API_CHAT)
-    node_finalize(s);
 }
 
 void oc_stream_free(struct oc_stream *s)

@@ -1,8 +1,9 @@
 /* chat.h — a streamed chat (or legacy text) completion, decoded as it
  * arrives: SSE events → chunks → the message a client would rebuild per
  * choice, with the stream-level rules (framing, [DONE], ids, roles,
- * finish reasons, usage, tool-call deltas), the client-emulation rules,
- * timing, and a capped log of the events for reports.  Bytes are pushed
+ * finish reasons, usage, tool-call deltas), timing, and a capped log of
+ * the events for reports; every event also reaches the client models
+ * (client.h) when the response has them.  Bytes are pushed
  * in any pieces; memory is bounded by the largest event, not the stream.
  * HTTP-level rules and non-streamed bodies are response.c's. */
 #ifndef OC_CHAT_H
@@ -20,6 +21,7 @@
 struct oc_schema;
 struct oc_schema_registry;
 struct oc_schemas;
+struct oc_clients;
 
 /* One event kept for the reports. */
 struct oc_logged_event {
@@ -86,8 +88,6 @@ struct oc_stream {
   struct oc_buf error_message;
   const char *error_shape;  /* what is wrong with that event's form (static text), NULL
                                when it is the spec's {"error": {"message": …}} */
-  uint64_t comment_pending; /* 1 + offset of a comment line in a block without fields,
-                               after an id: field (F09); 0 when none */
   int payload_seen;         /* content, reasoning, refusal or a tool call */
   long usage_chunks;
   long usage_chunk_at;
@@ -109,6 +109,7 @@ struct oc_stream {
   uint64_t body_bytes;
   struct oc_event_log log;
   struct oc_stream_timing timing;
+  struct oc_clients *clients; /* may be NULL; borrowed: fed every event */
   int finished;
 };
 
@@ -121,8 +122,8 @@ void oc_stream_init(struct oc_stream *s, const struct oc_request_info *req, stru
                     uint64_t t_sent, int timing_recorded, int keep_events);
 /* Feed body bytes that arrived at t_ns. */
 int oc_stream_push(struct oc_stream *s, const void *buf, size_t len, uint64_t t_ns);
-/* The body has ended (cleanly or not): end-of-stream rules, message
- * rules per choice and client emulation run here, once. */
+/* The body has ended (cleanly or not): end-of-stream rules and message
+ * rules per choice run here, once. */
 void oc_stream_finish(struct oc_stream *s, uint64_t t_ns);
 void oc_stream_free(struct oc_stream *s);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "json.h"
 #include "rules.h"
 #include "util.h"
@@ -263,6 +264,22 @@ int oc_cli_opt_allow(const struct oc_option *o, const char *arg, char *err, size
     return 0;
   snprintf(err, errlen, "unknown rule or family '%s' ('oacheck rules' lists them)", arg);
   return 1;
+}
+
+int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, size_t errlen)
+{
+  struct oc_verdict_args *a = o->value;
+  unsigned mask;
+  if(oc_clients_parse(arg, &mask, err, errlen))
+    return 1;
+  a->clients = a->clients_given ? a->clients | mask : mask;
+  a->clients_given = 1;
+  return 0;
+}
+
+unsigned oc_verdict_args_clients(const struct oc_verdict_args *a)
+{
+  return a->clients_given ? a->clients : OC_CLIENTS_ALL;
 }
 
 #define HELP_COLUMN 27

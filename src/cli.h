@@ -139,6 +139,25 @@ int oc_cli_opt_allow(const struct oc_option *o, const char *arg, char *err, size
   OC_OPT_CALLBACK(0, "allow", set, "RULE", oc_cli_opt_allow,                                \
                   "downgrade a rule (or FAMILY-*) to a warning; repeatable")
 
+/* The verdict policy (verdict.h, docs/clients.md): whose breaks fail a
+ * case, and --strict, the specification's verdict. */
+struct oc_verdict_args {
+  unsigned clients;                /* a bit per enum oc_client_id */
+  int clients_given;               /* --clients was given (else all six) */
+  int strict;
+};
+int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, size_t errlen);
+#define OC_OPT_VERDICT(va)                                                                  \
+  OC_OPT_CALLBACK(0, "clients", va, "LIST", oc_cli_opt_clients,                             \
+                  "the clients whose break fails a case (default all:\n"                    \
+                  "openai-node, openai-node-stream, ai-sdk, langchain,\n"                   \
+                  "openai-python, openai-python-stream; or none)"),                         \
+  OC_OPT_FLAG(0, "strict", &(va)->strict,                                                   \
+              "every error fails its case, whether it breaks a client\n"                    \
+              "or not (the specification's verdict)")
+/* The selected clients of a (all when --clients was not given). */
+unsigned oc_verdict_args_clients(const struct oc_verdict_args *a);
+
 #define OC_OPT_VERBOSITY(count)                                                             \
   OC_OPT_VERBOSE(count, "say more (repeat for trace output)"),                              \
   OC_OPT_QUIET()

@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "json.h"
+#include "matrix.h"
 #include "report.h"
 #include "response.h"
 #include "result.h"
@@ -23,6 +24,7 @@
 #include "secret.h"
 #include "target.h"
 #include "util.h"
+#include "verdict.h"
 
 static const char check_usage[] =
   "Usage: oacheck check [--request FILE] [--profile P] [OPTION]... FILE...\n"
@@ -43,6 +45,7 @@ struct check_args {
   const char *request, *profile, *as;
   int partial, complete, verbose;
   struct oc_ruleset allow;
+  struct oc_verdict_args verdict;
   struct oc_report_args reports;
   struct oc_strlist files;
 };
@@ -172,6 +175,8 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
   oc_check_init(&ck, &all, profile);
   ck.allow = &a->allow;
   ck.partial = a->partial ? 1 : a->complete ? 0 : e->partial;
+  ck.strict = a->verdict.strict;
+  ck.clients = oc_verdict_args_clients(&a->verdict);
   struct oc_request_info info;
   oc_request_info_init(&info, c->method, c->path, req);
   struct oc_response r;
@@ -226,6 +231,9 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
       oc_json_put(&oom, sp, "kept", cJSON_CreateNumber((double)f.counts[i].kept));
     }
   oc_json_put(&oom, o, "request", request_json(&oom, c, out->no_request ? NULL : req));
+  if(r.judged)
+    oc_json_put(&oom, o, "clients", oc_clients_json(r.verdicts));
+  oc_json_put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, &info)));
   oc_json_put_str_or_null(&oom, response, "source", cap->file);
   oc_json_put(&oom, o, "response", response ? response : cJSON_CreateNull());
   response = NULL;
@@ -371,6 +379,7 @@ int oc_cmd_check(int argc, char **argv)
     OC_OPT_CALLBACK(0, "profile", &a.profile, "P", opt_profile,
                     "openai, llama-server, vllm, ollama or auto (default:\n"
                     "llama-server for 'Server: llama.cpp', else openai)"),
+    OC_OPT_VERDICT(&a.verdict),
     OC_OPT_ALLOW(&a.allow),
     OC_OPT_REPORTS(&a.reports),
     OC_OPT_VERBOSITY(&a.verbose),
@@ -438,6 +447,11 @@ int oc_cmd_check(int argc, char **argv)
   cJSON *results = oc_json_arr(doc, "results");
   const char *first_profile = NULL;
   int mixed = 0, oom = 0;
+  unsigned selected = oc_verdict_args_clients(&a.verdict);
+  oc_json_put(&oom, oc_json_obj(doc, "oacheck"), "policy", oc_verdict_policy_json(a.verdict.strict, selected));
+  char policy[600];
+  oc_verdict_policy_text(a.verdict.strict, selected, policy, sizeof(policy));
+  printf("verdict: %s\n\n", policy);
   size_t n = 0;
   for(size_t i = 0; i < a.files.n; i++)
     for(size_t k = 0; k < caps[i].count; k++) {

@@ -22,13 +22,15 @@
 #include "target.h"
 #include "url.h"
 #include "util.h"
+#include "verdict.h"
 
 static const char proxy_usage[] =
   "Usage: oacheck proxy --target [NAME=]URL [--listen HOST:PORT] [OPTION]...\n"
   "Forward every request of a real client to the target and stream the answer\n"
   "back unchanged, as it arrives, while the same bytes go through every rule and\n"
   "client model; the requests themselves and the conversation across turns are\n"
-  "judged too.  Point the client's base URL at the proxy (e.g.\n"
+  "judged too, under the same verdict policy as `oacheck run` (--clients,\n"
+  "--strict).  Point the client's base URL at the proxy (e.g.\n"
   "OPENAI_BASE_URL=http://127.0.0.1:8090/v1).  Each exchange becomes a result of\n"
   "suite 'proxy'; stop with Ctrl-C (SIGINT) or SIGTERM for the summary and the\n"
   "reports.\n";
@@ -44,6 +46,7 @@ struct proxy_args {
   const char *target, *listen, *profile, *record;
   struct oc_report_args reports;
   struct oc_ruleset allow;
+  struct oc_verdict_args verdict;
   long timeout_ms, idle_timeout_ms, connect_timeout_ms;
   int verbose;
 };
@@ -153,6 +156,7 @@ int oc_cmd_proxy(int argc, char **argv)
     OC_OPT_SECONDS(0, "connect-timeout", &a.connect_timeout_ms, "default 10"),
     OC_OPT_GROUP("Findings and reports:"),
     OC_OPT_ALLOW(&a.allow),
+    OC_OPT_VERDICT(&a.verdict),
     OC_OPT_REPORTS(&a.reports),
     OC_OPT_VERBOSE(&a.verbose, "print every finding (repeat for debug and trace output)"),
     OC_OPT_QUIET(),
@@ -227,6 +231,8 @@ int oc_cmd_proxy(int argc, char **argv)
   po.connect_timeout_ms = a.connect_timeout_ms;
   po.idle_timeout_ms = a.idle_timeout_ms;
   po.total_timeout_ms = a.timeout_ms;
+  po.strict = a.verdict.strict;
+  po.clients = oc_verdict_args_clients(&a.verdict);
   po.on_result = on_result;
   po.ud = &cs;
   if(oc_proxy_start(&px, &po, err, sizeof(err))) {
@@ -239,6 +245,9 @@ int oc_cmd_proxy(int argc, char **argv)
   int v6 = strchr(host, ':') != NULL;
   printf("listening on http://%s%s%s:%d (proxy to %s, profile %s)\n", v6 ? "[" : "", host,
          v6 ? "]" : "", oc_proxy_port(px), red, target.profile ? target.profile->name : "openai");
+  char policy[600];
+  oc_verdict_policy_text(po.strict, po.clients, policy, sizeof(policy));
+  printf("verdict: %s\n", policy);
   if(fflush(stdout))
     oc_warn("cannot write to standard output: %s", strerror(errno));
   int sig = 0;
@@ -257,6 +266,7 @@ int oc_cmd_proxy(int argc, char **argv)
   }
   int oom = 0;
   oc_json_put(&oom, oc_json_arr(doc, "targets"), NULL, oc_target_json(&target));
+  oc_json_put(&oom, oc_json_obj(doc, "oacheck"), "policy", oc_verdict_policy_json(po.strict, po.clients));
   oc_json_set(&oom, doc, "results", results);
   results = NULL;
   if(oom || oc_results_summarize(doc)) {

@@ -114,8 +114,12 @@ static void markdown(void)
          "Every finding names one of these rules. A profile adjusts severities for a\n"
          "server's documented design choices; a suite, a targets file or `--allow RULE`\n"
          "downgrades a known deviation to a warning, and every report still shows it.\n"
-         "A case fails when it has a finding of severity error that no allow list\n"
-         "downgraded.\n\n",
+         "A finding of severity error fails its case under `--strict` (the\n"
+         "specification's verdict). By default (docs/clients.md, \"The verdict\") only\n"
+         "the *contract* rules (marked below: what the request asked for, a complete\n"
+         "stream, the chat template, the case's own expectations) and CLIENT-BREAKS for a\n"
+         "selected client fail a case; any other error is kept as an error where it\n"
+         "breaks a selected client and shown as a warning where it breaks none.\n\n",
          oc_rules_count());
   printf("## Profiles\n\n| profile | what it is | missing required-but-nullable fields |\n|---|---|---|\n");
   for(const struct oc_profile *p = oc_profiles; p->name; p++)
@@ -123,14 +127,15 @@ static void markdown(void)
   printf("\nThe default profile is `auto`: `llama-server` when the target's `/props` answers\n"
          "with a build or its Server header says llama.cpp, `vllm` or `ollama` from their\n"
          "model lists, `openai` otherwise.\n\n");
-  printf("## Rules\n\n| ID | default | layer | rule |\n|---|---|---|---|\n");
+  printf("## Rules\n\n| ID | default | layer | contract | rule |\n|---|---|---|---|---|\n");
   for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
     char anchor[64];
     size_t i = 0;
     for(; r->id[i] && i + 1 < sizeof(anchor); i++)
       anchor[i] = (char)(r->id[i] >= 'A' && r->id[i] <= 'Z' ? r->id[i] + 32 : r->id[i]);
     anchor[i] = '\0';
-    printf("| [`%s`](#%s) | %s | %s | ", r->id, anchor, oc_severity_name(r->severity), r->layer);
+    printf("| [`%s`](#%s) | %s | %s | %s | ", r->id, anchor, oc_severity_name(r->severity), r->layer,
+           oc_rule_contract(r->rid) ? "yes" : "");
     md_cell(r->statement);
     printf(" |\n");
   }
@@ -144,6 +149,8 @@ static void markdown(void)
            r->id, r->statement, r->why, r->source, oc_severity_name(r->severity));
     if(r->fix)
       printf("- **Fix:** %s\n", r->fix);
+    if(oc_rule_contract(r->rid))
+      printf("- **Contract:** yes, %s\n", oc_rule_contract_why(r->rid));
     for(size_t i = 0; i < oc_rule_nfixes; i++)
       if(oc_rule_fixes[i].rule == r->rid)
         printf("- **Fix (`%s`):** %s\n", oc_rule_fixes[i].server, oc_rule_fixes[i].fix);

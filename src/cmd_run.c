@@ -26,6 +26,7 @@
 #include "target.h"
 #include "url.h"
 #include "util.h"
+#include "verdict.h"
 
 static const char run_usage[] =
   "Usage: oacheck run [SUITE]... [OPTION]...\n"
@@ -55,6 +56,7 @@ struct run_args {
   struct oc_target_args targets;
   struct oc_report_args reports;
   struct oc_ci_args ci;
+  struct oc_verdict_args verdict;
   struct oc_strlist filters, tags, suites;
   struct oc_ruleset allow;
   const char *model, *profile;
@@ -127,6 +129,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_STRING(0, "cacert", &ro->cacert, "FILE", "CA bundle for TLS"),
     OC_OPT_FLAG(0, "insecure", &ro->insecure, "do not verify TLS"),
     OC_OPT_GROUP("Findings and reports:"),
+    OC_OPT_VERDICT(&a->verdict),
     OC_OPT_ALLOW(&a->allow),
     OC_OPT_REPORTS(&a->reports),
     OC_OPT_CI(&a->ci),
@@ -224,9 +227,13 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   struct oc_buf errs;
   oc_buf_init(&errs, 1u << 20);
   int bad = 0;
-  for(size_t i = 0; i < n; i++)
-    if(oc_suite_load(set, paths[i], *suite_schema, &errs))
+  for(size_t i = 0; i < n; i++) {
+    int lrc = oc_suite_load(set, paths[i], *suite_schema, &errs);
+    if(lrc == OC_ENOMEM) /* oacheck's failure, which the loader leaves unsaid */
+      oc_buf_printf(&errs, "%s: out of memory while loading the suite\n", paths[i]);
+    if(lrc)
       bad = 1;
+  }
   if(owned) {
     for(size_t i = 0; i < n; i++)
       free(paths[i]);
@@ -486,6 +493,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   a.opts.tags = a.tags.items;
   a.opts.ntags = a.tags.n;
   a.opts.allow = &a.allow;
+  a.opts.strict = a.verdict.strict;
+  a.opts.clients = oc_verdict_args_clients(&a.verdict);
   /* the response schemas are compiled once a case will run (--list
    * needs only the registry, for the suite schema) */
   if(oc_schemas_load_registry(&sch, err, sizeof(err))) {
@@ -540,6 +549,9 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   if(!a.list || models) {
     if(note)
       fprintf(stdout, "oacheck %s: %s\n", PACKAGE_VERSION, note);
+    char policy[600];
+    oc_verdict_policy_text(a.opts.strict, a.opts.clients, policy, sizeof(policy));
+    fprintf(stdout, "verdict: %s\n", policy);
     /* identification honours the run's timeouts: each request at most
      * 30 s (or --timeout), --idle-timeout without a byte, and all of one
      * target's identification --timeout */
@@ -653,7 +665,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   if(oc_json_obj(doc, "load") && oc_load_text(oc_json_obj(doc, "load"), &dsum) == OC_OK)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_reset(&dsum);
-  oc_console_summary(&con, doc);
+  oc_console_summary_from(&con, doc, &rs);
   model_matrix(&rs, targets, ntargets);
   if(oc_deploy_tally_text(&run.deploy, &dsum) == OC_OK && dsum.len)
     fputs(oc_buf_str(&dsum), stdout);

@@ -32,6 +32,9 @@ struct oc_finding {
   char *expected;              /* may be NULL */
   char *actual;                /* may be NULL */
   char *excerpt;               /* the raw SSE line or body bytes around it, or NULL */
+  unsigned clients;            /* the client models it breaks (a bit per enum oc_client_id) */
+  int spec_only;               /* an error the verdict policy made a warning: a deviation from the
+                                  specification that breaks no selected client (verdict.c) */
 };
 
 /* The findings of one case.  Each rule keeps at most per_rule_max of its

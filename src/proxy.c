@@ -31,6 +31,7 @@
 #include "headers.h"
 #include "http.h"
 #include "json.h"
+#include "matrix.h"
 #include "request.h"
 #include "result.h"
 #include "secret.h"
@@ -252,6 +253,9 @@ static void finish(struct exchange *x)
   o.source = "proxy";
   o.no_suite = 1;
   o.reproduce_oacheck = to_suite;
+  /* what the six client models make of the same exchange (docs/clients.md) */
+  o.verdicts = x->resp_started && x->resp.judged ? x->resp.verdicts : NULL;
+  o.checklist = oc_row_name(oc_row_of(NULL, NULL, 0, &x->info));
   cJSON *res = oc_result_json(&o);
   free(to_suite);
   cJSON_Delete(o.response);
@@ -521,6 +525,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
   oc_headers_init(&x->resp_headers);
   oc_findings_init(&x->findings);
   oc_check_init(&x->check, &x->findings, px->opt.target->profile);
+  x->check.strict = px->opt.strict;
+  x->check.clients = px->opt.clients;
   oc_ruleset_init(&x->allow);
   oc_ruleset_merge(&x->allow, &px->opt.target->allow);
   oc_ruleset_merge(&x->allow, px->opt.allow);

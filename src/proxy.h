@@ -22,6 +22,10 @@ struct oc_proxy_options {
   const struct oc_ruleset *allow;   /* may be NULL */
   const char *record_dir;           /* write a cassette per exchange here, or NULL */
   long connect_timeout_ms, idle_timeout_ms, total_timeout_ms;
+  /* The verdict policy (verdict.h): strict, and the clients whose break
+   * fails an exchange (a bit per enum oc_client_id). */
+  int strict;
+  unsigned clients;
   /* Called once per finished exchange, serialised by the proxy (never two
    * at once); result is borrowed for the call. */
   void (*on_result)(void *ud, const cJSON *result, size_t number);

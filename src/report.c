@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "matrix.h"
 #include "report_html.h"
 #include "report_junit.h"
 #include "secret.h"
@@ -67,8 +68,26 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   f->warnings = warnings_of(r);
   double d = oc_json_num(r, "duration_ms", 0);
   f->duration_ms = isfinite(d) && d > 0 ? d : 0;
-  if(oc_json_get(r, "clients"))
+  f->row = (signed char)oc_row_find(oc_json_str(r, "checklist"));
+  const cJSON *cs = oc_json_get(r, "clients"), *v;
+  if(cs)
     f->flags |= OC_REF_CLIENTS;
+  if(!cJSON_IsObject(cs))
+    return;
+  cJSON_ArrayForEach(v, cs) {
+    int c = v->string ? oc_client_find(v->string) : -1;
+    if(c < 0)
+      continue;
+    const char *outcome = oc_json_str(v, "outcome");
+    const cJSON *works = oc_json_get(v, "works");
+    unsigned st = cJSON_IsTrue(works)                          ? OC_REF_CL_WORKS
+                  : !cJSON_IsFalse(works)                       ? OC_REF_CL_UNUSED
+                  : cJSON_IsTrue(oc_json_get(v, "limitation"))  ? OC_REF_CL_LIMIT
+                                                                : OC_REF_CL_BREAKS;
+    if(outcome && !oc_streq(outcome, "not-exercised"))
+      st |= OC_REF_CL_RAN;
+    f->clients[c] = (unsigned char)st;
+  }
 }
 
 int oc_results_from_doc(struct oc_results *rs, const cJSON *doc)

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+#include "client.h"
 #include "results_json.h"
 #include "spool.h"
 #include "util.h"
@@ -32,8 +33,25 @@ struct oc_result_ref {
   long warnings;                     /* findings of severity warning */
   double duration_ms;                /* 0 when unknown */
   unsigned flags;                    /* OC_REF_* */
+  /* for the client matrix (matrix.c) and the CI summary's client table
+   * without reading every result: the case's checklist row (matrix.h;
+   * -1 none) and what each client made of it (OC_REF_CL_*) */
+  signed char row;
+  unsigned char clients[OC_CLIENT__COUNT];
 };
-#define OC_REF_CLIENTS 1u /* the result has a "clients" member (report_ci.c reads only those) */
+#define OC_REF_CLIENTS 1u /* the result has a "clients" member */
+/* A client's verdict in a ref: what "works" and "limitation" say, and
+ * OC_REF_CL_RAN when its "outcome" says it was exercised (the matrix
+ * counts only those; the CI table counts by "works" alone). */
+enum {
+  OC_REF_CL_ABSENT = 0,   /* no verdict of this client */
+  OC_REF_CL_UNUSED,       /* "works" neither true nor false */
+  OC_REF_CL_WORKS,
+  OC_REF_CL_LIMIT,        /* breaks as OpenAI's own answers break it: its limitation */
+  OC_REF_CL_BREAKS
+};
+#define OC_REF_CL_RAN 8u
+#define OC_REF_CL_STATE(x) ((x) & 7u)
 
 /* The ref of a result object (strings borrowed from it). */
 void oc_result_ref_of(struct oc_result_ref *f, const cJSON *result);

@@ -329,79 +329,62 @@ static void targets_table(struct md *o, const cJSON *doc)
 }
 
 /* Issue 12's per-case "clients": {name: {works, reason, ...}}: a row per
- * client with how many cases it works on and its first break.  Nothing
- * when no result carries clients. */
-struct client_row {
-  char *name;
-  long works, breaks;
-  char *reason;
-  long first;   /* the first break's result index, -1 when none */
-};
-
-/* Only results that carry "clients" are read (their refs say so). */
+ * client with how many cases it works on, how many the server breaks it
+ * on (its first break shown), and how many break it the way OpenAI's own
+ * answers do ("limitation": its own, no failure).  Counted from the refs
+ * (each says what every client made of its case); only the result of a
+ * client's first break is read, for its reason.  Nothing when no result
+ * carries clients. */
 static void clients_table(struct md *o, const char *url)
 {
   struct oc_results *rs = o->rs;
-  struct client_row rows[32];
-  size_t n = 0;
-  for(size_t i = 0; i < rs->count && !o->rc; i++) {
-    if(!(rs->refs[i].flags & OC_REF_CLIENTS))
+  long works[OC_CLIENT__COUNT] = { 0 }, breaks[OC_CLIENT__COUNT] = { 0 },
+       limits[OC_CLIENT__COUNT] = { 0 }, first[OC_CLIENT__COUNT];
+  int seen[OC_CLIENT__COUNT] = { 0 }, any = 0;
+  for(int k = 0; k < OC_CLIENT__COUNT; k++)
+    first[k] = -1;
+  for(size_t i = 0; i < rs->count; i++) {
+    const struct oc_result_ref *f = &rs->refs[i];
+    if(!(f->flags & OC_REF_CLIENTS))
       continue;
-    const cJSON *r = read_result(rs, i), *c;
-    if(!r) {
-      o->rc = OC_EIO;
-      break;
-    }
-    cJSON_ArrayForEach(c, oc_json_obj(r, "clients")) {
-      if(!c->string || !cJSON_IsObject(c))
-        continue;
-      size_t k = 0;
-      while(k < n && strcmp(rows[k].name, c->string) != 0)
-        k++;
-      if(k == n) {
-        if(n == OC_ARRAY_LEN(rows))
-          continue;
-        rows[n] = (struct client_row){ oc_strdup(c->string), 0, 0, NULL, -1 };
-        if(!rows[n].name) {
-          o->rc = OC_ENOMEM;
-          break;
-        }
-        n++;
-      }
-      const cJSON *w = oc_json_get(c, "works");
-      if(cJSON_IsTrue(w))
-        rows[k].works++;
-      else if(cJSON_IsFalse(w)) {
-        if(!rows[k].breaks++) {
-          rows[k].first = (long)i;
-          const char *why = oc_json_str(c, "reason");
-          rows[k].reason = why ? oc_strdup(why) : NULL;
-        }
-      }
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      unsigned st = OC_REF_CL_STATE(f->clients[k]);
+      any |= seen[k] |= st != OC_REF_CL_ABSENT;
+      works[k] += st == OC_REF_CL_WORKS;
+      limits[k] += st == OC_REF_CL_LIMIT;
+      if(st == OC_REF_CL_BREAKS && !breaks[k]++)
+        first[k] = (long)i;
     }
   }
-  if(n && !o->rc) {
-    put(o, "\n#### Will my client work?\n\n| client | works | breaks | first break |\n"
-           "| --- | ---: | ---: | --- |\n");
-    for(size_t k = 0; k < n; k++) {
-      put(o, "| ");
-      cell(o, rows[k].name);
-      putf(o, " | %ld | %ld | ", rows[k].works, rows[k].breaks);
-      if(rows[k].first >= 0) {
-        case_cell(o, (size_t)rows[k].first, url);
-        if(rows[k].reason) {
-          put(o, ": ");
-          cell(o, rows[k].reason);
-        }
+  if(!any)
+    return;
+  put(o, "\n#### Will my client work?\n\n| client | works | breaks | its limitation | first break |\n"
+         "| --- | ---: | ---: | ---: | --- |\n");
+  for(int k = 0; k < OC_CLIENT__COUNT && !o->rc; k++) {
+    if(!seen[k])
+      continue;
+    const char *name = oc_client_name((enum oc_client_id)k);
+    put(o, "| ");
+    cell(o, name);
+    putf(o, " | %ld | %ld | %ld | ", works[k], breaks[k], limits[k]);
+    if(first[k] >= 0) {
+      /* read before the link is written: case_cell reads only refs */
+      const cJSON *r = read_result(rs, (size_t)first[k]);
+      if(!r) {
+        o->rc = OC_EIO;
+        break;
       }
-      else
-        put(o, "—");
-      put(o, " |\n");
+      char *why = oc_strdup(oc_json_str(oc_json_obj(oc_json_obj(r, "clients"), name), "reason"));
+      case_cell(o, (size_t)first[k], url);
+      if(why && *why) {
+        put(o, ": ");
+        cell(o, why);
+      }
+      free(why);
     }
-  }
-  for(size_t k = 0; k < n; k++) {
-    free(rows[k].name);
-    free(rows[k].reason);
+    else
+      put(o, "—");
+    put(o, " |\n");
   }
 }
 

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "matrix.h"
+#include "report.h"
 #include "results_json.h"
 #include "secret.h"
 #include "util.h"
@@ -180,9 +182,134 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
   fflush(c->out);
 }
 
+/* ---- "Will my client work?" ------------------------------------------------------ */
+
+static const char *const short_names[OC_CLIENT__COUNT] = {
+  "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream"
+};
+
+static const char *cell_word(enum oc_cell_state s)
+{
+  switch(s) {
+  case OC_CELL_WORKS: return "ok";
+  case OC_CELL_BREAKS: return "BREAKS";
+  case OC_CELL_LIMITATION: return "limit";
+  case OC_CELL_NOT_EXERCISED: break;
+  }
+  return "-";
+}
+
+static const char *cell_paint(const struct oc_console *c, enum oc_cell_state s)
+{
+  if(!c->color)
+    return "";
+  switch(s) {
+  case OC_CELL_WORKS: return "\033[32m";
+  case OC_CELL_BREAKS: return "\033[31m";
+  case OC_CELL_LIMITATION: return "\033[33m";
+  case OC_CELL_NOT_EXERCISED: break;
+  }
+  return "";
+}
+
+/* One line per cell that breaks (then per limitation), at most max. */
+static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_cell_state want,
+                      int shown, int max, int *more)
+{
+  struct oc_buf b1, b2, b3;
+  oc_buf_init(&b1, 64u << 10);
+  oc_buf_init(&b2, 64u << 10);
+  oc_buf_init(&b3, 64u << 10);
+  for(int row = 0; row < OC_ROW__COUNT; row++)
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      const struct oc_cell *cell = &m->cells[row][k];
+      if(cell->state != want)
+        continue;
+      if(shown >= max) {
+        (*more)++;
+        continue;
+      }
+      /* masked whole before it is cut: a secret cut in two would not
+       * be recognised any more */
+      char reason[121];
+      const char *full = cell->reason ? cell->reason : "";
+      char *masked = oc_secret_masked(full, strlen(full));
+      oc_strlcpy(reason, masked ? masked : "?", sizeof(reason));
+      free(masked);
+      fprintf(c->out, "  %s%-6s%s %s, %s: %s (%s/%s)\n", cell_paint(c, want), cell_word(want), reset(c),
+              oc_client_name((enum oc_client_id)k), oc_row_title(row), safe(&b1, reason),
+              safe(&b2, cell->suite), safe(&b3, cell->kase));
+      shown++;
+    }
+  oc_buf_free(&b1);
+  oc_buf_free(&b2);
+  oc_buf_free(&b3);
+  return shown;
+}
+
+void oc_console_matrix(struct oc_console *c, const cJSON *doc)
+{
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc))
+    return;
+  oc_console_matrix_from(c, &rs);
+  oc_results_free(&rs);
+}
+
+void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
+{
+  struct oc_matrix *ms = NULL;
+  size_t n = 0;
+  if(!rs || oc_matrix_build_from(rs, &ms, &n))
+    return;
+  struct oc_buf b;
+  oc_buf_init(&b, 64u << 10);
+  for(size_t t = 0; t < n; t++) {
+    const struct oc_matrix *m = &ms[t];
+    fprintf(c->out, "\nWill my client work? (%s)\n%-20s", safe(&b, m->target), "");
+    int width[OC_CLIENT__COUNT];
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      width[k] = (int)strlen(short_names[k]) < 6 ? 6 : (int)strlen(short_names[k]);
+      fprintf(c->out, k + 1 < OC_CLIENT__COUNT ? "  %-*s" : "  %.*s", width[k], short_names[k]);
+    }
+    fputc('\n', c->out);
+    for(int row = 0; row < OC_ROW__COUNT; row++) {
+      fprintf(c->out, "  %-18s", oc_row_title(row));
+      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+        enum oc_cell_state st = m->cells[row][k].state;
+        int w = k + 1 < OC_CLIENT__COUNT ? width[k] : 0; /* no trailing blanks */
+        fprintf(c->out, "  %s%-*s%s", cell_paint(c, st), w, cell_word(st), reset(c));
+      }
+      fputc('\n', c->out);
+    }
+    fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers\n"
+            "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
+            "  answers break it too); -: not exercised\n");
+    int more = 0;
+    int shown = cell_lines(c, m, OC_CELL_BREAKS, 0, 8, &more);
+    cell_lines(c, m, OC_CELL_LIMITATION, shown, 10, &more);
+    if(more)
+      fprintf(c->out, "  … and %d more (the JSON report has every verdict)\n", more);
+  }
+  oc_buf_free(&b);
+  oc_matrix_free(ms, n);
+}
+
 void oc_console_summary(struct oc_console *c, const cJSON *doc)
 {
+  struct oc_results rs;
+  if(oc_results_from_doc(&rs, doc)) {
+    oc_console_summary_from(c, doc, NULL);
+    return;
+  }
+  oc_console_summary_from(c, doc, &rs);
+  oc_results_free(&rs);
+}
+
+void oc_console_summary_from(struct oc_console *c, const cJSON *doc, struct oc_results *rs)
+{
   clear_progress(c);
+  oc_console_matrix_from(c, rs);
   const cJSON *s = oc_json_obj(doc, "summary");
   long total = (long)oc_json_num(s, "total", 0), pass = (long)oc_json_num(s, "pass", 0);
   long fail = (long)oc_json_num(s, "fail", 0), error = (long)oc_json_num(s, "error", 0);

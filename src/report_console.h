@@ -20,7 +20,17 @@ struct oc_console {
 void oc_console_init(struct oc_console *c, FILE *out);
 /* One case finished (done of total). */
 void oc_console_result(struct oc_console *c, const cJSON *result, size_t done, size_t total);
+struct oc_results;
+/* "Will my client work?": the matrix of each target (matrix.h), the
+ * breaks and the limitations one line each; nothing when no client ran.
+ * oc_console_summary starts with it.  _from: from the results rs reads
+ * (report.h; NULL: nothing), as a run streams them. */
+void oc_console_matrix(struct oc_console *c, const cJSON *doc);
+void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs);
 /* The summary of a finished results document. */
 void oc_console_summary(struct oc_console *c, const cJSON *doc);
+/* The same from a frame (summary, targets, incomplete) and the results
+ * rs read through (report.h; NULL: no matrix), as a run streams them. */
+void oc_console_summary_from(struct oc_console *c, const cJSON *doc, struct oc_results *rs);
 
 #endif

@@ -23,6 +23,7 @@
 #include "deployment.h"
 #include "headers.h"
 #include "json.h"
+#include "matrix.h"
 #include "report.h"
 #include "response.h"
 #include "results_json.h"
@@ -137,6 +138,12 @@ static void header_section(struct out *o, const cJSON *doc)
   const cJSON *mf = oc_json_get(run, "merged_from");
   if(oc_json_is_integer(mf))
     putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
+  const char *mode = oc_json_str(oc_json_obj(run, "policy"), "mode");
+  if(mode) {
+    put(o, "<span id=\"verdict-mode\">verdict: ");
+    txt(o, mode);
+    put(o, "</span>");
+  }
   put(o, "</div>\n");
   if(oc_json_bool(doc, "incomplete", 0)) {
     put(o, "<div class=\"meta incomplete\"><b>Run incomplete:</b> ");
@@ -171,6 +178,83 @@ static void header_section(struct out *o, const cJSON *doc)
     put(o, "</code></div>\n");
     free(cmd);
   }
+}
+
+/* ---- "Will my client work?" ------------------------------------------------- */
+
+static void clients_section(struct out *o, const cJSON *doc)
+{
+  struct oc_matrix *ms = NULL;
+  size_t n = 0;
+  int mrc = oc_matrix_build_from(o->rs, &ms, &n);
+  if(mrc) {
+    if(!o->rc)
+      o->rc = mrc;
+    return;
+  }
+  if(!n) {
+    oc_matrix_free(ms, n);
+    return;
+  }
+  const cJSON *policy = oc_json_obj(oc_json_obj(doc, "oacheck"), "policy");
+  put(o, "<section id=\"clients\">\n<h2>Will my client work?</h2>\n");
+  if(oc_json_str(policy, "text")) {
+    put(o, "<p class=\"muted\" id=\"policy\">Verdict: ");
+    txt(o, oc_json_str(policy, "text"));
+    put(o, "</p>\n");
+  }
+  for(size_t t = 0; t < n; t++) {
+    const struct oc_matrix *m = &ms[t];
+    if(n > 1) {
+      put(o, "<h3>");
+      txt(o, m->target);
+      put(o, "</h3>\n");
+    }
+    put(o, "<div class=\"scroll\"><table class=\"clients\"><thead><tr><th></th>");
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      put(o, "<th>");
+      txt(o, oc_client_name((enum oc_client_id)k));
+      put(o, "</th>");
+    }
+    put(o, "</tr></thead>\n<tbody>\n");
+    for(int row = 0; row < OC_ROW__COUNT; row++) {
+      put(o, "<tr><th>");
+      txt(o, oc_row_title(row));
+      put(o, "</th>");
+      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+        const struct oc_cell *c = &m->cells[row][k];
+        switch(c->state) {
+        case OC_CELL_NOT_EXERCISED:
+          put(o, "<td class=\"cl cl-none\">—</td>");
+          break;
+        case OC_CELL_WORKS:
+          putf(o, "<td class=\"cl cl-works\">works <span class=\"muted\">(%d)</span></td>", c->works);
+          break;
+        case OC_CELL_BREAKS:
+        case OC_CELL_LIMITATION:
+          putf(o, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
+               c->state == OC_CELL_BREAKS ? "breaks" : "limit", c->result_index,
+               c->state == OC_CELL_BREAKS ? "breaks" : "its limitation");
+          txtcut(o, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
+          put(o, " <span class=\"muted\">(");
+          txt(o, c->suite);
+          put(o, "/");
+          txt(o, c->kase);
+          put(o, ")</span></div></td>");
+          break;
+        }
+      }
+      put(o, "</tr>\n");
+    }
+    put(o, "</tbody></table></div>\n");
+  }
+  put(o, "<p class=\"muted\">A row is what a case asks (a tag <code>checklist:ROW</code> overrides). "
+         "<b>works</b>: the application gets the server's answer, or its error with the server's message "
+         "(cases); <b>breaks</b>: the server's answer breaks the client (the first such case is linked); "
+         "<b>its limitation</b>: a break OpenAI's own answers cause in this client too; —: no case "
+         "exercised it. openai-node, the ai SDK and LangChain are verified against the real libraries, "
+         "openai-python is emulated from its published behaviour (docs/clients.md).</p>\n</section>\n");
+  oc_matrix_free(ms, n);
 }
 
 static void count_box(struct out *o, const char *cls, long n, const char *label)
@@ -1336,6 +1420,35 @@ static void reproduce_block(struct out *o, const cJSON *doc, const cJSON *r)
   free(oac);
 }
 
+/* What each client model makes of this exchange (the result's "clients"). */
+static void clients_block(struct out *o, const cJSON *r)
+{
+  const cJSON *cs = oc_json_obj(r, "clients");
+  if(!cJSON_GetArraySize(cs))
+    return;
+  put(o, "<h4>Clients</h4>\n<table class=\"case-clients\"><tbody>\n");
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cs) {
+    if(!c->string || !cJSON_IsObject(c))
+      continue;
+    const cJSON *w = oc_json_get(c, "works");
+    const char *cls = cJSON_IsTrue(w) ? "works" : !cJSON_IsFalse(w) ? "none"
+                      : cJSON_IsTrue(oc_json_get(c, "limitation")) ? "limit" : "breaks";
+    put(o, "<tr><th>");
+    txt(o, c->string);
+    putf(o, "</th><td class=\"cl cl-%s\">", cls);
+    txt(o, oc_json_str(c, "outcome"));
+    if(!strcmp(cls, "limit"))
+      put(o, " (its limitation)");
+    put(o, "</td><td>");
+    txtcut(o, oc_json_str(c, "reason"), OC_HTML_FIELD_MAX);
+    put(o, "</td><td class=\"muted\">");
+    txt(o, oc_json_str(c, "basis"));
+    put(o, "</td></tr>\n");
+  }
+  put(o, "</tbody></table>\n");
+}
+
 /* A case past the first OC_HTML_FULL_CASES: its reason and its findings
  * one line each (at most OC_HTML_BRIEF_FINDINGS; its duration is in the
  * summary line): a handful of elements.  It goes inside a <noscript>
@@ -1379,6 +1492,18 @@ static void brief_block(struct out *o, const cJSON *r, enum oc_status st)
   }
   else
     put(o, "<p class=\"muted\">No findings.</p>\n");
+  /* the clients the server's answer breaks, by name (the matrix above has
+   * the reasons; a client's own limitation is no break) */
+  const cJSON *c;
+  k = 0;
+  cJSON_ArrayForEach(c, oc_json_obj(r, "clients")) {
+    if(!c->string || !cJSON_IsFalse(oc_json_get(c, "works")) || cJSON_IsTrue(oc_json_get(c, "limitation")))
+      continue;
+    put(o, k++ ? ", " : "<p class=\"brief clients\">Breaks ");
+    txt(o, c->string);
+  }
+  if(k)
+    put(o, ".</p>\n");
   put(o, "</div>\n</details>\n");
 }
 
@@ -1449,6 +1574,7 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i
     put(o, "</p>\n");
   }
   findings_block(o, r);
+  clients_block(o, r);
   render_block(o, doc, r, base_prompt, have_base);
   timing_block(o, r);
 
@@ -1746,6 +1872,8 @@ int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct 
       header_section(&o, doc);
     else if(strcmp(name, "SUMMARY") == 0)
       summary_section(&o, doc);
+    else if(strcmp(name, "CLIENTS") == 0)
+      clients_section(&o, doc);
     else if(strcmp(name, "MATRIX") == 0)
       matrix_section(&o, doc);
     else if(strcmp(name, "GRID") == 0)

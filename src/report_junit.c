@@ -13,6 +13,7 @@
 
 #include "deployment.h"
 #include "json.h"
+#include "matrix.h"
 #include "report.h"
 #include "results_json.h"
 #include "secret.h"
@@ -100,6 +101,13 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
       break;
     }
   }
+  struct oc_buf policy_clients;
+  oc_buf_init(&policy_clients, OC_CAP_MESSAGE);
+  const cJSON *pc;
+  cJSON_ArrayForEach(pc, oc_json_arr(oc_json_obj(run, "policy"), "clients"))
+    if(cJSON_IsString(pc) && ((policy_clients.len && oc_buf_adds(&policy_clients, ",")) ||
+                              oc_buf_adds(&policy_clients, pc->valuestring)))
+      break;
   char shard[64] = "";
   const cJSON *sh = oc_json_obj(run, "shard");
   if(oc_json_is_integer(oc_json_get(sh, "index")) && oc_json_is_integer(oc_json_get(sh, "count")))
@@ -126,6 +134,9 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
      (rc = add_property(b, "oacheck.mode", oc_json_str(run, "mode"))) ||
      (rc = add_property(b, "oacheck.started", oc_json_str(run, "started"))) ||
      (rc = add_property(b, "oacheck.shard", shard[0] ? shard : NULL)) ||
+     (rc = add_property(b, "oacheck.policy", oc_json_str(oc_json_obj(run, "policy"), "mode"))) ||
+     (rc = add_property(b, "oacheck.policy.text", oc_json_str(oc_json_obj(run, "policy"), "text"))) ||
+     (rc = add_property(b, "oacheck.clients", policy_clients.len ? oc_buf_str(&policy_clients) : NULL)) ||
      (rc = add_property_json(b, "oacheck.merged_from", oc_json_get(run, "merged_from"))) ||
      (rc = deployment_properties(b, t)))
     goto out;
@@ -133,6 +144,116 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
 out:
   free(url);
   oc_buf_free(&models);
+  oc_buf_free(&policy_clients);
+  return rc;
+}
+
+static int add_message_attr(struct oc_buf *b, const char *rule, const char *msg)
+{
+  int rc = oc_buf_adds(b, " message=\"");
+  if(!rc && rule)
+    rc = oc_esc_addn_cut(b, rule, 200, OC_ESC_XML_ATTR);
+  if(!rc && rule && msg)
+    rc = oc_buf_adds(b, ": ");
+  if(!rc && msg)
+    rc = oc_esc_addn_cut(b, msg, OC_JUNIT_MESSAGE_MAX, OC_ESC_XML_ATTR);
+  if(!rc)
+    rc = oc_buf_addc(b, '"');
+  return rc;
+}
+
+/* ---- "Will my client work?" ------------------------------------------------------------
+ * First, one testsuite per target with a testcase per client: a failure
+ * when the server breaks it in some row (the same break fails the case it
+ * comes from too), skipped when no case exercised it, else a pass; the
+ * rows, limitations included, in its system-out. */
+
+static int matrix_counts(const struct oc_matrix *m, int k, int *breaks, int *exercised)
+{
+  *breaks = *exercised = 0;
+  for(int row = 0; row < OC_ROW__COUNT; row++) {
+    *breaks += m->cells[row][k].state == OC_CELL_BREAKS;
+    *exercised += m->cells[row][k].state != OC_CELL_NOT_EXERCISED;
+  }
+  return 0;
+}
+
+static int cell_text(struct oc_buf *t, const struct oc_cell *cell, int row)
+{
+  int rc = oc_buf_printf(t, "%s: %s", oc_row_title(row), oc_cell_state_name(cell->state));
+  if(!rc && cell->reason && (cell->state == OC_CELL_BREAKS || cell->state == OC_CELL_LIMITATION))
+    rc = oc_buf_printf(t, "%s: %s (%s/%s)", cell->state == OC_CELL_LIMITATION ? " (the client's own, "
+                       "OpenAI's answers too)" : "", cell->reason, cell->suite ? cell->suite : "",
+                       cell->kase ? cell->kase : "");
+  return rc ? rc : oc_buf_addc(t, '\n');
+}
+
+static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_matrix *m, long id,
+                            const char *timestamp)
+{
+  struct oc_buf t, name;
+  oc_buf_init(&t, OC_CAP_REPORT);
+  oc_buf_init(&name, OC_CAP_MESSAGE * 4);
+  long fails = 0, skips = 0;
+  for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+    int br, ex;
+    matrix_counts(m, k, &br, &ex);
+    fails += br > 0;
+    skips += ex == 0;
+  }
+  int rc = oc_buf_printf(&name, "Will my client work? (%s)", m->target);
+  if(!rc) rc = oc_buf_adds(b, "  <testsuite");
+  if(!rc) rc = add_attr(b, "name", oc_buf_str(&name));
+  if(!rc) rc = add_attr(b, "package", m->target);
+  if(!rc) rc = add_attr_long(b, "id", id);
+  if(!rc) rc = add_attr_long(b, "tests", OC_CLIENT__COUNT);
+  if(!rc) rc = add_attr_long(b, "failures", fails);
+  if(!rc) rc = oc_buf_adds(b, " errors=\"0\"");
+  if(!rc) rc = add_attr_long(b, "skipped", skips);
+  if(!rc) rc = oc_buf_adds(b, " time=\"0.000\"");
+  if(!rc && timestamp) rc = add_attr(b, "timestamp", timestamp);
+  if(!rc) rc = oc_buf_adds(b, ">\n");
+  if(!rc) rc = add_properties(b, doc, m->target);
+  for(int k = 0; !rc && k < OC_CLIENT__COUNT; k++) {
+    int br, ex;
+    matrix_counts(m, k, &br, &ex);
+    oc_buf_reset(&t);
+    rc = oc_buf_adds(b, "    <testcase");
+    if(!rc) rc = add_attr(b, "name", oc_client_name((enum oc_client_id)k));
+    if(!rc) rc = add_attr(b, "classname", oc_buf_str(&name));
+    if(!rc) rc = oc_buf_adds(b, " time=\"0.000\">\n");
+    for(int row = 0; !rc && row < OC_ROW__COUNT; row++)
+      if(m->cells[row][k].state != OC_CELL_NOT_EXERCISED)
+        rc = cell_text(&t, &m->cells[row][k], row);
+    if(!rc && !ex)
+      rc = oc_buf_adds(b, "      <skipped message=\"not exercised: no case of a checklist row reached this "
+                          "client\"/>\n");
+    for(int row = 0; !rc && br && row < OC_ROW__COUNT; row++) {
+      const struct oc_cell *cell = &m->cells[row][k];
+      if(cell->state != OC_CELL_BREAKS)
+        continue;
+      struct oc_buf msg;
+      oc_buf_init(&msg, OC_CAP_MESSAGE);
+      rc = oc_buf_printf(&msg, "breaks on %s: %s (%s/%s)", oc_row_title(row), cell->reason ? cell->reason : "",
+                         cell->suite ? cell->suite : "", cell->kase ? cell->kase : "");
+      if(!rc) rc = oc_buf_adds(b, "      <failure type=\"CLIENT-BREAKS\"");
+      if(!rc) rc = add_message_attr(b, NULL, oc_buf_str(&msg));
+      if(!rc) rc = oc_buf_addc(b, '>');
+      if(!rc) rc = oc_esc_add(b, t.data ? t.data : "", t.len, OC_ESC_XML_TEXT);
+      if(!rc) rc = oc_buf_adds(b, "</failure>\n");
+      oc_buf_free(&msg);
+      break; /* one failure element: the first row it breaks on */
+    }
+    if(!rc && t.len) {
+      rc = oc_buf_adds(b, "      <system-out>");
+      if(!rc) rc = oc_esc_add(b, t.data, t.len, OC_ESC_XML_TEXT);
+      if(!rc) rc = oc_buf_adds(b, "</system-out>\n");
+    }
+    if(!rc) rc = oc_buf_adds(b, "    </testcase>\n");
+  }
+  if(!rc) rc = oc_buf_adds(b, "  </testsuite>\n");
+  oc_buf_free(&t);
+  oc_buf_free(&name);
   return rc;
 }
 
@@ -259,19 +380,6 @@ static int system_out_text(struct oc_buf *t, const cJSON *r)
 }
 
 /* message="RULE: message", cut: a CI page shows it on one line. */
-static int add_message_attr(struct oc_buf *b, const char *rule, const char *msg)
-{
-  int rc = oc_buf_adds(b, " message=\"");
-  if(!rc && rule)
-    rc = oc_esc_addn_cut(b, rule, 200, OC_ESC_XML_ATTR);
-  if(!rc && rule && msg)
-    rc = oc_buf_adds(b, ": ");
-  if(!rc && msg)
-    rc = oc_esc_addn_cut(b, msg, OC_JUNIT_MESSAGE_MAX, OC_ESC_XML_ATTR);
-  if(!rc)
-    rc = oc_buf_addc(b, '"');
-  return rc;
-}
 
 static int add_testcase(struct oc_buf *b, const cJSON *r, const char *classname)
 {
@@ -475,6 +583,8 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
   const cJSON *doc = rs->doc;
   struct oc_buf *b = sink->b;
   struct groups groups;
+  struct oc_matrix *ms = NULL;
+  size_t nm = 0;
   struct oc_buf classname;
   oc_buf_init(&classname, OC_CAP_MESSAGE * 4);
   int rc = group_results(rs, &groups);
@@ -494,15 +604,28 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
   }
   /* a merge that lacks shards (shard.c) is an error testcase each */
   long shard_problems = oc_shards_problems(doc, NULL);
+  if((rc = oc_matrix_build_from(rs, &ms, &nm)))
+    goto out;
+  long mtests = 0, mfails = 0;
+  for(size_t i = 0; i < nm; i++)
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      int br, ex;
+      matrix_counts(&ms[i], k, &br, &ex);
+      mtests++;
+      mfails += br > 0;
+    }
   char secs[32];
   oc_ms_to_seconds(all.duration_ms, secs);
   long incomplete = oc_json_bool(doc, "incomplete", 0) ? 1 : 0;
   if((rc = oc_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oacheck\"")) ||
-     (rc = add_attr_long(b, "tests", all.total + unreachable + incomplete + shard_problems)) ||
-     (rc = add_attr_long(b, "failures", all.fail)) ||
+     (rc = add_attr_long(b, "tests", all.total + unreachable + incomplete + shard_problems + mtests)) ||
+     (rc = add_attr_long(b, "failures", all.fail + mfails)) ||
      (rc = add_attr_long(b, "errors", all.error + unreachable + incomplete + shard_problems)) ||
      (rc = add_attr(b, "time", secs)) || (rc = oc_buf_adds(b, ">\n")))
     goto out;
+  for(size_t i = 0; i < nm; i++)
+    if((rc = add_matrix_suite(b, doc, &ms[i], (long)(ngroups + i), timestamp)))
+      goto out;
 
   for(size_t g = 0; g < ngroups; g++) {
     const char *gt = groups.pairs.as[g], *gs = groups.pairs.bs[g];
@@ -549,7 +672,7 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
     if((rc = oc_buf_adds(b, "  </testsuite>\n")))
       goto out;
   }
-  long id = (long)ngroups;
+  long id = (long)(ngroups + nm);
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
     if(name && cJSON_IsFalse(oc_json_get(t, "reachable")) && !target_has_results(rs, name) &&
@@ -563,6 +686,7 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
   rc = oc_buf_adds(b, "</testsuites>\n");
 out:
   groups_free(&groups);
+  oc_matrix_free(ms, nm);
   oc_buf_free(&classname);
   return rc;
 }

@@ -132,7 +132,9 @@ static cJSON *merge_header(const cJSON *const *docs, size_t n, const struct name
      !cJSON_AddStringToObject(o, "started", started ? started : "") ||
      (finished && !cJSON_AddStringToObject(o, "finished", finished)) ||
      !cJSON_AddStringToObject(o, "mode", mixed ? "mixed" : mode ? mode : "replay") ||
-     add_copy(o, "note", agreed(docs, n, "note")))
+     add_copy(o, "note", agreed(docs, n, "note")) ||
+     /* runs under different verdict policies have none in common */
+     add_copy(o, "policy", agreed(docs, n, "policy")))
     goto fail;
   const cJSON *cmd = agreed(docs, n, "command");
   if(cJSON_IsString(cmd)) {

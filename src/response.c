@@ -19,6 +19,7 @@
 #include "schema.h"
 #include "secret.h"
 #include "util.h"
+#include "verdict.h"
 
 /* ---- schemas ------------------------------------------------------------------ */
 
@@ -223,6 +224,10 @@ void oc_response_init(struct oc_response *r, const struct oc_request_info *req,
   r->keep_events = keep_events;
   oc_headers_init(&r->headers);
   oc_buf_init(&r->body, OC_CAP_BODY);
+  for(int i = 0; i < OC_CLIENT__COUNT; i++) {
+    r->verdicts[i].outcome = OC_CO_NOT_EXERCISED;
+    r->verdicts[i].works = -1;
+  }
 }
 
 static const struct oc_schema *chunk_schema_for(const struct oc_response *r)
@@ -264,9 +269,21 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
                   .actual = r->media[0] ? r->media : "no Content-Type"),
             "a non-streamed response is %s, not application/json",
             r->media[0] ? r->media : "untyped");
+  if(r->req->api == OC_API_CHAT && !r->clients) {
+    /* a model that cannot be set up leaves its clients not exercised */
+    r->clients = oc_clients_new(r->req, r->schemas ? r->schemas->reg : NULL);
+    if(r->clients) {
+      oc_clients_set_partial(r->clients, c->partial);
+      oc_clients_head(r->clients, status, NULL, &r->headers);
+    }
+    else
+      c->oom = 1;
+  }
   if(r->is_sse) {
     oc_stream_init(&r->stream, r->req, c, chunk_schema_for(r), r->schemas ? r->schemas->reg : NULL,
                    r->t_sent, r->timing_recorded, r->keep_events);
+    if(ok)
+      r->stream.clients = r->clients;
     r->stream.schemas = r->schemas;
     r->stream.chunk_rel = r->req->api == OC_API_COMPLETIONS ? "text_completion.chunk.json"
                                                             : "chat.completion.chunk.json";
@@ -473,6 +490,8 @@ static const struct oc_schema *other_schema(const struct oc_response *r, const c
   return NULL;
 }
 
+static void finish_decode(struct oc_response *r, uint64_t t_ns, int complete);
+
 static void finish_json(struct oc_response *r)
 {
   struct oc_check *c = r->check;
@@ -559,12 +578,34 @@ out:
   oc_jdoc_free(&doc);
 }
 
+/* The client models' verdicts, then the verdict policy over the findings. */
+static void judge_clients(struct oc_response *r, int complete)
+{
+  if(r->clients) {
+    if(!(r->is_sse && r->status >= 200 && r->status < 300) && !r->body_overflow)
+      oc_clients_body(r->clients, oc_buf_str(&r->body), r->body.len);
+    if(!r->body_overflow) {
+      oc_clients_finish(r->clients, complete, r->verdicts);
+      r->judged = 1;
+    }
+    if(oc_clients_oom(r->clients))
+      r->check->oom = 1;
+  }
+  oc_verdict_apply(r->check, r->judged ? r->verdicts : NULL);
+}
+
 void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
 {
   if(r->finished)
     return;
   r->finished = 1;
   r->t_end = t_ns;
+  finish_decode(r, t_ns, complete);
+  judge_clients(r, complete);
+}
+
+static void finish_decode(struct oc_response *r, uint64_t t_ns, int complete)
+{
   if(r->is_sse) {
     if(r->status >= 400)
       check_error_body(r, NULL);
@@ -598,6 +639,7 @@ void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
 
 void oc_response_free(struct oc_response *r)
 {
+  oc_clients_free(r->clients);
   oc_headers_free(&r->headers);
   if(r->stream_started)
     oc_stream_free(&r->stream);
@@ -809,6 +851,16 @@ int oc_response_analyze(const struct oc_schemas *schemas, const struct oc_check 
                         size_t req_len, int status, const struct oc_headers *headers,
                         const char *body, size_t len, const size_t *pieces, size_t npieces)
 {
+  return oc_response_analyze_clients(schemas, policy, method, path, req_body, req_len, status,
+                                     headers, body, len, pieces, npieces, NULL);
+}
+
+int oc_response_analyze_clients(const struct oc_schemas *schemas, const struct oc_check *policy,
+                                const char *method, const char *path, const char *req_body,
+                                size_t req_len, int status, const struct oc_headers *headers,
+                                const char *body, size_t len, const size_t *pieces,
+                                size_t npieces, struct oc_client_verdict *verdicts)
+{
   /* a request that does not parse is analysed as one without a body; one
    * that could not be parsed for want of memory is not analysed at all */
   cJSON *req_json = NULL;
@@ -830,6 +882,8 @@ int oc_response_analyze(const struct oc_schemas *schemas, const struct oc_check 
   if(!rc && at < len)
     rc = oc_response_body(&r, body + at, len - at, 0);
   oc_response_finish(&r, 0, 1);
+  if(verdicts)
+    memcpy(verdicts, r.verdicts, sizeof(r.verdicts));
   oc_response_free(&r);
   cJSON_Delete(req_json);
   if(!rc && check.oom)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "chat.h"
+#include "client.h"
 #include "headers.h"
 #include "jdoc.h"
 #include "request.h"
@@ -95,6 +96,12 @@ struct oc_response {
   int parsed_too_big;       /* it parsed, but a cJSON copy would cost too much memory */
   struct oc_message *messages; /* non-stream chat choices */
   size_t nmessages;
+  /* What each client library makes of it (chat completions only), judged
+   * when the response finishes; the verdict policy (verdict.c) then
+   * applies to the findings. */
+  struct oc_clients *clients;
+  struct oc_client_verdict verdicts[OC_CLIENT__COUNT];
+  int judged;               /* verdicts hold the models' verdicts */
 };
 
 /* Prepare *r for one response to req.  Everything is borrowed. */
@@ -107,7 +114,9 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
 /* Body bytes (after any content decoding). */
 int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_ns);
 /* The body ended.  complete is 0 when the transport cut it (reset,
- * timeout): stream rules then see a cut stream. */
+ * timeout): stream rules then see a cut stream.  The client models give
+ * their verdicts and the verdict policy of the check applies here, before
+ * any case expectation adds its own findings. */
 void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete);
 void oc_response_free(struct oc_response *r);
 
@@ -148,5 +157,12 @@ int oc_response_analyze(const struct oc_schemas *schemas, const struct oc_check 
                         const char *method, const char *path, const char *req_body,
                         size_t req_len, int status, const struct oc_headers *headers,
                         const char *body, size_t len, const size_t *pieces, size_t npieces);
+/* The same, also handing out the client models' verdicts (OC_CLIENT__COUNT
+ * of them; not exercised for anything but a chat completion). */
+int oc_response_analyze_clients(const struct oc_schemas *schemas, const struct oc_check *policy,
+                                const char *method, const char *path, const char *req_body,
+                                size_t req_len, int status, const struct oc_headers *headers,
+                                const char *body, size_t len, const size_t *pieces,
+                                size_t npieces, struct oc_client_verdict *verdicts);
 
 #endif

@@ -40,6 +40,35 @@ cJSON *oc_finding_json(const struct oc_finding *f)
   oc_json_put_str_or_null(&oom, o, "expected", f->expected);
   oc_json_put_str_or_null(&oom, o, "actual", f->actual);
   oc_json_put_str_or_null(&oom, o, "excerpt", f->excerpt);
+  if(f->clients) {
+    cJSON *cl = oc_json_put(&oom, o, "clients", cJSON_CreateArray());
+    for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++)
+      if(f->clients & (1u << i))
+        oc_json_put_str(&oom, cl, NULL, oc_client_name((enum oc_client_id)i));
+  }
+  if(f->spec_only)
+    oc_json_put(&oom, o, "spec_only", cJSON_CreateTrue());
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
+cJSON *oc_clients_json(const struct oc_client_verdict *v)
+{
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++) {
+    cJSON *c = oc_json_put(&oom, o, oc_client_name((enum oc_client_id)i), cJSON_CreateObject());
+    oc_json_put(&oom, c, "works",
+                v[i].outcome == OC_CO_NOT_EXERCISED ? cJSON_CreateNull() : cJSON_CreateBool(v[i].works == 1));
+    oc_json_put_str(&oom, c, "outcome", oc_client_outcome_name(v[i].outcome));
+    oc_json_put_str(&oom, c, "reason", v[i].reason);
+    oc_json_put_str(&oom, c, "basis", oc_client_basis_name(oc_client_basis((enum oc_client_id)i)));
+    if(oc_client_broken(&v[i]))
+      oc_json_put(&oom, c, "limitation", cJSON_CreateBool(v[i].limitation != 0));
+  }
   if(oom) {
     cJSON_Delete(o);
     return NULL;
@@ -221,6 +250,7 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
     oc_json_put(&oom, tags, NULL, cJSON_CreateString(k->tags[i]));
   oc_json_put_str(&oom, r, "status", oc_case_status(o));
   oc_json_put_str_or_null(&oom, r, "reason", o->reason);
+  oc_json_put_str(&oom, r, "checklist", o->checklist);
   oc_json_put_str(&oom, r, "profile", o->target->profile ? o->target->profile->name : "openai");
   oc_json_put(&oom, r, "duration_ms",
               o->duration_ms >= 0 ? cJSON_CreateNumber(o->duration_ms) : cJSON_CreateNull());
@@ -249,6 +279,8 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   }
   else
     oc_json_put(&oom, r, "response", cJSON_CreateNull());
+  if(o->verdicts)
+    oc_json_put(&oom, r, "clients", oc_clients_json(o->verdicts));
   if(o->message)
     oc_json_put(&oom, r, "message", cJSON_Duplicate(o->message, 1));
   if(o->timing)

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "client.h"
 #include "finding.h"
 #include "response.h"
 #include "suite.h"
@@ -37,6 +38,12 @@ struct oc_case_outcome {
   int no_suite;                     /* proxy traffic: no suite file can send it again */
   const char *reproduce_oacheck;    /* with no_suite: the oacheck command that reproduces it
                                      * (record --to-suite), or NULL */
+  /* What the client models made of the response (OC_CLIENT__COUNT of
+   * them), or NULL when none judged it (not a chat completion, no
+   * response); and the name of the case's checklist row (matrix.h), or
+   * NULL for none. */
+  const struct oc_client_verdict *verdicts;
+  const char *checklist;
 };
 
 /* "pass", "fail", "error", "skip". */
@@ -45,5 +52,9 @@ const char *oc_case_status(const struct oc_case_outcome *o);
 cJSON *oc_result_json(struct oc_case_outcome *o);
 /* A finding as the results schema's "finding". */
 cJSON *oc_finding_json(const struct oc_finding *f);
+/* A result's "clients": the six verdicts, always all of them; a client
+ * the exchange does not exercise (a stream helper on a non-streamed
+ * request) has outcome "not-exercised" and works null. */
+cJSON *oc_clients_json(const struct oc_client_verdict *v);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "exchange.h"
 #include "util.h"
 
@@ -250,6 +251,24 @@ static int parse_directive(struct oc_rulefile *rf, char *s, const char *name, in
     }
     return OC_OK;
   }
+  if(n == 6 && strncmp(s, "breaks", 6) == 0) {
+    rf->breaks_given = 1;
+    for(char *p = arg; *p;) {
+      size_t k = strcspn(p, " ");
+      char c = p[k];
+      p[k] = '\0';
+      int id = oc_client_find(p);
+      if(id < 0)
+        return set_err(err, errlen, OC_EPARSE, name, line,
+                       "breaks: '%s' is not a client model (oacheck run --help lists them)", p);
+      rf->breaks |= 1u << id;
+      p[k] = c;
+      p += k;
+      while(*p == ' ')
+        p++;
+    }
+    return OC_OK;
+  }
   if(n == 4 && strncmp(s, "what", 4) == 0) {
     free(rf->what);
     rf->what = oc_strdup(arg);
@@ -281,7 +300,7 @@ static int parse_directive(struct oc_rulefile *rf, char *s, const char *name, in
     return OC_OK;
   }
   return set_err(err, errlen, OC_EPARSE, name, line,
-                 "unknown directive '%s' (what, profile, partial, case, timing, related, finding, "
+                 "unknown directive '%s' (what, profile, partial, case, timing, related, breaks, finding, "
                  "or a '--- request'/'--- response' section)", s);
 }
 
@@ -305,7 +324,7 @@ static int next_line(const char *buf, size_t len, size_t *pos, const char **line
 static int known_directive(const char *l, size_t n)
 {
   static const char *const words[] = { "what", "profile", "partial", "case", "timing", "related",
-                                       "finding" };
+                                       "breaks", "finding" };
   size_t w = strcspn(l, " \n");
   if(w > n)
     w = n;
@@ -464,9 +483,10 @@ int oc_rulefile_parse(const char *buf, size_t len, const char *name, struct oc_r
       rf->ex.npieces = 1;
     }
   }
-  if(rf->nfindings == 0 && !oc_ruleset_empty(&rf->related)) {
+  if(rf->nfindings == 0 && (!oc_ruleset_empty(&rf->related) || rf->breaks)) {
     rc = set_err(err, errlen, OC_EPARSE, name, 1,
-                 "'related' without any 'finding': in a clean case nothing may fire");
+                 "'%s' without any 'finding': in a clean case nothing may fire",
+                 rf->breaks ? "breaks" : "related");
     goto out;
   }
 out:
@@ -530,12 +550,17 @@ size_t oc_rulefile_compare(const struct oc_rulefile *rf, const struct oc_finding
     oc_buf_adds(why, "out of memory\n");
     return 1;
   }
+  unsigned broken = 0;
   for(size_t i = 0; i < f->count; i++) {
     const struct oc_finding *x = &f->items[i];
     if(!x->message || !*x->message) {
       describe(why, "a finding without a message:", x->rule, x->severity, x->chunk, x->byte, x->path, NULL);
       bad++;
     }
+    if(x->rule == OC_R_CLIENT_BREAKS)
+      broken |= x->clients;
+    if(x->rule == OC_R_CLIENT_BREAKS && rf->breaks_given && !oc_ruleset_has(&rf->listed, x->rule))
+      continue; /* judged by name below */
     if(!oc_ruleset_has(&rf->listed, x->rule)) {
       if(!oc_ruleset_has(&rf->related, x->rule)) {
         describe(why, "fired, not expected:", x->rule, x->severity, x->chunk, x->byte, x->path, x->message);
@@ -569,6 +594,13 @@ size_t oc_rulefile_compare(const struct oc_rulefile *rf, const struct oc_finding
       describe(why, lead, w->rule, w->severity, w->chunk, w->byte, w->path, NULL);
       bad++;
     }
+  if(rf->breaks_given && broken != rf->breaks)
+    for(int i = 0; i < OC_CLIENT__COUNT; i++)
+      if(((broken ^ rf->breaks) >> i) & 1u) {
+        oc_buf_printf(why, "%s: %s\n", oc_client_name((enum oc_client_id)i),
+                      (broken >> i) & 1u ? "breaks, not expected (breaks)" : "expected to break, does not");
+        bad++;
+      }
   free(used);
   return bad;
 }

@@ -37,6 +37,10 @@ struct oc_rulefile {
   char *expect_case;       /* "case": a suite case's "expect" object (JSON text), or NULL */
   struct oc_ruleset related;  /* "related": rules that may fire too, anyhow */
   struct oc_ruleset listed;   /* the rules named by "finding" lines */
+  /* "breaks": the clients (a bit per enum oc_client_id) CLIENT-BREAKS
+   * findings name, exactly, whatever their severity and place */
+  unsigned breaks;
+  int breaks_given;
   struct oc_rulefile_finding *findings;
   size_t nfindings;
   size_t afindings;
@@ -70,8 +74,9 @@ int oc_rulefile_unescape(const char *p, size_t n, struct oc_buf *out, const char
 
 /* Compare findings f with what rf expects: every finding of a listed rule
  * matches one "finding" line (rule, severity, chunk, byte, path) and every
- * line is matched once; rules in "related" may fire anyhow; nothing else
- * may fire; every finding has a message.  Returns 0 when they agree, else
+ * line is matched once; rules in "related" may fire anyhow; with "breaks",
+ * CLIENT-BREAKS findings name exactly those clients; nothing else may
+ * fire; every finding has a message.  Returns 0 when they agree, else
  * the number of disagreements, each written as one line into *why. */
 size_t oc_rulefile_compare(const struct oc_rulefile *rf, const struct oc_findings *f,
                            struct oc_buf *why);

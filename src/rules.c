@@ -21,6 +21,45 @@ const struct oc_rule oc_rules[OC_R__COUNT] = {
 #undef RULE
 };
 
+static const char *const contract_why[OC_R__COUNT] = {
+#define RULE(name, id, family, layer, sev, statement, why, source, fix)
+#define CONTRACT(name, why) [OC_R_##name] = why,
+#define CONTRACT_FAMILY(family, why)
+#include "rules.def"
+#undef CONTRACT_FAMILY
+#undef CONTRACT
+#undef RULE
+};
+
+static const struct {
+  const char *family, *why;
+} contract_families[] = {
+#define RULE(name, id, family, layer, sev, statement, why, source, fix)
+#define CONTRACT(name, why)
+#define CONTRACT_FAMILY(family, why) { family, why },
+#include "rules.def"
+#undef CONTRACT_FAMILY
+#undef CONTRACT
+#undef RULE
+};
+
+const char *oc_rule_contract_why(enum oc_rule_id rule)
+{
+  if((unsigned)rule >= OC_R__COUNT)
+    return NULL;
+  if(contract_why[rule])
+    return contract_why[rule];
+  for(size_t i = 0; i < OC_ARRAY_LEN(contract_families); i++)
+    if(strcmp(oc_rules[rule].family, contract_families[i].family) == 0)
+      return contract_families[i].why;
+  return NULL;
+}
+
+int oc_rule_contract(enum oc_rule_id rule)
+{
+  return oc_rule_contract_why(rule) != NULL;
+}
+
 size_t oc_rules_count(void)
 {
   return OC_R__COUNT;
@@ -103,13 +142,11 @@ static const struct oc_profile_override vllm_overrides[] = {
   { OC_R_ERROR_SHAPE, OC_SEV_WARNING, "vLLM's errors use an exception class as type and an integer code (V6)" },
   { OC_R_TOOL_NAME_ONCE, OC_SEV_WARNING, "vLLM repeats the name for a named tool_choice (V3)" },
   { OC_R_TOOL_DELTA_HEAD, OC_SEV_WARNING, "vLLM sends no id for a named tool_choice (V3)" },
-  { OC_R_CLIENT_PY_CONCAT, OC_SEV_WARNING, "vLLM repeats the name for a named tool_choice (V3)" },
 };
 
 /* Ollama's OpenAI layer per its recordings (OL1-OL8). */
 static const struct oc_profile_override ollama_overrides[] = {
   { OC_R_STREAM_ROLE_ONCE, OC_SEV_INFO, "Ollama repeats role on every delta (OL1)" },
-  { OC_R_CLIENT_PY_CONCAT, OC_SEV_WARNING, "Ollama repeats role on every delta (OL1)" },
   { OC_R_ERROR_SHAPE, OC_SEV_WARNING, "Ollama's error type does not follow the status (OL6)" },
 };
 
@@ -144,6 +181,7 @@ void oc_check_init(struct oc_check *c, struct oc_findings *out, const struct oc_
   memset(c, 0, sizeof(*c));
   c->out = out;
   c->profile = profile ? profile : oc_profile_default();
+  c->clients = ~0u;
 }
 
 void oc_check_limit(struct oc_check *c, const char *fmt, ...)

@@ -2,7 +2,8 @@
  * why it matters to a client, source, default severity), the profiles
  * that adjust severities per server, and the check context through which
  * every check reports a finding.  The checks themselves live where the
- * data is (chat.c, message.c, response.c, client.c, expect.c). */
+ * data is (chat.c, message.c, response.c, expect.c); the client models'
+ * breaks are client*.c's, the verdict policy verdict.c's. */
 #ifndef OC_RULES_H
 #define OC_RULES_H
 
@@ -35,6 +36,12 @@ const char *oc_rule_name(enum oc_rule_id rule);
  * Resolve names once, where they are read, and report an unknown one
  * there with its file and line. */
 const struct oc_rule *oc_rule_find(const char *id);
+
+/* Is rule part of the contract (rules.def's CONTRACT and CONTRACT_FAMILY
+ * rows): does its failure fail a case whatever the clients do?  why: the
+ * row's reason, or NULL. */
+int oc_rule_contract(enum oc_rule_id rule);
+const char *oc_rule_contract_why(enum oc_rule_id rule);
 
 /* A set of rules, such as an allow list.  Cannot fail to grow: one bit
  * per row of rules.def. */
@@ -93,6 +100,12 @@ struct oc_check {
                                 case is an error of the run with this as its reason */
   const struct oc_dialect *dialect; /* the target's own tool-call markers (its chat template),
                                        looked for in content beside tool_markers.def; may be NULL */
+  /* The verdict policy (verdict.c): strict makes every error fail the case
+   * (the specification's verdict); otherwise an error that is no contract
+   * rule and breaks none of the selected clients is a warning. */
+  int strict;
+  unsigned clients;          /* selected client models, a bit per enum oc_client_id (all by
+                                default) */
 };
 
 /* Record that oacheck could not decide a check (the first reason is

@@ -17,16 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "deployment.h"
 #include "expect.h"
 #include "http.h"
 #include "json.h"
+#include "matrix.h"
 #include "report.h"
 #include "result.h"
 #include "results_json.h"
 #include "secret.h"
 #include "url.h"
 #include "util.h"
+#include "verdict.h"
 
 /* ---- signals --------------------------------------------------------------------------- */
 
@@ -100,6 +103,7 @@ void oc_run_options_init(struct oc_run_options *o)
   o->connect_timeout_ms = 10000;
   o->retries = 2;
   o->keep_events = 1;
+  o->clients = OC_CLIENTS_ALL;
 }
 
 int oc_glob_match(const char *g, const char *s)
@@ -265,6 +269,8 @@ static struct job *job_new(struct oc_run *r, struct oc_plan_item *it)
   oc_ruleset_merge(&j->allow, r->opts->allow);
   j->check.allow = &j->allow;
   j->check.dialect = &t->dialect; /* its template's own tool-call markers */
+  j->check.strict = r->opts->strict;
+  j->check.clients = r->opts->clients;
   return j;
 }
 
@@ -412,6 +418,9 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   j->retries = NULL;
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
+  o.verdicts = j->resp_started && j->resp.judged ? j->resp.verdicts : NULL;
+  o.checklist = oc_row_name(oc_row_of(o.kase->suite, o.kase->tags, o.kase->ntags,
+                                      j->req_built ? &j->info : NULL));
   cJSON *res = oc_result_json(&o);
   annotate(j, res);
   if(!arena) {
@@ -1049,6 +1058,7 @@ cJSON *oc_run_frame(const struct oc_run *r, const char *command, const char *not
    * memory running out */
   if(r->opts->shard && r->opts->shard->n > 1)
     oc_json_put(&oom, meta, "shard", oc_shard_json(r->opts->shard));
+  oc_json_put(&oom, meta, "policy", oc_verdict_policy_json(r->opts->strict, r->opts->clients));
   cJSON *targets = oc_json_arr(doc, "targets");
   for(size_t i = 0; !oom && i < r->ntargets; i++)
     oc_json_put(&oom, targets, NULL, oc_target_json(&r->targets[i]));

@@ -41,6 +41,10 @@ struct oc_run_options {
                                concurrency is the target's own, not --jobs) */
   int by_target;            /* plan every case of a target before the next target's */
   const char *spool_dir;    /* where the results spool goes (NULL: $TMPDIR) */
+  /* The verdict policy (verdict.h): --strict, and the clients whose break
+   * fails a case (a bit per enum oc_client_id; default all six). */
+  int strict;
+  unsigned clients;
 };
 
 void oc_run_options_init(struct oc_run_options *o);

@@ -199,7 +199,10 @@ static int dispatch(struct oc_sse_parser *p, uint64_t end_off, uint64_t t_end)
   }
   if(p->data.len == 0) {
     if(p->block_fields)
-      issue(p, OC_SSE_ISSUE_NO_DISPATCH, p->block_first, p->block_t_first, NULL, 0);
+      issue(p, OC_SSE_ISSUE_NO_DISPATCH, p->block_first, p->block_t_first,
+            p->type.len ? p->type.data : "", p->type.len);
+    else
+      issue(p, OC_SSE_ISSUE_BLANK, p->in_block ? p->block_first : end_off, t_end, NULL, 0);
     clear_block(p);
     return OC_OK;
   }

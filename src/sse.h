@@ -53,8 +53,12 @@ enum oc_sse_issue_kind {
   OC_SSE_ISSUE_ID_NUL,           /* an id field holding U+0000 was ignored */
   OC_SSE_ISSUE_RETRY_INVALID,    /* a retry field that is not all ASCII digits was ignored */
   OC_SSE_ISSUE_BOM,              /* a leading byte-order mark was stripped */
-  OC_SSE_ISSUE_NO_DISPATCH       /* a block with fields but no data field ended: nothing
-                                    dispatched (comment-only keep-alives are not reported) */
+  OC_SSE_ISSUE_NO_DISPATCH,      /* a block with fields but no data field ended: nothing
+                                    dispatched; detail is its event type ("" when none) */
+  OC_SSE_ISSUE_BLANK             /* a blank line ended no block with fields (a comment-only
+                                    keep-alive, or a stray blank line): nothing dispatched, but
+                                    decoders that dispatch on any blank line once an id was
+                                    set (openai-python's) yield an empty event here */
 };
 
 struct oc_sse_issue {

@@ -9,7 +9,8 @@
 # a client made more requests than it was asked to (retries are off), or
 # when one of the facts measured with the real SDKs (the crafted exchanges
 # of tests/data/crafted/clients/, oracle-expect.json) no longer holds for
-# the installed versions.  Skipped when node or the npm packages
+# the installed versions, or when a client model (src/client*.c) disagrees
+# with its real client on any exchange (tests/e2e/client-models.c).  Skipped when node or the npm packages
 # (tests/node/node_modules, installed by .ci/run) are absent: this test
 # never downloads anything.  Without the shared recordings the in-tree ones
 # are still run, and the test then reports a skip (a failure under CI=true).
@@ -91,6 +92,19 @@ if [ -n "${OACHECK_BUILDDIR:-}" ] && [ -d "$OACHECK_BUILDDIR/tests" ]; then
   cp "$TMP/oracle.jsonl" "$OACHECK_BUILDDIR/tests/client-oracle.jsonl"
   pass "results copied to $OACHECK_BUILDDIR/tests/client-oracle.jsonl"
 fi
+
+# The client models (src/client*.c) over exactly these exchanges: every
+# Node model must agree with its real client, outcome and works alike.
+MODELS="${OACHECK_BUILDDIR:-.}/tests/e2e/client-models"
+[ -x "$MODELS" ] || fail "$MODELS is not built (make check builds it)"
+set +e
+"$MODELS" --manifest "$TMP/manifest" --oracle "$TMP/oracle.jsonl" >"$TMP/models.log" 2>&1
+st=$?
+set -e
+cat "$TMP/models.log"
+[ "$st" != 2 ] || fail "the model comparison could not run (exit 2)"
+[ "$st" = 0 ] || fail "a client model disagrees with its real client (above)"
+pass "every Node client model agrees with its real client on every exchange"
 
 # Every request reached the recording it named, and each client run made
 # exactly one request (no retries, no second step of the ai SDK's loop).

@@ -2,7 +2,8 @@
 # proxy.sh — `oacheck proxy` between real clients and `oacheck serve`:
 # every client gets the bytes (and ends with the answer) it gets going
 # direct; the proxy's findings on each exchange equal `oacheck check` on
-# the cassette it recorded of it; a failing exchange becomes a suite case
+# the cassette it recorded of it, and so do its client verdicts under
+# --clients and --strict; a failing exchange becomes a suite case
 # (`record --to-suite`) that reproduces it; a client that disconnects
 # mid-stream, a target that resets and 32 clients at once end as results
 # of their own, with memory bounded; the client's API key reaches the
@@ -89,14 +90,71 @@ set +e
 set -e
 [ -s "$TMP/check.json" ] || { cat "$TMP/check.err" >&2; fail "oacheck check wrote no results"; }
 # the request-side and cross-turn rules are the proxy's own: check cannot see them
-"$FL" "$TMP/proxy.1.json" | sed 's/^[^ ]* //' | grep -Ev '^(REQUEST|CONV)-' | sort > "$TMP/want"
-"$FL" "$TMP/check.json" | sed 's/^[^ ]* //' | sort > "$TMP/got"
+"$FL" "$TMP/proxy.1.json" | grep -Ev '^(REQUEST|CONV)-' | sort > "$TMP/want"
+"$FL" "$TMP/check.json" | sort > "$TMP/got"
 [ -s "$TMP/want" ] || fail "the proxy found nothing on the crafted exchanges (all of them break a rule)"
 if ! cmp -s "$TMP/want" "$TMP/got"; then
   diff -u "$TMP/want" "$TMP/got" >&2 || true
   fail "the proxy's findings differ from oacheck check on the same bytes (- proxy, + check)"
 fi
 pass "the proxy's findings equal oacheck check on the cassettes it recorded ($(wc -l < "$TMP/want") findings)"
+
+# ---- the client verdicts under the verdict policy, as oacheck check has
+# them: tool-call fragments without an index leave openai-node's stream
+# helper with tool_calls: [] (finish_reason "tool_calls"), while
+# openai-node's create rebuilds the call
+# proxy_one NAME WANT_STATUS [PROXY OPTIONS...] : that one exchange through
+# a proxy with those options; then oacheck check with the same options on
+# the cassette it recorded must give the same findings and verdicts
+proxy_one() {
+  name=$1; want=$2; shift 2
+  serve_start "$CRAFTED"
+  proxy_start "$URL" --record "$TMP/rec.$name" --json "$TMP/$name.json" "$@"
+  curl -sS -N -X POST -H 'X-Oacheck-Case: tool-call-no-index-stream' -H 'Content-Type: application/json' \
+    --data-binary '{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}' \
+    -o "$TMP/$name.got" "$PURL/v1/chat/completions"
+  proxy_stop "$want"
+  serve_stop
+  set +e
+  "$OACHECK" check "$@" --json "$TMP/$name.check.json" "$TMP/rec.$name/"*.cassette.gz >/dev/null 2>"$TMP/$name.check.err"
+  set -e
+  [ -s "$TMP/$name.check.json" ] || { cat "$TMP/$name.check.err" >&2; fail "$name: oacheck check wrote no results"; }
+  "$FL" --verdicts "$TMP/$name.json" > "$TMP/$name.verdicts"
+  "$FL" --verdicts "$TMP/$name.check.json" > "$TMP/$name.check.verdicts"
+  cmp -s "$TMP/$name.verdicts" "$TMP/$name.check.verdicts" ||
+    { diff -u "$TMP/$name.verdicts" "$TMP/$name.check.verdicts" >&2 || true; fail "$name: the proxy's client verdicts differ from oacheck check's"; }
+  "$FL" "$TMP/$name.json" > "$TMP/$name.findings"
+  "$FL" "$TMP/$name.check.json" > "$TMP/$name.check.findings"
+  cmp -s "$TMP/$name.findings" "$TMP/$name.check.findings" ||
+    { diff -u "$TMP/$name.findings" "$TMP/$name.check.findings" >&2 || true; fail "$name: the proxy's findings differ from oacheck check's"; }
+}
+# the default policy: every client selected, the stream helper's break fails it
+proxy_one verdicts 1
+expect_grep '^verdict: clients: ' "$PROXY_OUT"
+expect_grep '"mode":[[:space:]]*"clients"' "$TMP/verdicts.json"
+grep -qx 'openai-node-stream works=false outcome=wrong' "$TMP/verdicts.verdicts" ||
+  { cat "$TMP/verdicts.verdicts" >&2; fail "the proxy's results do not say openai-node-stream breaks"; }
+grep -qx 'openai-node works=true outcome=ok' "$TMP/verdicts.verdicts" ||
+  { cat "$TMP/verdicts.verdicts" >&2; fail "the proxy's results do not say openai-node works"; }
+grep -q '^CLIENT-BREAKS error .* clients=openai-node-stream$' "$TMP/verdicts.findings" ||
+  { cat "$TMP/verdicts.findings" >&2; fail "no CLIENT-BREAKS error names openai-node-stream"; }
+expect_grep 'BREAKS openai-node-stream, streaming: ' "$PROXY_OUT"
+# --clients openai-node: a client that works; the others' breaks are info,
+# the deviations warnings, and the exchange passes
+proxy_one only-node 0 --clients openai-node
+expect_grep '^verdict: clients: .* a break of openai-node;' "$PROXY_OUT"
+grep -q '^CLIENT-BREAKS info .* clients=openai-node-stream$' "$TMP/only-node.findings" ||
+  { cat "$TMP/only-node.findings" >&2; fail "--clients openai-node: the stream helper's break is not info"; }
+if grep -q '^[A-Z-]* error ' "$TMP/only-node.findings"; then
+  cat "$TMP/only-node.findings" >&2; fail "--clients openai-node: an error is left on an exchange openai-node handles"
+fi
+# --strict: the specification's verdict, every error fails it again
+proxy_one strict 1 --clients openai-node --strict
+expect_grep '^verdict: strict: ' "$PROXY_OUT"
+expect_grep '"mode":[[:space:]]*"strict"' "$TMP/strict.json"
+grep -q '^TOOL-DELTA-INDEX error ' "$TMP/strict.findings" ||
+  { cat "$TMP/strict.findings" >&2; fail "--strict: TOOL-DELTA-INDEX is not an error"; }
+pass "proxy --clients/--strict: the client verdicts and the policy of oacheck check on the same exchange"
 
 # ---- a failing exchange becomes a suite case that reproduces it
 one=$(ls "$TMP/rec.1/"*.cassette.gz | head -n 1)

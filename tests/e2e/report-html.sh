@@ -54,7 +54,7 @@ colours() {
   echo "${3:-0}"
 }
 
-for f in replay-llama two-targets hostile; do
+for f in replay-llama two-targets hostile clients; do
   expect_status 0 "$OACHECK" report render "$DATA/$f.json" --html "$TMP/$f.html"
   expect_no_grep '<link |<script src|src="http|href="http|@import|url\(' "$TMP/$f.html"
 done
@@ -78,6 +78,22 @@ expect_grep 'timing not recorded' "$D"
 expect_grep '<div id="controls" class="controls">' "$D"
 expect_grep '14 of 14 cases shown' "$D"
 pass "the page rendered: summary counts, findings, timeline; its script ran"
+
+# "Will my client work?" opens the page: a row per checklist item, a
+# column per client, a break linked to its case, a limitation told apart
+browse "$TMP/clients.html" "$TMP/clients"
+C="$TMP/clients.dom"
+first=$(grep -o '<section id="[a-z]*"' "$C" | head -n 1)
+[ "$first" = '<section id="clients"' ] || fail "the first section is $first, not the client matrix"
+expect_grep '<th>tool call streamed</th><td class="cl cl-works">works <span class="muted">\(2\)</span></td>' "$C"
+expect_grep '<td class="cl cl-breaks"><a href="#c-6">breaks</a><div class="why">tool_calls: 0 \(expected 1\)' "$C"
+expect_grep '<td class="cl cl-limit"><a href="#c-2">its limitation</a>' "$C"
+expect_grep '<td class="cl cl-none">—</td>' "$C"
+expect_grep '<span id="verdict-mode">verdict: clients</span>' "$C"
+expect_grep 'id="c-6"' "$C"
+# and each case says what every client made of it
+expect_grep '<tr><th>langchain</th><td class="cl cl-breaks">wrong</td><td>tool_calls: 0 \(expected 1\)</td><td class="muted">verified</td></tr>' "$C"
+pass "the client matrix: works, breaks (linked to its case), limitation, not exercised; the verdict policy"
 
 browse "$TMP/two-targets.html" "$TMP/two"
 expect_grep 'id="matrix"' "$TMP/two.dom"
@@ -109,6 +125,8 @@ expect_no_grep '<img' "$H"
 expect_grep '&lt;script&gt;document\.title=.PWNED.;' "$H"
 expect_grep '"&gt;&lt;img src=x onerror="document\.documentElement' "$H"
 expect_grep ']]&gt;&lt;!\[CDATA\[' "$H"
+# the client matrix shows a hostile reason as text too
+expect_grep '<td class="cl cl-breaks"><a href="#c-1">breaks</a><div class="why">TypeError: &lt;script&gt;' "$H"
 expect_no_grep 'sk-hostile|hunter2|sk-url' "$H"
 n=$(colours "$TMP/hostile.png")
 [ "$n" -gt 64 ] || fail "hostile screenshot has $n distinct colours"

@@ -227,13 +227,17 @@ START_TEST(shared_context_on_the_concurrency_recordings)
     const cJSON *res = f.results[i];
     const char *text = oc_json_str(oc_json_obj(oc_json_obj(res, "response"), "body"), "text");
     int exhausted = text && strstr(text, "Context size has been exceeded.");
+    int says = 0; /* a finding of this case quotes the server, or is the under-limit probe's */
     const cJSON *fd;
     cJSON_ArrayForEach(fd, oc_json_arr(res, "findings"))
     {
       const char *msg = oc_json_str(fd, "message");
       const cJSON *dg = oc_json_obj(fd, "diagnosis");
+      if(oc_streq(oc_json_str(fd, "rule"), "CTX-UNDER-LIMIT"))
+        says = 1;
       if(msg && strstr(msg, "Context size has been exceeded")) {
         quoting++;
+        says = 1;
         ck_assert_msg(dg != NULL, "%s/%s: %s has no diagnosis", oc_json_str(res, "suite"),
                       oc_json_str(res, "case"), oc_json_str(fd, "rule"));
       }
@@ -249,6 +253,8 @@ START_TEST(shared_context_on_the_concurrency_recordings)
     /* a case that ran out fails, and every error says why */
     if(exhausted) {
       ck_assert_str_eq(diag_of(res), "shared-context");
+      ck_assert_msg(says, "%s/%s ran out of context and no finding says so", oc_json_str(res, "suite"),
+                    oc_json_str(res, "case"));
       diagnosed_cases++;
     }
   }
@@ -256,7 +262,7 @@ START_TEST(shared_context_on_the_concurrency_recordings)
    * tool-call cases and the under-limit probes); which ones depends on
    * timing, so only a floor is asserted */
   ck_assert_uint_ge(diagnosed_cases, 5);
-  ck_assert_uint_ge(quoting, diagnosed_cases);
+  ck_assert_uint_ge(quoting, 1);
   replay_free(&f);
 }
 END_TEST
@@ -273,8 +279,10 @@ START_TEST(no_diagnosis_on_the_live_recordings)
                   oc_json_str(res, "case"), oc_json_str(oc_result_diagnosis(res), "id"));
     ck_assert_ptr_null(oc_json_obj(res, "rerun"));
   }
-  /* ../shared/recordings/llama-server-live/README.md: 11 fail */
-  ck_assert_uint_eq(failed, 11);
+  /* ../shared/recordings/llama-server-live/README.md: 11 fail; and
+   * n-2-stream, whose first chunk (choice 1) openai-python's stream helper
+   * raises IndexError on (a client break, docs/clients.md) */
+  ck_assert_uint_eq(failed, 12);
   replay_free(&f);
 }
 END_TEST

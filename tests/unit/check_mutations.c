@@ -665,46 +665,48 @@ static const struct mutation mutations[] = {
   { "drop [DONE], partial capture", CS, m_drop_done, NULL, NULL, 1 },
   { "drop [DONE]", CS, m_drop_done, "STREAM-DONE", NULL, 0 },
   { "drop [DONE]", TRS, m_drop_done, "STREAM-DONE", NULL, 0 },
-  { "pings after id: fields", CS, m_pings_after_id, "CLIENT-PY-EMPTY-EVENT", NULL, 0 },
-  { "strip tool-call index", TRS, m_strip_index, "TOOL-DELTA-INDEX", "CLIENT-PY-INDEX STREAM-CHUNK-SCHEMA", 0 },
-  { "strip tool-call id", TRS, m_strip_id, "TOOL-DELTA-HEAD", "CLIENT-NODE-FINALIZE", 0 },
-  { "strip tool-call type", TRS, m_strip_type, "TOOL-DELTA-HEAD", "CLIENT-NODE-FINALIZE", 0 },
-  { "strip role", CS, m_strip_role, "STREAM-ROLE-FIRST", "CLIENT-NODE-FINALIZE", 0 },
-  { "strip role", TRS, m_strip_role, "STREAM-ROLE-FIRST", "CLIENT-NODE-FINALIZE", 0 },
-  { "resend the name", TRS, m_resend_name, "TOOL-NAME-ONCE", "CLIENT-PY-CONCAT", 0 },
-  { "resend the id", TRS, m_resend_id, "CLIENT-PY-CONCAT", "TOOL-NAME-ONCE", 0 },
+  { "pings after id: fields", CS, m_pings_after_id, "CLIENT-BREAKS", NULL, 0 },
+  { "strip tool-call index", TRS, m_strip_index, "TOOL-DELTA-INDEX", "STREAM-CHUNK-SCHEMA", 0 },
+  { "strip tool-call id", TRS, m_strip_id, "TOOL-DELTA-HEAD", NULL, 0 },
+  { "strip tool-call type", TRS, m_strip_type, "TOOL-DELTA-HEAD", NULL, 0 },
+  { "strip role", CS, m_strip_role, "STREAM-ROLE-FIRST", NULL, 0 },
+  { "strip role", TRS, m_strip_role, "STREAM-ROLE-FIRST", NULL, 0 },
+  { "resend the name", TRS, m_resend_name, "TOOL-NAME-ONCE", NULL, 0 },
+  { "resend the id", TRS, m_resend_id, "CLIENT-BREAKS", "TOOL-NAME-ONCE", 0 },
   { "arguments as an object", TRS, m_args_object, "TOOL-ARGS-STRING", "STREAM-CHUNK-SCHEMA", 0 },
   { "id changes mid-stream", CS, m_id_change, "STREAM-ID-STABLE", NULL, 0 },
   { "id changes mid-stream", TRS, m_id_change, "STREAM-ID-STABLE", NULL, 0 },
   { "model changes", CS, m_model_change, "STREAM-MODEL-STABLE", NULL, 0 },
   { "created changes", CS, m_created_change, "STREAM-CREATED-STABLE", NULL, 0 },
   { "UTF-8 character split across events", CS, m_split_utf8, "SSE-UTF8",
-    "STREAM-REPLACEMENT-CHAR STREAM-CHUNK-JSON CLIENT-NODE-JSON", 0 },
+    "STREAM-REPLACEMENT-CHAR STREAM-CHUNK-JSON", 0 },
   { "split halves decoded as U+FFFD", CS, m_halves_decoded, "STREAM-REPLACEMENT-CHAR", NULL, 0 },
   { "400 as a 200 stream, then [DONE]", "ctx-overflow-stream", m_400_as_stream_done,
-    "STREAM-EARLY-ERROR", "CLIENT-PY-ERROR", 0 },
+    "STREAM-EARLY-ERROR", NULL, 0 },
   { "400 as a 200 stream, no [DONE]", "ctx-overflow-stream", m_400_as_stream_nodone,
-    "STREAM-EARLY-ERROR", "CLIENT-PY-ERROR STREAM-ERROR-EVENT STREAM-DONE", 0 },
+    "STREAM-EARLY-ERROR", "STREAM-ERROR-EVENT STREAM-DONE", 0 },
   { "error instead of finish and [DONE]", CS, m_error_midstream, "STREAM-ERROR-EVENT",
-    "STREAM-DONE CLIENT-PY-ERROR", 0 },
-  { "error instead of finish, then [DONE]", CS, m_error_midstream_done, "CLIENT-PY-ERROR", NULL, 0 },
-  { "event: error instead of finish", CS, m_typed_error_event, "STREAM-ERROR-EVENT", "CLIENT-PY-ERROR", 0 },
+    "STREAM-DONE", 0 },
+  { "error instead of finish, then [DONE]", CS, m_error_midstream_done, NULL, NULL, 0 },
+  { "event: error instead of finish", CS, m_typed_error_event, "STREAM-ERROR-EVENT", NULL, 0 },
   { "finish chunk twice", CS, m_duplicate_finish, "STREAM-FINISH-ONCE", NULL, 0 },
-  { "no finish chunk", CS, m_drop_finish, "STREAM-FINISH-ONCE", "CLIENT-NODE-FINALIZE", 0 },
+  { "no finish chunk", CS, m_drop_finish, "STREAM-FINISH-ONCE", NULL, 0 },
   { "content after finish", CS, m_content_after_finish, "STREAM-FINISH-ONCE", NULL, 0 },
   { "body cut inside an event", CS, m_cut_mid_event, "STREAM-TRUNCATED",
-    "STREAM-DONE STREAM-FINISH-ONCE CLIENT-NODE-FINALIZE", 0 },
-  { "empty data: line", CS, m_empty_data, "STREAM-CHUNK-JSON", "CLIENT-NODE-JSON", 0 },
-  { "comment rewrapped as data", CS, m_rewrapped_comment, "STREAM-CHUNK-JSON", "CLIENT-NODE-JSON", 0 },
+    "STREAM-DONE STREAM-FINISH-ONCE", 0 },
+  { "empty data: line", CS, m_empty_data, "STREAM-CHUNK-JSON", NULL, 0 },
+  { "comment rewrapped as data", CS, m_rewrapped_comment, "STREAM-CHUNK-JSON", NULL, 0 },
   { "error: field line", CS, m_error_field, "SSE-UNKNOWN-FIELD", NULL, 0 },
   { "content after [DONE]", CS, m_event_after_done, "STREAM-AFTER-DONE", NULL, 0 },
-  { "object chat.completion", CS, m_wrong_object, "CLIENT-PY-DROPPED-CHUNK", "STREAM-CHUNK-SCHEMA", 0 },
-  { "role on every delta", CS, m_role_every_delta, "STREAM-ROLE-ONCE", "CLIENT-PY-CONCAT", 0 },
+  /* on a stream that ends in "stop": chat-stream ends in "length", on which
+   * openai-python's stream helper raises before any content is compared */
+  { "object chat.completion", "json-schema-stream", m_wrong_object, "CLIENT-BREAKS", "STREAM-CHUNK-SCHEMA", 0 },
+  { "role on every delta", CS, m_role_every_delta, "STREAM-ROLE-ONCE", NULL, 0 },
   { "role null on later deltas", CS, m_role_null, "STREAM-ROLE-ONCE", "STREAM-CHUNK-SCHEMA", 0 },
   { "finish stop after a tool call", TRS, m_finish_stop, "TOOL-FINISH-REASON", NULL, 0 },
   { "parallel calls share index 0", TPS, m_shared_index, "TOOL-ID-INDEX",
-    "TOOL-ARGS-JSON TOOL-DELTA-HEAD CLIENT-NODE-NAME TOOL-CHOICE-HONOURED", 0 },
-  { "name in two pieces", TRS, m_fragment_name, "CLIENT-NODE-NAME", "TOOL-DELTA-HEAD", 0 },
+    "TOOL-ARGS-JSON TOOL-DELTA-HEAD TOOL-CHOICE-HONOURED", 0 },
+  { "name in two pieces", TRS, m_fragment_name, "CLIENT-BREAKS", "TOOL-DELTA-HEAD", 0 },
   { "usage chunk nobody asked for", CS, m_unrequested_usage, "USAGE-UNREQUESTED", "STREAM-EMPTY-CHOICES", 0 },
   { "no usage chunk", CSU, m_drop_usage, "USAGE-CHUNK", NULL, 0 },
   { "usage before finish", CSU, m_usage_before_finish, "USAGE-CHUNK", NULL, 0 },
@@ -772,7 +774,12 @@ START_TEST(mutation_fires_its_rule)
   char *fired = rt_fired_beyond(&f, &base);
   printf("%-38s %-30s -> %s\n", mu->name, mu->base, *fired ? fired : "(none)");
   fflush(stdout);
-  char *outside = rt_outside(fired, mu->target, mu->related);
+  /* a mutation may break a client beside its rule: the models are judged
+   * in check_clients and against the real clients; a row whose target is
+   * CLIENT-BREAKS says a client breaks where nothing else fires */
+  char *related = oc_asprintf("%s CLIENT-BREAKS", mu->related ? mu->related : "");
+  char *outside = rt_outside(fired, mu->target, related);
+  free(related);
   if(*outside || (mu->target && !rt_in_list(fired, mu->target)))
     rt_dump(mu->name, &f);
   if(mu->target)

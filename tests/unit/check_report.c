@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report_console.h"
 #include "report_html.h"
 #include "report_junit.h"
 #include "report_merge.h"
@@ -230,7 +231,7 @@ END_TEST
 START_TEST(fixtures_pass_the_check)
 {
   static const char *const names[] = { "replay-llama.json", "shard-1.json", "shard-2.json",
-                                       "two-targets.json", "hostile.json" };
+                                       "two-targets.json", "hostile.json", "clients.json" };
   for(size_t i = 0; i < OC_ARRAY_LEN(names); i++)
     cJSON_Delete(load_fixture(names[i]));
 }
@@ -343,6 +344,70 @@ START_TEST(junit_hostile_fixture)
   size_t bad;
   ck_assert(oc_utf8_valid((const unsigned char *)x, strlen(x), &bad));
   free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
+/* "Will my client work?" first: a testcase per client, a failure where
+ * the server breaks it (once, the first row), skipped where nothing
+ * exercised it, limitations in its output; the policy as properties. */
+START_TEST(junit_client_matrix)
+{
+  cJSON *d = load_fixture("clients.json");
+  char *x = junit(d);
+  const char *suite = strstr(x, "<testsuite name=\"Will my client work? (llama-server-b10587)\" "
+                                "package=\"llama-server-b10587\"");
+  ck_assert_msg(suite != NULL, "%s", x);
+  /* it comes first, and is counted in the totals (14 cases + 6 clients) */
+  ck_assert_ptr_eq(strstr(x, "<testsuite "), suite);
+  ck_assert_ptr_nonnull(strstr(suite, "tests=\"6\" failures=\"1\" errors=\"0\" skipped=\"0\""));
+  ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"20\" failures=\"4\""));
+  ck_assert_ptr_nonnull(strstr(suite, "<testcase name=\"langchain\" classname=\"Will my client work? "
+                                      "(llama-server-b10587)\" time=\"0.000\">\n      <failure type=\"CLIENT-BREAKS\" "
+                                      "message=\"breaks on tool call streamed: tool_calls: 0 (expected 1) "
+                                      "(tool-calls/tools-required-steered-stream)\">"));
+  ck_assert_ptr_nonnull(strstr(suite, "streaming: limitation (the client's own, OpenAI's answers too): "
+                                      "LengthFinishReasonError"));
+  ck_assert_ptr_nonnull(strstr(suite, "plain: works\n"));
+  ck_assert_ptr_nonnull(strstr(x, "<property name=\"oacheck.policy\" value=\"clients\"/>"));
+  ck_assert_ptr_nonnull(strstr(x, "<property name=\"oacheck.clients\" value=\"openai-node,openai-node-stream,"
+                                  "ai-sdk,langchain,openai-python,openai-python-stream\"/>"));
+  free(x);
+  /* no verdicts, no matrix */
+  cJSON_Delete(d);
+  d = load_fixture("replay-llama.json");
+  x = junit(d);
+  ck_assert_ptr_null(strstr(x, "Will my client work?"));
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
+/* The console's matrix: a row per checklist item, a word per cell, the
+ * breaks and limitations one line each; nothing without verdicts. */
+START_TEST(console_client_matrix)
+{
+  cJSON *d = load_fixture("clients.json");
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  struct oc_console c;
+  oc_console_init(&c, f);
+  oc_console_matrix(&c, d);
+  long n = ftell(f);
+  rewind(f);
+  char *out = calloc(1, (size_t)n + 1);
+  ck_assert_uint_eq(fread(out, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  ck_assert_msg(strstr(out, "\nWill my client work? (llama-server-b10587)\n") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\n  plain               ok      -            ok      ok         ok      -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  tool call streamed  ok      ok           ok      BREAKS     ok      limit\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  tool call           -       -            -       -          -       -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  BREAKS langchain, tool call streamed: tool_calls: 0 (expected 1) "
+                            "(tool-calls/tools-required-steered-stream)\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  limit  openai-python-stream, streaming: LengthFinishReasonError"), "%s", out);
+  /* breaks first */
+  ck_assert(strstr(out, "  BREAKS ") < strstr(out, "  limit  "));
+  free(out);
   cJSON_Delete(d);
 }
 END_TEST
@@ -610,6 +675,8 @@ int main(void)
   tcase_add_test(tc, junit_survives_wrong_types);
   tcase_add_test(tc, junit_unreachable_target_without_results);
   tcase_add_test(tc, junit_hostile_fixture);
+  tcase_add_test(tc, junit_client_matrix);
+  tcase_add_test(tc, console_client_matrix);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);

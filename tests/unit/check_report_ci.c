@@ -75,12 +75,16 @@ START_TEST(test_client_matrix)
   cJSON_AddItemToObject(cJSON_GetArrayItem(rs, 0), "clients",
                         parse("{\"openai-node\": {\"works\": false, \"outcome\": \"wrong\", \"reason\": \"tool_calls: []\", \"basis\": \"verified\"},"
                               " \"langchain\": {\"works\": true, \"outcome\": \"ok\", \"basis\": \"verified\"}}"));
+  /* a limitation (OpenAI's own answers break it too) is no break */
   cJSON_AddItemToObject(cJSON_GetArrayItem(rs, 1), "clients",
-                        parse("{\"openai-node\": {\"works\": true}, \"langchain\": {\"works\": true}}"));
+                        parse("{\"openai-node\": {\"works\": true}, \"langchain\": {\"works\": true},"
+                              " \"ai-sdk\": {\"works\": false, \"limitation\": true, \"reason\": \"n: 2\"}}"));
   char *md = summary(doc, NULL);
-  HAS(md, "#### Will my client work?\n\n| client | works | breaks | first break |\n| --- | ---: | ---: | --- |\n");
-  HAS(md, "| openai-node | 1 | 1 | t\\|&lt;b&gt;&#64;team · s/c1: tool\\_calls: \\[\\] |\n");
-  HAS(md, "| langchain | 2 | 0 | — |\n");
+  HAS(md, "#### Will my client work?\n\n| client | works | breaks | its limitation | first break |\n"
+          "| --- | ---: | ---: | ---: | --- |\n");
+  HAS(md, "| openai-node | 1 | 1 | 0 | t\\|&lt;b&gt;&#64;team · s/c1: tool\\_calls: \\[\\] |\n");
+  HAS(md, "| langchain | 2 | 0 | 0 | — |\n");
+  HAS(md, "| ai-sdk | 0 | 0 | 1 | — |\n");
   free(md);
   cJSON_Delete(doc);
 }

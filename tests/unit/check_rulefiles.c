@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "rulefile.h"
 #include "rulesutil.h"
 
@@ -191,7 +192,7 @@ START_TEST(finding_lines)
   parse_ok("finding STREAM-CHUNK-SCHEMA error chunk 2 byte 140 path /choices/0/logprobs\n"
            "finding CHAT-SCHEMA warning byte 0 path \"\"\n"
            "finding STREAM-DONE error\n"
-           "related CLIENT-NODE-JSON STREAM-TRUNCATED\n" REQ_SSE "--- response\n" SSE_HEAD, &rf);
+           "related STREAM-AFTER-DONE STREAM-TRUNCATED\n" REQ_SSE "--- response\n" SSE_HEAD, &rf);
   ck_assert_uint_eq(rf.nfindings, 3);
   ck_assert_int_eq(rf.findings[0].rule, OC_R_STREAM_CHUNK_SCHEMA);
   ck_assert_int_eq(rf.findings[0].severity, OC_SEV_ERROR);
@@ -204,9 +205,9 @@ START_TEST(finding_lines)
   ck_assert_int_eq(rf.findings[2].chunk, -1);
   ck_assert_int_eq(rf.findings[2].byte, -1);
   ck_assert_ptr_null(rf.findings[2].path);
-  ck_assert(oc_ruleset_has(&rf.related, OC_R_CLIENT_NODE_JSON));
+  ck_assert(oc_ruleset_has(&rf.related, OC_R_STREAM_AFTER_DONE));
   ck_assert(oc_ruleset_has(&rf.listed, OC_R_STREAM_DONE));
-  ck_assert(!oc_ruleset_has(&rf.listed, OC_R_CLIENT_NODE_JSON));
+  ck_assert(!oc_ruleset_has(&rf.listed, OC_R_STREAM_AFTER_DONE));
 
   /* the comparison: exact on listed rules, anything on related ones */
   struct oc_findings f;
@@ -215,7 +216,7 @@ START_TEST(finding_lines)
   oc_emit(&c, OC_R_STREAM_CHUNK_SCHEMA, OC_AT(.chunk = 2, .byte = 140, .path = "/choices/0/logprobs"), "m");
   oc_emit(&c, OC_R_CHAT_SCHEMA, OC_AT(.byte = 0, .path = "", .severity = OC_SEV_WARNING), "m");
   oc_emit(&c, OC_R_STREAM_DONE, OC_AT(), "m");
-  oc_emit(&c, OC_R_CLIENT_NODE_JSON, OC_AT(.chunk = 9), "m");
+  oc_emit(&c, OC_R_STREAM_AFTER_DONE, OC_AT(.chunk = 9), "m");
   struct oc_buf why;
   oc_buf_init(&why, 1u << 16);
   ck_assert_msg(oc_rulefile_compare(&rf, &f, &why) == 0, "%s", oc_buf_str(&why));
@@ -237,6 +238,49 @@ START_TEST(finding_lines)
 }
 END_TEST
 
+/* "breaks": CLIENT-BREAKS findings name exactly the clients listed,
+ * whatever their severity; without it none may fire. */
+START_TEST(breaks_lines)
+{
+  struct oc_rulefile rf;
+  parse_ok("finding STREAM-DONE error\nbreaks openai-node-stream  ai-sdk\n" REQ_SSE "--- response\n" SSE_HEAD, &rf);
+  ck_assert(rf.breaks_given);
+  ck_assert_uint_eq(rf.breaks, (1u << OC_CLIENT_OPENAI_NODE_STREAM) | (1u << OC_CLIENT_AI_SDK));
+  struct oc_findings f;
+  struct oc_check c;
+  rt_policy(&c, &f, "openai", 0);
+  oc_emit(&c, OC_R_STREAM_DONE, OC_AT(), "m");
+  oc_emit(&c, OC_R_CLIENT_BREAKS, OC_AT(), "m");
+  f.items[f.count - 1].clients = 1u << OC_CLIENT_AI_SDK;
+  struct oc_buf why;
+  oc_buf_init(&why, 1u << 16);
+  ck_assert_uint_eq(oc_rulefile_compare(&rf, &f, &why), 1);
+  ck_assert_ptr_nonnull(strstr(oc_buf_str(&why), "openai-node-stream: expected to break, does not"));
+  oc_emit(&c, OC_R_CLIENT_BREAKS, OC_AT(.severity = OC_SEV_INFO), "m");
+  f.items[f.count - 1].clients = 1u << OC_CLIENT_OPENAI_NODE_STREAM;
+  oc_buf_reset(&why);
+  ck_assert_msg(oc_rulefile_compare(&rf, &f, &why) == 0, "%s", oc_buf_str(&why));
+  oc_emit(&c, OC_R_CLIENT_BREAKS, OC_AT(), "m");
+  f.items[f.count - 1].clients = 1u << OC_CLIENT_LANGCHAIN;
+  oc_buf_reset(&why);
+  ck_assert_uint_eq(oc_rulefile_compare(&rf, &f, &why), 1);
+  ck_assert_ptr_nonnull(strstr(oc_buf_str(&why), "langchain: breaks, not expected"));
+  oc_findings_free(&f);
+  oc_rulefile_free(&rf);
+  /* without "breaks", a client break is a finding like any other */
+  parse_ok("finding STREAM-DONE error\n" REQ_SSE "--- response\n" SSE_HEAD, &rf);
+  rt_policy(&c, &f, "openai", 0);
+  oc_emit(&c, OC_R_STREAM_DONE, OC_AT(), "m");
+  oc_emit(&c, OC_R_CLIENT_BREAKS, OC_AT(), "m");
+  oc_buf_reset(&why);
+  ck_assert_uint_eq(oc_rulefile_compare(&rf, &f, &why), 1);
+  ck_assert_ptr_nonnull(strstr(oc_buf_str(&why), "fired, not expected: CLIENT-BREAKS"));
+  oc_findings_free(&f);
+  oc_buf_free(&why);
+  oc_rulefile_free(&rf);
+}
+END_TEST
+
 /* Mistakes name the file and the line. */
 START_TEST(errors_name_the_line)
 {
@@ -248,6 +292,9 @@ START_TEST(errors_name_the_line)
   parse_fails("finding STREAM-DONE error line 3\n" REQ_SSE "--- response\n" SSE_HEAD,
               "expected chunk N, byte N or path POINTER");
   parse_fails("related STREAM-DONE\n" REQ_SSE "--- response\n" SSE_HEAD, "'related' without any 'finding'");
+  parse_fails("breaks openai-go\nfinding STREAM-DONE error\n" REQ_SSE "--- response\n" SSE_HEAD,
+              "t.test:1: breaks: 'openai-go' is not a client model");
+  parse_fails("breaks ai-sdk\n" REQ_SSE "--- response\n" SSE_HEAD, "'breaks' without any 'finding'");
   parse_fails("profile gpt\n" REQ_SSE "--- response\n" SSE_HEAD, "t.test:1: profile: 'gpt'");
   parse_fails("colour blue\n" REQ_SSE "--- response\n" SSE_HEAD, "t.test:1: unknown directive 'colour blue'");
   parse_fails("what x\n", "no '--- response' line");
@@ -290,6 +337,7 @@ int main(void)
   TCase *fm = tcase_create("format");
   tcase_add_test(fm, sections_hold_exact_bytes);
   tcase_add_test(fm, finding_lines);
+  tcase_add_test(fm, breaks_lines);
   tcase_add_test(fm, errors_name_the_line);
   tcase_add_test(fm, sniffing);
   suite_add_tcase(s, fm);

@@ -385,7 +385,10 @@ START_TEST(offsets_and_arrival_times)
   ck_assert_uint_eq(g.comments, 1);
   ck_assert_str_eq(g.last_comment, ": hi");
   ck_assert_uint_eq(g.last_comment_off, 0);
-  ck_assert_uint_eq(g.nis, 0);
+  /* the stray blank line after the first event ends nothing */
+  ck_assert_uint_eq(g.nis, 1);
+  ck_assert_uint_eq(count_issues(&g, OC_SSE_ISSUE_BLANK), 1);
+  ck_assert_uint_eq(find_issue(&g, OC_SSE_ISSUE_BLANK)->offset, 14);
   got_free(&g);
   /* a BOM moves nothing: offsets stay stream offsets */
   run_str("\xef\xbb\xbf" "data: a\n\n", &g);
@@ -424,9 +427,19 @@ START_TEST(issues_are_reported)
   run_str("data: a\n\n: ping\n", &g); /* a trailing keep-alive is fine */
   ck_assert_uint_eq(g.nis, 0);
   got_free(&g);
+  /* keep-alives dispatch nothing; each blank line that ends one is said
+   * (openai-python dispatches there once an id was set) */
   run_str(": ping\n\n: ping\n\n", &g);
-  ck_assert_uint_eq(g.nis, 0);
+  ck_assert_uint_eq(g.nis, 2);
+  ck_assert_uint_eq(count_issues(&g, OC_SSE_ISSUE_BLANK), 2);
+  ck_assert_uint_eq(find_issue(&g, OC_SSE_ISSUE_BLANK)->offset, 0); /* the block's first byte */
   ck_assert_uint_eq(g.comments, 2);
+  got_free(&g);
+  /* a block of fields without data names its event type */
+  run_str("event: ping\n\nid: 7\n\n", &g);
+  ck_assert_uint_eq(g.nev, 0);
+  ck_assert_uint_eq(count_issues(&g, OC_SSE_ISSUE_NO_DISPATCH), 2);
+  ck_assert_str_eq(find_issue(&g, OC_SSE_ISSUE_NO_DISPATCH)->detail, "ping");
   got_free(&g);
 
   const char idnul[] = "id: a\0b\nretry: 1x\nretry: 99999999999999999999999\ndata: x\n\n";

@@ -91,6 +91,11 @@ static inline size_t rt_len(const struct rt_ex *x)
   return x->len ? x->len : (x->body ? strlen(x->body) : 0);
 }
 
+/* The verdict policy of the helpers: strict (every severity as the
+ * catalogue and the profile give it, the specification's verdict) unless
+ * a test turns it off to see the default policy (verdict.c). */
+static int rt_strict = 1;
+
 /* The policy every helper uses: profile by name (NULL: openai), no cap on
  * findings per rule (tables count every one), partial as given. */
 static inline void rt_policy(struct oc_check *c, struct oc_findings *out, const char *profile,
@@ -102,22 +107,31 @@ static inline void rt_policy(struct oc_check *c, struct oc_findings *out, const 
   out->per_rule_max = 0;
   oc_check_init(c, out, p);
   c->partial = partial;
+  c->strict = rt_strict;
 }
 
-/* Run x through every generic rule; findings go to *out (caller frees). */
-static inline void rt_analyze(const struct rt_ex *x, const char *profile, int partial,
-                              struct oc_findings *out)
+/* Run x through every generic rule; findings go to *out (caller frees),
+ * the client models' verdicts to verdicts (OC_CLIENT__COUNT; may be NULL). */
+static inline void rt_analyze_v(const struct rt_ex *x, const char *profile, int partial,
+                                struct oc_findings *out, struct oc_client_verdict *verdicts)
 {
   struct oc_check c;
   rt_policy(&c, out, profile, partial);
   struct oc_headers h;
   rt_headers(&h, x->headers);
-  int rc = oc_response_analyze(&rt_schemas, &c, x->method ? x->method : "POST",
-                               x->path ? x->path : "/v1/chat/completions", x->request,
-                               x->request ? strlen(x->request) : 0, x->status ? x->status : 200,
-                               &h, x->body ? x->body : "", rt_len(x), x->pieces, x->npieces);
+  int rc = oc_response_analyze_clients(&rt_schemas, &c, x->method ? x->method : "POST",
+                                       x->path ? x->path : "/v1/chat/completions", x->request,
+                                       x->request ? strlen(x->request) : 0, x->status ? x->status : 200,
+                                       &h, x->body ? x->body : "", rt_len(x), x->pieces, x->npieces,
+                                       verdicts);
   ck_assert_int_eq(rc, OC_OK);
   oc_headers_free(&h);
+}
+
+static inline void rt_analyze(const struct rt_ex *x, const char *profile, int partial,
+                              struct oc_findings *out)
+{
+  rt_analyze_v(x, profile, partial, out, NULL);
 }
 
 /* Run x through the generic rules and then through a suite case whose

@@ -1,0 +1,87 @@
+/* matrix.h — "Will my client work?": the checklist rows a case belongs to
+ * (plain, streaming, tool call, tool call streamed, JSON schema, errors,
+ * context overflow) and, from a results document, a matrix per target of
+ * row × client cells: works, breaks (with the first reason and case), the
+ * client's own limitation, or not exercised.  The console, HTML, JUnit and
+ * CI reports render it; which case is in which row is decided here once
+ * (runner.c writes it into each result as "checklist"), and the cells come
+ * from the results' "clients" verdicts only, like every report: counted
+ * from the results' refs (report.h: each ref carries its row and each
+ * client's verdict), so a matrix of 100,000 results reads only the few
+ * whose break a cell shows. */
+#ifndef OC_MATRIX_H
+#define OC_MATRIX_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "client.h"
+#include "request.h"
+
+enum oc_row {
+  OC_ROW_PLAIN = 0,
+  OC_ROW_STREAMING,
+  OC_ROW_TOOL_CALL,
+  OC_ROW_TOOL_CALL_STREAM,
+  OC_ROW_JSON_SCHEMA,
+  OC_ROW_ERRORS,
+  OC_ROW_CONTEXT_OVERFLOW,
+  OC_ROW__COUNT
+};
+
+/* "plain", "streaming", "tool-call", "tool-call-stream", "json-schema",
+ * "errors", "context-overflow" (the results' "checklist" values). */
+const char *oc_row_name(int row);
+/* "plain", "streaming", "tool call", "tool call streamed", "JSON schema",
+ * "errors", "context overflow" (what the reports print). */
+const char *oc_row_title(int row);
+/* A row by name; -1 when unknown. */
+int oc_row_find(const char *name);
+
+/* The row of a case: a tag "checklist:ROW" decides; else the suite
+ * "errors" and "context-overflow" are theirs; else a chat request by what
+ * it asks (response_format, tools, stream).  -1: in no row (models,
+ * templates, legacy completions, server extras). */
+int oc_row_of(const char *suite, const char *const *tags, size_t ntags,
+              const struct oc_request_info *info);
+
+enum oc_cell_state {
+  OC_CELL_NOT_EXERCISED = 0, /* no case of the row ran this client */
+  OC_CELL_WORKS,             /* every case that ran it: the application gets its answer */
+  OC_CELL_LIMITATION,        /* a break OpenAI's own answers cause too, and no other */
+  OC_CELL_BREAKS             /* a break that is the server's */
+};
+
+struct oc_cell {
+  enum oc_cell_state state;
+  int works, breaks, limits;  /* cases */
+  char *reason;               /* the first break's (or limitation's) reason; owned */
+  const char *suite, *kase;   /* its case; borrowed from the results' refs */
+  int result_index;           /* its position in the results array */
+};
+
+struct oc_matrix {
+  const char *target;         /* borrowed from doc */
+  struct oc_cell cells[OC_ROW__COUNT][OC_CLIENT__COUNT];
+  int exercised;              /* some cell is exercised */
+};
+
+struct oc_results;
+
+/* One matrix per target of the results, in the order of the frame's
+ * "targets" (targets on which no client ran are left out): one pass over
+ * the refs, then the result of each cell's first break (or limitation)
+ * read for its reason.  *out is allocated (oc_matrix_free), *n set;
+ * OC_ENOMEM (or the read's error, logged) on failure.  Results without
+ * "clients" count as not exercised.  suite and kase stay borrowed from
+ * rs's refs. */
+int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *n);
+/* The same over a results document (its strings borrowed from doc). */
+int oc_matrix_build(const cJSON *doc, struct oc_matrix **out, size_t *n);
+/* Free what oc_matrix_build[_from] made; NULL is fine. */
+void oc_matrix_free(struct oc_matrix *m, size_t n);
+
+/* "works", "breaks", "limitation", "not exercised". */
+const char *oc_cell_state_name(enum oc_cell_state s);
+
+#endif

@@ -1,0 +1,105 @@
+/* verdict.c — the verdict policy (verdict.h): naming on every finding the
+ * clients it breaks, one CLIENT-BREAKS finding per broken client (an
+ * error for a selected client, info for a limitation or a client not
+ * selected), and, unless strict, the errors that are neither contract nor
+ * behind a selected client's break turned into warnings.  The models
+ * themselves are client*.c's; the severities before this are rules.c's. */
+#include "config.h"
+#include "verdict.h"
+
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+static int names_rule(const struct oc_client_verdict *v, enum oc_rule_id r)
+{
+  for(size_t i = 0; i < v->nrules; i++)
+    if(v->rules[i] == r)
+      return 1;
+  return 0;
+}
+
+void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v)
+{
+  struct oc_findings *f = c->out;
+  unsigned broken = 0, failing = 0;
+  for(int i = 0; v && i < OC_CLIENT__COUNT; i++)
+    if(oc_client_broken(&v[i])) {
+      broken |= 1u << i;
+      if((c->clients & (1u << i)) && !v[i].limitation)
+        failing |= 1u << i;
+    }
+  size_t before = f->count;
+  for(size_t k = 0; k < before; k++) {
+    struct oc_finding *x = &f->items[k];
+    for(int i = 0; i < OC_CLIENT__COUNT; i++)
+      if((broken & (1u << i)) && names_rule(&v[i], x->rule))
+        x->clients |= 1u << i;
+    if(!c->strict && x->severity == OC_SEV_ERROR && !oc_rule_contract(x->rule) &&
+       !(x->clients & failing)) {
+      x->severity = OC_SEV_WARNING;
+      x->spec_only = 1;
+    }
+  }
+  for(int i = 0; i < OC_CLIENT__COUNT; i++) {
+    if(!(broken & (1u << i)))
+      continue;
+    const struct oc_client_verdict *b = &v[i];
+    const struct oc_client_limitation *lim = b->limitation
+      ? oc_client_limitation((enum oc_client_id)i, b->cause) : NULL;
+    int selected = (c->clients & (1u << i)) != 0;
+    char note[200] = "";
+    if(lim)
+      snprintf(note, sizeof(note), "; the client's limitation (%s), on OpenAI's own answers too", lim->what);
+    else if(!selected)
+      snprintf(note, sizeof(note), "; not selected (--clients)");
+    size_t n = f->count;
+    oc_emit(c, OC_R_CLIENT_BREAKS,
+            OC_AT(.expected = "what the server sent", .actual = oc_client_outcome_name(b->outcome),
+                  .severity = (failing & (1u << i)) ? OC_SEV_ERROR : OC_SEV_INFO),
+            "%s %s (%s): %s%s", oc_client_name((enum oc_client_id)i),
+            b->outcome == OC_CO_RAISES ? "raises" : "gets a wrong answer",
+            oc_client_basis_name(oc_client_basis((enum oc_client_id)i)), b->reason, note);
+    if(f->count > n && f->items[f->count - 1].rule == OC_R_CLIENT_BREAKS)
+      f->items[f->count - 1].clients = 1u << i;
+  }
+}
+
+void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outlen)
+{
+  char names[200] = "";
+  size_t n = 0;
+  for(int i = 0; i < OC_CLIENT__COUNT; i++)
+    if(clients & (1u << i))
+      n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
+                            n ? ", " : "", oc_client_name((enum oc_client_id)i));
+  const char *who = (clients & OC_CLIENTS_ALL) == OC_CLIENTS_ALL ? "any of the six clients"
+                    : clients ? names : "no client (--clients none)";
+  if(strict)
+    snprintf(out, outlen, "strict: every error fails its case (the specification's verdict), and so "
+             "does a break of %s", who);
+  else
+    snprintf(out, outlen, "clients: a case fails on its own expectations, a contract rule or a break "
+             "of %s; a deviation from the specification that breaks no selected client is a "
+             "warning (--strict makes it an error)", who);
+}
+
+cJSON *oc_verdict_policy_json(int strict, unsigned clients)
+{
+  int oom = 0;
+  cJSON *o = cJSON_CreateObject();
+  char text[600];
+  oc_verdict_policy_text(strict, clients, text, sizeof(text));
+  oc_json_put_str(&oom, o, "mode", strict ? "strict" : "clients");
+  cJSON *names = oc_json_put(&oom, o, "clients", cJSON_CreateArray());
+  for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++)
+    if(clients & (1u << i))
+      oc_json_put_str(&oom, names, NULL, oc_client_name((enum oc_client_id)i));
+  oc_json_put_str(&oom, o, "text", text);
+  if(oom) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}

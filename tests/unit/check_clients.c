@@ -1,0 +1,656 @@
+/* check_clients.c — the client models (src/client*.c) and the verdict
+ * policy (src/verdict.c) without the real clients: the openai-python
+ * facts the models are emulated from (issue 12's list, each a
+ * hand-written exchange), the facts measured with the real Node clients
+ * on the crafted exchanges of tests/data/crafted/clients/ (their
+ * oracle-expect.json, read here: outcome and works, so they hold where no
+ * node runs), the limitation table against the OpenAI recordings it cites,
+ * and what the policy does to findings.  The comparison with the real
+ * clients on every recording is tests/e2e/client-oracle.sh's. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cassette.h"
+#include "client.h"
+#include "matrix.h"
+#include "regex.h"
+#include "report.h"
+#include "rulesutil.h"
+#include "verdict.h"
+
+/* ---- building blocks ------------------------------------------------------ */
+
+#define H_JSON "Content-Type: application/json"
+#define H_SSE "Content-Type: text/event-stream"
+#define MSGS "\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]"
+#define REQ_CHAT "{" MSGS "}"
+#define REQ_STREAM "{" MSGS ",\"stream\":true}"
+#define TOOL "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}"
+#define REQ_TOOLS_STREAM "{" MSGS ",\"stream\":true,\"tools\":[" TOOL "]}"
+#define SCHEMA_AGE "{\"type\":\"object\",\"properties\":{\"age\":{\"type\":\"integer\"}},\"required\":[\"age\"]," \
+  "\"additionalProperties\":false}"
+#define REQ_SCHEMA "{" MSGS ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"p\"," \
+  "\"schema\":" SCHEMA_AGE "}}}"
+
+#define CKO(object, choices)                                                                      \
+  "data: {\"id\":\"c\",\"object\":\"" object "\",\"created\":1,\"model\":\"m\",\"choices\":[" choices "]}\n\n"
+#define CK(choices) CKO("chat.completion.chunk", choices)
+#define CH(delta, fr) CK("{\"index\":0,\"delta\":" delta ",\"finish_reason\":" fr "}")
+#define ROLE CH("{\"role\":\"assistant\",\"content\":\"\"}", "null")
+#define TEXT(t) CH("{\"content\":\"" t "\"}", "null")
+#define FIN(fr) CH("{}", "\"" fr "\"")
+#define DONE "data: [DONE]\n\n"
+#define CLEAN ROLE TEXT("Hello") FIN("stop") DONE
+#define TC(frags) CH("{\"tool_calls\":[" frags "]}", "null")
+#define HEAD(i, id) "{\"index\":" #i ",\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}"
+#define ARGS(i, a) "{\"index\":" #i ",\"function\":{\"arguments\":\"" a "\"}}"
+#define ARGS_OK "{\\\"city\\\":\\\"Paris\\\"}"
+
+#define COMPLETION(content, fr)                                                                   \
+  "{\"id\":\"c\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0," \
+  "\"message\":{\"role\":\"assistant\",\"content\":" content ",\"refusal\":null},\"logprobs\":null," \
+  "\"finish_reason\":\"" fr "\"}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}"
+
+#define X_STREAM(req, body) { "POST", "/v1/chat/completions", req, 200, H_SSE, body, 0, NULL, 0, 0 }
+#define X_JSON(req, status, body) { "POST", "/v1/chat/completions", req, status, H_JSON, body, 0, NULL, 0, 0 }
+
+static void verdicts_of(const struct rt_ex *x, struct oc_client_verdict *v)
+{
+  struct oc_findings f;
+  rt_analyze_v(x, "openai", 0, &f, v);
+  oc_findings_free(&f);
+}
+
+/* ---- openai-python: the published facts --------------------------------------- */
+
+enum { PY = OC_CLIENT_OPENAI_PYTHON, PYS = OC_CLIENT_OPENAI_PYTHON_STREAM };
+
+struct fact {
+  const char *what;
+  struct rt_ex x;
+  int client;
+  enum oc_client_outcome outcome;
+  int works;
+  const char *reason;      /* a substring of the verdict's reason, or NULL */
+  int limitation;
+};
+
+static const struct fact py_facts[] = {
+  /* a leading BOM is not stripped: the first line is "\uFEFFdata: …" */
+  { "BOM: the first event is dropped",
+    X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" CH("{\"role\":\"assistant\",\"content\":\"Hel\"}", "null") TEXT("lo")
+                         FIN("stop") DONE), PY, OC_CO_WRONG, 0, "content \"lo\" (expected \"Hello\")", 0 },
+  { "BOM: the stream helper loses it too",
+    X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" CH("{\"role\":\"assistant\",\"content\":\"Hel\"}", "null") TEXT("lo")
+                         FIN("stop") DONE), PYS, OC_CO_WRONG, 0, "content \"lo\"", 0 },
+  /* the stream helper raises for any choice that ends in length */
+  { "LengthFinishReasonError without tools or response_format",
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") FIN("length") DONE), PYS, OC_CO_RAISES, 0,
+    "LengthFinishReasonError", 1 },
+  { "create() iterated by hand does not care", X_STREAM(REQ_STREAM, ROLE TEXT("Hello") FIN("length") DONE), PY,
+    OC_CO_OK, 1, NULL, 0 },
+  { "ContentFilterFinishReasonError",
+    X_STREAM(REQ_STREAM, ROLE TEXT("Hello") FIN("content_filter") DONE), PYS, OC_CO_RAISES, 0,
+    "ContentFilterFinishReasonError", 1 },
+  /* accumulate_delta joins every repeated string */
+  { "a repeated role is concatenated",
+    X_STREAM(REQ_STREAM, ROLE CH("{\"role\":\"assistant\",\"content\":\"Hello\"}", "null") FIN("stop") DONE), PYS,
+    OC_CO_WRONG, 0, "role \"assistantassistant\"", 0 },
+  { "a repeated id is concatenated",
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC("{\"index\":0,\"id\":\"call_1\",\"function\":{"
+                                      "\"arguments\":\"" ARGS_OK "\"}}") FIN("tool_calls") DONE), PYS,
+    OC_CO_WRONG, 0, "\"call_1call_1\"", 0 },
+  { "a repeated name is concatenated",
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC("{\"index\":0,\"function\":{\"name\":\"get_weather\","
+                                      "\"arguments\":\"" ARGS_OK "\"}}") FIN("tool_calls") DONE), PYS,
+    OC_CO_WRONG, 0, "\"get_weatherget_weather\"", 0 },
+  { "a first fragment without index: TypeError",
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC("{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":"
+                                      "\"get_weather\",\"arguments\":\"" ARGS_OK "\"}}") FIN("tool_calls") DONE),
+    PYS, OC_CO_RAISES, 0, "TypeError", 0 },
+  { "a later fragment without index: RuntimeError",
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC("{\"function\":{\"arguments\":\"" ARGS_OK "\"}}")
+                               FIN("tool_calls") DONE), PYS, OC_CO_RAISES, 0, "RuntimeError", 0 },
+  { "a first tool-call index of 1: IndexError",
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(1, "call_1")) TC(ARGS(1, ARGS_OK)) FIN("tool_calls") DONE), PYS,
+    OC_CO_RAISES, 0, "IndexError", 0 },
+  { "a first choice index of 1: IndexError",
+    X_STREAM(REQ_STREAM, CK("{\"index\":1,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":null}")
+                         CK("{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}") DONE), PYS, OC_CO_RAISES, 0,
+    "IndexError", 0 },
+  /* _is_valid_chat_completion_chunk_weak */
+  { "a chunk whose object is not chat.completion.chunk is dropped",
+    X_STREAM(REQ_STREAM, ROLE CKO("chat.completion", "{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}")
+                         TEXT("lo") FIN("stop") DONE), PYS, OC_CO_WRONG, 0, "content \"lo\"", 0 },
+  { "create() keeps it", X_STREAM(REQ_STREAM, ROLE CKO("chat.completion", "{\"index\":0,\"delta\":{\"content\":"
+                                                        "\"Hel\"},\"finish_reason\":null}") TEXT("lo") FIN("stop") DONE),
+    PY, OC_CO_OK, 1, NULL, 0 },
+  /* parse() validates as pydantic does: lax */
+  { "parse() coerces \"36\" to 36", X_JSON(REQ_SCHEMA, 200, COMPLETION("\"{\\\"age\\\": \\\"36\\\"}\"", "stop")), PY,
+    OC_CO_OK, 1, NULL, 0 },
+  { "parse() ignores extra members", X_JSON(REQ_SCHEMA, 200, COMPLETION("\"{\\\"age\\\": 36, \\\"x\\\": 1}\"", "stop")),
+    PY, OC_CO_OK, 1, NULL, 0 },
+  { "parse() refuses \"abc\" for an integer", X_JSON(REQ_SCHEMA, 200, COMPLETION("\"{\\\"age\\\": \\\"abc\\\"}\"", "stop")),
+    PY, OC_CO_RAISES, 0, "ValidationError", 0 },
+  { "parse() refuses prose", X_JSON(REQ_SCHEMA, 200, COMPLETION("\"Sure: 36\"", "stop")), PY, OC_CO_RAISES, 0,
+    "ValidationError", 0 },
+  { "parse() raises on length", X_JSON(REQ_SCHEMA, 200, COMPLETION("\"{\\\"age\\\": 3\"", "length")), PY,
+    OC_CO_RAISES, 0, "LengthFinishReasonError", 1 },
+  /* SSE whatever the content type */
+  { "SSE decoded despite application/json",
+    { "POST", "/v1/chat/completions", REQ_STREAM, 200, H_JSON, CLEAN, 0, NULL, 0, 0 }, PY, OC_CO_OK, 1, NULL, 0 },
+  { "SSE decoded despite application/json (stream helper)",
+    { "POST", "/v1/chat/completions", REQ_STREAM, 200, H_JSON, CLEAN, 0, NULL, 0, 0 }, PYS, OC_CO_OK, 1, NULL, 0 },
+  /* a 200 error body is a ChatCompletion without choices */
+  { "200 {\"error\": …}: no error reaches the application",
+    X_JSON(REQ_CHAT, 200, "{\"error\":\"Unexpected endpoint or method.\"}"), PY, OC_CO_WRONG, 0,
+    "no error reached the application", 0 },
+  /* 5xx: two retries, then the status error with the body */
+  { "500 raised after two retries, the message kept",
+    X_JSON(REQ_CHAT, 500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"), PY, OC_CO_RAISES, 1,
+    "after 2 retries", 0 },
+  { "400 raised at once", X_JSON(REQ_CHAT, 400, "{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\"}}"),
+    PY, OC_CO_RAISES, 1, "Error code: 400", 0 },
+  /* F09: after an id: field every blank line dispatches an event */
+  { "a keep-alive after an id: field: JSONDecodeError",
+    X_STREAM(REQ_STREAM, "id: 1\n" ROLE ": ping\n\n" TEXT("Hello") FIN("stop") DONE), PY, OC_CO_RAISES, 0,
+    "JSONDecodeError", 0 },
+  { "a keep-alive without an id is fine", X_STREAM(REQ_STREAM, ROLE ": ping\n\n" TEXT("Hello") FIN("stop") DONE), PY,
+    OC_CO_OK, 1, NULL, 0 },
+  /* in-band errors: error.message, else a fixed text */
+  { "an in-band error keeps error.message",
+    X_STREAM(REQ_STREAM, ROLE "data: {\"error\":{\"message\":\"boom\"}}\n\n" DONE), PY, OC_CO_RAISES, 1, "boom", 0 },
+  { "an in-band error as a string loses it", X_STREAM(REQ_STREAM, ROLE "data: {\"error\":\"boom\"}\n\n" DONE), PY,
+    OC_CO_RAISES, 0, "An error occurred during streaming", 0 },
+  /* every line is decoded strictly */
+  { "bytes that are not UTF-8: UnicodeDecodeError",
+    X_STREAM(REQ_STREAM, ROLE CH("{\"content\":\"H\xC3\"}", "null") FIN("stop") DONE), PY, OC_CO_RAISES, 0,
+    "UnicodeDecodeError", 0 },
+  { "the helper is for streams only", X_JSON(REQ_CHAT, 200, COMPLETION("\"Hi\"", "stop")), PYS,
+    OC_CO_NOT_EXERCISED, -1, NULL, 0 },
+};
+
+START_TEST(openai_python_facts)
+{
+  const struct fact *t = &py_facts[_i];
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  verdicts_of(&t->x, v);
+  const struct oc_client_verdict *g = &v[t->client];
+  ck_assert_msg(g->outcome == t->outcome && g->works == t->works,
+                "%s (%s): got %s works=%d (%s), expected %s works=%d", t->what,
+                oc_client_name((enum oc_client_id)t->client), oc_client_outcome_name(g->outcome), g->works,
+                g->reason, oc_client_outcome_name(t->outcome), t->works);
+  if(t->reason)
+    ck_assert_msg(strstr(g->reason, t->reason) != NULL, "%s: reason '%s' lacks '%s'", t->what, g->reason,
+                  t->reason);
+  ck_assert_msg(g->limitation == t->limitation, "%s: limitation %d, expected %d", t->what, g->limitation,
+                t->limitation);
+  ck_assert_msg(oc_client_basis((enum oc_client_id)t->client) == OC_BASIS_EMULATED, "python is emulated");
+}
+END_TEST
+
+/* A clean stream and a clean completion break no client. */
+START_TEST(clean_answers_break_nothing)
+{
+  const struct rt_ex xs[] = {
+    X_STREAM(REQ_STREAM, CLEAN), X_JSON(REQ_CHAT, 200, COMPLETION("\"Hello\"", "stop")),
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, ARGS_OK)) FIN("tool_calls") DONE),
+    X_JSON(REQ_SCHEMA, 200, COMPLETION("\"{\\\"age\\\": 36}\"", "stop")),
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(xs); i++) {
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&xs[i], v);
+    for(int c = 0; c < OC_CLIENT__COUNT; c++)
+      ck_assert_msg(!oc_client_broken(&v[c]), "exchange %zu: %s breaks: %s", i,
+                    oc_client_name((enum oc_client_id)c), v[c].reason);
+  }
+}
+END_TEST
+
+/* ---- the facts measured with the real Node clients ------------------------------- */
+
+static int outcome_of(const char *s)
+{
+  for(int o = OC_CO_OK; o <= OC_CO_NOT_EXERCISED; o++)
+    if(strcmp(s, oc_client_outcome_name((enum oc_client_outcome)o)) == 0)
+      return o;
+  return -1;
+}
+
+START_TEST(crafted_facts_hold)
+{
+  const char *src = getenv("OACHECK_SRCDIR");
+  char *dir = oc_asprintf("%s/tests/data/crafted/clients", src && *src ? src : ".");
+  char *file = oc_path_join(dir, "oracle-expect.json");
+  char err[512];
+  cJSON *facts = oc_json_parse_file(file, err, sizeof(err));
+  ck_assert_msg(facts != NULL, "%s", err);
+  struct oc_cassette_store store;
+  oc_cassette_store_init(&store);
+  const char *dirs[] = { dir };
+  ck_assert_int_eq(oc_cassette_store_load(&store, dirs, 1, NULL, NULL), OC_OK);
+  size_t checked = 0;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, facts)
+  {
+    const char *name = oc_json_str(f, "name"), *client = oc_json_str(f, "client");
+    const char *outcome = oc_json_str(f, "outcome"), *reason = oc_json_str(f, "reason");
+    const struct oc_cassette *c = oc_cassette_store_find_name(&store, name);
+    int ci = oc_client_find(client);
+    ck_assert_msg(c && ci >= 0 && outcome, "%s: %s %s is not a recording and a client", file, name, client);
+    struct rt_ex x = { c->method, c->path, c->req_body, c->status, NULL, c->body, c->body_len, NULL, 0, 0 };
+    struct oc_buf h;
+    oc_buf_init(&h, 1u << 16);
+    for(size_t k = 0; k < c->headers.count; k++)
+      oc_buf_printf(&h, "%s: %s\n", c->headers.items[k].name, c->headers.items[k].value);
+    x.headers = oc_buf_str(&h);
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&x, v);
+    oc_buf_free(&h);
+    const struct oc_client_verdict *g = &v[ci];
+    ck_assert_msg((int)g->outcome == outcome_of(outcome), "%s on %s (%s): %s, the real client %s: %s", client, name,
+                  oc_json_str(f, "fact"), oc_client_outcome_name(g->outcome), outcome, g->reason);
+    const cJSON *works = oc_json_get(f, "works");
+    if(cJSON_IsBool(works))
+      ck_assert_msg(g->works == cJSON_IsTrue(works), "%s on %s: works %d", client, name, g->works);
+    /* the judge words a wrong answer as judge.mjs does */
+    if(reason && g->outcome == OC_CO_WRONG) {
+      /* oracle-expect.json's patterns are JavaScript's: ECMA-262 */
+      char rerr[256];
+      struct oc_regex *re = oc_regex_compile(reason, strlen(reason), rerr, sizeof(rerr));
+      ck_assert_msg(re != NULL, "%s: /%s/: %s", name, reason, rerr);
+      struct oc_regex_scratch *sc = NULL;
+      ck_assert_msg(oc_regex_match(re, g->reason, strlen(g->reason), &sc) == 1,
+                    "%s on %s: reason '%s' does not match /%s/", client, name, g->reason, reason);
+      oc_regex_scratch_free(sc);
+      oc_regex_free(re);
+    }
+    checked++;
+  }
+  ck_assert_uint_ge(checked, 20);
+  oc_cassette_store_free(&store);
+  cJSON_Delete(facts);
+  free(file);
+  free(dir);
+}
+END_TEST
+
+/* ---- limitations ------------------------------------------------------------------ */
+
+/* Every row of the limitation table that cites an OpenAI recording is
+ * shown by it: the model breaks there, for that cause. */
+START_TEST(limitations_have_evidence)
+{
+  const char *src = getenv("OACHECK_SRCDIR");
+  char *dir = oc_asprintf("%s/tests/data/recordings/openai", src && *src ? src : ".");
+  struct oc_cassette_store store;
+  oc_cassette_store_init(&store);
+  const char *dirs[] = { dir };
+  ck_assert_int_eq(oc_cassette_store_load(&store, dirs, 1, NULL, NULL), OC_OK);
+  size_t shown = 0;
+  for(size_t i = 0; i < oc_client_nlimitations; i++) {
+    const struct oc_client_limitation *l = &oc_client_limitations[i];
+    ck_assert_ptr_eq(oc_client_limitation(l->client, l->cause), l);
+    if(!l->evidence)
+      continue;
+    const struct oc_cassette *c = oc_cassette_store_find_name(&store, l->evidence);
+    ck_assert_msg(c != NULL, "%s: no OpenAI recording %s", oc_client_name(l->client), l->evidence);
+    struct rt_ex x = { c->method, c->path, c->req_body, c->status, H_JSON, c->body, c->body_len, NULL, 0, 0 };
+    const char *ct = oc_headers_get(&c->headers, "Content-Type");
+    char hdr[200];
+    snprintf(hdr, sizeof(hdr), "Content-Type: %s", ct ? ct : "application/json");
+    x.headers = hdr;
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&x, v);
+    const struct oc_client_verdict *g = &v[l->client];
+    ck_assert_msg(oc_client_broken(g) && g->cause == l->cause && g->limitation,
+                  "%s on openai/%s: %s works=%d cause=%s limitation=%d (%s), expected a break for %s",
+                  oc_client_name(l->client), l->evidence, oc_client_outcome_name(g->outcome), g->works,
+                  oc_client_cause_name(g->cause), g->limitation, g->reason, oc_client_cause_name(l->cause));
+    shown++;
+  }
+  ck_assert_uint_ge(shown, 8);
+  oc_cassette_store_free(&store);
+  free(dir);
+}
+END_TEST
+
+/* A server fault is never a limitation: the same client breaking for a
+ * reason the server owns fails the case. */
+START_TEST(server_faults_are_no_limitation)
+{
+  /* choices mixed without n>1 having been asked for */
+  struct rt_ex x = X_STREAM(REQ_STREAM, ROLE CK("{\"index\":1,\"delta\":{\"content\":\"B\"},\"finish_reason\":null}")
+                                        TEXT("A") FIN("stop") DONE);
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  verdicts_of(&x, v);
+  ck_assert_msg(oc_client_broken(&v[OC_CLIENT_AI_SDK]) && !v[OC_CLIENT_AI_SDK].limitation,
+                "ai-sdk: %s limitation=%d", v[OC_CLIENT_AI_SDK].reason, v[OC_CLIENT_AI_SDK].limitation);
+  /* the same with n:2 requested is the client's limitation */
+  struct rt_ex y = X_STREAM("{" MSGS ",\"stream\":true,\"n\":2}",
+                            ROLE CK("{\"index\":1,\"delta\":{\"role\":\"assistant\",\"content\":\"B\"},\"finish_reason\":null}")
+                            TEXT("A") FIN("stop") CK("{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}") DONE);
+  verdicts_of(&y, v);
+  ck_assert_msg(oc_client_broken(&v[OC_CLIENT_AI_SDK]) && v[OC_CLIENT_AI_SDK].limitation &&
+                v[OC_CLIENT_AI_SDK].cause == OC_CAUSE_N, "ai-sdk on n:2: %s", v[OC_CLIENT_AI_SDK].reason);
+  ck_assert_msg(oc_client_broken(&v[OC_CLIENT_LANGCHAIN]) && v[OC_CLIENT_LANGCHAIN].limitation,
+                "langchain on n:2: %s", v[OC_CLIENT_LANGCHAIN].reason);
+  ck_assert_msg(!oc_client_broken(&v[OC_CLIENT_OPENAI_NODE_STREAM]), "openai-node-stream on n:2: %s",
+                v[OC_CLIENT_OPENAI_NODE_STREAM].reason);
+}
+END_TEST
+
+/* ---- the checklist rows and the matrix ------------------------------------------- */
+
+static struct oc_request_info *info_of(const char *body, cJSON **keep)
+{
+  static struct oc_request_info info;
+  *keep = cJSON_Parse(body);
+  ck_assert_ptr_nonnull(*keep);
+  oc_request_info_init(&info, "POST", "/v1/chat/completions", *keep);
+  return &info;
+}
+
+START_TEST(checklist_rows)
+{
+  static const struct {
+    const char *suite, *tag, *body;
+    int row;
+  } v[] = {
+    { "mine", NULL, "{\"messages\":[]}", OC_ROW_PLAIN },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_STREAMING },
+    { "mine", NULL, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
+      OC_ROW_TOOL_CALL },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
+      OC_ROW_TOOL_CALL_STREAM },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true,\"response_format\":{\"type\":\"json_object\"}}",
+      OC_ROW_JSON_SCHEMA },
+    /* the suite decides before the request, a tag before the suite */
+    { "errors", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_ERRORS },
+    { "context-overflow", NULL, "{\"messages\":[]}", OC_ROW_CONTEXT_OVERFLOW },
+    { "errors", "checklist:plain", "{\"messages\":[]}", OC_ROW_PLAIN },
+    { "mine", "checklist:nonsense", "{\"messages\":[]}", -1 },
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    cJSON *keep;
+    const char *tags[1] = { v[i].tag };
+    int row = oc_row_of(v[i].suite, tags, v[i].tag ? 1 : 0, info_of(v[i].body, &keep));
+    ck_assert_msg(row == v[i].row, "case %zu: row %d, expected %d", i, row, v[i].row);
+    cJSON_Delete(keep);
+  }
+  /* not a chat completion: in no row */
+  struct oc_request_info models;
+  oc_request_info_init(&models, "GET", "/v1/models", NULL);
+  ck_assert_int_eq(oc_row_of("models", NULL, 0, &models), -1);
+  for(int r = 0; r < OC_ROW__COUNT; r++)
+    ck_assert_int_eq(oc_row_find(oc_row_name(r)), r);
+}
+END_TEST
+
+/* A cell: a break beats a limitation beats works; the reason shown is the
+ * first break's; a client no case ran is not exercised; a target on which
+ * no client ran has no matrix. */
+static const char matrix_doc[] =
+  "{\"targets\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"results\": ["
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"one\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": false, \"outcome\": \"wrong\", \"reason\": \"limit\", \"limitation\": true},"
+  "  \"langchain\": {\"works\": true, \"outcome\": \"ok\"},"
+  "  \"openai-node-stream\": {\"works\": null, \"outcome\": \"not-exercised\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"two\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"first break\", \"limitation\": false},"
+  "  \"langchain\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"its own\", \"limitation\": true}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"three\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"second break\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"norow\", \"clients\": {"
+  "  \"openai-node\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"x\"}}},"
+  "{\"target\": \"b\", \"suite\": \"s\", \"case\": \"skipped\", \"checklist\": \"plain\"}]}";
+
+START_TEST(matrix_cells)
+{
+  cJSON *doc = cJSON_Parse(matrix_doc);
+  ck_assert_ptr_nonnull(doc);
+  struct oc_matrix *m;
+  size_t n;
+  ck_assert_int_eq(oc_matrix_build(doc, &m, &n), OC_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(m[0].target, "a");
+  const struct oc_cell *ai = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_AI_SDK];
+  ck_assert_int_eq(ai->state, OC_CELL_BREAKS);
+  ck_assert_str_eq(ai->reason, "first break");
+  ck_assert_str_eq(ai->kase, "two");
+  ck_assert_int_eq(ai->result_index, 1);
+  ck_assert_int_eq(ai->breaks, 2);
+  ck_assert_int_eq(ai->limits, 1);
+  const struct oc_cell *lc = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN];
+  ck_assert_int_eq(lc->state, OC_CELL_LIMITATION);
+  ck_assert_str_eq(lc->reason, "its own");
+  ck_assert_int_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_OPENAI_NODE_STREAM].state, OC_CELL_NOT_EXERCISED);
+  /* a case in no row shows nowhere */
+  for(int r = 0; r < OC_ROW__COUNT; r++)
+    ck_assert_int_eq(m[0].cells[r][OC_CLIENT_OPENAI_NODE].state, OC_CELL_NOT_EXERCISED);
+  oc_matrix_free(m, n);
+  cJSON_Delete(doc);
+}
+END_TEST
+
+/* A run's matrix comes from its spool: counted from the refs, and only
+ * the result whose break a cell shows is read (every other one is stored
+ * as text that does not parse, so reading it would fail the build). */
+START_TEST(matrix_from_a_spool_reads_only_the_breaks_shown)
+{
+  cJSON *doc = cJSON_Parse(matrix_doc);
+  ck_assert_ptr_nonnull(doc);
+  const char *t = getenv("TMPDIR");
+  char dir[256];
+  snprintf(dir, sizeof(dir), "%s/check_clients.XXXXXX", t && *t ? t : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  struct oc_spool sp;
+  char err[600];
+  ck_assert_int_eq(oc_spool_open(&sp, dir, 5, err, sizeof(err)), OC_OK);
+  /* refs and at are the results' (oc_results_free frees them) */
+  struct oc_result_ref *refs = calloc(5, sizeof(*refs));
+  size_t *at = calloc(5, sizeof(*at)), n = 0;
+  ck_assert(refs && at);
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
+    oc_result_ref_of(&refs[n], r);
+    at[n] = n;
+    char *text = n == 1 ? cJSON_PrintUnformatted(r) : oc_strdup("{not a result");
+    ck_assert_int_eq(oc_spool_put(&sp, n, text, strlen(text), 0, err, sizeof(err)), OC_OK);
+    free(text);
+    n++;
+  }
+  ck_assert_uint_eq(n, 5);
+  ck_assert_int_eq(refs[0].row, OC_ROW_STREAMING);
+  ck_assert_int_eq(refs[3].row, -1);
+  struct oc_results rs;
+  oc_results_from_spool(&rs, doc, &sp, refs, at, n);
+  struct oc_matrix *m;
+  size_t nm;
+  ck_assert_int_eq(oc_matrix_build_from(&rs, &m, &nm), OC_OK);
+  ck_assert_uint_eq(nm, 1);
+  const struct oc_cell *ai = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_AI_SDK];
+  ck_assert_int_eq(ai->state, OC_CELL_BREAKS);
+  ck_assert_str_eq(ai->reason, "first break");
+  ck_assert_str_eq(ai->kase, "two");
+  ck_assert_int_eq(ai->result_index, 1);
+  ck_assert_int_eq(ai->breaks, 2);
+  ck_assert_int_eq(ai->limits, 1);
+  const struct oc_cell *lc = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN];
+  ck_assert_int_eq(lc->state, OC_CELL_LIMITATION);
+  ck_assert_str_eq(lc->reason, "its own");
+  ck_assert_int_eq(lc->works, 1);
+  oc_matrix_free(m, nm);
+  oc_results_free(&rs);
+  oc_spool_close(&sp);
+  rmdir(dir);
+  cJSON_Delete(doc);
+}
+END_TEST
+
+/* ---- names and the policy ---------------------------------------------------------- */
+
+START_TEST(client_names)
+{
+  unsigned m;
+  char err[300];
+  ck_assert_int_eq(oc_clients_parse("openai-node,ai-sdk", &m, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(m, (1u << OC_CLIENT_OPENAI_NODE) | (1u << OC_CLIENT_AI_SDK));
+  ck_assert_int_eq(oc_clients_parse("all", &m, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(m, OC_CLIENTS_ALL);
+  ck_assert_int_ne(oc_clients_parse("openai-go", &m, err, sizeof(err)), OC_OK);
+  ck_assert_ptr_nonnull(strstr(err, "unknown client 'openai-go'"));
+  ck_assert_int_ne(oc_clients_parse("", &m, err, sizeof(err)), OC_OK);
+  /* none: only the contract fails a case; it cannot be mixed with names */
+  ck_assert_int_eq(oc_clients_parse("none", &m, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(m, 0);
+  ck_assert_int_ne(oc_clients_parse("none,ai-sdk", &m, err, sizeof(err)), OC_OK);
+  ck_assert_int_ne(oc_clients_parse("ai-sdk,none", &m, err, sizeof(err)), OC_OK);
+  ck_assert_ptr_nonnull(strstr(err, "'none' stands alone"));
+  for(int c = 0; c < OC_CLIENT__COUNT; c++)
+    ck_assert_int_eq(oc_client_find(oc_client_name((enum oc_client_id)c)), c);
+  ck_assert_int_eq(oc_client_basis(OC_CLIENT_OPENAI_NODE), OC_BASIS_VERIFIED);
+  ck_assert_int_eq(oc_client_basis(OC_CLIENT_OPENAI_PYTHON_STREAM), OC_BASIS_EMULATED);
+}
+END_TEST
+
+static int severity_of(const struct oc_findings *f, enum oc_rule_id r, unsigned clients)
+{
+  for(size_t i = 0; i < f->count; i++)
+    if(f->items[i].rule == r && (!clients || f->items[i].clients == clients))
+      return (int)f->items[i].severity;
+  return -1;
+}
+
+START_TEST(policy_demotes_only_what_breaks_nothing)
+{
+  struct oc_findings f;
+  struct oc_check c;
+  oc_findings_init(&f);
+  oc_check_init(&c, &f, oc_profile_default());
+  oc_emit(&c, OC_R_CHAT_SCHEMA, OC_AT(.path = "/x"), "a spec-only deviation");
+  oc_emit(&c, OC_R_ERROR_SHAPE, OC_AT(.path = "/error"), "a break's cause");
+  oc_emit(&c, OC_R_TOOL_CHOICE_HONOURED, OC_AT(.path = "/y"), "a contract rule");
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  memset(v, 0, sizeof(v));
+  for(int i = 0; i < OC_CLIENT__COUNT; i++) {
+    v[i].outcome = OC_CO_OK;
+    v[i].works = 1;
+  }
+  v[OC_CLIENT_AI_SDK] = (struct oc_client_verdict){ OC_CO_RAISES, 0, 0, OC_CAUSE_SERVER, { OC_R_ERROR_SHAPE }, 1,
+                                                    "APICallError: \"Bad Request\" lost the server's message" };
+  v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
+                                                       "refusal dropped" };
+  c.clients = OC_CLIENTS_ALL & ~(1u << OC_CLIENT_OPENAI_NODE);
+  oc_verdict_apply(&c, v);
+  ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
+  ck_assert_int_eq(f.items[0].spec_only, 1);
+  ck_assert_int_eq(severity_of(&f, OC_R_ERROR_SHAPE, 0), OC_SEV_ERROR);
+  ck_assert_uint_eq(f.items[1].clients, 1u << OC_CLIENT_AI_SDK);
+  ck_assert_int_eq(severity_of(&f, OC_R_TOOL_CHOICE_HONOURED, 0), OC_SEV_ERROR);
+  ck_assert_int_eq(severity_of(&f, OC_R_CLIENT_BREAKS, 1u << OC_CLIENT_AI_SDK), OC_SEV_ERROR);
+  ck_assert_int_eq(severity_of(&f, OC_R_CLIENT_BREAKS, 1u << OC_CLIENT_LANGCHAIN), OC_SEV_INFO);
+  ck_assert_uint_eq(oc_findings_total(&f, OC_R_CLIENT_BREAKS), 2);
+  oc_findings_free(&f);
+
+  /* the same break of a client not selected fails nothing */
+  oc_findings_init(&f);
+  oc_check_init(&c, &f, oc_profile_default());
+  oc_emit(&c, OC_R_ERROR_SHAPE, OC_AT(.path = "/error"), "a break's cause");
+  c.clients = 1u << OC_CLIENT_OPENAI_NODE;
+  oc_verdict_apply(&c, v);
+  ck_assert_int_eq(severity_of(&f, OC_R_ERROR_SHAPE, 0), OC_SEV_WARNING);
+  ck_assert_int_eq(severity_of(&f, OC_R_CLIENT_BREAKS, 1u << OC_CLIENT_AI_SDK), OC_SEV_INFO);
+  ck_assert_int_eq(oc_findings_worst(&f), OC_SEV_WARNING);
+  oc_findings_free(&f);
+
+  /* --strict: the specification's verdict */
+  oc_findings_init(&f);
+  oc_check_init(&c, &f, oc_profile_default());
+  c.strict = 1;
+  oc_emit(&c, OC_R_CHAT_SCHEMA, OC_AT(.path = "/x"), "a spec-only deviation");
+  oc_verdict_apply(&c, NULL);
+  ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_ERROR);
+  ck_assert_int_eq(f.items[0].spec_only, 0);
+  oc_findings_free(&f);
+}
+END_TEST
+
+START_TEST(contract_rules)
+{
+  ck_assert(oc_rule_contract(OC_R_TOOL_CHOICE_HONOURED));
+  ck_assert(oc_rule_contract(OC_R_SCHEMA_OUTPUT));
+  ck_assert(oc_rule_contract(OC_R_JSON_OBJECT_OUTPUT));
+  ck_assert(oc_rule_contract(OC_R_ERROR_STATUS));
+  ck_assert(oc_rule_contract(OC_R_STREAM_DONE));
+  ck_assert(oc_rule_contract(OC_R_STREAM_TRUNCATED));
+  ck_assert(oc_rule_contract(OC_R_CTX_OVERFLOW_STATUS));
+  ck_assert(!oc_rule_contract(OC_R_CHAT_SCHEMA));
+  ck_assert(!oc_rule_contract(OC_R_STREAM_CHUNK_SCHEMA));
+  ck_assert(!oc_rule_contract(OC_R_ERROR_SHAPE));
+  /* every template rule is one */
+  for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++)
+    if(strcmp(r->family, "TEMPLATE") == 0 || strcmp(r->family, "CTX") == 0 || strcmp(r->family, "PIN") == 0 ||
+       strcmp(r->family, "CASE") == 0)
+      ck_assert_msg(oc_rule_contract(r->rid) && oc_rule_contract_why(r->rid), "%s is no contract rule", r->id);
+}
+END_TEST
+
+/* The models keep to their caps on a long stream: no more memory than
+ * for a short one once the first chunks are in (their accumulators grow
+ * per choice and per call, never per chunk). */
+START_TEST(long_streams_stay_bounded)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 64u << 20);
+  oc_buf_adds(&b, ROLE);
+  for(int i = 0; i < 20000; i++)
+    oc_buf_adds(&b, TEXT("token "));
+  oc_buf_adds(&b, FIN("stop") DONE);
+  struct rt_ex x = X_STREAM(REQ_STREAM, oc_buf_str(&b));
+  x.len = b.len;
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  verdicts_of(&x, v);
+  for(int c = 0; c < OC_CLIENT__COUNT; c++)
+    ck_assert_msg(!oc_client_broken(&v[c]), "%s: %s", oc_client_name((enum oc_client_id)c), v[c].reason);
+  ck_assert_ptr_nonnull(strstr(v[OC_CLIENT_OPENAI_NODE].reason, "120000 bytes"));
+  oc_buf_free(&b);
+}
+END_TEST
+
+static Suite *clients_suite(void)
+{
+  Suite *s = suite_create("clients");
+  TCase *tc = tcase_create("models");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, openai_python_facts, 0, (int)OC_ARRAY_LEN(py_facts));
+  tcase_add_test(tc, clean_answers_break_nothing);
+  tcase_add_test(tc, crafted_facts_hold);
+  tcase_add_test(tc, limitations_have_evidence);
+  tcase_add_test(tc, server_faults_are_no_limitation);
+  tcase_add_test(tc, long_streams_stay_bounded);
+  suite_add_tcase(s, tc);
+  TCase *mx = tcase_create("matrix");
+  tcase_add_test(mx, checklist_rows);
+  tcase_add_test(mx, matrix_cells);
+  tcase_add_test(mx, matrix_from_a_spool_reads_only_the_breaks_shown);
+  suite_add_tcase(s, mx);
+  TCase *p = tcase_create("policy");
+  tcase_add_test(p, client_names);
+  tcase_add_test(p, policy_demotes_only_what_breaks_nothing);
+  tcase_add_test(p, contract_rules);
+  suite_add_tcase(s, p);
+  return s;
+}
+
+int main(void)
+{
+  rt_setup();
+  int rc = oc_test_run(clients_suite());
+  rt_teardown();
+  return rc;
+}
