@@ -227,9 +227,13 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   struct oc_buf errs;
   oc_buf_init(&errs, 1u << 20);
   int bad = 0;
-  for(size_t i = 0; i < n; i++)
-    if(oc_suite_load(set, paths[i], *suite_schema, &errs))
+  for(size_t i = 0; i < n; i++) {
+    int lrc = oc_suite_load(set, paths[i], *suite_schema, &errs);
+    if(lrc == OC_ENOMEM) /* oacheck's failure, which the loader leaves unsaid */
+      oc_buf_printf(&errs, "%s: out of memory while loading the suite\n", paths[i]);
+    if(lrc)
       bad = 1;
+  }
   if(owned) {
     for(size_t i = 0; i < n; i++)
       free(paths[i]);

@@ -1418,6 +1418,10 @@ static const struct oc_jv *resolve(struct compiler *c, const struct oc_jv *at, s
         if(oc_buf_addc(&tok, ch))
           bad = 2;
       }
+      if(bad == 2) { /* a token we could not hold, not one that is absent */
+        oom(c);
+        goto out;
+      }
       if(bad) {
         cur = NULL;
         break;
@@ -3047,10 +3051,12 @@ static void path_pop(struct oc_buf *b, size_t mark)
     b->data[mark] = '\0';
 }
 
+/* Out of memory wins over undecided: an undecided validation still hands
+ * back its reason and the errors it recorded, and a failure after that
+ * point would leave them short without saying so. */
 static void fail_nomem(struct vctx *c)
 {
-  if(!c->rc)
-    c->rc = OC_ENOMEM;
+  c->rc = OC_ENOMEM;
 }
 
 /* oacheck's own limit stopped the validation: it is undecided, an error of
@@ -4145,8 +4151,8 @@ static int validate_pass(const struct oc_schema *s, const struct oc_jv *instance
   oc_regex_scratch_free(c->rx);
   free(c->memo);
   int rc = c->rc;
-  if(rc == OC_ETOOBIG && res && !res->undecided)
-    res->undecided = oc_strdup(c->why);
+  if(rc == OC_ETOOBIG && res && !res->undecided && !(res->undecided = oc_strdup(c->why)))
+    rc = OC_ENOMEM; /* the reason is part of the answer */
   free(c);
   if(rc)
     return -rc;
@@ -4162,10 +4168,13 @@ int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
     return validate_pass(s, instance, res);
   int v = validate_pass(s, instance, NULL);
   if(v == -OC_ETOOBIG && res) {
-    /* undecided: run again only to learn why, in the same bounded time */
-    validate_pass(s, instance, res);
-    if(!res->undecided)
-      res->undecided = oc_strdup("the validation ran out of oacheck's budget");
+    /* undecided: run again only to learn why, in the same bounded time;
+     * out of memory there leaves the reason or the errors short, and
+     * says so rather than pass for the answer */
+    if(validate_pass(s, instance, res) == -OC_ENOMEM)
+      return -OC_ENOMEM;
+    if(!res->undecided && !(res->undecided = oc_strdup("the validation ran out of oacheck's budget")))
+      return -OC_ENOMEM;
     return v;
   }
   if(v != 0 || !res)
@@ -4178,14 +4187,17 @@ int oc_schema_validate(const struct oc_schema *s, const struct oc_jv *instance,
     res->undecided = NULL;
     if(!res->count) {
       struct oc_schema_error *e = calloc(1, sizeof(*e));
-      if(e) {
-        e->instance_path = oc_strdup("");
-        e->schema_path = oc_strdup("");
-        e->keyword = "$schema";
-        e->message = oc_strdup("invalid (the reasons were not found within oacheck's budget)");
-        res->errors = e;
-        res->count = 1;
-      }
+      if(!e)
+        return -OC_ENOMEM;
+      free(res->errors);
+      res->errors = e;
+      res->count = 1;
+      e->instance_path = oc_strdup("");
+      e->schema_path = oc_strdup("");
+      e->keyword = "$schema";
+      e->message = oc_strdup("invalid (the reasons were not found within oacheck's budget)");
+      if(!e->instance_path || !e->schema_path || !e->message)
+        return -OC_ENOMEM; /* the caller's oc_schema_result_free takes what was made */
     }
     return 0;
   }

@@ -118,7 +118,9 @@ void oc_schema_result_free(struct oc_schema_result *res);
  * -OC_E* on internal failure: -OC_ENOMEM, or -OC_ETOOBIG when oacheck's
  * own limits left it undecided (a regex ran out of its match budget, the
  * evaluation budget ran out, a recursion consumed nothing; res->undecided
- * says which) — an error of the validation, never a verdict.  Time is
+ * says which) — an error of the validation, never a verdict.  An
+ * allocation that failed anywhere, in either pass, is -OC_ENOMEM even when
+ * the validation was already undecided (res is then incomplete).  Time is
  * bounded whatever the schema: combinators are memoised past a few
  * thousand evaluations and stop at a budget.  res may be NULL: the fast
  * path, which stops at the first failure and builds no message.  With res,

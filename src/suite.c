@@ -326,6 +326,12 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     oc_schema_result_init(&res);
     res.max = 1000;
     int v = oc_schema_validate(schema, doc.root, &res);
+    if(v == -OC_ENOMEM) {
+      /* oacheck's failure, not the suite's: no "could not be applied" */
+      oc_schema_result_free(&res);
+      rc = OC_ENOMEM;
+      goto out;
+    }
     if(v != 1) {
       for(size_t i = 0; i < res.count; i++) {
         snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
@@ -335,7 +341,7 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
         oc_buf_printf(err, "%s: … and at least %zu more errors\n", path, res.dropped);
       if(v < 0)
         oc_buf_printf(err, "%s: the suite schema could not be applied: %s\n", path,
-                      res.undecided ? res.undecided : "out of memory");
+                      res.undecided ? res.undecided : "oacheck's validation budget ran out");
       bad = 1;
     }
     oc_schema_result_free(&res);

@@ -6,8 +6,18 @@
 # or sanitizer report fails the run (exit 1, the input kept under
 # tests/fuzz/crashes/TARGET/); a summary line per target gives the
 # executions and the time run clean.
+#
+# tests/fuzz/run.sh --seeds DIR TARGET... only writes each target's seeds
+# into DIR/TARGET (the allocation-failure run, tests/torture/run.sh, takes
+# them as its corpus too) and runs nothing.
 set -eu
-secs=$1; shift
+corpus=tests/fuzz/corpus
+seeds_only=0
+if [ "${1:-}" = --seeds ]; then
+  seeds_only=1; corpus=$2; shift 2
+else
+  secs=$1; shift
+fi
 src=${OACHECK_SRCDIR:-.}
 export OACHECK_DATADIR="$src"
 # leaks fail too; UBSan reports abort (compiled -fno-sanitize-recover)
@@ -19,7 +29,7 @@ put() { # put DIR NAME : stdin into DIR/NAME
 }
 
 seed() {
-  t=$1; c=tests/fuzz/corpus/$t
+  t=$1; c=$corpus/$t
   [ -d "$c" ] && [ -n "$(ls -A "$c" 2>/dev/null)" ] && return 0
   mkdir -p "$c"
   case $t in
@@ -42,7 +52,17 @@ seed() {
     printf '\012{"$id":"https://oacheck.test/s.json","$dynamicAnchor":"n","$defs":{"d":{"$dynamicRef":"#n"}},"prefixItems":[{"$ref":"#/$defs/d"}],"format":"date-time"}\000["2026-01-01T00:00:00Z"]' | put "$c" dynamic
     ;;
   suite)
-    cp "$src"/suites/*.json "$src"/tests/data/suites/*.json "$c"/ ;;
+    cp "$src"/suites/*.json "$src"/tests/data/suites/*.json "$c"/
+    # a suite with an error of each kind the loader reports: the schema's,
+    # an unknown rule to allow and to assert, an unclosed ${, a repeated name
+    put "$c" broken.json <<'EOF'
+{"suite":"b","description":"d","allow":["NOPE"],"cases":[
+ {"name":"a","description":"d","request":{"method":"POST","path":"/v1/chat/completions","body":{"model":"${MODEL}","messages":[{"role":"user","content":"${words:5:x}"}]}},"expect":{"status":200,"assert":[{"pointer":"/x","type":"strin"}]}},
+ {"name":"a","description":"d","request":{"method":"POST","path":"/v1/chat/completions","body":{"model":"${NOPE","messages":[]}},"allow":["ALSO-NOPE"],"expect":{"assert":[{"rule":"NOT-A-RULE"}]}},
+ {"name":7,"request":{}}
+]}
+EOF
+    ;;
   cassette)
     for f in "$src"/suites/recordings/llama-server/*.cassette.gz "$src"/tests/data/recordings/*/*.cassette.gz; do
       [ -f "$f" ] || continue
@@ -62,6 +82,11 @@ seed() {
     ;;
   esac
 }
+
+if [ "$seeds_only" = 1 ]; then
+  for t in "$@"; do seed "$t"; done
+  exit 0
+fi
 
 status=0
 for t in "$@"; do

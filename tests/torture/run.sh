@@ -9,8 +9,13 @@
 # fuzz seeds (real streams in fuzz_input.h's format) and a few real
 # recordings that add what hand-written files do not have: many pieces
 # with their arrival times, a requested schema, n > 1, a partial stream,
-# other servers' shapes.  TORTURE_ALL=1 adds every recording (about a
-# minute more).
+# other servers' shapes.  Then the seeds of three more fuzz targets,
+# written into $TMP by `tests/fuzz/run.sh --seeds` and each run with its
+# --kind, taken as that target takes it: schema (a schema compiled, an
+# instance validated on both paths), suite (a suite loaded, every case's
+# request built) and exchange (a raw capture read, converted, decoded).
+# TORTURE_ALL=1 adds every recording (about a minute more) and every
+# schema seed (about 20 s more).
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
 bin="${OACHECK_BUILDDIR:-$(pwd)}/tests/torture/torture"
@@ -41,11 +46,12 @@ fi
 
 files=0 points=0 bad=0
 log=$TMP/torture.log
-for f in tests/rules/*/*.test tests/fuzz/seeds/* $recordings; do
-  [ -f "$f" ] || fail "$f: not in the source tree"
+# one FILE OPTION... : torture FILE with the options, counted
+one() {
+  f=$1; shift
   files=$((files + 1))
   rc=0
-  "$bin" --profile "$(profile_of "$f")" "$f" > "$log" 2>&1 || rc=$?
+  "$bin" "$@" "$f" > "$log" 2>&1 || rc=$?
   cat "$log"
   n=$(sed -n 's/^torture: .*: \([0-9][0-9]*\) allocation points failed.*/\1/p' "$log")
   points=$((points + ${n:-0}))
@@ -53,7 +59,34 @@ for f in tests/rules/*/*.test tests/fuzz/seeds/* $recordings; do
     [ "$rc" -eq 1 ] || echo "torture: $f: the program ended with status $rc (a crash, or a setup error)"
     bad=$((bad + 1))
   fi
+}
+for f in tests/rules/*/*.test tests/fuzz/seeds/* $recordings; do
+  [ -f "$f" ] || fail "$f: not in the source tree"
+  one "$f" --profile "$(profile_of "$f")"
+done
+# The other fuzz targets' seeds.  Every suite and exchange seed runs (a
+# dozen suites, about 60 captures: some 12 s together).  Of the schema
+# seeds, the hand-made ones (the combinators, patterns, dynamic and
+# draft-7 references that once hung or fooled the validator) all run, and
+# of shipped-N (each shipped schema with four instances in turn) one
+# instance per schema, a different one for each next schema, so that the
+# compile of every shipped schema and each instance are all failed through
+# in about a quarter of the time; TORTURE_ALL=1 runs the other three too.
+seeds=$TMP/seeds
+sh tests/fuzz/run.sh --seeds "$seeds" schema suite exchange > "$log" 2>&1 ||
+  { cat "$log"; fail "tests/fuzz/run.sh --seeds could not write the seeds"; }
+for kind in schema suite exchange; do
+  [ -n "$(ls "$seeds/$kind" 2>/dev/null)" ] || fail "tests/fuzz/run.sh --seeds wrote no $kind seed"
+  for f in "$seeds/$kind"/*; do
+    case ${TORTURE_ALL:-0}:$f in
+      0:*/shipped-*)
+        n=${f##*/shipped-}
+        [ $(((n - 1) % 4)) -eq $((((n - 1) / 4) % 4)) ] || continue ;;
+    esac
+    one "$f" --kind "$kind"
+  done
 done
 echo "torture: $files files, $points allocation points failed one at a time in all, $bad file(s) did not hold"
+[ "$bad" -eq 0 ] || echo "torture: a seed under $seeds is gone with this run; 'sh tests/fuzz/run.sh --seeds DIR schema suite exchange' writes them again into DIR/KIND"
 [ "$bad" -eq 0 ] || fail "the allocation-failure run found $bad file(s) where a failed allocation crashed, leaked or changed a verdict silently"
-pass "every allocation of the decoder failed in turn over $files files ($points points): each run ended with OC_ENOMEM or the same findings, and nothing leaked"
+pass "every allocation of the decoder, the schema validator, the suite loader and the capture reader failed in turn over $files files ($points points): each run ended with OC_ENOMEM or the same result, and nothing leaked"

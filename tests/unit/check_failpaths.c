@@ -1,6 +1,7 @@
 /* check_failpaths.c — the builders of what a run writes down (a case's
  * result: response, events, rebuilt message, timing, findings, reproduce
- * commands; a cassette; a results document's summary) under the
+ * commands; a cassette; a results document's summary), the schema
+ * validator's verdicts and the suite loader under the
  * allocation-failure shim (tests/torture/shim.h): every allocation they
  * make fails in turn, and each time the builder must hand back nothing
  * (NULL, an error) or exactly what it builds with memory to spare — never
@@ -13,13 +14,16 @@
 #include <string.h>
 
 #include "cassette.h"
+#include "jdoc.h"
 #include "json.h"
 #include "report.h"
 #include "response.h"
 #include "result.h"
 #include "results_json.h"
 #include "rules.h"
+#include "schema.h"
 #include "shim.h"
+#include "suite.h"
 #include "testutil.h"
 
 static struct oc_schemas schemas;
@@ -252,6 +256,203 @@ START_TEST(summary_whole_or_nothing)
 }
 END_TEST
 
+/* ---- a schema's verdict ------------------------------------------------------ */
+
+/* A verdict is the validator's to compute: with an allocation failed it
+ * must say out of memory (-OC_ENOMEM), never hand back a verdict, an
+ * "undecided" reason or a list of errors it did not finish. */
+struct verdict_ctx {
+  const struct oc_schema *s;
+  const struct oc_jv *instance;
+};
+
+static char *build_verdict(void *p)
+{
+  const struct verdict_ctx *x = p;
+  struct oc_schema_result res;
+  oc_schema_result_init(&res);
+  res.max = 8;
+  int fast = oc_schema_validate(x->s, x->instance, NULL);
+  int full = oc_schema_validate(x->s, x->instance, &res);
+  char *text = NULL;
+  if(fast != -OC_ENOMEM && full != -OC_ENOMEM) {
+    struct oc_buf b;
+    oc_buf_init(&b, 1u << 20);
+    oc_buf_printf(&b, "fast %d full %d undecided %s dropped %zu\n", fast, full,
+                  res.undecided ? res.undecided : "-", res.dropped);
+    for(size_t i = 0; i < res.count; i++)
+      oc_buf_printf(&b, "%s %s %s %s @%zu\n", res.errors[i].instance_path, res.errors[i].schema_path,
+                    res.errors[i].keyword, res.errors[i].message, res.errors[i].offset);
+    text = oc_buf_take(&b, NULL);
+  }
+  oc_schema_result_free(&res);
+  return text;
+}
+
+static void verdict_whole_or_nothing(const char *what, const char *schema, const char *instance)
+{
+  struct oc_jdoc sd, id;
+  struct oc_jerr je;
+  oc_jdoc_init(&sd);
+  oc_jdoc_init(&id);
+  ck_assert(oc_jdoc_parse(&sd, schema, strlen(schema), &je) == 0);
+  ck_assert(oc_jdoc_parse(&id, instance, strlen(instance), &je) == 0);
+  char err[512];
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  ck_assert_ptr_nonnull(reg);
+  struct oc_schema *s = oc_schema_compile_jv(reg, sd.root, NULL, 0, err, sizeof(err));
+  ck_assert_msg(s != NULL, "%s: %s", what, err);
+  struct verdict_ctx x = { s, id.root };
+  long points = every_failure(what, build_verdict, &x);
+  fprintf(stderr, "%s: %ld allocation points failed one at a time\n", what, points);
+  oc_schema_free(s);
+  oc_schema_registry_free(reg);
+  oc_jdoc_free(&sd);
+  oc_jdoc_free(&id);
+}
+
+START_TEST(verdict_undecided_recursion)
+{
+  /* the fast pass is undecided; the reporting pass learns why and records
+   * what the anyOf saw: a failure there must not shorten either */
+  verdict_whole_or_nothing("an anyOf of self-references", "{\"anyOf\":[{\"$ref\":\"#\"},{\"$ref\":\"#\"}]}",
+                           "[[[[1]]]]");
+}
+END_TEST
+
+START_TEST(verdict_undecided_regex)
+{
+  /* a pattern out of its match budget under "not": undecided, with the
+   * pattern named — a failure must not turn it into the generic reason */
+  verdict_whole_or_nothing("a regex out of its budget", "{\"not\":{\"pattern\":\"(a|a)+!x|a\"}}",
+                           "\"aaaaaaaaaaaaaaaaaaaaaaaaaa!\"");
+}
+END_TEST
+
+START_TEST(verdict_invalid)
+{
+  verdict_whole_or_nothing("an invalid object",
+                           "{\"type\":\"object\",\"required\":[\"a\",\"z\"],\"properties\":{\"a\":"
+                           "{\"type\":\"integer\"},\"b\":{\"pattern\":\"^x\"},\"c\":{\"items\":"
+                           "{\"minimum\":3}}},\"additionalProperties\":false}",
+                           "{\"a\":\"1\",\"b\":\"y\",\"c\":[1,5,2],\"d\":null}");
+}
+END_TEST
+
+/* A schema compiled, then the verdict: compiling either says out of
+ * memory or compiles as with memory to spare — a reference it could not
+ * follow for want of memory is not an unresolved reference. */
+struct compile_ctx {
+  const cJSON *schema;
+  const struct oc_jv *instance;
+};
+
+static char *build_compiled(void *p)
+{
+  const struct compile_ctx *x = p;
+  char err[512] = "";
+  struct oc_schema *s = NULL;
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  if(!reg)
+    return NULL;
+  int rc = oc_schema_compile_rc(reg, x->schema, "https://oacheck.test/s.json", 0, &s, err, sizeof(err));
+  char *text = NULL;
+  if(rc == OC_OK) {
+    struct verdict_ctx v = { s, x->instance };
+    text = build_verdict(&v);
+  }
+  else if(rc != OC_ENOMEM)
+    text = oc_asprintf("compile %d: %s\n", rc, err);
+  oc_schema_free(s);
+  oc_schema_registry_free(reg);
+  return text;
+}
+
+START_TEST(compile_refs_or_enomem)
+{
+  static const char *schemas_text[] = {
+    /* a JSON pointer through $defs, a token with escapes, a dynamic reference */
+    "{\"$defs\":{\"d\":{\"type\":\"integer\"},\"a/b~c\":{\"minimum\":2}},\"properties\":{\"x\":"
+    "{\"$ref\":\"#/$defs/d\"},\"y\":{\"$ref\":\"#/$defs/a~1b~0c\"}}}",
+    "{\"$dynamicAnchor\":\"n\",\"$defs\":{\"d\":{\"$dynamicRef\":\"#n\"}},\"prefixItems\":"
+    "[{\"$ref\":\"#/$defs/d\"}],\"format\":\"date-time\"}",
+  };
+  struct oc_jdoc id;
+  struct oc_jerr je;
+  oc_jdoc_init(&id);
+  static const char inst[] = "{\"x\":\"1\",\"y\":1}";
+  ck_assert(oc_jdoc_parse(&id, inst, strlen(inst), &je) == 0);
+  for(size_t i = 0; i < OC_ARRAY_LEN(schemas_text); i++) {
+    cJSON *sd = cJSON_Parse(schemas_text[i]);
+    ck_assert_ptr_nonnull(sd);
+    struct compile_ctx x = { sd, id.root };
+    long points = every_failure("a schema with references, compiled", build_compiled, &x);
+    fprintf(stderr, "a schema with references (%zu), compiled: %ld allocation points failed one at a time\n",
+            i, points);
+    cJSON_Delete(sd);
+  }
+  oc_jdoc_free(&id);
+}
+END_TEST
+
+/* ---- a suite, loaded ---------------------------------------------------------- */
+
+/* The loader either says out of memory or loads (or refuses) the suite
+ * as it does with memory to spare: a failure inside the suite schema's
+ * validation must not read as the suite's own fault. */
+struct suite_ctx {
+  const struct oc_schema *schema;
+  const char *text;
+};
+
+static char *build_suite(void *p)
+{
+  const struct suite_ctx *x = p;
+  struct oc_suite_set set = { NULL, 0 };
+  struct oc_buf err;
+  oc_buf_init(&err, 1u << 20);
+  int rc = oc_suite_load_text(&set, "t.json", x->text, strlen(x->text), x->schema, &err);
+  char *text = NULL;
+  if(rc != OC_ENOMEM && oc_buf_error(&err) != OC_ENOMEM) {
+    text = oc_asprintf("rc %d suites %zu cases %zu\n%s", rc, set.count,
+                       set.count ? set.items[0].ncases : 0, oc_buf_str(&err));
+  }
+  oc_buf_free(&err);
+  oc_suite_set_free(&set);
+  return text;
+}
+
+static void suite_whole_or_nothing(const char *what, const char *text)
+{
+  char err[512];
+  struct oc_schema *schema =
+    oc_schema_compile_uri(schemas.reg, OC_SCHEMA_SHIPPED_BASE "suite.schema.json", 0, err, sizeof(err));
+  ck_assert_msg(schema != NULL, "%s", err);
+  struct suite_ctx x = { schema, text };
+  long points = every_failure(what, build_suite, &x);
+  fprintf(stderr, "%s: %ld allocation points failed one at a time\n", what, points);
+  oc_schema_free(schema);
+}
+
+START_TEST(suite_loads_or_enomem)
+{
+  suite_whole_or_nothing("a suite that loads",
+                         "{\"suite\":\"s\",\"description\":\"d\",\"cases\":[{\"name\":\"list\",\"description\":\"d\",\"request\":{\"method\":\"GET\","
+                         "\"path\":\"/v1/models\"},\"expect\":{\"status\":200,\"assert\":[{\"pointer\":"
+                         "\"/data/0/id\",\"type\":\"string\"}]}}]}");
+}
+END_TEST
+
+START_TEST(suite_refused_or_enomem)
+{
+  /* the schema's complaint (a name that is not a string) and the
+   * loader's own (a rule that does not exist) */
+  suite_whole_or_nothing("a suite with errors",
+                         "{\"suite\":\"s\",\"cases\":[{\"name\":7,\"request\":{\"method\":\"GET\","
+                         "\"path\":\"/v1/models\"},\"allow\":[\"NO-SUCH-RULE\"]}]}");
+}
+END_TEST
+
 int main(void)
 {
   torture_init();
@@ -269,6 +470,12 @@ int main(void)
   tcase_add_test(tc, result_whole_or_nothing);
   tcase_add_test(tc, cassette_whole_or_nothing);
   tcase_add_test(tc, summary_whole_or_nothing);
+  tcase_add_test(tc, verdict_undecided_recursion);
+  tcase_add_test(tc, verdict_undecided_regex);
+  tcase_add_test(tc, verdict_invalid);
+  tcase_add_test(tc, compile_refs_or_enomem);
+  tcase_add_test(tc, suite_loads_or_enomem);
+  tcase_add_test(tc, suite_refused_or_enomem);
   suite_add_tcase(s, tc);
   int rc = oc_test_run(s);
   oc_schemas_free(&schemas);
