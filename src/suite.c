@@ -412,9 +412,6 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     c->suite = s.name;
     c->file = s.file;
     c->order = k;
-    struct oc_json_pos cpos;
-    oc_json_locate(buf, len, jc ? jc->offset : 0, &cpos);
-    c->line = cpos.line;
     c->variables = s.variables;
     c->json = cj;
     c->name = oc_json_str(cj, "name");

@@ -36,8 +36,8 @@ stop() {
   [ "$st" = "$want" ] || { cat "$TMP/err" >&2; fail "SIG$sig: run exited $st, expected $want"; }
   [ $((t1 - t0)) -le $((5 * SLOW)) ] || fail "SIG$sig: the run took $((t1 - t0)) s to stop"
   [ -s "$TMP/r.json" ] || fail "SIG$sig: no JSON results"
-  "$OACHECK" validate https://oacheck.dev/schemas/results.schema.json "$TMP/r.json" >/dev/null ||
-    fail "SIG$sig: the results do not match the results schema"
+  "$OACHECK" validate https://oacheck.dev/schemas/results.schema.json "$TMP/r.json" >"$TMP/v" 2>&1 ||
+    { cat "$TMP/v" >&2; head -c 4000 "$TMP/r.json" >&2; fail "SIG$sig: the results do not match the results schema"; }
   expect_grep '"incomplete":[[:space:]]*true' "$TMP/r.json"
   expect_grep "\"incomplete_reason\":[[:space:]]*\"interrupted by SIG$sig after 2 of 3 cases" "$TMP/r.json"
   expect_grep '"case":[[:space:]]*"quick-stream"' "$TMP/r.json"
