@@ -35,8 +35,9 @@ echo "| Node peer | $(kv mb_s "$peer") | $(human "$(kv events_s "$peer")") | $(k
 echo "| oacheck / Node | $(ratio "$(kv mb_s "$ours")" "$(kv mb_s "$peer")")× | | |"
 echo
 echo "Findings on this clean stream: $(kv findings "$ours") (the generator's chunks carry no \`logprobs\`;" \
-  "the one expected is CLIENT-BREAKS at info: it ends in \`length\`, on which openai-python's" \
-  "stream helper raises, as it does on OpenAI's own answers)."
+  "the two expected are at info: CHAT-SIZE, the results keeping 1 MiB of the rebuilt text, and" \
+  "CLIENT-BREAKS: it ends in \`length\`, on which openai-python's stream helper raises, as it" \
+  "does on OpenAI's own answers)."
 echo
 echo "Memory does not grow with the stream: \`bench_pipeline --gigabyte\` runs one stream of" \
   "$(kv bytes "$giga") bytes ($(human "$(kv events "$giga")") chunks, generated on the fly, never held whole)" \

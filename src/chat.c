@@ -648,36 +648,68 @@ static int free_text_key(const char *k, uint32_t n)
   return 0;
 }
 
-static uint64_t mix(uint64_t h, const void *p, size_t n)
+static inline uint64_t fold(uint64_t h, uint64_t w)
 {
-  const unsigned char *b = p;
-  for(size_t i = 0; i < n; i++)
-    h = (h ^ b[i]) * UINT64_C(0x100000001b3); /* FNV-1a */
-  return h;
+  h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+  return h ^ (h >> 29); /* carries high bits back down, which a multiply never does */
+}
+
+/* Eight bytes at a time, then the tail with the length in its top byte
+ * (so "a" and "a\0" differ).  Byte at a time (FNV-1a), with a call per
+ * type tag and length, the shape was an eighth of the streaming path. */
+static uint64_t mix(uint64_t h, const char *b, size_t n)
+{
+  for(; n >= 8; b += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, b, 8);
+    h = fold(h, w);
+  }
+  uint64_t w = (uint64_t)n << 56;
+  unsigned shift = 0;
+  if(n & 4) {
+    uint32_t x;
+    memcpy(&x, b, 4);
+    w |= x;
+    b += 4;
+    shift = 32;
+  }
+  if(n & 2) {
+    uint16_t x;
+    memcpy(&x, b, 2);
+    w |= (uint64_t)x << shift;
+    b += 2;
+    shift += 16;
+  }
+  if(n & 1)
+    w |= (uint64_t)(unsigned char)*b << shift;
+  return fold(h, w);
 }
 
 static uint64_t shape_of(const struct oc_jv *v, uint64_t h, int elide, int depth)
 {
-  h = mix(h, &v->type, 1);
+  /* the type tag and, for containers, the size in one word */
+  uint64_t tag = (uint64_t)v->type;
+  if(v->type == OC_JARRAY || v->type == OC_JOBJECT)
+    tag |= (uint64_t)v->len << 8;
+  h = fold(h, tag);
   if(depth > 64)
-    return mix(h, &v->end, sizeof(v->end)); /* deep: never shared by accident */
+    return fold(h, (uint64_t)v->end); /* deep: never shared by accident */
   switch(v->type) {
   case OC_JSTRING:
-    if(!elide)
-      h = mix(h, v->u.str, v->len);
-    return mix(h, "\xff", 1);
-  case OC_JNUMBER:
-    return mix(h, &v->u.num, sizeof(v->u.num));
+    return elide ? fold(h, UINT64_C(0xff)) : mix(h, v->u.str, v->len);
+  case OC_JNUMBER: {
+    uint64_t w;
+    memcpy(&w, &v->u.num, sizeof(w));
+    return fold(h, w);
+  }
   case OC_JARRAY:
-    h = mix(h, &v->len, sizeof(v->len));
     for(uint32_t i = 0; i < v->len; i++)
       h = shape_of(&v->u.items[i], h, 0, depth + 1);
     return h;
   case OC_JOBJECT:
-    h = mix(h, &v->len, sizeof(v->len));
     for(uint32_t i = 0; i < v->len; i++) {
       const struct oc_jmember *m = &v->u.members[i];
-      h = mix(h, m->key, m->key_len + 1);
+      h = mix(h, m->key, m->key_len);
       h = shape_of(&m->value, h, free_text_key(m->key, m->key_len), depth + 1);
     }
     return h;
@@ -686,14 +718,13 @@ static uint64_t shape_of(const struct oc_jv *v, uint64_t h, int elide, int depth
   }
 }
 
-/* Has a chunk of this shape validated already?  *shape gets the hash. */
-static int shape_known(struct oc_stream *s, const struct oc_jv *root, uint64_t *shape)
+/* Has a chunk of this shape validated already? */
+static int shape_known(const struct oc_stream *s, uint64_t shape)
 {
-  *shape = shape_of(root, UINT64_C(0xcbf29ce484222325), 0, 0);
   size_t n = s->nvalid_shapes < OC_ARRAY_LEN(s->valid_shapes) ? s->nvalid_shapes
                                                               : OC_ARRAY_LEN(s->valid_shapes);
   for(size_t i = 0; i < n; i++)
-    if(s->valid_shapes[i] == *shape)
+    if(s->valid_shapes[i] == shape)
       return 1;
   return 0;
 }
@@ -721,21 +752,26 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
       int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
       if(rc == OC_ENOMEM)
         s->check->oom = 1;
-      oc_clients_event(s->clients, ev, rc ? NULL : s->doc.root, &s->sse);
+      oc_clients_event(s->clients, ev, rc ? NULL : s->doc.root, 0, &s->sse);
     }
     return;
   }
   if(ev->data_len == 6 && memcmp(ev->data, "[DONE]", 6) == 0) {
     s->done_at = n;
-    oc_clients_event(s->clients, ev, NULL, &s->sse);
+    oc_clients_event(s->clients, ev, NULL, 0, &s->sse);
     return;
   }
   struct oc_jerr jerr;
   int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
+  /* the chunk's skeleton, hashed once for the schema memo below and for
+   * what the client models decide by skeleton alone */
+  uint64_t shape = 0;
+  if(rc == 0 && (s->chunk_schema || s->clients))
+    shape = shape_of(s->doc.root, UINT64_C(0xcbf29ce484222325), 0, 0);
   if(rc == 0)
-    oc_clients_event(s->clients, ev, s->doc.root, &s->sse);
+    oc_clients_event(s->clients, ev, s->doc.root, shape, &s->sse);
   else if(rc != OC_ENOMEM)
-    oc_clients_event(s->clients, ev, NULL, &s->sse);
+    oc_clients_event(s->clients, ev, NULL, 0, &s->sse);
   if(rc || s->doc.root->type != OC_JOBJECT) {
     char ex[160];
     excerpt_of(ev->data, ev->data_len, ex, sizeof(ex));
@@ -766,8 +802,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     handle_error_event(s, ev, n, root, 1);
     return;
   }
-  uint64_t shape = 0;
-  if(s->chunk_schema && !shape_known(s, root, &shape)) {
+  if(s->chunk_schema && !shape_known(s, shape)) {
     struct oc_schema_result res;
     oc_schema_result_init(&res);
     res.max = 8;

@@ -1984,7 +1984,7 @@ static size_t digest_entries(struct oc_clients *cs, const struct oc_jv *choices,
 }
 
 void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
-                      const struct oc_jv *root, const struct oc_sse_parser *sse)
+                      const struct oc_jv *root, uint64_t shape, const struct oc_sse_parser *sse)
 {
   (void)sse;
   if(!cs)
@@ -2008,6 +2008,7 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   ev.bom_line = cs->bom && !cs->saw_event && sev->first_byte == 3;
   cs->saw_event = 1;
   ev.root = ev.done ? NULL : root;
+  ev.shape = ev.root ? shape : 0;
   struct top t;
   top_digest(ev.root, &t);
   ev.error = t.error;
@@ -2113,7 +2114,7 @@ static void own_event(void *ud, const struct oc_sse_event *ev)
       cs->cx.oom = 1;
     root = rc ? NULL : cs->doc.root;
   }
-  oc_clients_event(cs, ev, root, &cs->sse);
+  oc_clients_event(cs, ev, root, 0, &cs->sse);
 }
 
 static void own_issue(void *ud, const struct oc_sse_issue *is)

@@ -123,11 +123,13 @@ void oc_clients_set_partial(struct oc_clients *cs, int partial);
 void oc_clients_head(struct oc_clients *cs, int status, const char *reason,
                      const struct oc_headers *headers);
 /* One dispatched event of a 2xx body decoded as an event stream, in
- * order, with its data parsed (root, NULL when the data is not JSON), and
+ * order, with its data parsed (root, NULL when the data is not JSON), the
+ * hash of root's skeleton (chat.c's chunk-shape memo: every member name
+ * and every value but the free text; 0 when not known), and
  * whether it comes after the first exact [DONE] (chat.c parses those too,
  * for the clients that read past it).  Borrowed for the call only. */
 void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *ev,
-                      const struct oc_jv *root, const struct oc_sse_parser *sse);
+                      const struct oc_jv *root, uint64_t shape, const struct oc_sse_parser *sse);
 /* The parser's observations that some clients' decoders treat otherwise
  * (a leading BOM, a block without data, a blank line that ends no event,
  * bytes that are not UTF-8). */

@@ -172,6 +172,9 @@ struct oc_cevent {
   int after_done;         /* an event after the first exact [DONE] */
   int bom_line;           /* its first line followed the stream's leading BOM */
   const struct oc_jv *root; /* NULL when the data is not JSON */
+  uint64_t shape;         /* root's skeleton (client.h), 0 when not known: a
+                             model may decide what depends on member names
+                             and structure alone once per shape */
   const struct oc_jv *error, *choices, *object, *usage, *id, *model, *created;
   const struct oc_centry *entries;
   size_t nentries;

@@ -622,6 +622,38 @@ START_TEST(long_streams_stay_bounded)
 }
 END_TEST
 
+/* The ai SDK parses every chunk with secure-json-parse, which refuses a
+ * __proto__ member and constructor.prototype anywhere in it.  The model
+ * walks each chunk shape once (chat.c's skeleton hash): a refused chunk
+ * after clean ones must still raise, whatever spelling its name has. */
+START_TEST(ai_sdk_refuses_proto_after_clean_chunks)
+{
+  static const char *bad[] = {
+    CH("{\"content\":\"lo\",\"__proto__\":{}}", "null"),
+    CH("{\"content\":\"lo\",\"\\u005f_proto__\":1}", "null"),
+    CK("{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":null,\"x\":{\"constructor\":"
+       "{\"prototype\":1}}}"),
+  };
+  for(size_t i = 0; i <= OC_ARRAY_LEN(bad); i++) {
+    /* the last round is the control: constructor without prototype */
+    const char *chunk = i < OC_ARRAY_LEN(bad) ? bad[i] : CH("{\"content\":\"lo\",\"constructor\":1}", "null");
+    char *body = oc_asprintf(ROLE TEXT("Hel") TEXT("l") TEXT("l") "%s" FIN("stop") DONE, chunk);
+    ck_assert_ptr_nonnull(body);
+    struct rt_ex x = X_STREAM(REQ_STREAM, body);
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&x, v);
+    const struct oc_client_verdict *ai = &v[OC_CLIENT_AI_SDK];
+    if(i < OC_ARRAY_LEN(bad))
+      ck_assert_msg(ai->outcome == OC_CO_RAISES && strstr(ai->reason, "JSONParseError"),
+                    "chunk %zu: ai-sdk %s (%s), expected JSONParseError", i, oc_client_outcome_name(ai->outcome),
+                    ai->reason);
+    else
+      ck_assert_msg(!strstr(ai->reason, "JSONParseError"), "control: ai-sdk %s", ai->reason);
+    free(body);
+  }
+}
+END_TEST
+
 static Suite *clients_suite(void)
 {
   Suite *s = suite_create("clients");
@@ -633,6 +665,7 @@ static Suite *clients_suite(void)
   tcase_add_test(tc, limitations_have_evidence);
   tcase_add_test(tc, server_faults_are_no_limitation);
   tcase_add_test(tc, long_streams_stay_bounded);
+  tcase_add_test(tc, ai_sdk_refuses_proto_after_clean_chunks);
   suite_add_tcase(s, tc);
   TCase *mx = tcase_create("matrix");
   tcase_add_test(mx, checklist_rows);

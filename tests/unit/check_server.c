@@ -151,6 +151,7 @@ static void fill_store(void)
   add("big", "/big", "text/event-stream", big, BIG_EVENTS * BIG_EVENT);
   free(big);
   oc_server_options_init(&options);
+  options.port = 0; /* any free port: 8080, the default, may be anyone's */
 }
 
 static void setup(void)
