@@ -1854,7 +1854,8 @@ struct oc_clients {
   int bom;                /* the stream began with a BOM */
   int saw_event;
   int after_done;
-  struct oc_centry entries[OC_CENTRIES];
+  struct oc_centry *entries; /* one event's digest, grown to its choices (OC_CENTRIES at most) */
+  size_t aentries;
   /* decoding a body as a stream ourselves */
   struct oc_sse_parser sse;
   struct oc_jdoc doc;
@@ -1940,6 +1941,7 @@ void oc_clients_free(struct oc_clients *cs)
     oc_sse_free(&cs->sse);
     oc_jdoc_free(&cs->doc);
   }
+  free(cs->entries);
   free(cs);
 }
 
@@ -1978,6 +1980,14 @@ static size_t digest_entries(struct oc_clients *cs, const struct oc_jv *choices,
   if(!choices || choices->type != OC_JARRAY)
     return 0;
   size_t n = choices->len < OC_CENTRIES ? choices->len : OC_CENTRIES;
+  if(n > cs->aentries) {
+    struct oc_centry *d = oc_array_grow(cs->entries, &cs->aentries, n, sizeof(*cs->entries));
+    if(!d) {
+      cs->cx.oom = 1;
+      return 0;
+    }
+    cs->entries = d;
+  }
   for(size_t i = 0; i < n; i++)
     oc_centry_digest(&cs->entries[i], &choices->u.items[i], (uint32_t)i, stream);
   return n;

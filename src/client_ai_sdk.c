@@ -256,12 +256,14 @@ static int starts_structured(const struct oc_jv *args)
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
+/* The tracker's tables grow with the calls a stream holds (at most
+ * OC_MAX_TOOL_CALLS each): a case without tool calls keeps none. */
 struct ai {
   struct oc_cview view;   /* one message (choice 0) */
-  struct tcall calls[OC_MAX_TOOL_CALLS];
-  size_t ncalls;
-  struct oc_ctext used[OC_MAX_TOOL_CALLS]; /* ids handed out */
-  size_t nused;
+  struct tcall *calls;
+  size_t ncalls, acalls;
+  struct oc_ctext *used;  /* ids handed out */
+  size_t nused, aused;
   int gen;                /* generated ids */
   int finish_set;
   char finish[20];
@@ -466,6 +468,22 @@ static void process_delta(struct ai *a, const struct oc_jv *tc, long index)
     struct oc_cchoice *ch = message(a);
     if(!ch || a->ncalls >= OC_MAX_TOOL_CALLS)
       return;
+    /* room in both tables before the call exists, so that running out
+     * leaves no call without its tracker */
+    struct tcall *grown = oc_array_grow(a->calls, &a->acalls, a->ncalls + 1, sizeof(*a->calls));
+    if(!grown) {
+      oc_cnote_oom();
+      return;
+    }
+    a->calls = grown;
+    if(a->nused < OC_MAX_TOOL_CALLS) {
+      struct oc_ctext *u = oc_array_grow(a->used, &a->aused, a->nused + 1, sizeof(*a->used));
+      if(!u) {
+        oc_cnote_oom();
+        return;
+      }
+      a->used = u;
+    }
     size_t pos = ch->ncalls;
     struct oc_ccall *c = oc_cchoice_call(ch, LONG_MIN + (long)pos, 1);
     if(!c)
@@ -790,6 +808,8 @@ static void ai_free(void *st)
   struct ai *a = st;
   oc_cview_free(&a->view);
   oc_cview_free(&a->body);
+  free(a->calls);
+  free(a->used);
 }
 
 const struct oc_cmodel oc_cmodel_ai_sdk = {

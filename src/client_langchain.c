@@ -68,8 +68,8 @@ struct lc {
   struct oc_ctext finish;
   enum jkind finish_kind;
   int nfinish;
-  struct tcc calls[2 * OC_MAX_TOOL_CALLS];
-  size_t ncalls;
+  struct tcc *calls;      /* grown on the first fragment, at most 2 * OC_MAX_TOOL_CALLS */
+  size_t ncalls, acalls;
   int any_chunk;
   int usage;
   long first_index;
@@ -171,8 +171,14 @@ static int merge_tcc(struct lc *l, const struct oc_jv *raw)
         t = c;
     }
   if(!t) {
-    if(l->ncalls >= OC_ARRAY_LEN(l->calls))
+    if(l->ncalls >= 2 * OC_MAX_TOOL_CALLS)
       return 0;
+    struct tcc *grown = oc_array_grow(l->calls, &l->acalls, l->ncalls + 1, sizeof(*l->calls));
+    if(!grown) {
+      oc_cnote_oom();
+      return 0;
+    }
+    l->calls = grown;
     t = &l->calls[l->ncalls++];
     memset(t, 0, sizeof(*t));
     oc_ctext_init(&t->id);
@@ -730,6 +736,7 @@ static void lc_free(void *st)
   oc_cview_free(&l->body);
   for(size_t i = 0; i < l->ncalls; i++)
     oc_cbuf_free(&l->calls[i].args);
+  free(l->calls);
 }
 
 const struct oc_cmodel oc_cmodel_langchain = {
