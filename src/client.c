@@ -459,7 +459,7 @@ int oc_cview_copy(struct oc_cview *dst, const struct oc_cview *src)
       return OC_ENOMEM;
     struct oc_ccall *calls = NULL;
     size_t acalls = 0;
-    if(a->ncalls && !(calls = oc_array_grow(NULL, &acalls, a->ncalls, sizeof(*calls)))) {
+    if(a->ncalls && !(calls = oc_array_grow_from(NULL, &acalls, a->ncalls, sizeof(*calls), 1))) {
       oc_cnote_oom();
       return OC_ENOMEM;
     }
@@ -591,7 +591,7 @@ struct oc_cchoice *oc_cview_choice(struct oc_cview *v, long index, int create)
       return &v->choices[i];
   if(!create || v->nchoices >= OC_MAX_CHOICES)
     return NULL;
-  struct oc_cchoice *d = oc_array_grow(v->choices, &v->achoices, v->nchoices + 1, sizeof(*d));
+  struct oc_cchoice *d = oc_array_grow_from(v->choices, &v->achoices, v->nchoices + 1, sizeof(*d), 1);
   if(!d) {
     oc_cnote_oom();
     return NULL;
@@ -607,7 +607,7 @@ struct oc_cchoice *oc_cview_append(struct oc_cview *v, long index)
 {
   if(v->nchoices >= OC_MAX_CHOICES)
     return NULL;
-  struct oc_cchoice *d = oc_array_grow(v->choices, &v->achoices, v->nchoices + 1, sizeof(*d));
+  struct oc_cchoice *d = oc_array_grow_from(v->choices, &v->achoices, v->nchoices + 1, sizeof(*d), 1);
   if(!d) {
     oc_cnote_oom();
     return NULL;
@@ -626,7 +626,7 @@ struct oc_ccall *oc_cchoice_call(struct oc_cchoice *ch, long key, int create)
       return &ch->calls[i];
   if(!create || ch->ncalls >= OC_MAX_TOOL_CALLS)
     return NULL;
-  struct oc_ccall *d = oc_array_grow(ch->calls, &ch->acalls, ch->ncalls + 1, sizeof(*d));
+  struct oc_ccall *d = oc_array_grow_from(ch->calls, &ch->acalls, ch->ncalls + 1, sizeof(*d), 1);
   if(!d) {
     oc_cnote_oom();
     return NULL;
@@ -1981,7 +1981,7 @@ static size_t digest_entries(struct oc_clients *cs, const struct oc_jv *choices,
     return 0;
   size_t n = choices->len < OC_CENTRIES ? choices->len : OC_CENTRIES;
   if(n > cs->aentries) {
-    struct oc_centry *d = oc_array_grow(cs->entries, &cs->aentries, n, sizeof(*cs->entries));
+    struct oc_centry *d = oc_array_grow_from(cs->entries, &cs->aentries, n, sizeof(*cs->entries), 1);
     if(!d) {
       cs->cx.oom = 1;
       return 0;

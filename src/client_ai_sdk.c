@@ -470,14 +470,14 @@ static void process_delta(struct ai *a, const struct oc_jv *tc, long index)
       return;
     /* room in both tables before the call exists, so that running out
      * leaves no call without its tracker */
-    struct tcall *grown = oc_array_grow(a->calls, &a->acalls, a->ncalls + 1, sizeof(*a->calls));
+    struct tcall *grown = oc_array_grow_from(a->calls, &a->acalls, a->ncalls + 1, sizeof(*a->calls), 1);
     if(!grown) {
       oc_cnote_oom();
       return;
     }
     a->calls = grown;
     if(a->nused < OC_MAX_TOOL_CALLS) {
-      struct oc_ctext *u = oc_array_grow(a->used, &a->aused, a->nused + 1, sizeof(*a->used));
+      struct oc_ctext *u = oc_array_grow_from(a->used, &a->aused, a->nused + 1, sizeof(*a->used), 1);
       if(!u) {
         oc_cnote_oom();
         return;

@@ -173,7 +173,7 @@ static int merge_tcc(struct lc *l, const struct oc_jv *raw)
   if(!t) {
     if(l->ncalls >= 2 * OC_MAX_TOOL_CALLS)
       return 0;
-    struct tcc *grown = oc_array_grow(l->calls, &l->acalls, l->ncalls + 1, sizeof(*l->calls));
+    struct tcc *grown = oc_array_grow_from(l->calls, &l->acalls, l->ncalls + 1, sizeof(*l->calls), 1);
     if(!grown) {
       oc_cnote_oom();
       return 0;

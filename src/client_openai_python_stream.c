@@ -182,7 +182,7 @@ static struct pentry *entry_insert(struct pchoice *c, size_t at)
 {
   if(c->ncalls >= OC_MAX_TOOL_CALLS)
     return NULL;
-  struct pentry *d = oc_array_grow(c->calls, &c->acalls, c->ncalls + 1, sizeof(*d));
+  struct pentry *d = oc_array_grow_from(c->calls, &c->acalls, c->ncalls + 1, sizeof(*d), 1);
   if(!d) {
     oc_cnote_oom();
     return NULL;
@@ -294,7 +294,7 @@ static struct pchoice *choice_add(struct pystream *p)
 {
   if(p->nchoices >= OC_MAX_CHOICES)
     return NULL;
-  struct pchoice *d = oc_array_grow(p->choices, &p->achoices, p->nchoices + 1, sizeof(*d));
+  struct pchoice *d = oc_array_grow_from(p->choices, &p->achoices, p->nchoices + 1, sizeof(*d), 1);
   if(!d) {
     oc_cnote_oom();
     return NULL;

@@ -218,9 +218,14 @@ int oc_endswith(const char *s, const char *suffix)
 
 void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem)
 {
+  return oc_array_grow_from(p, alloc, need, elem, 8);
+}
+
+void *oc_array_grow_from(void *p, size_t *alloc, size_t need, size_t elem, size_t first)
+{
   if(need <= *alloc && p)
     return p;
-  size_t n = *alloc ? *alloc : 8;
+  size_t n = *alloc ? *alloc : first ? first : 1;
   while(n < need) {
     if(n > SIZE_MAX / 2)
       return NULL;

@@ -83,6 +83,10 @@ const char *oc_buf_str(const struct oc_buf *b);
  * would overflow, leaving p and *alloc as they were (the caller still owns
  * p).  Capacity doubles from 8. */
 void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem);
+/* The same, doubling from first: for tables of large elements that
+ * usually hold one or two (a client view's choices), where room for 8
+ * would be most of what a case in flight holds. */
+void *oc_array_grow_from(void *p, size_t *alloc, size_t need, size_t elem, size_t first);
 
 /* Strings.  The allocating ones return NULL only when memory runs out. */
 char *oc_strdup(const char *s);

@@ -91,6 +91,32 @@ START_TEST(array_grow_doubles_and_refuses_overflow)
 }
 END_TEST
 
+START_TEST(array_grow_from_starts_small)
+{
+  size_t alloc = 0;
+  int *a = oc_array_grow_from(NULL, &alloc, 1, sizeof(int), 1);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_uint_eq(alloc, 1);
+  a[0] = 42;
+  int *b = oc_array_grow_from(a, &alloc, 2, sizeof(int), 1);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(alloc, 2);
+  b[1] = 43;
+  int *c = oc_array_grow_from(b, &alloc, 3, sizeof(int), 1);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_uint_eq(alloc, 4);
+  ck_assert_int_eq(c[0], 42);
+  ck_assert_int_eq(c[1], 43);
+  free(c);
+  /* a need past first goes straight to the next power of two times first */
+  alloc = 0;
+  a = oc_array_grow_from(NULL, &alloc, 5, sizeof(int), 2);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_uint_eq(alloc, 8);
+  free(a);
+}
+END_TEST
+
 START_TEST(buf_take_hands_over)
 {
   struct oc_buf b;
@@ -213,6 +239,7 @@ int main(void)
   tcase_add_test(tc, buf_cap_is_sticky);
   tcase_add_test(tc, buf_free_clears_the_error);
   tcase_add_test(tc, array_grow_doubles_and_refuses_overflow);
+  tcase_add_test(tc, array_grow_from_starts_small);
   tcase_add_test(tc, buf_take_hands_over);
   tcase_add_test(tc, buf_printf_long);
   tcase_add_test(tc, parse_long_strict);
