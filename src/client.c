@@ -389,21 +389,92 @@ static size_t cut_codepoints(const char *s, size_t n, size_t max, int *cut)
   return i;
 }
 
+/* Quoting for a reason writes into a fixed 1 KiB on the stack, filled
+ * the way a buffer capped there fills (plain bytes until it is full, an
+ * escape whole or not at all; the first overflow ends it): judging is
+ * run for six clients on every exchange, and a heap buffer per quote was
+ * most of its cost.  The reasons that quote are cut far shorter. */
+#define QUOTE_ROOM 1024
+
+struct qbuf {
+  size_t len;
+  int full;
+  char d[QUOTE_ROOM + 1];
+};
+
+static void q_plain(struct qbuf *q, const char *p, size_t n)
+{
+  if(q->full)
+    return;
+  size_t k = n < QUOTE_ROOM - q->len ? n : QUOTE_ROOM - q->len;
+  memcpy(q->d + q->len, p, k);
+  q->len += k;
+  if(k < n)
+    q->full = 1;
+}
+
+static void q_whole(struct qbuf *q, const char *p, size_t n)
+{
+  if(q->full)
+    return;
+  if(n > QUOTE_ROOM - q->len) {
+    q->full = 1;
+    return;
+  }
+  memcpy(q->d + q->len, p, n);
+  q->len += n;
+}
+
+/* json_quote's escapes, runs of plain bytes copied at once. */
+static void q_json(struct qbuf *q, const char *s, size_t n)
+{
+  q_plain(q, "\"", 1);
+  size_t from = 0;
+  for(size_t i = 0; i < n && !q->full; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if(c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    q_plain(q, s + from, i - from);
+    from = i + 1;
+    char e[8];
+    switch(c) {
+    case '"': q_whole(q, "\\\"", 2); break;
+    case '\\': q_whole(q, "\\\\", 2); break;
+    case '\n': q_whole(q, "\\n", 2); break;
+    case '\r': q_whole(q, "\\r", 2); break;
+    case '\t': q_whole(q, "\\t", 2); break;
+    case '\b': q_whole(q, "\\b", 2); break;
+    case '\f': q_whole(q, "\\f", 2); break;
+    default:
+      snprintf(e, sizeof(e), "\\u%04x", c);
+      q_whole(q, e, 6);
+    }
+  }
+  q_plain(q, s + from, n - from);
+  q_plain(q, "\"", 1);
+}
+
 static void quote_text(const char *s, size_t n, int more, char *out, size_t outlen)
 {
-  struct oc_buf b;
-  oc_buf_init(&b, 1024);
+  struct qbuf q;
+  q.len = 0;
+  q.full = 0;
   int cut;
   size_t k = cut_codepoints(s, n, 60, &cut);
-  json_quote(&b, s, k);
+  q_json(&q, s, k);
+  size_t shown = q.len; /* what a full buffer still shows */
   if(cut || more) {
     /* the ellipsis goes inside the quotes, as judge.mjs puts it */
-    if(b.len)
-      b.len--;
-    oc_buf_adds(&b, "…\"");
+    if(q.len)
+      q.len--;
+    if(!q.full) {
+      q_whole(&q, "…\"", 4);
+      if(!q.full)
+        shown = q.len;
+    }
   }
-  say(out, outlen, "%s", b.len ? oc_buf_str(&b) : "\"\"");
-  oc_cbuf_free(&b);
+  q.d[shown] = '\0';
+  oc_strlcpy(out, q.len ? q.d : "\"\"", outlen);
 }
 
 void oc_ctext_quote(const struct oc_ctext *t, char *out, size_t outlen)
@@ -1755,8 +1826,11 @@ static void summary(const struct oc_cview *r, char *out, size_t outlen)
            c->finish.set ? (c->finish.nhead ? f : "\"\"") : "none");
 }
 
-enum oc_cdiff oc_client_judge(const struct oc_ccaps *caps, const struct oc_cview *ref,
-                     const struct oc_cview *got, struct oc_client_verdict *v)
+/* The judge; ok_reason (OC_CLIENT_REASON bytes, "" until then) keeps
+ * the reference's summary, the reason of every client that gets it
+ * right, so that it is written once per exchange rather than per client. */
+static enum oc_cdiff judge(const struct oc_ccaps *caps, const struct oc_cview *ref,
+                           const struct oc_cview *got, struct oc_client_verdict *v, char *ok_reason)
 {
   char a[300], b[300];
   if(ref->kind == OC_CV_ERROR) {
@@ -1834,9 +1908,17 @@ enum oc_cdiff oc_client_judge(const struct oc_ccaps *caps, const struct oc_cview
   }
   v->outcome = OC_CO_OK;
   v->works = 1;
-  summary(ref, why, sizeof(why));
-  oc_client_reason(v, "%s", why);
+  if(!ok_reason[0])
+    summary(ref, ok_reason, OC_CLIENT_REASON);
+  oc_strlcpy(v->reason, ok_reason, sizeof(v->reason));
   return OC_DIFF_NONE;
+}
+
+enum oc_cdiff oc_client_judge(const struct oc_ccaps *caps, const struct oc_cview *ref,
+                     const struct oc_cview *got, struct oc_client_verdict *v)
+{
+  char ok_reason[OC_CLIENT_REASON] = "";
+  return judge(caps, ref, got, v, ok_reason);
 }
 
 /* ---- feeding ------------------------------------------------------------------------------ */
@@ -2265,6 +2347,7 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
   ENTER(cs);
   cs->cx.complete = complete;
   struct oc_cview *ref = &cs->ref.view;
+  char ok_reason[OC_CLIENT_REASON] = "";
   if(ref->kind == OC_CV_ANSWER) {
     oc_cview_sort(ref);
     for(size_t i = 0; i < ref->nchoices; i++)
@@ -2292,7 +2375,7 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
       oc_client_add_rule(v, OC_R_HTTP_TRANSPORT);
     }
     enum oc_client_cause cause = v->cause;
-    enum oc_cdiff d = oc_client_judge(&clients[i].caps, ref, &got, v);
+    enum oc_cdiff d = judge(&clients[i].caps, ref, &got, v, ok_reason);
     if(oc_client_broken(v)) {
       explain(cs, (enum oc_client_id)i, d, cause, v);
       v->limitation = oc_client_limitation((enum oc_client_id)i, v->cause) != NULL;
