@@ -526,19 +526,23 @@ static void process_delta(struct ai *a, const struct oc_jv *tc, long index)
 }
 
 /* secure-json-parse's refusal depends on member names and nesting alone,
- * which the chunk's shape covers: walked once per shape, not per chunk
- * (the walk was the costliest step of all six models on a long stream) */
-static int ai_forbidden(struct ai *a, const struct oc_cevent *ev)
+ * and the zod schema on types and the role's value, all of which the
+ * chunk's shape covers: both are decided once per shape, not per chunk
+ * (secure-json-parse's walk was the costliest step of all six models on
+ * a long stream).  A shape is remembered only when it passed both. */
+static int ai_clean(const struct ai *a, const struct oc_cevent *ev)
 {
   size_t n = a->nclean < OC_ARRAY_LEN(a->clean) ? a->nclean : OC_ARRAY_LEN(a->clean);
   for(size_t i = 0; ev->shape && i < n; i++)
     if(a->clean[i] == ev->shape)
-      return 0;
-  if(oc_client_json_forbidden(ev->root))
-    return 1;
+      return 1;
+  return 0;
+}
+
+static void ai_remember(struct ai *a, const struct oc_cevent *ev)
+{
   if(ev->shape)
     a->clean[a->nclean++ % OC_ARRAY_LEN(a->clean)] = ev->shape;
-  return 0;
 }
 
 static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent *ev)
@@ -546,7 +550,8 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   struct ai *a = st;
   if(!cx->stream || ev->done)
     return;
-  if(!ev->root || ai_forbidden(a, ev)) {
+  int clean = ev->root && ai_clean(a, ev);
+  if(!ev->root || (!clean && oc_client_json_forbidden(ev->root))) {
     char msg[200];
     int n = snprintf(msg, sizeof(msg), "JSON parsing failed: Text: %.*s", (int)(ev->len < 120 ? ev->len : 120),
                      ev->data);
@@ -555,7 +560,7 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
     a->raised_stream = 1;
     return;
   }
-  if(!z_chunk(ev)) {
+  if(!clean && !z_chunk(ev)) {
     if(z_error(ev->root)) {
       /* an error part holding the server's error object */
       const struct oc_jv *m = oc_jv_get(ev->error, "message");
@@ -574,6 +579,8 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
     a->raised_stream = 1;
     return;
   }
+  if(!clean)
+    ai_remember(a, ev);
   if(oc_cview_raised(&a->view) || ev->nentries == 0)
     return;
   const struct oc_centry *e = &ev->entries[0];

@@ -137,13 +137,15 @@ static enum mclass class_of(const struct oc_jv *role)
 {
   if(!role || role->type != OC_JSTRING)
     return M_CHAT;
-  struct {
+  /* read for every chunk: a constant table with the lengths in it */
+  static const struct {
     const char *name;
+    uint32_t len;
     enum mclass c;
-  } map[] = { { "user", M_HUMAN }, { "assistant", M_AI }, { "system", M_SYSTEM },
-              { "developer", M_SYSTEM }, { "function", M_FUNCTION }, { "tool", M_TOOL } };
+  } map[] = { { "user", 4, M_HUMAN }, { "assistant", 9, M_AI }, { "system", 6, M_SYSTEM },
+              { "developer", 9, M_SYSTEM }, { "function", 8, M_FUNCTION }, { "tool", 4, M_TOOL } };
   for(size_t i = 0; i < OC_ARRAY_LEN(map); i++)
-    if(strlen(map[i].name) == role->len && memcmp(map[i].name, role->u.str, role->len) == 0)
+    if(map[i].len == role->len && memcmp(map[i].name, role->u.str, role->len) == 0)
       return map[i].c;
   return M_CHAT;
 }

@@ -654,6 +654,41 @@ START_TEST(ai_sdk_refuses_proto_after_clean_chunks)
 }
 END_TEST
 
+/* The ai SDK validates every chunk against the provider's zod schema,
+ * once per chunk shape: a chunk that fails it after clean ones of
+ * another shape (here a role other than "assistant", then a number for
+ * content) must still raise, and the reason quotes the error's message
+ * as judge.mjs does (JSON.stringify of its first 60 code points, the
+ * ellipsis inside the quotes). */
+START_TEST(ai_sdk_validates_each_shape)
+{
+  static const char *bad[] = {
+    "data: {\"x\":\"a\\\\b\",\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+    "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"user\",\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n",
+    CH("{\"content\":7}", "null"),
+  };
+  static const char *want[] = {
+    "TypeValidationError: \"Type validation failed: Value: {\\\"x\\\":\\\"a\\\\\\\\b\\\",\\\"id\\\":\\\"c\\\","
+    "\\\"object\\\"\xE2\x80\xA6\" on a valid answer",
+    NULL,
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bad); i++) {
+    char *body = oc_asprintf(ROLE TEXT("Hel") TEXT("lo") "%s" FIN("stop") DONE, bad[i]);
+    ck_assert_ptr_nonnull(body);
+    struct rt_ex x = X_STREAM(REQ_STREAM, body);
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&x, v);
+    const struct oc_client_verdict *ai = &v[OC_CLIENT_AI_SDK];
+    ck_assert_msg(ai->outcome == OC_CO_RAISES && strstr(ai->reason, "TypeValidationError"),
+                  "chunk %zu: ai-sdk %s (%s), expected TypeValidationError", i,
+                  oc_client_outcome_name(ai->outcome), ai->reason);
+    if(want[i])
+      ck_assert_str_eq(ai->reason, want[i]);
+    free(body);
+  }
+}
+END_TEST
+
 static Suite *clients_suite(void)
 {
   Suite *s = suite_create("clients");
@@ -666,6 +701,7 @@ static Suite *clients_suite(void)
   tcase_add_test(tc, server_faults_are_no_limitation);
   tcase_add_test(tc, long_streams_stay_bounded);
   tcase_add_test(tc, ai_sdk_refuses_proto_after_clean_chunks);
+  tcase_add_test(tc, ai_sdk_validates_each_shape);
   suite_add_tcase(s, tc);
   TCase *mx = tcase_create("matrix");
   tcase_add_test(mx, checklist_rows);
