@@ -58,7 +58,8 @@ static void print_usage(FILE *out)
           "'oacheck COMMAND --help' describes a command.  With no command, 'oacheck'\n"
           "shows this help.\n"
           "Exit status: 0 all passed or skipped, 1 a case failed or errored,\n"
-          "2 usage error or a suite or schema that cannot be loaded, 3 no target reachable.\n");
+          "2 usage error or a suite or schema that cannot be loaded, 3 no target reachable,\n"
+          "130/143 stopped by SIGINT/SIGTERM (the finished cases are written, marked incomplete).\n");
 }
 
 int oc_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -6,7 +6,7 @@
  * JavaScript and Python value formatting the models need, and feeding:
  * events from chat.c, or a whole body decoded here.  Each client's own
  * behaviour is in its client_<name>.c; what a break does to the verdict is
- * response.c's. */
+ * verdict.c's. */
 #include "config.h"
 #include "client_int.h"
 

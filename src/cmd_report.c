@@ -1,6 +1,6 @@
-/* cmd_report.c — `oacheck report render|merge|diff`: reports from JSON
- * results after the run, shards merged into one run, and what changed
- * between two runs.  Reading/checking results is results_json.c's, the
+/* cmd_report.c — `oacheck report render|merge|diff|history`: reports from
+ * JSON results after the run, shards merged into one run, what changed
+ * between two runs, and nightly runs over time (report_history.c).  Reading/checking results is results_json.c's, the
  * writers are report_junit.c and report_html.c, merge and diff
  * report_merge.c; this file parses options and picks exit codes. */
 #include "config.h"

@@ -12,11 +12,12 @@
 #include "util.h"
 
 static const char rules_usage[] =
-  "Usage: oacheck rules [--markdown] [--profile P] [RULE|FAMILY]...\n"
+  "Usage: oacheck rules [--markdown] [--profile P] [RULE|FAMILY|DIAGNOSIS]...\n"
   "List the rule catalogue, or explain rules.  RULE is an ID (TOOL-DELTA-INDEX),\n"
-  "FAMILY a prefix (TOOL).  Each rule has a stable ID, a statement, why it\n"
-  "matters to a client, its source, a default severity that profiles adjust,\n"
-  "and where there is one, what a server operator can do about it.\n";
+  "FAMILY a prefix (TOOL), DIAGNOSIS a deployment diagnosis (shared-context): its\n"
+  "cause, the rules it explains and the fix.  Each rule has a stable ID, a\n"
+  "statement, why it matters to a client, its source, a default severity that\n"
+  "profiles adjust, and where there is one, what a server operator can do.\n";
 
 static int opt_profile(const struct oc_option *o, const char *arg, char *err, size_t errlen)
 {

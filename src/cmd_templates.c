@@ -1,7 +1,8 @@
 /* cmd_templates.c — `oacheck templates`: render the template fixtures on
  * every target (the shipped template recordings when none is given),
- * print a fixture × target matrix, optionally the prompts themselves, and
- * write the same results documents as `run` (JSON, JUnit, HTML). */
+ * print a grid (a line per template, a column per fixture), optionally
+ * the prompts themselves, and write the same results documents as `run`
+ * (JSON, JUnit, HTML). */
 #include "config.h"
 
 #include <dirent.h>

@@ -189,7 +189,15 @@ set +e
 curl -sS -N --max-time 0.3 -X POST -H 'X-Oacheck-Case: stream-basic' "$PURL/v1/chat/completions" \
   -o "$TMP/cut.got" 2>/dev/null
 set -e
-sleep 0.5
+# the exchange's console line (after "listening on" and "verdict:") says
+# the proxy saw the cut; stopping before it would judge another ending
+i=0
+until [ "$(wc -l <"$PROXY_OUT")" -ge 3 ]; do
+  kill -0 "$PROXY_PID" || fail "the proxy died when its client went away"
+  i=$((i + 1))
+  [ $i -lt $((300 * SLOW)) ] || { cat "$PROXY_OUT" >&2; fail "the proxy wrote no line for the cut exchange"; }
+  sleep 0.1
+done
 kill -0 "$PROXY_PID" || fail "the proxy died when its client went away"
 proxy_stop 1
 serve_stop

@@ -17,6 +17,11 @@ hostile_start
 stop() {
   sig=$1; want=$2
   printf '{"stale": true}\n' >"$TMP/r.json"
+  # the previous stop's console output goes first: the shell truncates
+  # "$TMP/out" in the child, after the fork, and a wait that read the old
+  # file's two PASS lines signalled a run that had not started its cases
+  # (or not even installed its handlers: killed outright, no reports)
+  rm -f "$TMP/out"
   "$OACHECK" run "$SUITE" --target "h=$HURL" --timeout 120 --json "$TMP/r.json" \
     --junit "$TMP/r.xml" --html "$TMP/r.html" >"$TMP/out" 2>"$TMP/err" &
   pid=$!

@@ -410,7 +410,7 @@ START_TEST(shared_context_says_the_numbers)
     "{\"n\":2,\"data\":\"{\\\"error\\\":{\\\"code\\\":500,\\\"message\\\":\\\"Context size has been "
     "exceeded.\\\",\\\"type\\\":\\\"server_error\\\"}}\"}]},"
     "\"findings\":[{\"rule\":\"STREAM-DONE\",\"severity\":\"error\",\"message\":\"no [DONE]\"},"
-    "{\"rule\":\"CLIENT-PY-ERROR\",\"severity\":\"info\",\"message\":\"would raise: \\\"Context size has "
+    "{\"rule\":\"CLIENT-BREAKS\",\"severity\":\"info\",\"message\":\"would raise: \\\"Context size has "
     "been exceeded.\\\"\"},{\"rule\":\"HTTP-CORS-ORIGIN\",\"severity\":\"info\",\"message\":\"empty\"}]}";
   struct oc_deployment d = llama(512, 2, 1);
   cJSON *r = result(inband);
