@@ -996,13 +996,17 @@ static uint64_t next_deadline(const struct oc_http *h)
   return best;
 }
 
-int oc_http_run(struct oc_http *h, long timeout_ms)
+/* oc_http_run and oc_http_step: once, return after the first wait that
+ * ended (what it brought has been run) instead of going on until the
+ * time is up. */
+static int run(struct oc_http *h, long timeout_ms, int once)
 {
   if(!h)
     return 0;
   if(h->depth)
     return -1;
   uint64_t end = timeout_ms > 0 ? oc_now_ns() + (uint64_t)timeout_ms * MS : 0;
+  int waited = 0;
   for(;;) {
     int running = 0;
     uint64_t now = oc_now_ns();
@@ -1013,7 +1017,7 @@ int oc_http_run(struct oc_http *h, long timeout_ms)
     check_deadlines(h, now);
     /* finished requests may have freed slots or submitted more */
     start_ready(h, now);
-    if(!oc_http_pending(h) || timeout_ms == 0 || (end && now >= end))
+    if(!oc_http_pending(h) || timeout_ms == 0 || (end && now >= end) || waited)
       break;
     /* sleep until a socket is ready, libcurl wants a timer, or one of our
      * deadlines comes; never longer than a second so a stuck timer cannot
@@ -1031,8 +1035,19 @@ int oc_http_run(struct oc_http *h, long timeout_ms)
     }
     if(wait > 0)
       curl_multi_poll(h->multi, NULL, 0, (int)wait, NULL);
+    waited = once;
   }
   return oc_http_pending(h);
+}
+
+int oc_http_run(struct oc_http *h, long timeout_ms)
+{
+  return run(h, timeout_ms, 0);
+}
+
+int oc_http_step(struct oc_http *h, long timeout_ms)
+{
+  return run(h, timeout_ms, 1);
 }
 
 void oc_http_free(struct oc_http *h)

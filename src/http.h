@@ -163,6 +163,12 @@ int oc_http_submit(struct oc_http *h, const struct oc_http_request *req,
  * called from inside a callback. */
 int oc_http_run(struct oc_http *h, long timeout_ms);
 
+/* Like oc_http_run, but returns as soon as one wait has ended (a socket
+ * ready, a timer, a deadline) and what it brought has run, or after
+ * timeout_ms (> 0) without anything: for a caller that hands bytes on as
+ * they arrive (the proxy), where waiting out the time would hold them. */
+int oc_http_step(struct oc_http *h, long timeout_ms);
+
 /* Requests in flight, queued or waiting to retry. */
 int oc_http_pending(const struct oc_http *h);
 

@@ -380,7 +380,7 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
       x->http = NULL;
       break;
     }
-    oc_http_run(x->http, PUMP_MS);
+    oc_http_step(x->http, PUMP_MS);
   }
   size_t avail = x->pending.len - x->pending_off;
   if(avail) {
@@ -437,7 +437,7 @@ static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind, const cha
 static enum MHD_Result respond(struct exchange *x, struct MHD_Connection *conn)
 {
   while(!x->head_seen && !x->done && !atomic_load(&x->px->stopping))
-    oc_http_run(x->http, PUMP_MS);
+    oc_http_step(x->http, PUMP_MS);
   if(!x->head_seen) {
     char why[600];
     snprintf(why, sizeof(why), "the target did not answer (%s)",

@@ -536,6 +536,37 @@ START_TEST(sse_arrives_in_pieces)
 }
 END_TEST
 
+/* oc_http_step hands over what arrived without waiting out its time: the
+ * server sends "first" and stalls, and a step of 8 s returns with the
+ * transfer still in flight.  Waiting out the 8 s (oc_http_run's way)
+ * would have run into the 3 s idle timeout and ended the request. */
+START_TEST(step_returns_when_bytes_arrive)
+{
+  struct srv *s = srv_start(0);
+  struct oc_http_request req;
+  struct rec r;
+  oc_http_request_init(&req);
+  rec_init(&r);
+  req.idle_timeout_ms = 3000;
+  char *url = url_of(s, "/stall-mid");
+  req.url = url;
+  struct oc_http *h = oc_http_new(4);
+  ck_assert_ptr_nonnull(h);
+  ck_assert_int_eq(oc_http_submit(h, &req, &rec_cb, &r), OC_OK);
+  for(int i = 0; i < 100 && !r.bodies && !r.dones; i++)
+    ck_assert_int_eq(oc_http_step(h, 8000), 1);
+  ck_assert_int_ge(r.bodies, 1);
+  ck_assert_int_eq(r.dones, 0); /* neither the idle timeout nor the end */
+  ck_assert_int_eq(oc_http_pending(h), 1);
+  ck_assert_str_eq(oc_buf_str(&r.body), "first");
+  oc_http_free(h);
+  ck_assert_int_eq(r.dones, 1);
+  free(url);
+  oc_buf_free(&r.body);
+  srv_stop(s);
+}
+END_TEST
+
 START_TEST(retry_429_then_200)
 {
   struct srv *s = srv_start(0);
@@ -1373,6 +1404,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, fixed_body);
   tcase_add_test(tc, sse_arrives_in_pieces);
+  tcase_add_test(tc, step_returns_when_bytes_arrive);
   tcase_add_test(tc, retry_429_then_200);
   tcase_add_test(tc, retry_after_capped);
   tcase_add_test(tc, retry_after_http_date);
