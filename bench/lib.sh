@@ -24,8 +24,9 @@ have_peer() {
   [ -n "${NODE:-}" ] && [ -x "$NODE" ] && [ -d "$BENCH_SRCDIR/tests/node/node_modules/eventsource-parser" ]
 }
 
-# bench_wait_port OUT PID: the port from the 'listening on' line in OUT
-# (oacheck serve's first line), waiting up to 10 s.
+# bench_wait_port OUT PID: the port from the 'listening on URL' line in OUT
+# (the first line of oacheck serve, oacheck proxy and the Node peers; the
+# proxy's goes on with the target's URL), waiting up to 10 s.
 bench_wait_port() {
   i=0
   while ! grep -q '^listening on ' "$1" 2>/dev/null; do
@@ -34,7 +35,17 @@ bench_wait_port() {
     [ $i -lt 100 ] || return 1
     sleep 0.1
   done
-  sed -n '1s/.*://p' "$1"
+  sed -n '1s/^listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$1"
+}
+
+# bench_cassette_split CASSETTE REQUEST BODY: the recorded request body
+# into file REQUEST and, given BODY, the recorded response body into it
+# (a cassette is a metadata line, then the request's bytes, then the
+# response's).
+bench_cassette_split() {
+  req_len=$(gzip -dc "$1" | head -n 1 | sed -n 's/.*"request":{[^}]*"body_bytes":\([0-9]*\).*/\1/p')
+  gzip -dc "$1" | tail -n +2 | head -c "$req_len" >"$2"
+  [ -z "${3:-}" ] || gzip -dc "$1" | tail -n +2 | tail -c +$((req_len + 1)) >"$3"
 }
 
 # bench_median: the median of the numbers on stdin (spaces or lines).

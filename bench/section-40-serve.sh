@@ -31,38 +31,23 @@ if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   exit 0
 fi
 
-# the recorded request body: the bytes after the metadata line
-meta=$(gzip -dc "$cassette" | head -n 1)
-req_len=$(printf '%s' "$meta" | sed -n 's/.*"request":{[^}]*"body_bytes":\([0-9]*\).*/\1/p')
-gzip -dc "$cassette" | tail -n +2 | head -c "$req_len" >"$tmp/request.json"
-
-# wait_port OUT PID: the port from the 'listening on' line in OUT
-wait_port() {
-  i=0
-  while ! grep -q '^listening on ' "$1" 2>/dev/null; do
-    kill -0 "$2" 2>/dev/null || return 1
-    i=$((i + 1))
-    [ $i -lt 100 ] || return 1
-    sleep 0.1
-  done
-  sed -n '1s/.*://p' "$1"
-}
+# the recorded request body and the answer both servers must give
+bench_cassette_split "$cassette" "$tmp/request.json" "$tmp/recorded.body"
 
 "$b/oacheck" serve "$BENCH_SRCDIR/bench/data" --port 0 >"$tmp/serve.out" 2>/dev/null &
 serve_pid=$!
-ours_port=$(wait_port "$tmp/serve.out" "$serve_pid") || { echo "oacheck serve did not start."; echo; exit 1; }
+ours_port=$(bench_wait_port "$tmp/serve.out" "$serve_pid") || { echo "oacheck serve did not start."; echo; exit 1; }
 peer_port=""
 if [ -n "${NODE:-}" ] && [ -x "$NODE" ]; then
   "$NODE" "$BENCH_SRCDIR/bench/peer_serve.mjs" "$cassette" 0 >"$tmp/node.out" 2>/dev/null &
   node_pid=$!
-  peer_port=$(wait_port "$tmp/node.out" "$node_pid") || peer_port=""
+  peer_port=$(bench_wait_port "$tmp/node.out" "$node_pid") || peer_port=""
 fi
 
 # Both must answer the recorded bytes before either is timed.
 url_path=/v1/chat/completions
 curl -sS -o "$tmp/ours.body" -H 'Content-Type: application/json' --data-binary @"$tmp/request.json" \
   "http://127.0.0.1:$ours_port$url_path"
-gzip -dc "$cassette" | tail -n +2 | tail -c +$((req_len + 1)) >"$tmp/recorded.body"
 cmp -s "$tmp/ours.body" "$tmp/recorded.body" || { echo "oacheck serve did not answer the recorded bytes."; echo; exit 1; }
 if [ -n "$peer_port" ]; then
   curl -sS -o "$tmp/peer.body" --data-binary @"$tmp/request.json" "http://127.0.0.1:$peer_port$url_path"

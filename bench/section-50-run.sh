@@ -28,9 +28,7 @@ trap cleanup EXIT
 echo "## oacheck run end to end: cases per second against wrk and openai-node"
 echo
 
-meta=$(gzip -dc "$cassette" | head -n 1)
-req_len=$(printf '%s' "$meta" | sed -n 's/.*"request":{[^}]*"body_bytes":\([0-9]*\).*/\1/p')
-gzip -dc "$cassette" | tail -n +2 | head -c "$req_len" >"$tmp/request.json"
+bench_cassette_split "$cassette" "$tmp/request.json"
 model=$(sed -n 's/^{"model":"\([^"]*\)".*/\1/p' "$tmp/request.json")
 
 "$b/oacheck" serve "$BENCH_SRCDIR/bench/data" --port 0 >"$tmp/serve.out" 2>/dev/null &

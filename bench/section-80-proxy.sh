@@ -32,22 +32,7 @@ if [ -z "${NODE:-}" ] || [ ! -x "$NODE" ] || ! command -v curl >/dev/null 2>&1; 
   exit 0
 fi
 
-meta=$(gzip -dc "$cassette" | head -n 1)
-req_len=$(printf '%s' "$meta" | sed -n 's/.*"request":{[^}]*"body_bytes":\([0-9]*\).*/\1/p')
-gzip -dc "$cassette" | tail -n +2 | head -c "$req_len" >"$tmp/request.json"
-gzip -dc "$cassette" | tail -n +2 | tail -c +$((req_len + 1)) >"$tmp/recorded.body"
-
-# port_of OUT PID: the port of the 'listening on http://HOST:PORT' line
-port_of() {
-  i=0
-  while ! grep -q '^listening on ' "$1" 2>/dev/null; do
-    kill -0 "$2" 2>/dev/null || return 1
-    i=$((i + 1))
-    [ $i -lt 100 ] || return 1
-    sleep 0.1
-  done
-  sed -n '1s/^listening on http:\/\/[^ ]*:\([0-9][0-9]*\).*/\1/p' "$1"
-}
+bench_cassette_split "$cassette" "$tmp/request.json" "$tmp/recorded.body"
 
 # measure PACING: direct and proxied runs alternating; a table row
 measure() {
@@ -56,12 +41,12 @@ measure() {
   "$b/oacheck" serve "$BENCH_SRCDIR/bench/data" --port 0 $pacing >"$tmp/serve.out" 2>/dev/null &
   sp=$!
   pids="$pids $sp"
-  sport=$(port_of "$tmp/serve.out" "$sp") || { echo "oacheck serve did not start."; return 1; }
+  sport=$(bench_wait_port "$tmp/serve.out" "$sp") || { echo "oacheck serve did not start."; return 1; }
   "$b/oacheck" proxy --target "t=http://127.0.0.1:$sport" --listen 127.0.0.1:0 \
     --json "$tmp/proxy.json" >"$tmp/proxy.out" 2>"$tmp/proxy.err" &
   pp=$!
   pids="$pids $pp"
-  pport=$(port_of "$tmp/proxy.out" "$pp") || { echo "oacheck proxy did not start."; return 1; }
+  pport=$(bench_wait_port "$tmp/proxy.out" "$pp") || { echo "oacheck proxy did not start."; return 1; }
   path=/v1/chat/completions
   # the bytes must be the recording's both ways before anything is timed
   for port in "$sport" "$pport"; do
