@@ -105,6 +105,16 @@ static void attr(struct out *o, const char *s)
     o->rc = oc_esc_addn_cut(o->b, s, OC_CAP_MESSAGE, OC_ESC_HTML_ATTR);
 }
 
+/* A hash shown by its first cut characters, whole on hover. */
+static void hash_code(struct out *o, const char *hash, size_t cut)
+{
+  put(o, "<code title=\"");
+  attr(o, hash);
+  put(o, "\">");
+  txtcut(o, hash, cut);
+  put(o, "</code>");
+}
+
 static void num_ms(struct out *o, const cJSON *v)
 {
   if(cJSON_IsNumber(v) && isfinite(v->valuedouble))
@@ -305,13 +315,8 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   txt(o, oc_json_str(id, "server"));
   put(o, "</td><td>");
   const char *sha = oc_json_str(id, "chat_template_sha256");
-  if(sha) {
-    put(o, "<code title=\"");
-    attr(o, sha);
-    put(o, "\">");
-    txtcut(o, sha, 16);
-    put(o, "</code>");
-  }
+  if(sha)
+    hash_code(o, sha, 16);
   put(o, "</td><td>");
   if(cJSON_IsFalse(oc_json_get(t, "reachable"))) {
     put(o, "<span class=\"st st-error\">unreachable</span> ");
@@ -758,13 +763,8 @@ static void grid_section(struct out *o, const cJSON *doc)
     }
     put(o, "</td><td>");
     const char *sha = oc_json_str(id, "chat_template_sha256");
-    if(sha) {
-      put(o, "<code title=\"");
-      attr(o, sha);
-      put(o, "\">");
-      txtcut(o, sha, 12);
-      put(o, "</code>");
-    }
+    if(sha)
+      hash_code(o, sha, 12);
     else
       put(o, "<span class=\"muted\">unknown</span>");
     putf(o, "</td><td class=\"num\" data-v=\"%ld\">%ld</td>", total, total);
