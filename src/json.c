@@ -709,6 +709,14 @@ void oc_json_arena_resume(void)
   }
 }
 
+void oc_json_arena_release(void)
+{
+  if(arena_active || arena_paused || !arena_base)
+    return;
+  free(arena_base);
+  arena_base = arena_blocks = NULL;
+}
+
 size_t oc_json_arena_resident(void)
 {
   size_t n = 0;

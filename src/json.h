@@ -104,6 +104,9 @@ void oc_json_arena_pause(void);
 void oc_json_arena_resume(void);
 /* Bytes the arena keeps between uses (for the bench and tests). */
 size_t oc_json_arena_resident(void);
+/* Give back the block this thread's arena keeps between uses (a thread
+ * that ends); the next begin makes a new one.  Nothing while active. */
+void oc_json_arena_release(void);
 
 /* Structural equality as JSON Schema's "const"/"enum" mean it: numbers by
  * value, objects regardless of member order. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,7 +285,7 @@ void oc_sink_init_mem(struct oc_sink *s, struct oc_buf *b)
 
 int oc_sink_open(struct oc_sink *s, const char *path, char *err, size_t errlen)
 {
-  static unsigned serial;
+  static atomic_uint serial;
   memset(s, 0, sizeof(*s));
   s->fd = -1;
   oc_buf_init(&s->own, OC_CAP_REPORT);
@@ -300,7 +301,7 @@ int oc_sink_open(struct oc_sink *s, const char *path, char *err, size_t errlen)
     return OC_OK;
   }
   /* beside its final name, renamed over it when whole (same file system) */
-  s->tmp = oc_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+  s->tmp = oc_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
   if(!s->tmp) {
     snprintf(err, errlen, "cannot write '%s': out of memory", path);
     free(s->path);

@@ -165,21 +165,33 @@ static int spool_put(struct oc_spool *s, size_t index, const char *text, size_t 
   return OC_OK;
 }
 
+int oc_spool_encode(const cJSON *result, size_t index, struct oc_buf *out, char *err,
+                    size_t errlen)
+{
+  oc_buf_reset(out);
+  out->max = SPOOL_MAX_RESULT;
+  int rc = oc_json_write(out, result, 0);
+  if(rc) {
+    snprintf(err, errlen, "%s serialising result %zu", rc == OC_ENOMEM ? "out of memory" : "too big",
+             index);
+    return rc;
+  }
+  /* nothing the run knows as a secret reaches the disk, even unlinked;
+   * every report is written from here */
+  oc_secret_mask(out->data, out->len);
+  return OC_OK;
+}
+
 static int put_json(struct oc_spool *s, size_t index, const cJSON *result, int status, int replace,
                     char *err, size_t errlen)
 {
   struct oc_buf b;
   oc_buf_init(&b, SPOOL_MAX_RESULT);
-  int rc = oc_json_write(&b, result, 0);
+  int rc = oc_spool_encode(result, index, &b, err, errlen);
   if(rc) {
-    snprintf(err, errlen, "%s serialising result %zu", rc == OC_ENOMEM ? "out of memory" : "too big",
-             index);
     oc_buf_free(&b);
     return rc;
   }
-  /* nothing the run knows as a secret reaches the disk, even unlinked;
-   * every report is written from here */
-  oc_secret_mask(b.data, b.len);
   rc = spool_put(s, index, b.data, b.len, status, replace, err, errlen);
   oc_buf_free(&b);
   return rc;

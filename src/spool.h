@@ -47,7 +47,14 @@ const char *oc_spool_dir_for(const char *json_path, char *buf, size_t buflen);
  * OC_ETOOBIG (4 GiB or more), OC_EIO (the disk refused: err says so). */
 int oc_spool_put(struct oc_spool *s, size_t index, const char *text, size_t len, int status,
                  char *err, size_t errlen);
-/* Serialise result (oc_json_write, compact) and store it. */
+/* result as the spool stores it, into out (reset first, its cap set to
+ * the spool's): compact JSON
+ * with every secret the run knows masked.  A caller storing from
+ * several threads makes the text before it takes its lock.  OC_OK,
+ * OC_ENOMEM, OC_ETOOBIG (4 GiB or more); err says which result. */
+int oc_spool_encode(const cJSON *result, size_t index, struct oc_buf *out, char *err,
+                    size_t errlen);
+/* Serialise result (oc_spool_encode) and store it. */
 int oc_spool_put_json(struct oc_spool *s, size_t index, const cJSON *result, int status, char *err,
                       size_t errlen);
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -457,14 +458,14 @@ static int write_stdout(const void *p, size_t n, char *err, size_t errlen)
 
 int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen)
 {
-  static unsigned serial;
+  static atomic_uint serial; /* files are written from several threads (record mode) */
   if(strcmp(path, "-") == 0)
     return write_stdout(p, n, err, errlen);
   /* Written beside its final name, then renamed over it: a full disk, a
    * write error or a kill half-way leaves the previous file whole instead
    * of a truncated one that looks current.  Same directory, so the rename
    * cannot cross file systems. */
-  char *tmp = oc_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+  char *tmp = oc_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
   int fd = -1, rc = OC_EIO, saved = 0;
   const char *what = "create";
   if(!tmp) {
