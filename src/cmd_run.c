@@ -115,6 +115,9 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_INT('j', "jobs", &ro->jobs, "N", 1, 256,
                "live cases in flight per target (default: a llama-server's\n"
                "total_slots, else 4)"),
+    OC_OPT_INT(0, "threads", &ro->threads, "N", 1, OC_RUN_MAX_THREADS,
+               "threads sharing the live cases, each with its own\n"
+               "transfer loop (default: one per CPU, at most the jobs)"),
     OC_OPT_SECONDS(0, "timeout", &ro->timeout_ms, "total seconds per case (default 120)"),
     OC_OPT_SECONDS(0, "idle-timeout", &ro->idle_timeout_ms,
                    "seconds without a byte before giving up (default 60)"),

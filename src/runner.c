@@ -1,6 +1,6 @@
 /* runner.c — planning and running cases.  A live case is one transfer on
- * the shared libcurl multi handle whose callbacks feed the response
- * decoder as bytes arrive; a replayed case pushes a recording's pieces
+ * its lane's libcurl multi handle (a lane per thread, struct lane) whose
+ * callbacks feed the response decoder as bytes arrive; a replayed case pushes a recording's pieces
  * through the same decoder with their recorded arrival times.  Each case
  * ends in finish_job(), which applies the case's expectations and turns
  * everything into one result object, built in the JSON arena, counted,
@@ -12,10 +12,13 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "deployment.h"
@@ -33,14 +36,18 @@
 
 /* ---- signals --------------------------------------------------------------------------- */
 
-static volatile sig_atomic_t caught;
+/* atomic, not just volatile: every lane's thread reads it (a lock-free
+ * atomic int is as safe in a handler as sig_atomic_t) */
+static atomic_int caught;
 
 static void on_signal(int sig)
 {
-  caught = sig;
+  int saved = errno; /* the interrupted code may be about to read it */
+  atomic_store(&caught, sig);
   /* a second ^C ends the process at once; the reports are written by
    * rename, so that cannot leave a half-written one */
   signal(sig, SIG_DFL);
+  errno = saved;
 }
 
 void oc_run_catch_signals(void)
@@ -56,7 +63,7 @@ void oc_run_catch_signals(void)
 
 int oc_run_signal(void)
 {
-  return caught;
+  return atomic_load(&caught);
 }
 
 char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t)
@@ -205,8 +212,35 @@ struct tstate {
   struct job **running;     /* limit entries, NULL where free */
   size_t *queue;            /* waiting, in plan order */
   size_t nq, qhead;
-  struct oc_http *http;
 };
+
+/* One thread's part of the live cases: its own transfer loop, and for
+ * each target a share of the target's limit (the shares add up to it),
+ * taking the next waiting case of the target's queue whenever a case of
+ * its share ends.  With one lane, the run is what it always was: one
+ * loop on the calling thread. */
+struct lane {
+  struct oc_run *run;
+  struct tstate *ts;        /* every target's, shared under run->lock */
+  size_t nts;
+  int *share;               /* per target: at most this many in flight here */
+  int *here;                /* per target: in flight here (or being made) now */
+  struct oc_http *http;
+  struct oc_buf text;       /* a result's text, made outside the lock */
+  pthread_t thread;
+};
+
+static void run_lock(struct oc_run *r)
+{
+  if(r->lock)
+    pthread_mutex_lock(r->lock);
+}
+
+static void run_unlock(struct oc_run *r)
+{
+  if(r->lock)
+    pthread_mutex_unlock(r->lock);
+}
 
 struct job {
   struct oc_run *run;
@@ -231,6 +265,7 @@ struct job {
   char *url;
   int unmatched;
   struct tstate *ts;        /* live */
+  struct lane *lane;        /* live: the thread whose loop carries it */
   int max_in_flight;        /* on its target, while it ran */
   int slot;                 /* its index in ts->running */
   int rerun;                /* this is the run alone after a shared-context failure */
@@ -327,13 +362,15 @@ static void record_case(struct job *j, int complete)
   free(file);
 }
 
-/* The result becomes text in the spool; the tree is thrown away. */
-static void spool_result(struct oc_run *r, const struct oc_plan_item *it, const cJSON *res)
+/* The result's text (made by the caller, outside the lock: it is most of
+ * what storing costs; rc its oc_spool_encode) goes to the spool; the
+ * tree is thrown away.  Under the run's lock. */
+static void spool_result(struct oc_run *r, const struct oc_plan_item *it, const cJSON *res,
+                         int rc, const struct oc_buf *text, char *err, size_t errlen)
 {
-  char err[700];
-  int rc = res ? oc_spool_put_json(&r->spool, it->index, res, oc_result_status(res), err,
-                                   sizeof(err))
-               : OC_ENOMEM;
+  if(res && !rc)
+    rc = oc_spool_put(&r->spool, it->index, text->data, text->len, oc_result_status(res), err,
+                      errlen);
   if(rc && !r->lost++)
     oc_error("%s/%s: the result is lost: %s", it->kase->suite, it->kase->name,
              res ? err : "out of memory building it");
@@ -450,6 +487,14 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
     job_free(j);
     return;
   }
+  /* the text first, outside the lock (with several threads it is the
+   * part they do side by side); a lane reuses its buffer */
+  struct oc_buf own, *text = j->lane ? &j->lane->text : &own;
+  if(!j->lane)
+    oc_buf_init(&own, 0);
+  char err[700];
+  int trc = res ? oc_spool_encode(res, idx, text, err, sizeof(err)) : OC_ENOMEM;
+  run_lock(r);
   r->done++;
   if(res) {
     oc_summary_add(&r->summary, res);
@@ -464,7 +509,11 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   }
   if(r->on_result && res)
     r->on_result(r->ud, j->item, res, r->done, r->nitems);
-  spool_result(r, j->item, res);
+  spool_result(r, j->item, res, trc, text, err, sizeof(err));
+  run_unlock(r);
+  /* a lane keeps an ordinary result's room, not a huge one's */
+  if(!j->lane || text->alloc > (1u << 20))
+    oc_buf_free(text);
   /* in the arena, every node goes at once; walking the trees to free
    * nothing would cost as much as building them */
   if(arena)
@@ -503,7 +552,9 @@ static int prepare(struct job *j)
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "suite error: %s:%d: case '%s': the request cannot be "
              "built: %s", k->file ? k->file : k->suite, k->line, k->name, err);
+    run_lock(j->run);
     j->run->suite_errors++;
+    run_unlock(j->run);
     oc_error("%s", j->reason);
     return 0;
   }
@@ -762,41 +813,63 @@ static int submit_live(struct job *j, struct oc_http *http)
   return oc_http_submit(http, &rq, &cb, j);
 }
 
-/* Start waiting cases of one target while it has room: each one's job is
- * made now, its request built, and a case that cannot run finishes here. */
-static void pump(struct tstate *ts)
+/* Start waiting cases of one target while this lane's share of it has
+ * room: each one's job is made now (outside the lock), its request
+ * built, and a case that cannot run finishes here. */
+static void pump(struct lane *l, struct tstate *ts)
 {
   struct oc_run *r = ts->run;
-  /* a stopped run starts nothing more */
-  while(!oc_run_signal() && ts->inflight < ts->limit && ts->qhead < ts->nq && !r->oom) {
-    size_t i = ts->queue[ts->qhead++];
-    struct job *j = job_new(r, &r->items[i]);
-    if(!j) {
-      r->oom = 1;
+  size_t t = (size_t)(ts - l->ts);
+  for(;;) {
+    run_lock(r);
+    /* a stopped run starts nothing more */
+    if(oc_run_signal() || r->oom || l->here[t] >= l->share[t] || ts->qhead >= ts->nq) {
+      run_unlock(r);
       return;
     }
-    if(ts->alone) {
+    size_t i = ts->queue[ts->qhead++];
+    l->here[t]++; /* its place, held while its job is made */
+    run_unlock(r);
+    struct job *j = job_new(r, &r->items[i]);
+    if(!j) {
+      run_lock(r);
+      r->oom = 1;
+      l->here[t]--;
+      run_unlock(r);
+      return;
+    }
+    j->lane = l;
+    if(ts->alone) { /* one lane: nothing else reads firsts now */
       j->rerun = 1;
       j->first = r->firsts[i];
       r->firsts[i] = NULL;
     }
     if(!prepare(j)) {
+      run_lock(r);
+      l->here[t]--;
+      run_unlock(r);
       finish_job(j, 1, 0);
       continue;
     }
     j->ts = ts;
+    run_lock(r);
     int slot = 0;
     while(ts->running[slot])
       slot++;
     j->slot = slot;
     ts->running[slot] = j;
     ts->inflight++;
+    /* every case in flight on the target, on any lane, sees the count */
     for(int k = 0; k < ts->limit; k++)
       if(ts->running[k] && ts->running[k]->max_in_flight < ts->inflight)
         ts->running[k]->max_in_flight = ts->inflight;
-    if(submit_live(j, ts->http)) {
+    run_unlock(r);
+    if(submit_live(j, l->http)) {
+      run_lock(r);
       ts->running[slot] = NULL;
       ts->inflight--;
+      l->here[t]--;
+      run_unlock(r);
       j->end = OC_END_ERROR;
       oc_strlcpy(j->reason, "the request could not be submitted", sizeof(j->reason));
       finish_job(j, 1, 0);
@@ -808,10 +881,14 @@ static void on_done(void *ud, const struct oc_http_outcome *o)
 {
   struct job *j = ud;
   struct tstate *ts = j->ts;
+  struct lane *l = j->lane;
+  run_lock(j->run);
   ts->running[j->slot] = NULL;
   ts->inflight--;
+  l->here[ts - l->ts]--;
+  run_unlock(j->run);
   job_done(j, o);
-  pump(ts);
+  pump(l, ts);
 }
 
 static int target_limit(const struct oc_run *r, const struct oc_target *t, int alone)
@@ -822,10 +899,128 @@ static int target_limit(const struct oc_run *r, const struct oc_target *t, int a
   return n < 1 ? 1 : n > 256 ? 256 : n;
 }
 
+/* How many lanes: --threads, else one per CPU; never more than the cases
+ * that can be in flight at once (the largest target limit), nor than the
+ * live cases. */
+static size_t lane_count(const struct oc_run *r, const struct tstate *ts, size_t nts, int alone)
+{
+  long want = r->opts->threads;
+  if(want <= 0) {
+    want = sysconf(_SC_NPROCESSORS_ONLN);
+    if(want < 1)
+      want = 1;
+  }
+  if(want > OC_RUN_MAX_THREADS)
+    want = OC_RUN_MAX_THREADS;
+  int widest = 0;
+  size_t queued = 0;
+  for(size_t t = 0; t < nts; t++)
+    if(ts[t].nq) {
+      queued += ts[t].nq;
+      if(ts[t].limit > widest)
+        widest = ts[t].limit;
+    }
+  if(alone || widest <= 1 || queued <= 1)
+    return 1;
+  if(want > widest)
+    want = widest;
+  if((size_t)want > queued)
+    want = (long)queued;
+  return (size_t)want;
+}
+
+static void lane_drive(struct lane *l)
+{
+  for(size_t t = 0; t < l->nts; t++)
+    pump(l, &l->ts[t]);
+  /* in slices, so that a signal is noticed within a fraction of a second */
+  while(!oc_run_signal() && oc_http_run(l->http, 200) > 0)
+    ;
+}
+
+static void *lane_thread(void *arg)
+{
+  lane_drive(arg);
+  oc_json_arena_release(); /* this thread's kept block */
+  return NULL;
+}
+
+static void lanes_free(struct lane *lanes, size_t n)
+{
+  for(size_t k = 0; lanes && k < n; k++) {
+    /* a stopped run abandons what is in flight (job_done drops them) */
+    oc_http_free(lanes[k].http);
+    free(lanes[k].share);
+    free(lanes[k].here);
+    oc_buf_free(&lanes[k].text);
+  }
+  free(lanes);
+}
+
+/* Run the live cases queued in ts[0..nts) on n lanes: the calling thread
+ * drives the first, a thread each the others.  OC_OK or OC_ENOMEM. */
+static int run_lanes(struct oc_run *r, struct tstate *ts, size_t nts, size_t n)
+{
+  struct lane *lanes = calloc(n, sizeof(*lanes));
+  if(!lanes)
+    return OC_ENOMEM;
+  for(size_t k = 0; k < n; k++) {
+    struct lane *l = &lanes[k];
+    l->run = r;
+    l->ts = ts;
+    l->nts = nts;
+    oc_buf_init(&l->text, 0);
+    l->share = calloc(nts ? nts : 1, sizeof(*l->share));
+    l->here = calloc(nts ? nts : 1, sizeof(*l->here));
+    int total = 0;
+    for(size_t t = 0; l->share && t < nts; t++) {
+      /* the target's limit dealt out: lane k gets limit/n, one more
+       * while the remainder lasts */
+      l->share[t] = ts[t].limit / (int)n + ((int)k < ts[t].limit % (int)n);
+      total += l->share[t];
+    }
+    /* libcurl's global state is set up here, before any thread starts */
+    if(!l->share || !l->here || !(l->http = oc_http_new(total > 0 ? total : 1))) {
+      lanes_free(lanes, n);
+      return OC_ENOMEM;
+    }
+  }
+  pthread_mutex_t lock;
+  size_t started = 1;
+  if(n > 1) {
+    pthread_mutex_init(&lock, NULL);
+    r->lock = &lock;
+    oc_json_init(); /* cJSON's hooks, set once before the threads read them */
+    for(; started < n; started++)
+      if(pthread_create(&lanes[started].thread, NULL, lane_thread, &lanes[started]))
+        break; /* the lanes running take the cases */
+  }
+  r->threads_used = started;
+  oc_debug("live cases on %zu thread%s", started, started == 1 ? "" : "s");
+  lane_drive(&lanes[0]);
+  for(size_t k = 1; k < started; k++)
+    pthread_join(lanes[k].thread, NULL);
+  /* a lane that could not start leaves its share of a target's cases in
+   * the queue: the first lane takes them */
+  for(size_t k = started; k < n; k++)
+    for(size_t t = 0; t < nts; t++)
+      lanes[0].share[t] += lanes[k].share[t];
+  if(started < n)
+    lane_drive(&lanes[0]);
+  r->stopped = oc_run_signal();
+  /* abandoned transfers end in job_done on this thread: one at a time */
+  if(n > 1) {
+    r->lock = NULL;
+    pthread_mutex_destroy(&lock);
+  }
+  lanes_free(lanes, n);
+  return OC_OK;
+}
+
 /* Run the plan items idx[0..n) (idx NULL: the first n); alone: one in
  * flight per target, each job taking r->firsts[i], what its first attempt
  * gave.  Replayed items run in plan order first, live ones as their
- * targets have room. */
+ * targets have room, on one or more lanes (threads). */
 static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone)
 {
   int rc = OC_OK;
@@ -838,7 +1033,6 @@ static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone)
     if(it->target->live)
       ts[it->target - r->targets].nq++;
   }
-  int total = 0;
   for(size_t t = 0; t < r->ntargets; t++) {
     ts[t].run = r;
     ts[t].alone = alone;
@@ -851,8 +1045,6 @@ static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone)
       goto out;
     }
     ts[t].nq = 0;
-    if(r->targets[t].live)
-      total += ts[t].limit;
   }
   int queued = 0;
   for(size_t k = 0; k < n && !r->oom && !(r->stopped = oc_run_signal()); k++) {
@@ -881,22 +1073,7 @@ static int execute(struct oc_run *r, const size_t *idx, size_t n, int alone)
   }
   if(!queued || r->oom || r->stopped)
     goto out;
-  struct oc_http *http = oc_http_new(total > 0 ? total : 1);
-  if(!http) {
-    rc = OC_ENOMEM;
-    goto out;
-  }
-  for(size_t t = 0; t < r->ntargets; t++) {
-    ts[t].http = http;
-    pump(&ts[t]);
-  }
-  /* in slices, so that a signal is noticed within a fraction of a second */
-  while(!r->stopped && oc_http_run(http, 200) > 0)
-    r->stopped = oc_run_signal();
-  if(!r->stopped)
-    r->stopped = oc_run_signal();
-  /* a stopped run abandons what is in flight (job_done drops them) */
-  oc_http_free(http);
+  rc = run_lanes(r, ts, r->ntargets, lane_count(r, ts, r->ntargets, alone));
 out:
   if(r->oom)
     rc = OC_ENOMEM;

@@ -1,5 +1,6 @@
 /* runner.h — the plan (targets × cases, filtered, tagged, sharded) and its
- * execution: live cases over one libcurl multi handle with N in flight,
+ * execution: live cases over libcurl multi handles, one per lane (thread),
+ * with N in flight per target dealt out among the lanes,
  * replayed ones from the target's recordings, every response through the
  * same decoder (response.c) and the case's expectations (expect.c), each
  * case ending as one results-schema object.  Suites are loaded by the
@@ -8,6 +9,7 @@
 #define OC_RUNNER_H
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "response.h"
@@ -22,6 +24,8 @@
 struct oc_run_options {
   int jobs;                 /* live cases in flight per target: 0 = each target's own
                                (oc_target.jobs, else 4) */
+  int threads;              /* threads sharing the live cases (each its own transfer loop):
+                               0 = one per CPU, at most OC_RUN_MAX_THREADS */
   long timeout_ms;          /* total per case (default 120 s) */
   long idle_timeout_ms;     /* no byte for this long (default 60 s) */
   long connect_timeout_ms;  /* default 10 s */
@@ -48,6 +52,8 @@ struct oc_run_options {
 };
 
 void oc_run_options_init(struct oc_run_options *o);
+
+#define OC_RUN_MAX_THREADS 16
 
 struct oc_plan_item {
   struct oc_target *target;
@@ -87,6 +93,11 @@ struct oc_run {
   unsigned char *deferred;  /* per plan item: held back for its run alone */
   cJSON **firsts;           /* per plan item held back: what its first attempt gave */
   int oom;                  /* a job could not be made */
+  /* While several threads run live cases: what they share (the counts
+   * above, the spool, on_result, the targets' queues) is taken under it;
+   * NULL with one thread. */
+  pthread_mutex_t *lock;
+  size_t threads_used;      /* threads the last execution ran live cases on */
 };
 
 /* Where record mode writes t's cassettes: the record directory itself
