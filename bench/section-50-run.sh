@@ -69,13 +69,32 @@ openai_version=""
 [ "$have_node" = 0 ] ||
   openai_version=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$BENCH_SRCDIR/tests/node/node_modules/openai/package.json" | head -n 1)
 
-ours_rate=""; ours_cpu=""; wrk_rate=""; node_rate=""; node_cpu=""
+# cases per second and CPU ms per case of a measured line
+rate_of() { awk -v n="$n" -v w="$(kv wall_s "$1")" 'BEGIN { printf "%.1f", n / w }'; }
+cpu_of() { awk -v n="$n" -v c="$(kv cpu_s "$1")" 'BEGIN { printf "%.4f", c * 1000 / n }'; }
+
+ours_rate=""; ours_cpu=""; one_rate=""; one_cpu=""; floor_rate=""; floor_cpu=""
+wrk_rate=""; node_rate=""; node_cpu=""
 for r in $(seq "$runs"); do
   run_ours "$tmp/suite.$n.json" "$tmp/ours.kv"
   line=$(cat "$tmp/ours.kv")
   echo "oacheck: $line" >>"$tmp/raw"
-  ours_rate="$ours_rate $(awk -v n="$n" -v w="$(kv wall_s "$line")" 'BEGIN { printf "%.1f", n / w }')"
-  ours_cpu="$ours_cpu $(awk -v n="$n" -v c="$(kv cpu_s "$line")" 'BEGIN { printf "%.4f", c * 1000 / n }')"
+  ours_rate="$ours_rate $(rate_of "$line")"
+  ours_cpu="$ours_cpu $(cpu_of "$line")"
+  run_ours "$tmp/suite.$n.json" "$tmp/one.kv" --threads 1
+  line=$(cat "$tmp/one.kv")
+  echo "oacheck --threads 1: $line" >>"$tmp/raw"
+  one_rate="$one_rate $(rate_of "$line")"
+  one_cpu="$one_cpu $(cpu_of "$line")"
+  if "$b/measure" -o "$tmp/floor.kv" "$b/transfer_floor" "$url/v1/chat/completions" "$tmp/request.json" \
+       "$n" 8 >"$tmp/floor.out" 2>&1; then
+    line=$(cat "$tmp/floor.kv")
+    echo "libcurl alone: $line" >>"$tmp/raw"
+    floor_rate="$floor_rate $(rate_of "$line")"
+    floor_cpu="$floor_cpu $(cpu_of "$line")"
+  else
+    echo "libcurl alone failed: $(tail -n 2 "$tmp/floor.out" | tr '\n' ' ')" >>"$tmp/raw"
+  fi
   if [ "$have_wrk" = 1 ]; then
     out=$(BENCH_BODY="$tmp/request.json" wrk -t2 -c8 -d"${dur}s" -s "$BENCH_SRCDIR/bench/serve-post.lua" \
       "$url/v1/chat/completions" 2>&1)
@@ -88,8 +107,8 @@ for r in $(seq "$runs"); do
          "$n" 8 "$BENCH_SRCDIR/tests/node" >"$tmp/node.out" 2>&1; then
       line=$(cat "$tmp/node.kv")
       echo "openai-node: $line" >>"$tmp/raw"
-      node_rate="$node_rate $(awk -v n="$n" -v w="$(kv wall_s "$line")" 'BEGIN { printf "%.1f", n / w }')"
-      node_cpu="$node_cpu $(awk -v n="$n" -v c="$(kv cpu_s "$line")" 'BEGIN { printf "%.4f", c * 1000 / n }')"
+      node_rate="$node_rate $(rate_of "$line")"
+      node_cpu="$node_cpu $(cpu_of "$line")"
     else
       echo "openai-node failed: $(tail -n 3 "$tmp/node.out" | tr '\n' ' ')" >>"$tmp/raw"
     fi
@@ -97,6 +116,10 @@ for r in $(seq "$runs"); do
 done
 mo=$(printf '%s\n' "$ours_rate" | bench_median)
 mc=$(printf '%s\n' "$ours_cpu" | bench_median)
+m1=$(printf '%s\n' "$one_rate" | bench_median)
+m1c=$(printf '%s\n' "$one_cpu" | bench_median)
+mf=$(printf '%s\n' "$floor_rate" | bench_median)
+mfc=$(printf '%s\n' "$floor_cpu" | bench_median)
 mw=$(printf '%s\n' "$wrk_rate" | bench_median)
 mn=$(printf '%s\n' "$node_rate" | bench_median)
 mnc=$(printf '%s\n' "$node_cpu" | bench_median)
@@ -109,12 +132,18 @@ echo "Suite: $n cases, each the recorded request of the live llama-server \`stre
   "the cases, the summary).  wrk POSTs the same body to the same endpoint (-t2 -c8, ${dur} s)" \
   "and reads the answers, judging nothing.  openai-node ${openai_version:+$openai_version }" \
   "sends the same $n requests 8 at a time through \`chat.completions.stream\` and reassembles each" \
-  "answer (\`finalChatCompletion\`).  All three share the machine's CPUs with the server;" \
+  "answer (\`finalChatCompletion\`).  *libcurl alone* (\`bench/transfer_floor\`) sends the same" \
+  "$n requests through libcurl's multi interface, 8 at a time on one thread, and throws every answer" \
+  "away: the most a client on oacheck's transport can do, before any checking.  oacheck runs with" \
+  "its default threads ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?) here: one per CPU)" \
+  "and with \`--threads 1\`.  All share the machine's CPUs with the server;" \
   "median of $runs runs each, alternating.  CPU is user + system of the whole process (wait4)."
 echo
 echo "| | cases/s (wrk: requests/s) | CPU per case | oacheck / peer, rate | peer / oacheck, CPU per case |"
 echo "|---|---:|---:|---:|---:|"
 echo "| oacheck run --jobs 8 | $(human "$mo") | ${mc:-n/a} ms | | |"
+echo "| oacheck run --jobs 8 --threads 1 | $(human "$m1") | ${m1c:-n/a} ms | $(ratio "$mo" "$m1")× | $(ratio "$m1c" "$mc")× |"
+echo "| libcurl alone, 8 at a time, nothing checked | $(human "$mf") | ${mfc:-n/a} ms | $(ratio "$mo" "$mf")× | $(ratio "$mfc" "$mc")× |"
 if [ "$have_wrk" = 1 ]; then
   echo "| wrk -t2 -c8 | $(human "$mw") | | $(ratio "$mo" "$mw")× | |"
 else
@@ -127,6 +156,9 @@ else
 fi
 echo
 echo "Goals (issue 15): oacheck ≥ 0.5× wrk's rate; ≥ 3× openai-node's cases/s at ≤ ⅓ of its CPU per case."
+[ "$have_wrk" = 0 ] || [ -z "$mf" ] ||
+  echo "The transport alone reaches $(ratio "$mf" "$mw")× wrk's rate in this run (oacheck with" \
+    "--threads 1: $(ratio "$m1" "$mw")×, with its default threads: $(ratio "$mo" "$mw")×)."
 echo
 
 # ---- scaling ----------------------------------------------------------------
@@ -187,7 +219,8 @@ echo "Commands (from the build directory; SUITE is generated, URL is the serve's
 echo
 echo '```'
 echo "bench/oacheck serve \$srcdir/bench/data --port 0"
-echo "bench/measure -o KV bench/oacheck run SUITE --target URL --model MODEL --jobs 8"
+echo "bench/measure -o KV bench/oacheck run SUITE --target URL --model MODEL --jobs 8 [--threads 1]"
+echo "bench/measure -o KV bench/transfer_floor URL/v1/chat/completions BODY $n 8"
 echo "BENCH_BODY=BODY wrk -t2 -c8 -d${dur}s -s \$srcdir/bench/serve-post.lua URL/v1/chat/completions"
 echo "bench/measure -o KV node \$srcdir/bench/peer_run.mjs URL BODY $n 8 \$srcdir/tests/node"
 echo "bench/measure -o KV bench/oacheck run SUITE --target URL --model MODEL --list"
