@@ -10,6 +10,7 @@
  * Prints "done N failed F"; exits 1 when a transfer failed or answered
  * other than 200. */
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,15 @@ static char *slurp(const char *path, long *len)
   return buf;
 }
 
+/* a whole decimal number in [lo, hi], else -1 */
+static long number(const char *s, long lo, long hi)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  return errno || end == s || *end || v < lo || v > hi ? -1 : v;
+}
+
 int main(int argc, char **argv)
 {
   if(argc != 5) {
@@ -46,9 +56,9 @@ int main(int argc, char **argv)
   }
   long body_len = 0;
   char *body = slurp(argv[2], &body_len);
-  long total = atol(argv[3]);
-  int k = atoi(argv[4]);
-  if(!body || total < 1 || k < 1 || k > MAX_IN_FLIGHT) {
+  long total = number(argv[3], 1, 100000000);
+  int k = (int)number(argv[4], 1, MAX_IN_FLIGHT);
+  if(!body || total < 1 || k < 1) {
     fprintf(stderr, "transfer_floor: bad arguments (or %s unreadable)\n", argv[2]);
     return 2;
   }
