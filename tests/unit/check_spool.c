@@ -102,6 +102,30 @@ START_TEST(strings_escaped_as_cjson_does)
     cJSON_free(theirs);
     cJSON_Delete(j);
   }
+  /* long plain runs (copied eight bytes at a time) with one byte to
+   * escape at every place in a word, and the bytes that differ from '"',
+   * '\\' and the controls only in their high bit, which are plain */
+  static const unsigned char odd[] = { '"', '\\', 0x01, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d,
+                                       0x7f, 0x80, 0x9f, 0xa0, 0xa2, 0xdc, 0xff };
+  for(size_t i = 0; i < sizeof(text) - 1; i++) {
+    x = x * 1103515245u + 12345u;
+    unsigned r = (x >> 16) % 100;
+    text[i] = (char)(r < 90 ? 'a' + r % 26 : odd[(x >> 8) % sizeof(odd)]);
+  }
+  for(size_t len = 0; len < 80; len++)
+    for(size_t off = 0; off < 9; off++) {
+      char piece[100];
+      memcpy(piece, text + off + len * 37, len);
+      piece[len] = '\0';
+      j = cJSON_CreateString(piece);
+      ours = write_json(j, 0);
+      theirs = cJSON_PrintUnformatted(j);
+      ck_assert_msg(strcmp(ours, theirs) == 0, "%zu bytes at %zu: not written as cJSON writes them",
+                    len, off);
+      free(ours);
+      cJSON_free(theirs);
+      cJSON_Delete(j);
+    }
 }
 END_TEST
 
