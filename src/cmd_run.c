@@ -359,7 +359,8 @@ static char *command_line(int argc, char **argv)
   oc_buf_init(&b, 64u << 10);
   oc_buf_adds(&b, "oacheck");
   for(int i = 0; i < argc; i++) {
-    /* a URL may carry user:password@ or a key in its query: never keep them */
+    /* a URL may carry user:password@ or a key in its query: never keep
+     * them (the rest of the query is where the run went: kept) */
     const char *u = strstr(argv[i], "://");
     if(u) {
       const char *start = argv[i];
@@ -367,8 +368,10 @@ static char *command_line(int argc, char **argv)
       if(eq && eq < u)
         start = eq + 1;
       char red[1024];
-      oc_url_redact(start, red, sizeof(red));
-      oc_buf_printf(&b, " %.*s%s", (int)(start - argv[i]), argv[i], red);
+      oc_url_redact_query(start, red, sizeof(red));
+      /* a query's '&' and a [redacted] would mean something to a shell */
+      const char *q = strchr(red, '?') ? "'" : "";
+      oc_buf_printf(&b, " %s%.*s%s%s", q, (int)(start - argv[i]), argv[i], red, q);
     }
     else
       oc_buf_printf(&b, " %s", argv[i]);

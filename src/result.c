@@ -103,6 +103,31 @@ static int shell_word(struct oc_buf *b, const char *s)
   return shell_quote(b, s);
 }
 
+/* u as a command or a report may show it: user information dropped, the
+ * query kept with key-like values "[redacted]" (url.h).  Caller frees;
+ * NULL when memory runs out. */
+static char *shown_url(const char *u)
+{
+  size_t room = strlen(u) * 6 + 16; /* "k=" may become "k=[redacted]" */
+  char *out = malloc(room);
+  if(out)
+    oc_url_redact_query(u, out, room);
+  return out;
+}
+
+/* Where the request went, as shown: a live target's base URL joined with
+ * the path as the runner joined them (its query, such as Azure's
+ * api-version, after the path's own), a replay's stand-in server's. */
+static char *request_url(const struct oc_case_outcome *o, const char *path)
+{
+  if(!o->target->live)
+    return oc_asprintf("http://127.0.0.1:8080%s", path);
+  char *full = oc_url_join(o->target->base, path);
+  char *u = full ? shown_url(full) : NULL;
+  free(full);
+  return u;
+}
+
 /* The commands, each built in one buffer and checked once: a command
  * that cannot be built whole is left out (past its cap) or fails the
  * object (out of memory, NULL), never written with a piece missing. */
@@ -114,13 +139,8 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     return r;
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_FILE);
-  char base[512];
-  if(o->target->live)
-    oc_url_redact(o->target->url, base, sizeof(base));
-  else
-    snprintf(base, sizeof(base), "http://127.0.0.1:8080");
   oc_buf_printf(&b, "curl -sS -N -X %s ", rq->method);
-  char *url = oc_asprintf("%s%s", base, rq->path);
+  char *url = request_url(o, rq->path);
   if(url)
     shell_quote(&b, url);
   int oom = !url;
@@ -165,9 +185,9 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   oc_buf_adds(&b, "oacheck run ");
   shell_word(&b, suite);
   if(o->target->live) {
-    char red[512];
-    oc_url_redact(o->target->url, red, sizeof(red));
-    char *spec = oc_asprintf("%s=%s", o->target->name, red);
+    char *red = shown_url(o->target->base);
+    char *spec = red ? oc_asprintf("%s=%s", o->target->name, red) : NULL;
+    free(red);
     oom |= !spec;
     oc_buf_adds(&b, " --target ");
     shell_word(&b, spec ? spec : "");
@@ -207,9 +227,7 @@ static cJSON *request_json(const struct oc_case_outcome *o)
   oc_json_put_str(&oom, r, "method", method ? method : "GET");
   oc_json_put_str(&oom, r, "path", path ? path : "/");
   if(o->target->live && path) {
-    char red[512];
-    oc_url_redact(o->target->url, red, sizeof(red));
-    char *u = oc_asprintf("%s%s", red, path);
+    char *u = request_url(o, path);
     oc_json_put(&oom, r, "url", u ? cJSON_CreateString(u) : NULL);
     free(u);
   }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "secret.h"
 #include "util.h"
 
 /* The parts of a URL as offsets into it: [0, auth_end) is
@@ -135,6 +136,40 @@ void oc_url_redact(const char *url, char *out, size_t outlen)
     if(i >= u.path_end)
       break;
     out[o++] = url[i];
+  }
+  out[o] = '\0';
+}
+
+void oc_url_redact_query(const char *url, char *out, size_t outlen)
+{
+  oc_url_redact(url, out, outlen);
+  if(!url || !outlen)
+    return;
+  struct url_parts u;
+  url_split(url, strlen(url), &u);
+  size_t o = strlen(out);
+  char sep = '?';
+  for(size_t i = u.query; i < u.query_end;) {
+    size_t end = i;
+    while(end < u.query_end && url[end] != '&')
+      end++;
+    const char *eq = memchr(url + i, '=', end - i);
+    int secret = eq && oc_secret_param_name(url + i, (size_t)(eq - (url + i)));
+    size_t keep = secret ? (size_t)(eq + 1 - (url + i)) : end - i;
+    size_t need = 1 + keep + (secret ? strlen("[redacted]") : 0);
+    if(end > i) {
+      if(o + need >= outlen)
+        break; /* the parameters that fit, whole */
+      out[o++] = sep;
+      memcpy(out + o, url + i, keep);
+      o += keep;
+      if(secret) {
+        memcpy(out + o, "[redacted]", strlen("[redacted]"));
+        o += strlen("[redacted]");
+      }
+      sep = '&';
+    }
+    i = end + 1;
   }
   out[o] = '\0';
 }

@@ -25,5 +25,12 @@ char *oc_url_join(const char *base, const char *path);
  * "http://u:p@h/v1/x?key=1" -> "http://h/v1/x", written into out (outlen
  * bytes, truncated if needed, always terminated).  Cannot fail. */
 void oc_url_redact(const char *url, char *out, size_t outlen);
+/* The same, keeping the query, with the value of each key-like parameter
+ * (oc_secret_param_name: api-key, token, sig, ...) as "[redacted]", for
+ * the commands a result gives to reproduce it: an Azure-style
+ * ?api-version=... is part of where the request went.
+ * "http://u:p@h/v1?api-version=1&key=s#f" -> "http://h/v1?api-version=1&key=[redacted]".
+ * A URL that does not fit is cut at a parameter's end, never in a value. */
+void oc_url_redact_query(const char *url, char *out, size_t outlen);
 
 #endif

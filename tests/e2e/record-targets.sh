@@ -3,7 +3,8 @@
 # subdirectory per target; one target still records straight into --out,
 # so existing recordings and `run --replay DIR` work as before), and a base
 # URL's query (?api-version=…, Azure-style) reaches the server on every
-# request, identification included, while a key in it shows nowhere.
+# request, identification included, and is in the commands that reproduce
+# a case, while a key in it shows nowhere.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
@@ -41,3 +42,13 @@ grep -q '^main POST /openai/v1/chat/completions?api-version=2024-10-21&api-key='
 cat "$TMP/out" "$TMP/err" "$TMP/r.json" >"$TMP/all"
 expect_no_grep "$QKEY" "$TMP/all"
 pass "a base URL's query is kept on every request, its key shown nowhere"
+
+# the commands that reproduce a case go where the case went: the query
+# stays (api-version), its key as [redacted]
+grep -qF "'$HURL/openai/v1/chat/completions?api-version=2024-10-21&api-key=[redacted]'" "$TMP/r.json" ||
+  { grep '"curl"' "$TMP/r.json" >&2; fail "the curl command does not go where the case went"; }
+grep -qF -e "--target 'az=$HURL/openai/v1?api-version=2024-10-21&api-key=[redacted]'" "$TMP/r.json" ||
+  { grep '"oacheck"' "$TMP/r.json" >&2; fail "the oacheck command lost the target's query"; }
+grep -qF "\"url\": \"$HURL/openai/v1/chat/completions?api-version=2024-10-21&api-key=[redacted]\"" "$TMP/r.json" ||
+  { grep '"url"' "$TMP/r.json" >&2; fail "the request's url is not where it went"; }
+pass "the reproduce commands and the request's url keep the query, its key [redacted]"

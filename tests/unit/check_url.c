@@ -80,6 +80,30 @@ START_TEST(redact_for_messages)
 }
 END_TEST
 
+START_TEST(redact_keeping_the_query)
+{
+  char out[256];
+  oc_url_redact_query("https://u:p@h/openai/v1/chat/completions?api-version=2024-10-21&api-key=QK&x=1#f", out,
+                      sizeof(out));
+  ck_assert_str_eq(out, "https://h/openai/v1/chat/completions?api-version=2024-10-21&api-key=[redacted]&x=1");
+  oc_url_redact_query("http://h/v1?Token=a&sig=b&code&&n=", out, sizeof(out));
+  ck_assert_str_eq(out, "http://h/v1?Token=[redacted]&sig=[redacted]&code&n=");
+  oc_url_redact_query("http://h:8080/v1/models", out, sizeof(out));
+  ck_assert_str_eq(out, "http://h:8080/v1/models");
+  oc_url_redact_query("http://h/v1?", out, sizeof(out));
+  ck_assert_str_eq(out, "http://h/v1");
+  oc_url_redact_query(NULL, out, sizeof(out));
+  ck_assert_str_eq(out, "");
+  /* what does not fit is left out a parameter at a time, never a value cut */
+  char small[24];
+  oc_url_redact_query("http://h/v1?a=1&key=secretvalue&b=2", small, sizeof(small));
+  ck_assert_str_eq(small, "http://h/v1?a=1");
+  char tiny[8];
+  oc_url_redact_query("http://very-long-host/?a=1", tiny, sizeof(tiny));
+  ck_assert_str_eq(tiny, "http://");
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("url");
@@ -87,6 +111,7 @@ int main(void)
   tcase_add_test(tc, root_takes_off_v1);
   tcase_add_test(tc, join_paths);
   tcase_add_test(tc, redact_for_messages);
+  tcase_add_test(tc, redact_keeping_the_query);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }
