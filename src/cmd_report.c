@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "report.h"
 #include "report_ci.h"
 #include "report_history.h"
 #include "report_html.h"
@@ -21,6 +22,7 @@
 #include "results_json.h"
 #include "secret.h"
 #include "shard.h"
+#include "spool.h"
 #include "util.h"
 
 static const char report_usage[] =
@@ -181,19 +183,126 @@ static int write_outputs(const cJSON *doc, const struct outputs *out)
   return status;
 }
 
-static void print_summary(const cJSON *doc)
+#define OUTPUT_OPTIONS(o)                                                                   \
+  OC_OPT_STRING(0, "junit", &(o)->junit, "FILE",                                           \
+                "JUnit XML: one testsuite per target and suite, one testcase\n"             \
+                "per case (Jenkins, GitLab, GitHub test reporters)"),                      \
+  OC_OPT_STRING(0, "html", &(o)->html, "FILE",                                             \
+                "one self-contained HTML file: summary, case x target matrix,\n"            \
+                "findings, request/response, stream timeline, reproduce commands"),        \
+  OC_OPT_FLAG(0, "canonical", &(o)->canonical,                                             \
+              "write the JSON in canonical form (members sorted, no spaces),\n"             \
+              "so that two results files compare with cmp"),                                       \
+  OC_OPT_CI(&(o)->ci)
+
+/* ---- render: a results file a result at a time ------------------------------ */
+
+/* What render keeps of a file it reads a result at a time: the results
+ * in a spool, and for each what the writers know unread, its strings
+ * copied into blocks that never move (the tree is gone). */
+struct render_store {
+  struct oc_spool spool;
+  struct oc_result_ref *refs;
+  size_t *at;
+  size_t count, refs_alloc, at_alloc;
+  struct oc_buf text;
+  struct kept_block {
+    struct kept_block *next;
+    size_t used, size;
+    char data[];
+  } *kept;
+};
+
+static const char *keep(struct render_store *st, const char *s)
+{
+  if(!s)
+    return NULL;
+  size_t n = strlen(s) + 1;
+  if(!st->kept || st->kept->size - st->kept->used < n) {
+    size_t size = n > 60000 ? n : 60000;
+    struct kept_block *b = malloc(sizeof(*b) + size);
+    if(!b)
+      return NULL;
+    b->next = st->kept;
+    b->used = 0;
+    b->size = size;
+    st->kept = b;
+  }
+  char *p = st->kept->data + st->kept->used;
+  memcpy(p, s, n);
+  st->kept->used += n;
+  return p;
+}
+
+static int store_result(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
+{
+  struct render_store *st = ud;
+  int rc = OC_OK;
+  struct oc_result_ref *refs = oc_array_grow(st->refs, &st->refs_alloc, i + 1, sizeof(*refs));
+  if(refs)
+    st->refs = refs;
+  size_t *at = refs ? oc_array_grow(st->at, &st->at_alloc, i + 1, sizeof(*at)) : NULL;
+  if(at)
+    st->at = at;
+  if(!refs || !at || oc_spool_reserve(&st->spool, i + 1)) {
+    snprintf(err, errlen, "out of memory keeping result %zu", i);
+    cJSON_Delete(r);
+    return OC_ENOMEM;
+  }
+  rc = oc_spool_encode(r, i, &st->text, err, errlen);
+  if(!rc)
+    rc = oc_spool_put(&st->spool, i, st->text.data, st->text.len, oc_result_status(r), err, errlen);
+  if(!rc) {
+    struct oc_result_ref *f = &st->refs[i];
+    oc_result_ref_of(f, r);
+    const char *t = f->target, *su = f->suite, *k = f->kase;
+    f->target = keep(st, t);
+    f->suite = keep(st, su);
+    f->kase = keep(st, k);
+    if((t && !f->target) || (su && !f->suite) || (k && !f->kase)) {
+      snprintf(err, errlen, "out of memory keeping result %zu", i);
+      rc = OC_ENOMEM;
+    }
+    st->at[i] = i;
+    st->count = i + 1;
+  }
+  cJSON_Delete(r);
+  return rc;
+}
+
+static void store_free(struct render_store *st)
+{
+  oc_spool_close(&st->spool);
+  free(st->refs);
+  free(st->at);
+  oc_buf_free(&st->text);
+  while(st->kept) {
+    struct kept_block *next = st->kept->next;
+    free(st->kept);
+    st->kept = next;
+  }
+}
+
+/* The counts, then a line per case that failed or erred (its first
+ * failing rule or its reason), from results read one at a time. */
+static void print_summary(struct oc_results *rs)
 {
   struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
+  oc_results_counts(rs, NULL, NULL, &c);
   printf("%ld cases: %ld pass, %ld fail, %ld error, %ld skip, %ld warnings\n", c.total, c.pass,
          c.fail, c.error, c.skip, c.warnings);
-  const cJSON *r;
   struct oc_buf line;
   oc_buf_init(&line, OC_CAP_MESSAGE * 4);
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    enum oc_status st = oc_result_status(r);
+  for(size_t i = 0; i < rs->count; i++) {
+    enum oc_status st = rs->refs[i].status;
     if(st == OC_ST_PASS || st == OC_ST_SKIP)
       continue;
+    char err[700];
+    const cJSON *r = oc_results_get(rs, i, err, sizeof(err));
+    if(!r) {
+      fprintf(stderr, "oacheck report: %s\n", err);
+      continue;
+    }
     oc_buf_reset(&line);
     const cJSON *first = oc_result_first_error(r);
     const char *why = st == OC_ST_FAIL && first ? oc_json_str(first, "rule") : oc_json_str(r, "reason");
@@ -208,17 +317,59 @@ static void print_summary(const cJSON *doc)
   oc_buf_free(&line);
 }
 
-#define OUTPUT_OPTIONS(o)                                                                   \
-  OC_OPT_STRING(0, "junit", &(o)->junit, "FILE",                                           \
-                "JUnit XML: one testsuite per target and suite, one testcase\n"             \
-                "per case (Jenkins, GitLab, GitHub test reporters)"),                      \
-  OC_OPT_STRING(0, "html", &(o)->html, "FILE",                                             \
-                "one self-contained HTML file: summary, case x target matrix,\n"            \
-                "findings, request/response, stream timeline, reproduce commands"),        \
-  OC_OPT_FLAG(0, "canonical", &(o)->canonical,                                             \
-              "write the JSON in canonical form (members sorted, no spaces),\n"             \
-              "so that two results files compare with cmp"),                                       \
-  OC_OPT_CI(&(o)->ci)
+/* --canonical from results read one at a time: the frame canonical with a
+ * marker where "results" goes (members sorted, so it is not last), each
+ * result's canonical text written in its place. */
+static int canonical_render(struct oc_results *rs, struct oc_sink *s)
+{
+  static const char marker[] = "oacheck-results-go-here-7f3a";
+  cJSON *copy = cJSON_Duplicate(rs->doc, 1);
+  int oom = !copy;
+  oc_json_set(&oom, copy, "results", cJSON_CreateString(marker));
+  int rc = oom ? OC_ENOMEM : OC_OK;
+  char *frame = rc ? NULL : oc_json_canonical(copy);
+  cJSON_Delete(copy);
+  char quoted[sizeof(marker) + 2];
+  snprintf(quoted, sizeof(quoted), "\"%s\"", marker);
+  const char *at = frame ? strstr(frame, quoted) : NULL;
+  if(!at)
+    rc = OC_ENOMEM;
+  char err[700];
+  if(!rc)
+    rc = oc_buf_add(s->b, frame, (size_t)(at - frame)) || oc_buf_addc(s->b, '[');
+  for(size_t i = 0; !rc && i < rs->count; i++) {
+    const cJSON *r = oc_results_get(rs, i, err, sizeof(err));
+    char *t = r ? oc_json_canonical(r) : NULL;
+    if(!r)
+      fprintf(stderr, "oacheck report: %s\n", err);
+    rc = !t || (i && oc_buf_addc(s->b, ',')) || oc_buf_adds(s->b, t) ? OC_ENOMEM : oc_sink_flush(s);
+    free(t);
+  }
+  if(!rc)
+    rc = oc_buf_addc(s->b, ']') || oc_buf_adds(s->b, at + strlen(quoted)) || oc_buf_addc(s->b, '\n');
+  free(frame);
+  return rc ? rc : oc_buf_error(s->b);
+}
+
+/* The outputs of render, from results read one at a time. */
+static int write_outputs_of(struct oc_results *rs, const struct outputs *out)
+{
+  int status = OC_EXIT_OK;
+  if(out->json && out->canonical) {
+    char err[1024];
+    struct oc_sink s;
+    if(oc_sink_open(&s, out->json, err, sizeof(err)) ||
+       oc_sink_close(&s, canonical_render(rs, &s), err, sizeof(err))) {
+      fprintf(stderr, "oacheck report: %s\n", err);
+      status = OC_EXIT_FAIL;
+    }
+  }
+  if(oc_reports_write_from(rs, out->canonical ? NULL : out->json, out->junit, out->html))
+    status = OC_EXIT_FAIL;
+  if(oc_ci_reports_write_from(rs, &out->ci, stdout, real_getenv))
+    status = OC_EXIT_FAIL;
+  return status;
+}
 
 static int cmd_render(int argc, char **argv)
 {
@@ -242,21 +393,40 @@ static int cmd_render(int argc, char **argv)
                                                "use 'report merge' to combine", input, second);
   if(!input)
     return oc_cli_usage_error("report render", "which results file?");
-  char err[1024];
-  cJSON *doc = oc_results_load(input, err, sizeof(err));
-  if(!doc) {
+  /* a result at a time into a spool beside the output, so that a file
+   * of any size renders in the memory of one result */
+  char err[1024], dirbuf[600];
+  struct render_store st;
+  memset(&st, 0, sizeof(st));
+  oc_buf_init(&st.text, 0);
+  const char *dir = oc_spool_dir_for(out.json ? out.json : out.html ? out.html : out.junit, dirbuf,
+                                     sizeof(dirbuf));
+  if(oc_spool_open(&st.spool, dir, 0, err, sizeof(err))) {
     fprintf(stderr, "oacheck report: %s\n", err);
+    store_free(&st);
+    return OC_EXIT_FAIL;
+  }
+  cJSON *frame = oc_results_load_each(input, store_result, &st, err, sizeof(err));
+  if(!frame) {
+    fprintf(stderr, "oacheck report: %s\n", err);
+    store_free(&st);
     return OC_EXIT_USAGE;
   }
+  struct oc_results rs;
+  oc_results_from_spool(&rs, frame, &st.spool, st.refs, st.at, st.count);
+  st.refs = NULL; /* rs has them */
+  st.at = NULL;
   int status;
-  warn_shards(doc);
+  warn_shards(frame);
   if(!out.junit && !out.html && !out.json && !out.ci.github && !out.ci.markdown) {
-    print_summary(doc);
+    print_summary(&rs);
     status = OC_EXIT_OK;
   }
   else
-    status = write_outputs(doc, &out);
-  cJSON_Delete(doc);
+    status = write_outputs_of(&rs, &out);
+  oc_results_free(&rs);
+  store_free(&st);
+  cJSON_Delete(frame);
   return status;
 }
 

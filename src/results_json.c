@@ -5,6 +5,7 @@
 #include "config.h"
 #include "results_json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -567,6 +568,363 @@ cJSON *oc_results_load(const char *path, char *err, size_t errlen)
 out:
   free(buf);
   return doc;
+}
+
+/* ---- a results file a result at a time ---------------------------------- */
+
+/* The schema's result definition, compiled on first use and kept (not
+ * thread-safe, as results_schema). */
+static const struct oc_schema *result_schema(void)
+{
+  static struct oc_schema *compiled;
+  static int tried;
+  if(tried)
+    return compiled;
+  tried = 1;
+  char err[1024] = "";
+  char *path = oc_data_path("schemas/results.schema.json");
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  if(!path || !reg)
+    snprintf(err, sizeof(err), "out of memory");
+  else if(!oc_schema_registry_add_file(reg, NULL, path, err, sizeof(err)))
+    compiled = oc_schema_compile_uri(reg, "https://oacheck.dev/schemas/results.schema.json#/$defs/result",
+                                     0, err, sizeof(err));
+  if(!compiled)
+    oc_warn("results are checked without their schema: %s", err);
+  oc_schema_registry_free(reg);
+  free(path);
+  return compiled;
+}
+
+/* Result i as oc_results_check checks a document's: the hand checks,
+ * then the schema's definition, its pointers under /results/i. */
+static void check_one_result(struct check *c, const cJSON *r, size_t i)
+{
+  char rp[64];
+  snprintf(rp, sizeof(rp), "/results/%zu", i);
+  check_result(c, r, rp);
+  const struct oc_schema *s = result_schema();
+  if(!s || c->failed)
+    return;
+  struct oc_schema_result res;
+  oc_schema_result_init(&res);
+  res.max = 1;
+  int v = oc_schema_validate_cjson(s, r, &res);
+  char at[1024];
+  if(v < 0)
+    check_fail(c, rp, "cannot check against the results schema: %s",
+               res.undecided ? res.undecided : "out of memory");
+  else if(v == 0) {
+    snprintf(at, sizeof(at), "%s%s", rp, res.count ? res.errors[0].instance_path : "");
+    if(res.count)
+      check_fail(c, at, "%s (schema #/$defs/result%s)", res.errors[0].message,
+                 res.errors[0].schema_path);
+    else
+      check_fail(c, rp, "does not match the results schema");
+  }
+  oc_schema_result_free(&res);
+}
+
+/* Where the reader is in the file: byte offset, line and column. */
+struct text_pos {
+  size_t offset;
+  int line, column;
+};
+
+static void pos_advance(struct text_pos *p, const char *b, size_t n)
+{
+  for(size_t i = 0; i < n; i++) {
+    if(b[i] == '\n') {
+      p->line++;
+      p->column = 1;
+    }
+    else
+      p->column++;
+  }
+  p->offset += n;
+}
+
+#define SPLIT_MAX_DEPTH 100000 /* past cJSON's own limit: only keeps the count sane */
+
+/* The reader splits the document into the frame (every byte outside the
+ * top-level "results" array, which it holds as []) and the array's
+ * elements, one at a time.  It follows strings (a bracket in one is
+ * text), nesting, and the top object's keys (only the value of a key
+ * spelt "results" is taken apart; one spelt with escapes stays in the
+ * frame and is handed over from there). */
+struct splitter {
+  const char *path;
+  int depth;                 /* 1 inside the top object, 2 inside the results array */
+  int in_string, escaped;
+  enum { K_WANT, K_IN, K_AFTER, K_VALUE } key; /* the top object's members */
+  char name[8];              /* the key, while it may still be "results" */
+  size_t namelen;
+  int results_next;          /* the key was "results": a [ now opens the array */
+  int in_results, seen_results, in_elem;
+  struct oc_buf frame, elem;
+  size_t frame_mark;         /* where the frame's [] is */
+  struct text_pos elem_at, results_at, results_end;
+  size_t count;
+  oc_result_each_cb each;
+  void *ud;
+  char *err;
+  size_t errlen;
+};
+
+static int split_fail(struct splitter *sp, const struct text_pos *at, const char *what)
+{
+  snprintf(sp->err, sp->errlen, "%s:%d:%d: %s (byte %zu)", sp->path, at->line, at->column, what,
+           at->offset);
+  return OC_EPARSE;
+}
+
+/* A result read: checked, scrubbed and masked as oc_results_load does,
+ * then handed over. */
+static int hand_over(struct splitter *sp, cJSON *r)
+{
+  struct check c = { sp->path, sp->err, sp->errlen, 0 };
+  check_one_result(&c, r, sp->count);
+  if(c.failed) {
+    cJSON_Delete(r);
+    return OC_EPARSE;
+  }
+  cJSON *rep = cJSON_GetObjectItemCaseSensitive(r, "reproduce");
+  scrub_one(rep, "curl");
+  scrub_one(rep, "oacheck");
+  oc_secret_mask_json(r);
+  return sp->each(sp->ud, r, sp->count++, sp->err, sp->errlen);
+}
+
+static int element_done(struct splitter *sp)
+{
+  struct oc_json_pos pos;
+  cJSON *r = NULL;
+  int rc = oc_json_parse_rc(sp->elem.data, sp->elem.len, &pos, &r);
+  oc_buf_reset(&sp->elem);
+  sp->in_elem = 0;
+  if(rc == OC_ENOMEM) {
+    snprintf(sp->err, sp->errlen, "%s: out of memory reading result %zu", sp->path, sp->count);
+    return rc;
+  }
+  if(rc)
+    return split_fail(sp,
+                      &(struct text_pos){ sp->elem_at.offset + pos.offset,
+                                          sp->elem_at.line + pos.line - 1,
+                                          pos.line == 1 ? sp->elem_at.column + pos.column - 1
+                                                        : pos.column },
+                      "invalid JSON");
+  return hand_over(sp, r);
+}
+
+/* Feed the n bytes at p, which start at *at in the file (advanced). */
+static int split_feed(struct splitter *sp, const char *p, size_t n, struct text_pos *at)
+{
+  size_t run = 0; /* p[run, i) still to go where the state says */
+  struct text_pos here = *at;
+  int rc = OC_OK;
+  size_t i = 0;
+  while(i < n && !rc) {
+    char ch = p[i];
+    if(sp->in_string) {
+      if(sp->escaped)
+        sp->escaped = 0;
+      else if(ch == '\\')
+        sp->escaped = 1;
+      else if(ch == '"')
+        sp->in_string = 0;
+      if(sp->depth == 1 && sp->key == K_IN) {
+        if(!sp->in_string)
+          sp->key = K_AFTER;
+        else if(sp->namelen < sizeof(sp->name))
+          sp->name[sp->namelen++] = ch;
+        else
+          sp->namelen = sizeof(sp->name) + 1; /* longer than "results" */
+      }
+    }
+    else if(ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+    }
+    else if(sp->in_results && sp->depth == 2 && !sp->in_elem) {
+      /* between elements: commas and the end go nowhere (the frame has
+       * its [] already); anything else starts an element */
+      if(ch == ',' || ch == ']') {
+        run = i + 1;
+        if(ch == ']') {
+          sp->in_results = 0;
+          sp->depth = 1;
+          sp->key = K_VALUE;
+          sp->results_end = here;
+          pos_advance(&sp->results_end, p + i, 1);
+        }
+      }
+      else {
+        sp->in_elem = 1;
+        sp->elem_at = here;
+        run = i;
+        continue; /* this byte again, as the element's first */
+      }
+    }
+    else if(sp->in_results && sp->depth == 2 && (ch == ',' || ch == ']')) {
+      /* the end of an element that is not an object or array */
+      if(oc_buf_add(&sp->elem, p + run, i - run))
+        goto nomem;
+      run = i;
+      rc = element_done(sp);
+      continue; /* this byte again, between elements */
+    }
+    else if(ch == '"') {
+      sp->in_string = 1;
+      if(sp->depth == 1 && sp->key == K_WANT) {
+        sp->key = K_IN;
+        sp->namelen = 0;
+      }
+      else if(sp->depth == 1)
+        sp->results_next = 0;
+    }
+    else if(ch == ':' && sp->depth == 1 && sp->key == K_AFTER) {
+      sp->results_next = sp->namelen == 7 && memcmp(sp->name, "results", 7) == 0;
+      sp->key = K_VALUE;
+    }
+    else if(ch == ',' && sp->depth == 1)
+      sp->key = K_WANT;
+    else if(ch == '[' && sp->depth == 1 && sp->results_next) {
+      sp->results_next = 0;
+      if(sp->seen_results)
+        return split_fail(sp, &here, "a second \"results\" member");
+      sp->seen_results = sp->in_results = 1;
+      sp->depth = 2;
+      sp->results_at = here;
+      if(oc_buf_add(&sp->frame, p + run, i - run))
+        goto nomem;
+      sp->frame_mark = sp->frame.len;
+      if(oc_buf_adds(&sp->frame, "[]"))
+        goto nomem;
+      run = i + 1;
+    }
+    else if(ch == '[' || ch == '{') {
+      if(sp->depth == 0)
+        sp->key = K_WANT;
+      sp->results_next = 0;
+      if(++sp->depth > SPLIT_MAX_DEPTH)
+        return split_fail(sp, &here, "nested too deep");
+    }
+    else if(ch == ']' || ch == '}') {
+      if(sp->depth == 0)
+        return split_fail(sp, &here, "a closing bracket with nothing open");
+      sp->depth--;
+      if(sp->in_results && sp->in_elem && sp->depth == 2) {
+        if(oc_buf_add(&sp->elem, p + run, i + 1 - run))
+          goto nomem;
+        run = i + 1;
+        rc = element_done(sp);
+      }
+    }
+    else if(sp->depth == 1)
+      sp->results_next = 0; /* a number, true, false or null */
+    if(ch == '\n') {
+      here.line++;
+      here.column = 1;
+    }
+    else
+      here.column++;
+    here.offset++;
+    i++;
+  }
+  if(rc)
+    return rc;
+  if(sp->in_elem) {
+    if(oc_buf_add(&sp->elem, p + run, n - run))
+      goto nomem;
+  }
+  else if(!sp->in_results && oc_buf_add(&sp->frame, p + run, n - run))
+    goto nomem;
+  *at = here;
+  return OC_OK;
+nomem:
+  if(oc_buf_error(&sp->elem) == OC_ETOOBIG)
+    snprintf(sp->err, sp->errlen, "%s: result %zu (line %d) is bigger than %u MiB", sp->path,
+             sp->count, sp->elem_at.line, OC_CAP_RESULT_TEXT >> 20);
+  else if(oc_buf_error(&sp->frame) == OC_ETOOBIG)
+    snprintf(sp->err, sp->errlen, "%s: what surrounds the results is bigger than %u MiB", sp->path,
+             OC_CAP_RESULTS >> 20);
+  else
+    snprintf(sp->err, sp->errlen, "%s: out of memory reading the results", sp->path);
+  return OC_ENOMEM;
+}
+
+/* The frame did not parse: where that is in the file (the frame is the
+ * file with the results array's span replaced by its two bytes). */
+static void frame_error(struct splitter *sp, const struct oc_json_pos *pos)
+{
+  if(!sp->seen_results || pos->offset < sp->frame_mark) {
+    snprintf(sp->err, sp->errlen, "%s:%d:%d: invalid JSON (byte %zu)", sp->path, pos->line,
+             pos->column, pos->offset);
+    return;
+  }
+  size_t span = sp->results_end.offset - sp->results_at.offset;
+  snprintf(sp->err, sp->errlen, "%s:%d: invalid JSON (byte %zu)", sp->path,
+           pos->line + sp->results_end.line - sp->results_at.line, pos->offset - 2 + span);
+}
+
+cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, char *err,
+                            size_t errlen)
+{
+  int is_stdin = strcmp(path, "-") == 0;
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if(!f) {
+    snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  struct splitter sp;
+  memset(&sp, 0, sizeof(sp));
+  sp.path = is_stdin ? "(stdin)" : path;
+  sp.each = each;
+  sp.ud = ud;
+  sp.err = err;
+  sp.errlen = errlen;
+  oc_buf_init(&sp.frame, OC_CAP_RESULTS);
+  oc_buf_init(&sp.elem, OC_CAP_RESULT_TEXT);
+  struct text_pos at = { 0, 1, 1 };
+  char piece[64 << 10];
+  int rc = OC_OK;
+  size_t got;
+  while(!rc && (got = fread(piece, 1, sizeof(piece), f)) > 0)
+    rc = split_feed(&sp, piece, got, &at);
+  if(!rc && ferror(f)) {
+    snprintf(err, errlen, "cannot read '%s': %s", sp.path, strerror(errno));
+    rc = OC_EIO;
+  }
+  if(!is_stdin)
+    fclose(f);
+  if(!rc && sp.in_results)
+    rc = split_fail(&sp, &at, "the file ends inside the results");
+  cJSON *frame = NULL;
+  if(!rc) {
+    struct oc_json_pos pos;
+    rc = oc_json_parse_rc(sp.frame.data ? sp.frame.data : "", sp.frame.len, &pos, &frame);
+    if(rc == OC_ENOMEM)
+      snprintf(err, errlen, "%s: out of memory reading the results", sp.path);
+    else if(rc && at.offset == 0)
+      snprintf(err, errlen, "%s: empty file, expected JSON results", sp.path);
+    else if(rc)
+      frame_error(&sp, &pos);
+  }
+  /* "results" spelt with escapes: parsed with the frame, handed over from it */
+  cJSON *arr = frame ? cJSON_GetObjectItemCaseSensitive(frame, "results") : NULL;
+  for(cJSON *r; !rc && !sp.seen_results && cJSON_IsArray(arr) && (r = cJSON_DetachItemFromArray(arr, 0));)
+    rc = hand_over(&sp, r);
+  if(!rc && oc_results_check(frame, sp.path, err, errlen))
+    rc = OC_EPARSE;
+  if(!rc) {
+    scrub_one(cJSON_GetObjectItemCaseSensitive(frame, "oacheck"), "command");
+    oc_secret_mask_json(frame);
+  }
+  oc_buf_free(&sp.frame);
+  oc_buf_free(&sp.elem);
+  if(rc) {
+    cJSON_Delete(frame);
+    return NULL;
+  }
+  return frame;
 }
 
 /* ---- escaping --------------------------------------------------------- */

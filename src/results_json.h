@@ -93,6 +93,22 @@ int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errle
  * deletes) or NULL with err naming the file (and line/column or JSON
  * pointer). */
 cJSON *oc_results_load(const char *path, char *err, size_t errlen);
+/* The same for a file of any size, a result at a time: the text is read
+ * in pieces, and what is held is the rest of the document (the frame:
+ * oacheck, targets, summary, with "results" empty) and one result.  Each
+ * result is checked as oc_results_check checks it (the hand checks, then
+ * the schema's result definition), scrubbed and masked as
+ * oc_results_load does, and handed to each, which takes it over, in
+ * document order (i from 0); then the frame is checked and returned
+ * (caller deletes).  NULL with err naming the file and the line, column
+ * and byte (JSON that does not parse or ends early), or the JSON pointer
+ * (a result or the frame not matching); when each returns non-zero, NULL
+ * with err as each filled it.  A result bigger than OC_CAP_RESULT_TEXT is
+ * an error naming it. */
+typedef int (*oc_result_each_cb)(void *ud, cJSON *result, size_t i, char *err, size_t errlen);
+cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, char *err,
+                            size_t errlen);
+#define OC_CAP_RESULT_TEXT (256u << 20)
 
 /* Escaping untrusted text (server output, suite names, anything in a
  * results file).  Every mode decodes UTF-8 strictly: each byte of an

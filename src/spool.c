@@ -71,6 +71,21 @@ fail:
   return OC_EIO;
 }
 
+int oc_spool_reserve(struct oc_spool *s, size_t nitems)
+{
+  if(nitems <= s->nitems)
+    return OC_OK;
+  size_t alloc = s->nitems;
+  struct oc_spool_entry *n = oc_array_grow(s->items, &alloc, nitems, sizeof(*n));
+  if(!n)
+    return OC_ENOMEM;
+  /* the new entries hold no result */
+  memset(n + s->nitems, 0, (alloc - s->nitems) * sizeof(*n));
+  s->items = n;
+  s->nitems = alloc;
+  return OC_OK;
+}
+
 static int flush_pending(struct oc_spool *s, char *err, size_t errlen)
 {
   size_t done = 0;

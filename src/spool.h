@@ -35,6 +35,9 @@ struct oc_spool {
  * unlinked at once: nothing is left behind however the process ends.
  * OC_OK, or OC_EIO / OC_ENOMEM with err saying what failed and where. */
 int oc_spool_open(struct oc_spool *s, const char *dir, size_t nitems, char *err, size_t errlen);
+/* Room in the index for results 0..nitems-1 (a reader that learns the
+ * count as it goes); never shrinks.  OC_OK or OC_ENOMEM. */
+int oc_spool_reserve(struct oc_spool *s, size_t nitems);
 /* The directory a spool should live in for a run that writes --json to
  * json_path (NULL allowed): beside it when it has a directory part, so a
  * disk that can take the report can take the spool; else NULL ($TMPDIR).

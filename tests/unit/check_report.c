@@ -1,12 +1,13 @@
 /* check_report.c — the reports: escaping for XML and HTML (text vs
  * attribute, controls, invalid UTF-8), the JUnit mapping and its edge
  * cases, the HTML report's escaping and sections, checking results
- * documents, merge and diff. */
+ * documents (whole, and a result at a time), merge and diff. */
 #include "config.h"
 
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report_console.h"
@@ -225,6 +226,210 @@ START_TEST(check_names_file_and_pointer)
   ck_assert_int_eq(oc_results_check(arr, "x.json", err, sizeof(err)), OC_EPARSE);
   ck_assert_msg(strstr(err, "x.json: at / (the root): expected a results object, got array"), "%s", err);
   cJSON_Delete(arr);
+}
+END_TEST
+
+/* ---- a results file a result at a time -------------------------------- */
+
+struct collected {
+  cJSON *all;   /* what each was handed, in order */
+  int stop_at;  /* each refuses this result (-1: none) */
+};
+
+static int collect(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
+{
+  struct collected *c = ud;
+  ck_assert_int_eq((int)i, cJSON_GetArraySize(c->all));
+  if((int)i == c->stop_at) {
+    snprintf(err, errlen, "refused result %zu", i);
+    cJSON_Delete(r);
+    return OC_EIO;
+  }
+  cJSON_AddItemToArray(c->all, r);
+  return OC_OK;
+}
+
+static char *temp_with(const char *text, size_t len)
+{
+  char *path = oc_strdup("/tmp/oacheck-each-XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq((int)write(fd, text, len), (int)len);
+  close(fd);
+  return path;
+}
+
+/* text loaded a result at a time: the frame, or NULL with err; *all the
+ * results handed over (caller deletes) */
+static cJSON *load_each(const char *text, cJSON **all, int stop_at, char *err, size_t errlen)
+{
+  char *path = temp_with(text, strlen(text));
+  struct collected c = { cJSON_CreateArray(), stop_at };
+  cJSON *frame = oc_results_load_each(path, collect, &c, err, errlen);
+  unlink(path);
+  free(path);
+  *all = c.all;
+  return frame;
+}
+
+START_TEST(each_reads_what_the_whole_load_reads)
+{
+  static const char *const names[] = { "replay-llama.json", "two-targets.json", "hostile.json",
+                                       "clients.json", "shard-1.json" };
+  for(size_t k = 0; k < OC_ARRAY_LEN(names); k++) {
+    char *rel = oc_asprintf("tests/data/results/%s", names[k]);
+    char *path = oc_test_src(rel);
+    char err[1024] = "";
+    cJSON *whole = oc_results_load(path, err, sizeof(err));
+    ck_assert_msg(whole != NULL, "%s", err);
+    struct collected c = { cJSON_CreateArray(), -1 };
+    cJSON *frame = oc_results_load_each(path, collect, &c, err, sizeof(err));
+    ck_assert_msg(frame != NULL, "%s: %s", names[k], err);
+    /* the same results, in the same order, and the same rest */
+    cJSON *results = cJSON_DetachItemFromObjectCaseSensitive(whole, "results");
+    ck_assert_int_gt(cJSON_GetArraySize(results), 0);
+    ck_assert_msg(oc_json_equal(results, c.all), "%s: other results", names[k]);
+    ck_assert_int_eq(cJSON_GetArraySize(oc_json_arr(frame, "results")), 0);
+    cJSON_DeleteItemFromObjectCaseSensitive(frame, "results");
+    ck_assert_msg(oc_json_equal(whole, frame), "%s: another frame", names[k]);
+    cJSON_Delete(results);
+    cJSON_Delete(whole);
+    cJSON_Delete(frame);
+    cJSON_Delete(c.all);
+    free(rel);
+    free(path);
+  }
+}
+END_TEST
+
+#define EACH_HEAD "{\"oacheck\":{\"version\":\"0.1.0\",\"started\":\"2026-11-30T02:00:00Z\",\"mode\":\"live\"}," \
+                  "\"targets\":[" TARGET_A "],"
+#define EACH_SUMMARY "\"summary\":{\"total\":2,\"pass\":2,\"fail\":0,\"error\":0,\"skip\":0}"
+#define EACH_RESULT(name) "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"" name "\",\"status\":\"pass\"," NOFIND "}"
+
+START_TEST(each_splits_by_json_not_by_bytes)
+{
+  char err[1024];
+  cJSON *all;
+  /* brackets, commas, quotes and a "results" inside strings and deeper
+   * objects; the summary after the results; white space everywhere */
+  const char *text =
+    "\n { \"oacheck\" : {\"version\":\"0.1.0\",\"started\":\"2026-11-30T02:00:00Z\",\"mode\":\"live\","
+    "\"command\":\"oacheck run --note '\\\"results\\\": [1,2]}'\"},\n"
+    "  \"targets\": [{\"name\":\"a\",\"kind\":\"live\",\"profile\":\"openai\",\"reachable\":true,"
+    "\"identity\":{\"results\":[7,8],\"x\":\"],[{\"}}],\n"
+    "  \"results\" :\n [ " EACH_RESULT("c],{\\\"0") " ,\n"
+    EACH_RESULT("[d]\\\\") "\n ] ,\n  " EACH_SUMMARY " }\n";
+  cJSON *frame = load_each(text, &all, -1, err, sizeof(err));
+  ck_assert_msg(frame != NULL, "%s", err);
+  ck_assert_int_eq(cJSON_GetArraySize(all), 2);
+  ck_assert_str_eq(oc_json_str(cJSON_GetArrayItem(all, 0), "case"), "c],{\"0");
+  ck_assert_str_eq(oc_json_str(cJSON_GetArrayItem(all, 1), "case"), "[d]\\");
+  const cJSON *id = oc_json_obj(cJSON_GetArrayItem(oc_json_arr(frame, "targets"), 0), "identity");
+  ck_assert_int_eq(cJSON_GetArraySize(oc_json_arr(id, "results")), 2);
+  ck_assert_int_eq((int)oc_json_num(oc_json_obj(frame, "summary"), "total", 0), 2);
+  cJSON_Delete(frame);
+  cJSON_Delete(all);
+
+  /* "results" spelt with an escape is the same key: read with the frame,
+   * handed over all the same */
+  frame = load_each(EACH_HEAD EACH_SUMMARY ",\"res\\u0075lts\":[" EACH_RESULT("e") "," EACH_RESULT("f") "]}",
+                    &all, -1, err, sizeof(err));
+  ck_assert_msg(frame != NULL, "%s", err);
+  ck_assert_int_eq(cJSON_GetArraySize(all), 2);
+  ck_assert_str_eq(oc_json_str(cJSON_GetArrayItem(all, 1), "case"), "f");
+  cJSON_Delete(frame);
+  cJSON_Delete(all);
+
+  /* no results at all */
+  frame = load_each(EACH_HEAD EACH_SUMMARY ",\"results\":[]}", &all, -1, err, sizeof(err));
+  ck_assert_msg(frame != NULL, "%s", err);
+  ck_assert_int_eq(cJSON_GetArraySize(all), 0);
+  cJSON_Delete(frame);
+  cJSON_Delete(all);
+}
+END_TEST
+
+/* The message's line and byte: "FILE:LINE:COL: ... (byte N)". */
+static void line_and_byte(const char *err, int *line, size_t *byte)
+{
+  const char *p = strstr(err, "each-");
+  ck_assert_msg(p != NULL, "%s", err);
+  p = strchr(p, ':');
+  ck_assert_msg(p && sscanf(p, ":%d:", line) == 1, "no line in: %s", err);
+  const char *b = strstr(err, "(byte ");
+  ck_assert_msg(b && sscanf(b, "(byte %zu)", byte) == 1, "no byte in: %s", err);
+}
+
+START_TEST(each_errors_name_the_place)
+{
+  char err[1024];
+  cJSON *all;
+  int line;
+  size_t byte;
+  /* a result that does not parse, on line 3: its line and a byte in it */
+  const char *bad = EACH_HEAD "\n\"results\":[\n" EACH_RESULT("a") ",\n{\"target\":\"a\",,\"x\":1}]," EACH_SUMMARY "}";
+  ck_assert_ptr_null(load_each(bad, &all, -1, err, sizeof(err)));
+  line_and_byte(err, &line, &byte);
+  ck_assert_msg(strstr(err, "invalid JSON"), "%s", err);
+  ck_assert_int_eq(line, 4);
+  const char *at = strstr(bad, ",,");
+  ck_assert_msg(byte >= (size_t)(at - bad) && byte <= (size_t)(at - bad) + 2, "byte %zu for %s", byte, err);
+  ck_assert_int_eq(cJSON_GetArraySize(all), 1); /* the first was handed over */
+  cJSON_Delete(all);
+
+  /* a file cut inside the results */
+  ck_assert_ptr_null(load_each(EACH_HEAD "\"results\":[" EACH_RESULT("a") ",{\"target\":", &all, -1, err,
+                               sizeof(err)));
+  ck_assert_msg(strstr(err, "ends inside the results"), "%s", err);
+  cJSON_Delete(all);
+
+  /* a result the checks refuse: its pointer */
+  ck_assert_ptr_null(load_each(EACH_HEAD "\"results\":[" EACH_RESULT("a") ","
+                               "{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"b\",\"status\":\"boom\"," NOFIND "}],"
+                               EACH_SUMMARY "}", &all, -1, err, sizeof(err)));
+  ck_assert_msg(strstr(err, ": at /results/1/status: expected one of pass"), "%s", err);
+  cJSON_Delete(all);
+  /* ... and one only the schema refuses */
+  ck_assert_ptr_null(load_each(EACH_HEAD "\"results\":[{\"target\":\"a\",\"suite\":\"s1\",\"case\":\"b\","
+                               "\"status\":\"fail\",\"findings\":[" FIND("not a rule", "error", "m") "]}],"
+                               EACH_SUMMARY "}", &all, -1, err, sizeof(err)));
+  ck_assert_msg(strstr(err, ": at /results/0/findings/0/rule: "), "%s", err);
+  cJSON_Delete(all);
+
+  /* two "results" members */
+  ck_assert_ptr_null(load_each(EACH_HEAD "\"results\":[]," EACH_SUMMARY ",\"results\":[]}", &all, -1, err,
+                               sizeof(err)));
+  ck_assert_msg(strstr(err, "a second \"results\" member"), "%s", err);
+  cJSON_Delete(all);
+
+  /* what surrounds the results does not parse, after them: the file's byte */
+  const char *after = EACH_HEAD "\"results\":[" EACH_RESULT("a") "],\n\n\"summary\":{\"total\":1,,}}";
+  ck_assert_ptr_null(load_each(after, &all, -1, err, sizeof(err)));
+  line_and_byte(err, &line, &byte);
+  ck_assert_int_eq(line, 3);
+  at = strstr(after, ",,");
+  ck_assert_msg(byte >= (size_t)(at - after) && byte <= (size_t)(at - after) + 2, "byte %zu for %s", byte,
+                err);
+  cJSON_Delete(all);
+
+  /* the frame the checks refuse */
+  ck_assert_ptr_null(load_each("{\"oacheck\":{},\"targets\":[],\"results\":[]," EACH_SUMMARY "}", &all, -1,
+                               err, sizeof(err)));
+  ck_assert_msg(strstr(err, ": at /oacheck: required member"), "%s", err);
+  cJSON_Delete(all);
+
+  /* each's own refusal, and an empty file */
+  ck_assert_ptr_null(load_each(EACH_HEAD "\"results\":[" EACH_RESULT("a") "," EACH_RESULT("b") "],"
+                               EACH_SUMMARY "}", &all, 1, err, sizeof(err)));
+  ck_assert_str_eq(err, "refused result 1");
+  cJSON_Delete(all);
+  ck_assert_ptr_null(load_each("", &all, -1, err, sizeof(err)));
+  ck_assert_msg(strstr(err, "empty file"), "%s", err);
+  cJSON_Delete(all);
+  ck_assert_ptr_null(load_each("]", &all, -1, err, sizeof(err)));
+  ck_assert_msg(strstr(err, "closing bracket with nothing open"), "%s", err);
+  cJSON_Delete(all);
 }
 END_TEST
 
@@ -669,6 +874,9 @@ int main(void)
   tcase_add_test(tc, check_names_file_and_pointer);
   tcase_add_test(tc, fixtures_pass_the_check);
   tcase_add_test(tc, failing_rules_count_cases_once);
+  tcase_add_test(tc, each_reads_what_the_whole_load_reads);
+  tcase_add_test(tc, each_splits_by_json_not_by_bytes);
+  tcase_add_test(tc, each_errors_name_the_place);
   suite_add_tcase(s, tc);
   tc = tcase_create("junit");
   tcase_add_test(tc, junit_mapping);

@@ -1,0 +1,73 @@
+#!/bin/sh
+# report-render-scale.sh — `oacheck report render` reads a results file a
+# result at a time (oc_results_load_each): what it writes is byte for byte
+# what the run wrote (JSON and JUnit), and its memory does not grow with
+# the results in the file (each goes to a spool as it is read), where
+# parsing the whole file held about fourteen times the file.  Peak RSS
+# comes from tests/e2e/measure (wait4); the bound is on growth per result,
+# never on time.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+
+MEASURE="${OACHECK_BUILDDIR:-.}/tests/e2e/measure"
+[ -x "$MEASURE" ] || fail "$MEASURE is not built (make check builds it)"
+# AddressSanitizer keeps freed memory in quarantine: without it, resident
+# memory is the program's own
+ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+export ASAN_OPTIONS
+
+# suite N: N cases of the recorded stream-basic, named by X-Oacheck-Case
+suite() {
+  awk -v n="$1" 'BEGIN {
+    printf "{\"suite\":\"scale\",\"description\":\"many results\",\"cases\":[\n"
+    for (i = 0; i < n; i++)
+      printf "%s{\"name\":\"s%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"streaming.stream-basic\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}}\n", i ? "," : "", i
+    print "]}" }'
+}
+
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" -q
+for n in 100 700; do
+  suite "$n" >"$TMP/s$n.json"
+  expect_status 0 "$OACHECK" run "$TMP/s$n.json" --target "$URL" --model tiny-random.gguf --jobs 8 \
+    --json "$TMP/run$n.json" --junit "$TMP/run$n.xml"
+  set +e
+  "$MEASURE" -o "$TMP/m$n" "$OACHECK" report render "$TMP/run$n.json" --json "$TMP/r$n.json" \
+    --junit "$TMP/r$n.xml" --html "$TMP/r$n.html" >"$TMP/out$n" 2>"$TMP/err$n"
+  st=$?
+  set -e
+  [ "$st" = 0 ] || { cat "$TMP/err$n" >&2; fail "report render of $n results exited $st"; }
+  cmp -s "$TMP/run$n.json" "$TMP/r$n.json" || fail "render's JSON of $n results is not the run's"
+  cmp -s "$TMP/run$n.xml" "$TMP/r$n.xml" || fail "render's JUnit of $n results is not the run's"
+  got=$(grep -o 'class="case"' "$TMP/r$n.html" | wc -l | tr -d ' ')
+  [ "$got" = "$n" ] || fail "the HTML of $n results shows $got cases"
+done
+serve_stop
+pass "render writes the run's own JSON and JUnit, and every case in the HTML"
+
+# the summary alone, from the file read a result at a time
+expect_status 0 "$OACHECK" report render "$TMP/run700.json"
+expect_grep '^700 cases: 700 pass, 0 fail, 0 error, 0 skip' "$TMP/out"
+pass "the summary of 700 results"
+
+if rss_checked; then
+  rss() { sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p' "$1"; }
+  r1=$(rss "$TMP/m100")
+  r2=$(rss "$TMP/m700")
+  per=$(( (r2 - r1) * 1024 / 600 ))
+  size=$(wc -c <"$TMP/run700.json" | tr -d ' ')
+  echo "peak RSS: 100 results $r1 KiB, 700 results $r2 KiB: $per bytes per extra result (the file: $size bytes)"
+  # a result is ~17 KB of JSON in the file and several times that as a
+  # tree: held whole, 600 more of them would add tens of megabytes
+  [ "$per" -lt 4096 ] || fail "render's peak RSS grows by $per bytes per result (100: $r1 KiB, 700: $r2 KiB)"
+  pass "render's memory does not grow with the results ($per bytes each)"
+fi
+
+# --canonical: members sorted, no spaces, the results in their sorted place;
+# a fixed point
+expect_status 0 "$OACHECK" report render "$TMP/run700.json" --json "$TMP/c1.json" --canonical
+expect_status 0 "$OACHECK" report render "$TMP/c1.json" --json "$TMP/c2.json" --canonical
+cmp -s "$TMP/c1.json" "$TMP/c2.json" || fail "canonical JSON is not canonical again"
+head -c 12 "$TMP/c1.json" | grep -q '^{"oacheck":{' || fail "canonical JSON does not start with the sorted first member"
+grep -q '}],"summary":{"error":0,"fail":0,' "$TMP/c1.json" || fail "the results are not where \"results\" sorts"
+[ "$(grep -o '"case":"s[0-9]*"' "$TMP/c1.json" | wc -l | tr -d ' ')" = 700 ] || fail "canonical JSON lost results"
+pass "--canonical from results read one at a time"
