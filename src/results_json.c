@@ -874,9 +874,18 @@ cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, 
     snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
     return NULL;
   }
+  cJSON *frame = oc_results_read_each(f, is_stdin ? "(stdin)" : path, each, ud, err, errlen);
+  if(!is_stdin)
+    fclose(f);
+  return frame;
+}
+
+cJSON *oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, void *ud, char *err,
+                            size_t errlen)
+{
   struct splitter sp;
   memset(&sp, 0, sizeof(sp));
-  sp.path = is_stdin ? "(stdin)" : path;
+  sp.path = name;
   sp.each = each;
   sp.ud = ud;
   sp.err = err;
@@ -893,8 +902,6 @@ cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, 
     snprintf(err, errlen, "cannot read '%s': %s", sp.path, strerror(errno));
     rc = OC_EIO;
   }
-  if(!is_stdin)
-    fclose(f);
   if(!rc && sp.in_results)
     rc = split_fail(&sp, &at, "the file ends inside the results");
   cJSON *frame = NULL;

@@ -8,6 +8,7 @@
 #define OC_RESULTS_JSON_H
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -107,6 +108,10 @@ cJSON *oc_results_load(const char *path, char *err, size_t errlen);
  * an error naming it. */
 typedef int (*oc_result_each_cb)(void *ud, cJSON *result, size_t i, char *err, size_t errlen);
 cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, char *err,
+                            size_t errlen);
+/* The same from an open stream, name in the messages (the fuzz target
+ * reads memory this way). */
+cJSON *oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, void *ud, char *err,
                             size_t errlen);
 #define OC_CAP_RESULT_TEXT (256u << 20)
 

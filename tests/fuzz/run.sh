@@ -80,6 +80,20 @@ EOF
     printf '\001HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n10\r\ndata: {"a":1}\n\n\r\n0\r\n\r\n' | put "$c" wire
     printf '\000HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: [DONE]\n\n' | put "$c" bare
     ;;
+  results)
+    # the results fixtures (the hostile one's strings among them), and a
+    # document whose brackets and "results" hide in strings and deeper
+    for f in "$src"/tests/data/results/*.json; do
+      head -c 65536 "$f" | put "$c" "$(basename "$f" .json)"
+    done
+    put "$c" tricky.json <<'EOF'
+{"oacheck":{"version":"0.1.0","started":"2026-11-30T02:00:00Z","mode":"live","command":"x '\"results\": [1]}'"},
+ "targets":[{"name":"a","kind":"live","profile":"openai","reachable":true,"identity":{"results":[7],"x":"],[{"}}],
+ "results" : [ {"target":"a","suite":"s","case":"c],{\"","status":"pass","findings":[]} ,
+ {"target":"a","suite":"s","case":"d","status":"fail","findings":[{"rule":"HTTP-STATUS","severity":"error","message":"m","where":{"text":""},"path":null,"expected":null,"actual":null}]} ],
+ "summary":{"total":2,"pass":1,"fail":1,"error":0,"skip":0}}
+EOF
+    ;;
   esac
 }
 
