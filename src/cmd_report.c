@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,25 +165,6 @@ static long warn_shards(const cJSON *doc)
   return n;
 }
 
-static int write_outputs(const cJSON *doc, const struct outputs *out)
-{
-  char err[1024];
-  int status = OC_EXIT_OK;
-  if(out->json && write_json(doc, out->json, out->canonical))
-    status = OC_EXIT_FAIL;
-  if(out->junit && oc_report_junit_write(doc, out->junit, err, sizeof(err))) {
-    fprintf(stderr, "oacheck report: %s\n", err);
-    status = OC_EXIT_FAIL;
-  }
-  if(out->html && oc_report_html_write(doc, out->html, err, sizeof(err))) {
-    fprintf(stderr, "oacheck report: %s\n", err);
-    status = OC_EXIT_FAIL;
-  }
-  if(oc_ci_reports_write(doc, &out->ci, stdout, real_getenv))
-    status = OC_EXIT_FAIL;
-  return status;
-}
-
 #define OUTPUT_OPTIONS(o)                                                                   \
   OC_OPT_STRING(0, "junit", &(o)->junit, "FILE",                                           \
                 "JUnit XML: one testsuite per target and suite, one testcase\n"             \
@@ -204,7 +186,8 @@ struct render_store {
   struct oc_spool spool;
   struct oc_result_ref *refs;
   size_t *at;
-  size_t count, refs_alloc, at_alloc;
+  double *index;             /* the case's index in its suite (NaN: none), for merge */
+  size_t count, refs_alloc, at_alloc, index_alloc;
   struct oc_buf text;
   struct kept_block {
     struct kept_block *next;
@@ -234,26 +217,31 @@ static const char *keep(struct render_store *st, const char *s)
   return p;
 }
 
+/* Result r (the i-th of its file) into the store, under the next index
+ * of the spool (the store may hold several files: merge). */
 static int store_result(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
 {
   struct render_store *st = ud;
-  int rc = OC_OK;
-  struct oc_result_ref *refs = oc_array_grow(st->refs, &st->refs_alloc, i + 1, sizeof(*refs));
+  size_t at = st->count;
+  struct oc_result_ref *refs = oc_array_grow(st->refs, &st->refs_alloc, at + 1, sizeof(*refs));
   if(refs)
     st->refs = refs;
-  size_t *at = refs ? oc_array_grow(st->at, &st->at_alloc, i + 1, sizeof(*at)) : NULL;
-  if(at)
-    st->at = at;
-  if(!refs || !at || oc_spool_reserve(&st->spool, i + 1)) {
+  size_t *ats = refs ? oc_array_grow(st->at, &st->at_alloc, at + 1, sizeof(*ats)) : NULL;
+  if(ats)
+    st->at = ats;
+  double *index = ats ? oc_array_grow(st->index, &st->index_alloc, at + 1, sizeof(*index)) : NULL;
+  if(index)
+    st->index = index;
+  if(!index || oc_spool_reserve(&st->spool, at + 1)) {
     snprintf(err, errlen, "out of memory keeping result %zu", i);
     cJSON_Delete(r);
     return OC_ENOMEM;
   }
-  rc = oc_spool_encode(r, i, &st->text, err, errlen);
+  int rc = oc_spool_encode(r, at, &st->text, err, errlen);
   if(!rc)
-    rc = oc_spool_put(&st->spool, i, st->text.data, st->text.len, oc_result_status(r), err, errlen);
+    rc = oc_spool_put(&st->spool, at, st->text.data, st->text.len, oc_result_status(r), err, errlen);
   if(!rc) {
-    struct oc_result_ref *f = &st->refs[i];
+    struct oc_result_ref *f = &st->refs[at];
     oc_result_ref_of(f, r);
     const char *t = f->target, *su = f->suite, *k = f->kase;
     f->target = keep(st, t);
@@ -263,8 +251,10 @@ static int store_result(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
       snprintf(err, errlen, "out of memory keeping result %zu", i);
       rc = OC_ENOMEM;
     }
-    st->at[i] = i;
-    st->count = i + 1;
+    const cJSON *idx = oc_json_get(r, "index");
+    st->index[at] = oc_json_is_integer(idx) ? idx->valuedouble : NAN;
+    st->at[at] = at;
+    st->count = at + 1;
   }
   cJSON_Delete(r);
   return rc;
@@ -275,6 +265,7 @@ static void store_free(struct render_store *st)
   oc_spool_close(&st->spool);
   free(st->refs);
   free(st->at);
+  free(st->index);
   oc_buf_free(&st->text);
   while(st->kept) {
     struct kept_block *next = st->kept->next;
@@ -430,13 +421,23 @@ static int cmd_render(int argc, char **argv)
   return status;
 }
 
+/* Merge: every input read a result at a time into one store (the
+ * spool), merged by key (oc_results_merge_frame), counted again and
+ * written from the spool in the merged order. */
 static int cmd_merge(int argc, char **argv)
 {
   struct outputs out = { 0 };
   struct oc_strlist inputs = { NULL, 0, 0 };
-  cJSON **docs = NULL;
+  cJSON **frames = NULL;
   cJSON *merged = NULL;
-  size_t n = 0;
+  struct oc_merge_item *items = NULL;
+  size_t *order = NULL, kept = 0, n = 0;
+  struct oc_result_ref *refs = NULL;
+  size_t *at = NULL;
+  struct render_store st;
+  memset(&st, 0, sizeof(st));
+  oc_buf_init(&st.text, 0);
+  st.spool.fd = -1;
   int status = OC_EXIT_OK;
   const struct oc_option options[] = {
     OC_OPT_STRING('o', "output", &out.json, "FILE", "the merged JSON results ('-': stdout, the default)"),
@@ -453,12 +454,6 @@ static int cmd_merge(int argc, char **argv)
     status = oc_cli_usage_error("report merge", "which results files?");
     goto out;
   }
-  docs = calloc(inputs.n, sizeof(*docs));
-  if(!docs) {
-    fprintf(stderr, "oacheck report: out of memory\n");
-    status = OC_EXIT_FAIL;
-    goto out;
-  }
   n = inputs.n;
   if(!out.json)
     out.json = "-";
@@ -467,30 +462,86 @@ static int cmd_merge(int argc, char **argv)
                                                 "write the merged results with -o FILE");
     goto out;
   }
-  char err[1024];
+  char err[1024], dirbuf[600];
+  frames = calloc(n, sizeof(*frames));
+  if(!frames) {
+    fprintf(stderr, "oacheck report: out of memory\n");
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
+  if(oc_spool_open(&st.spool, oc_spool_dir_for(out.json, dirbuf, sizeof(dirbuf)), 0, err, sizeof(err))) {
+    fprintf(stderr, "oacheck report: %s\n", err);
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   for(size_t k = 0; k < n; k++) {
-    docs[k] = oc_results_load(inputs.items[k], err, sizeof(err));
-    if(!docs[k]) {
+    frames[k] = oc_results_load_each(inputs.items[k], store_result, &st, err, sizeof(err));
+    if(!frames[k]) {
       fprintf(stderr, "oacheck report: %s\n", err);
       status = OC_EXIT_USAGE;
       goto out;
     }
   }
-  merged = oc_results_merge((const cJSON *const *)docs, n, err, sizeof(err));
-  if(!merged) {
-    fprintf(stderr, "oacheck report: %s\n", err);
+  items = calloc(st.count ? st.count : 1, sizeof(*items));
+  if(!items) {
+    fprintf(stderr, "oacheck report: out of memory\n");
     status = OC_EXIT_FAIL;
     goto out;
   }
-  status = write_outputs(merged, &out);
+  for(size_t i = 0; i < st.count; i++)
+    items[i] = (struct oc_merge_item){ st.refs[i].target, st.refs[i].suite, st.refs[i].kase, st.index[i] };
+  merged = oc_results_merge_frame((const cJSON *const *)frames, n, items, st.count, &order, &kept, err,
+                                  sizeof(err));
+  refs = merged ? calloc(kept ? kept : 1, sizeof(*refs)) : NULL;
+  at = refs ? calloc(kept ? kept : 1, sizeof(*at)) : NULL;
+  if(!at) {
+    fprintf(stderr, "oacheck report: %s\n", merged ? "out of memory" : err);
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
+  /* the summary counted again over what was kept, read back one at a time */
+  struct oc_summary sum;
+  oc_summary_init(&sum);
+  for(size_t j = 0; j < kept; j++) {
+    refs[j] = st.refs[order[j]];
+    at[j] = order[j];
+    cJSON *r = oc_spool_get(&st.spool, order[j], err, sizeof(err));
+    if(!r) {
+      sum.oom = 1;
+      break;
+    }
+    oc_summary_add(&sum, r);
+    cJSON_Delete(r);
+  }
+  int oom = sum.oom;
+  cJSON *summary = oom ? NULL
+                       : oc_summary_json(&sum, oc_json_num(oc_json_obj(merged, "summary"), "duration_ms", -1));
+  oc_summary_free(&sum);
+  oc_json_set(&oom, merged, "summary", summary);
+  if(oom) {
+    fprintf(stderr, "oacheck report: cannot merge results: out of memory\n");
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
+  struct oc_results rs;
+  oc_results_from_spool(&rs, merged, &st.spool, refs, at, kept);
+  refs = NULL; /* rs has them */
+  at = NULL;
+  status = write_outputs_of(&rs, &out);
+  oc_results_free(&rs);
   /* everything is written all the same: the reports show the gap too */
   if(warn_shards(merged))
     status = OC_EXIT_FAIL;
 out:
-  for(size_t k = 0; docs && k < n; k++)
-    cJSON_Delete(docs[k]);
+  for(size_t k = 0; frames && k < n; k++)
+    cJSON_Delete(frames[k]);
+  free(frames);
   cJSON_Delete(merged);
-  free(docs);
+  free(items);
+  free(order);
+  free(refs);
+  free(at);
+  store_free(&st);
   oc_strlist_free(&inputs);
   return status;
 }

@@ -41,7 +41,7 @@ static int names_add(struct names *s, const char *name)
 }
 
 struct entry {
-  const cJSON *r;
+  const cJSON *r; /* diff's; merge keys items */
   const char *target, *suite, *name;
   long target_pos, suite_pos;
   double index; /* +inf when absent */
@@ -170,12 +170,16 @@ fail:
   return NULL;
 }
 
-cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t errlen)
+cJSON *oc_results_merge_frame(const cJSON *const *docs, size_t n, const struct oc_merge_item *items,
+                              size_t nitems, size_t **order, size_t *nkept, char *err,
+                              size_t errlen)
 {
   struct names targets = { 0 }, suites = { 0 };
   struct entry *e = NULL;
-  size_t ne = 0, alloc = 0;
-  cJSON *out = NULL, *tarr = NULL, *rarr = NULL;
+  size_t kept = 0;
+  cJSON *out = NULL, *tarr = NULL;
+  *order = NULL;
+  *nkept = 0;
   if(!n) {
     snprintf(err, errlen, "nothing to merge");
     return NULL;
@@ -192,36 +196,26 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
         goto nomem;
   }
   size_t declared_targets = targets.n;
-  for(size_t i = 0; i < n; i++) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, oc_json_arr(docs[i], "results")) {
-      const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
-      const char *c = oc_json_str(r, "case");
-      if(!t || !s || !c)
-        continue; /* not a result anyone can key */
-      if(names_add(&targets, t) || names_add(&suites, s))
-        goto nomem;
-      struct entry *p = oc_array_grow(e, &alloc, ne + 1, sizeof(*p));
-      if(!p)
-        goto nomem;
-      e = p;
-      const cJSON *idx = oc_json_get(r, "index");
-      e[ne] = (struct entry){ r, t, s, c, names_find(&targets, t), names_find(&suites, s),
-                              oc_json_is_integer(idx) ? idx->valuedouble : INFINITY, ne };
-      ne++;
-    }
+  e = calloc(nitems ? nitems : 1, sizeof(*e));
+  if(!e)
+    goto nomem;
+  for(size_t i = 0; i < nitems; i++) {
+    const struct oc_merge_item *it = &items[i];
+    if(names_add(&targets, it->target) || names_add(&suites, it->suite))
+      goto nomem;
+    e[i] = (struct entry){ NULL, it->target, it->suite, it->name, names_find(&targets, it->target),
+                           names_find(&suites, it->suite), isnan(it->index) ? INFINITY : it->index, i };
   }
   /* later inputs win: sort by key then sequence, keep the last of each run */
-  if(ne)
-    qsort(e, ne, sizeof(*e), entry_by_key);
-  size_t kept = 0;
-  for(size_t i = 0; i < ne; i++) {
-    if(i + 1 < ne && entry_key_cmp(&e[i], &e[i + 1]) == 0)
+  if(nitems)
+    qsort(e, nitems, sizeof(*e), entry_by_key);
+  for(size_t i = 0; i < nitems; i++) {
+    if(i + 1 < nitems && entry_key_cmp(&e[i], &e[i + 1]) == 0)
       continue;
     e[kept++] = e[i];
   }
-  if(kept < ne)
-    oc_warn("report merge: %zu duplicate case result(s); the later input wins", ne - kept);
+  if(kept < nitems)
+    oc_warn("report merge: %zu duplicate case result(s); the later input wins", nitems - kept);
   if(kept)
     qsort(e, kept, sizeof(*e), entry_by_order);
 
@@ -248,15 +242,9 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
     }
   }
   cJSON *summary = cJSON_AddObjectToObject(out, "summary");
-  if(!summary || (have_dur && !cJSON_AddNumberToObject(summary, "duration_ms", dur)))
+  if(!summary || (have_dur && !cJSON_AddNumberToObject(summary, "duration_ms", dur)) ||
+     !cJSON_AddArrayToObject(out, "results"))
     goto nomem;
-  rarr = cJSON_AddArrayToObject(out, "results");
-  if(!rarr)
-    goto nomem;
-  for(size_t i = 0; i < kept; i++) {
-    if(oc_json_add(rarr, NULL, cJSON_Duplicate(e[i].r, 1)))
-      goto nomem;
-  }
   /* one interrupted shard makes the merged run incomplete too */
   for(size_t i = 0; i < n; i++)
     if(oc_json_bool(docs[i], "incomplete", 0)) {
@@ -266,8 +254,13 @@ cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t er
         goto nomem;
       break;
     }
-  if(oc_results_summarize(out))
+  size_t *ord = malloc((kept ? kept : 1) * sizeof(*ord));
+  if(!ord)
     goto nomem;
+  for(size_t i = 0; i < kept; i++)
+    ord[i] = e[i].seq;
+  *order = ord;
+  *nkept = kept;
   goto out;
 nomem:
   snprintf(err, errlen, "cannot merge results: out of memory");
@@ -277,6 +270,52 @@ out:
   free(targets.v);
   free(suites.v);
   free(e);
+  return out;
+}
+
+cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t errlen)
+{
+  struct oc_merge_item *items = NULL;
+  const cJSON **from = NULL; /* the result of each item */
+  size_t nitems = 0, alloc = 0, falloc = 0, *order = NULL, kept = 0;
+  cJSON *out = NULL;
+  for(size_t i = 0; i < n; i++) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(docs[i], "results")) {
+      const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
+      const char *c = oc_json_str(r, "case");
+      if(!t || !s || !c)
+        continue; /* not a result anyone can key */
+      struct oc_merge_item *p = oc_array_grow(items, &alloc, nitems + 1, sizeof(*p));
+      if(p)
+        items = p;
+      const cJSON **q = p ? oc_array_grow(from, &falloc, nitems + 1, sizeof(*q)) : NULL;
+      if(!q)
+        goto nomem;
+      from = q;
+      const cJSON *idx = oc_json_get(r, "index");
+      items[nitems] = (struct oc_merge_item){ t, s, c, oc_json_is_integer(idx) ? idx->valuedouble : NAN };
+      from[nitems++] = r;
+    }
+  }
+  out = oc_results_merge_frame(docs, n, items, nitems, &order, &kept, err, errlen);
+  if(!out)
+    goto done;
+  cJSON *rarr = oc_json_arr(out, "results");
+  for(size_t i = 0; i < kept; i++)
+    if(oc_json_add(rarr, NULL, cJSON_Duplicate(from[order[i]], 1)))
+      goto nomem;
+  if(oc_results_summarize(out))
+    goto nomem;
+  goto done;
+nomem:
+  snprintf(err, errlen, "cannot merge results: out of memory");
+  cJSON_Delete(out);
+  out = NULL;
+done:
+  free(items);
+  free(from);
+  free(order);
   return out;
 }
 

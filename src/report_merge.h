@@ -29,6 +29,22 @@
  * NULL with err filled when memory runs out or n is 0. */
 cJSON *oc_results_merge(const cJSON *const *docs, size_t n, char *err, size_t errlen);
 
+/* The same merge for results that are not in the documents (read a
+ * result at a time into a spool): items[0..nitems) are the results of
+ * every input, in input order, each by its key and its index in its suite
+ * (NaN when it has none; strings borrowed).  Returns the merged document
+ * with "results" empty and a summary holding only duration_ms (the caller
+ * counts the results it writes), and sets *order to the items kept, in
+ * the merged order (*kept of them; caller frees).  docs are the inputs'
+ * frames.  NULL with err filled when memory runs out or n is 0. */
+struct oc_merge_item {
+  const char *target, *suite, *name;
+  double index;
+};
+cJSON *oc_results_merge_frame(const cJSON *const *docs, size_t n, const struct oc_merge_item *items,
+                              size_t nitems, size_t **order, size_t *kept, char *err,
+                              size_t errlen);
+
 /* Compare two runs, keyed by target + suite + case, findings by rule +
  * path + where.  Appends a human summary to human (may be NULL; text is
  * escaped for a terminal) and, when machine is not NULL, sets *machine to

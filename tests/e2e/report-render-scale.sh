@@ -1,9 +1,10 @@
 #!/bin/sh
-# report-render-scale.sh — `oacheck report render` reads a results file a
-# result at a time (oc_results_load_each): what it writes is byte for byte
-# what the run wrote (JSON and JUnit), and its memory does not grow with
-# the results in the file (each goes to a spool as it is read), where
-# parsing the whole file held about fourteen times the file.  Peak RSS
+# report-render-scale.sh — `oacheck report render` and `report merge` read
+# results files a result at a time (oc_results_load_each): what render
+# writes is byte for byte what the run wrote (JSON and JUnit), and the
+# memory of either does not grow with the results in the files (each goes
+# to a spool as it is read), where parsing a whole file held about
+# fourteen times the file.  Peak RSS
 # comes from tests/e2e/measure (wait4); the bound is on growth per result,
 # never on time.
 set -eu
@@ -60,6 +61,26 @@ if rss_checked; then
   # tree: held whole, 600 more of them would add tens of megabytes
   [ "$per" -lt 4096 ] || fail "render's peak RSS grows by $per bytes per result (100: $r1 KiB, 700: $r2 KiB)"
   pass "render's memory does not grow with the results ($per bytes each)"
+
+  # merge: the 700-case run with itself (every case twice, the later
+  # wins) against the 100-case run with itself
+  for n in 100 700; do
+    set +e
+    "$MEASURE" -o "$TMP/mm$n" "$OACHECK" report merge "$TMP/run$n.json" "$TMP/run$n.json" \
+      -o "$TMP/merged$n.json" --junit "$TMP/merged$n.xml" >"$TMP/out" 2>"$TMP/err"
+    st=$?
+    set -e
+    [ "$st" = 0 ] || { cat "$TMP/err" >&2; fail "merge of $n results exited $st"; }
+    expect_grep "$n duplicate case result" "$TMP/err"
+  done
+  got=$(grep -o '"case": "s[0-9]*"' "$TMP/merged700.json" | sort -u | wc -l | tr -d ' ')
+  [ "$got" = 700 ] || fail "the merge of 700 cases with themselves holds $got of them"
+  m1=$(rss "$TMP/mm100")
+  m2=$(rss "$TMP/mm700")
+  mper=$(( (m2 - m1) * 1024 / 1200 ))
+  echo "merge peak RSS: 2 x 100 results $m1 KiB, 2 x 700 results $m2 KiB: $mper bytes per extra result"
+  [ "$mper" -lt 4096 ] || fail "merge's peak RSS grows by $mper bytes per result (200: $m1 KiB, 1400: $m2 KiB)"
+  pass "merge's memory does not grow with the results ($mper bytes each)"
 fi
 
 # --canonical: members sorted, no spaces, the results in their sorted place;
