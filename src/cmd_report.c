@@ -564,18 +564,36 @@ static int cmd_diff(int argc, char **argv)
   if(nfiles != 2)
     return oc_cli_usage_error("report diff", "needs OLD.json and NEW.json");
   char err[1024];
-  cJSON *old = NULL, *nw = NULL, *machine = NULL;
+  cJSON *frames[2] = { NULL, NULL }, *machine = NULL;
   struct oc_buf human;
   oc_buf_init(&human, OC_CAP_REPORT);
   int status = OC_EXIT_USAGE;
-  if(!(old = oc_results_load(files[0], err, sizeof(err))) ||
-     !(nw = oc_results_load(files[1], err, sizeof(err)))) {
-    fprintf(stderr, "oacheck report: %s\n", err);
-    goto out;
+  /* each side read a result at a time into its own spool */
+  struct render_store st[2];
+  struct oc_results rs[2];
+  int have_rs = 0;
+  for(int k = 0; k < 2; k++) {
+    memset(&st[k], 0, sizeof(st[k]));
+    oc_buf_init(&st[k].text, 0);
+    st[k].spool.fd = -1;
   }
-  int failing = oc_results_diff(old, nw, as_json ? NULL : &human, as_json ? &machine : NULL);
+  for(int k = 0; k < 2; k++) {
+    if(oc_spool_open(&st[k].spool, NULL, 0, err, sizeof(err)) ||
+       !(frames[k] = oc_results_load_each(files[k], store_result, &st[k], err, sizeof(err)))) {
+      fprintf(stderr, "oacheck report: %s\n", err);
+      goto out;
+    }
+  }
+  for(int k = 0; k < 2; k++) {
+    oc_results_from_spool(&rs[k], frames[k], &st[k].spool, st[k].refs, st[k].at, st[k].count);
+    st[k].refs = NULL; /* rs has them */
+    st[k].at = NULL;
+  }
+  have_rs = 1;
+  int failing = oc_results_diff_of(&rs[0], &rs[1], as_json ? NULL : &human, as_json ? &machine : NULL);
   if(failing < 0) {
-    fprintf(stderr, "oacheck report: cannot compare '%s' and '%s': out of memory\n", files[0], files[1]);
+    fprintf(stderr, "oacheck report: cannot compare '%s' and '%s': %s\n", files[0], files[1],
+            failing == -OC_ENOMEM ? "out of memory" : "a result could not be read back");
     status = OC_EXIT_USAGE;
     goto out;
   }
@@ -611,9 +629,24 @@ static int cmd_diff(int argc, char **argv)
 out:
   oc_buf_free(&human);
   cJSON_Delete(machine);
-  cJSON_Delete(old);
-  cJSON_Delete(nw);
+  for(int k = 0; k < 2; k++) {
+    if(have_rs)
+      oc_results_free(&rs[k]);
+    store_free(&st[k]);
+    cJSON_Delete(frames[k]);
+  }
   return status;
+}
+
+/* history's reader: each result pruned to what the history reads, kept */
+static int keep_pruned(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
+{
+  oc_history_prune_result(r);
+  if(oc_json_add(ud, NULL, r)) {
+    snprintf(err, errlen, "out of memory keeping result %zu", i);
+    return OC_ENOMEM;
+  }
+  return OC_OK;
 }
 
 /* RESULTS files named by path (a DIR's *.json, sorted by name) into paths;
@@ -702,7 +735,23 @@ static int cmd_history(int argc, char **argv)
       dup = real[j] && strcmp(real[j], real[k]) == 0;
     if(dup)
       continue;
-    cJSON *doc = oc_results_load(paths.items[k], err, sizeof(err));
+    /* a result at a time, pruned as it comes: a big night costs what
+     * the history keeps of it */
+    cJSON *pruned = cJSON_CreateArray();
+    cJSON *doc = pruned ? oc_results_load_each(paths.items[k], keep_pruned, pruned, err, sizeof(err)) : NULL;
+    if(!pruned)
+      snprintf(err, sizeof(err), "out of memory");
+    if(doc) {
+      int oom = 0;
+      oc_json_set(&oom, doc, "results", pruned);
+      pruned = NULL;
+      if(oom) {
+        cJSON_Delete(doc);
+        doc = NULL;
+        snprintf(err, sizeof(err), "%s: out of memory", paths.items[k]);
+      }
+    }
+    cJSON_Delete(pruned);
     if(!doc) {
       /* JSON that is not results at all (a diff, a history) is skipped */
       char e2[256];
@@ -720,7 +769,6 @@ static int cmd_history(int argc, char **argv)
       free(real);
       goto out;
     }
-    oc_history_prune(doc);
     docs[n] = doc;
     names[n++] = paths.items[k];
   }

@@ -588,31 +588,28 @@ out:
   return out;
 }
 
-void oc_history_prune(cJSON *doc)
+void oc_history_prune_result(cJSON *r)
 {
   static const char *const keep[] = { "target", "suite", "case", "status", "findings", "timing" };
   static const char *const keep_f[] = { "rule", "severity", "allowed" };
-  cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    for(cJSON *m = r->child, *next; m; m = next) {
+  for(cJSON *m = r ? r->child : NULL, *next; m; m = next) {
+    next = m->next;
+    size_t i = 0;
+    while(i < OC_ARRAY_LEN(keep) && !oc_streq(m->string, keep[i]))
+      i++;
+    if(i == OC_ARRAY_LEN(keep))
+      cJSON_Delete(cJSON_DetachItemViaPointer(r, m));
+  }
+  cJSON *f;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+    for(cJSON *m = f->child, *next; m; m = next) {
       next = m->next;
       size_t i = 0;
-      while(i < OC_ARRAY_LEN(keep) && !oc_streq(m->string, keep[i]))
+      while(i < OC_ARRAY_LEN(keep_f) && !oc_streq(m->string, keep_f[i]))
         i++;
-      if(i == OC_ARRAY_LEN(keep))
-        cJSON_Delete(cJSON_DetachItemViaPointer(r, m));
+      if(i == OC_ARRAY_LEN(keep_f))
+        cJSON_Delete(cJSON_DetachItemViaPointer(f, m));
     }
-    cJSON *f;
-    cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
-      for(cJSON *m = f->child, *next; m; m = next) {
-        next = m->next;
-        size_t i = 0;
-        while(i < OC_ARRAY_LEN(keep_f) && !oc_streq(m->string, keep_f[i]))
-          i++;
-        if(i == OC_ARRAY_LEN(keep_f))
-          cJSON_Delete(cJSON_DetachItemViaPointer(f, m));
-      }
-  }
 }
 
 /* ---- text ------------------------------------------------------------------- */

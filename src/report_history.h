@@ -29,10 +29,11 @@
 cJSON *oc_history_build(const cJSON *const *docs, const char *const *files, size_t n, char *err,
                         size_t errlen);
 
-/* Drop from a results document (checked) what the history never reads —
- * requests, responses, messages, events, reproduce commands, findings'
- * texts — so that a year of nightly results fits in memory. */
-void oc_history_prune(cJSON *doc);
+/* Drop from a result (checked) what the history never reads — request,
+ * response, message, events, reproduce commands, findings' texts — so
+ * that a year of nightly results fits in memory; `report history` prunes
+ * each result as it is read. */
+void oc_history_prune_result(cJSON *result);
 
 /* A few lines per target for a terminal: pin changes, rules that began
  * failing (with the pin change they line up with) or recovered, flaky

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "results_json.h"
 #include "shard.h"
 
@@ -326,26 +327,19 @@ static int key_cmp(const void *x, const void *y)
   return entry_key_cmp(x, y);
 }
 
-/* Keyed entries of a document's results, sorted by key.  Cases without a
- * complete key are left out (nothing could match them). */
-static int keyed(const cJSON *doc, struct entry **out, size_t *nout)
+/* Keyed entries of results (seq: the result's place in rs), sorted by
+ * key.  Cases without a complete key are left out (nothing could match
+ * them). */
+static int keyed(const struct oc_results *rs, struct entry **out, size_t *nout)
 {
-  size_t n = 0, alloc = 0;
-  struct entry *e = NULL;
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(doc, "results")) {
-    const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite");
-    const char *c = oc_json_str(r, "case");
-    if(!t || !s || !c)
-      continue;
-    struct entry *p = oc_array_grow(e, &alloc, n + 1, sizeof(*p));
-    if(!p) {
-      free(e);
-      return OC_ENOMEM;
-    }
-    e = p;
-    e[n] = (struct entry){ r, t, s, c, 0, 0, 0, n };
-    n++;
+  size_t n = 0;
+  struct entry *e = calloc(rs->count ? rs->count : 1, sizeof(*e));
+  if(!e)
+    return OC_ENOMEM;
+  for(size_t i = 0; i < rs->count; i++) {
+    const struct oc_result_ref *f = &rs->refs[i];
+    if(f->target && f->suite && f->kase)
+      e[n++] = (struct entry){ NULL, f->target, f->suite, f->kase, 0, 0, 0, i };
   }
   if(n)
     qsort(e, n, sizeof(*e), entry_by_key);
@@ -354,10 +348,10 @@ static int keyed(const cJSON *doc, struct entry **out, size_t *nout)
   return OC_OK;
 }
 
-static const struct entry *lookup(const struct entry *e, size_t n, const cJSON *r)
+/* The entry of the case ref f names, or NULL. */
+static const struct entry *lookup(const struct entry *e, size_t n, const struct oc_result_ref *f)
 {
-  struct entry k = { r, oc_json_str(r, "target"), oc_json_str(r, "suite"),
-                     oc_json_str(r, "case"), 0, 0, 0, 0 };
+  struct entry k = { NULL, f->target, f->suite, f->kase, 0, 0, 0, 0 };
   if(!k.target || !k.suite || !k.name || !n)
     return NULL;
   return bsearch(&k, e, n, sizeof(*e), key_cmp);
@@ -557,10 +551,10 @@ static int add_case(struct diff_out *d, int list, const cJSON *o, const cJSON *n
   return rc;
 }
 
-static cJSON *counts_json(const cJSON *doc)
+static cJSON *counts_json(const struct oc_results *rs)
 {
   struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
+  oc_results_counts(rs, NULL, NULL, &c);
   cJSON *o = cJSON_CreateObject();
   if(!o || !cJSON_AddNumberToObject(o, "total", (double)c.total) ||
      !cJSON_AddNumberToObject(o, "pass", (double)c.pass) ||
@@ -573,15 +567,33 @@ static cJSON *counts_json(const cJSON *doc)
   return o;
 }
 
-static int summary_line(struct oc_buf *b, const char *label, const cJSON *doc)
+static int summary_line(struct oc_buf *b, const char *label, const struct oc_results *rs)
 {
   struct oc_counts c;
-  oc_results_count(doc, NULL, NULL, &c);
+  oc_results_counts(rs, NULL, NULL, &c);
   return oc_buf_printf(b, "%s: %ld cases, %ld pass, %ld fail, %ld error, %ld skip\n", label,
                        c.total, c.pass, c.fail, c.error, c.skip);
 }
 
 int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJSON **machine)
+{
+  struct oc_results o, n;
+  if(machine)
+    *machine = NULL;
+  if(oc_results_from_doc(&o, old))
+    return -OC_ENOMEM;
+  if(oc_results_from_doc(&n, nw)) {
+    oc_results_free(&o);
+    return -OC_ENOMEM;
+  }
+  int rc = oc_results_diff_of(&o, &n, human, machine);
+  oc_results_free(&o);
+  oc_results_free(&n);
+  return rc;
+}
+
+int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_buf *human,
+                       cJSON **machine)
 {
   struct entry *oe = NULL, *ne = NULL;
   size_t on = 0, nn = 0;
@@ -602,12 +614,21 @@ int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJS
     if(!(d.lists[i] = cJSON_CreateArray()))
       goto out;
 
-  /* in the new run's order, so the output reads like the report */
-  const cJSON *r;
-  cJSON_ArrayForEach(r, oc_json_arr(nw, "results")) {
-    const struct entry *m = lookup(oe, on, r);
-    if(!oc_json_str(r, "target") || !oc_json_str(r, "suite") || !oc_json_str(r, "case"))
+  /* in the new run's order, so the output reads like the report; each
+   * side's results read one at a time (the pair of a case at once) */
+  char err[700];
+  for(size_t i = 0; i < nw->count; i++) {
+    const struct oc_result_ref *f = &nw->refs[i];
+    if(!f->target || !f->suite || !f->kase)
       continue;
+    const struct entry *m = lookup(oe, on, f);
+    const cJSON *r = oc_results_get(nw, i, err, sizeof(err));
+    const cJSON *mr = m ? oc_results_get(old, m->seq, err, sizeof(err)) : NULL;
+    if(!r || (m && !mr)) {
+      oc_error("%s", err);
+      rc = OC_EIO;
+      goto out;
+    }
     enum oc_status ns = oc_result_status(r);
     if(!m) {
       int list = status_bad(ns) ? D_FAILING : D_ADDED;
@@ -617,8 +638,8 @@ int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJS
         goto out;
       continue;
     }
-    enum oc_status os = oc_result_status(m->r);
-    if((rc = findings_diff(m->r, r, &fd)))
+    enum oc_status os = oc_result_status(mr);
+    if((rc = findings_diff(mr, r, &fd)))
       goto out;
     int list = -1;
     if(status_bad(ns) && !status_bad(os)) {
@@ -631,17 +652,26 @@ int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJS
       list = D_STATUS;
     else if(fd.count)
       list = D_FINDINGS;
-    if(list >= 0 && (rc = add_case(&d, list, m->r, r, &fd)))
+    if(list >= 0 && (rc = add_case(&d, list, mr, r, &fd)))
       goto out;
     cJSON_Delete(fd.added);
     cJSON_Delete(fd.removed);
     cJSON_Delete(fd.changed);
     fd.added = fd.removed = fd.changed = NULL;
   }
-  cJSON_ArrayForEach(r, oc_json_arr(old, "results"))
-    if(oc_json_str(r, "target") && oc_json_str(r, "suite") && oc_json_str(r, "case") &&
-       !lookup(ne, nn, r) && (rc = add_case(&d, D_REMOVED, r, NULL, NULL)))
+  for(size_t j = 0; j < old->count; j++) {
+    const struct oc_result_ref *f = &old->refs[j];
+    if(!f->target || !f->suite || !f->kase || lookup(ne, nn, f))
+      continue;
+    const cJSON *r = oc_results_get(old, j, err, sizeof(err));
+    if(!r) {
+      oc_error("%s", err);
+      rc = OC_EIO;
       goto out;
+    }
+    if((rc = add_case(&d, D_REMOVED, r, NULL, NULL)))
+      goto out;
+  }
 
   if(human) {
     size_t changes = 0;

@@ -59,5 +59,11 @@ cJSON *oc_results_merge_frame(const cJSON *const *docs, size_t n, const struct o
  * was skipped or did not exist in old.  Returns the number of newly
  * failing cases, or a negative -OC_E* code when memory runs out. */
 int oc_results_diff(const cJSON *old, const cJSON *new, struct oc_buf *human, cJSON **machine);
+/* The same over results read one at a time (report.h: a document's or a
+ * spool's); the two sides are read side by side, a case's pair at once.
+ * Also -OC_EIO when a result cannot be read back (logged). */
+struct oc_results;
+int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_buf *human,
+                       cJSON **machine);
 
 #endif

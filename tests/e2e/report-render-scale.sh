@@ -1,8 +1,8 @@
 #!/bin/sh
-# report-render-scale.sh — `oacheck report render` and `report merge` read
+# report-render-scale.sh — `oacheck report render`, `merge` and `diff` read
 # results files a result at a time (oc_results_load_each): what render
 # writes is byte for byte what the run wrote (JSON and JUnit), and the
-# memory of either does not grow with the results in the files (each goes
+# memory of none grows with the results in the files (each goes
 # to a spool as it is read), where parsing a whole file held about
 # fourteen times the file.  Peak RSS
 # comes from tests/e2e/measure (wait4); the bound is on growth per result,
@@ -81,6 +81,25 @@ if rss_checked; then
   echo "merge peak RSS: 2 x 100 results $m1 KiB, 2 x 700 results $m2 KiB: $mper bytes per extra result"
   [ "$mper" -lt 4096 ] || fail "merge's peak RSS grows by $mper bytes per result (200: $m1 KiB, 1400: $m2 KiB)"
   pass "merge's memory does not grow with the results ($mper bytes each)"
+
+  # diff: each run against itself, then against the merge of itself (the
+  # same cases: no change either way)
+  for n in 100 700; do
+    set +e
+    "$MEASURE" -o "$TMP/md$n" "$OACHECK" report diff "$TMP/run$n.json" "$TMP/merged$n.json" \
+      >"$TMP/diff$n" 2>"$TMP/err"
+    st=$?
+    set -e
+    [ "$st" = 0 ] || { cat "$TMP/err" >&2; fail "diff of $n results exited $st"; }
+    expect_grep '^no changes$' "$TMP/diff$n"
+    expect_grep "^new: $n cases, $n pass" "$TMP/diff$n"
+  done
+  d1=$(rss "$TMP/md100")
+  d2=$(rss "$TMP/md700")
+  dper=$(( (d2 - d1) * 1024 / 1200 ))
+  echo "diff peak RSS: 2 x 100 results $d1 KiB, 2 x 700 results $d2 KiB: $dper bytes per extra result"
+  [ "$dper" -lt 4096 ] || fail "diff's peak RSS grows by $dper bytes per result (200: $d1 KiB, 1400: $d2 KiB)"
+  pass "diff's memory does not grow with the results ($dper bytes each)"
 fi
 
 # --canonical: members sorted, no spaces, the results in their sorted place;
