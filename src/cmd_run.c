@@ -80,6 +80,22 @@ static int opt_profile(const struct oc_option *o, const char *arg, char *err, si
   return 0;
 }
 
+/* --durations' reader: of each result, what oc_shard_balance reads */
+static int keep_duration(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
+{
+  int oom = 0;
+  cJSON *k = oc_json_put(&oom, ud, NULL, cJSON_CreateObject());
+  oc_json_put_str(&oom, k, "suite", oc_json_str(r, "suite"));
+  oc_json_put_str(&oom, k, "case", oc_json_str(r, "case"));
+  const cJSON *d = oc_json_get(r, "duration_ms");
+  if(d)
+    oc_json_put(&oom, k, "duration_ms", cJSON_Duplicate(d, 0));
+  cJSON_Delete(r);
+  if(oom)
+    snprintf(err, errlen, "out of memory keeping result %zu", i);
+  return oom ? OC_ENOMEM : OC_OK;
+}
+
 /* Parse argv into a; returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd, int record)
 {
@@ -169,7 +185,21 @@ static int resolve_shard(struct run_args *a, const char *cmd)
   else if(oc_shard_parse(&a->sh, a->shard, err, sizeof(err)))
     return oc_cli_usage_error(cmd, "--shard: %s", err);
   if(a->durations) {
-    cJSON *doc = oc_results_load(a->durations, err, sizeof(err));
+    /* a result at a time, each kept as the three members balancing reads:
+     * the durations of a big merged run cost their names, not the run */
+    cJSON *kept = cJSON_CreateArray();
+    cJSON *doc = kept ? oc_results_load_each(a->durations, keep_duration, kept, err, sizeof(err)) : NULL;
+    int oom = !kept;
+    if(doc)
+      oc_json_set(&oom, doc, "results", kept);
+    else
+      cJSON_Delete(kept);
+    if(oom && doc) {
+      cJSON_Delete(doc);
+      doc = NULL;
+    }
+    if(oom)
+      snprintf(err, sizeof(err), "out of memory");
     if(!doc) {
       oc_error("--durations: %s", err);
       return OC_EXIT_USAGE;
