@@ -397,8 +397,8 @@ static int cmd_render(int argc, char **argv)
     store_free(&st);
     return OC_EXIT_FAIL;
   }
-  cJSON *frame = oc_results_load_each(input, store_result, &st, err, sizeof(err));
-  if(!frame) {
+  cJSON *frame = NULL;
+  if(oc_results_load_each(input, store_result, &st, &frame, err, sizeof(err))) {
     fprintf(stderr, "oacheck report: %s\n", err);
     store_free(&st);
     return OC_EXIT_USAGE;
@@ -475,8 +475,7 @@ static int cmd_merge(int argc, char **argv)
     goto out;
   }
   for(size_t k = 0; k < n; k++) {
-    frames[k] = oc_results_load_each(inputs.items[k], store_result, &st, err, sizeof(err));
-    if(!frames[k]) {
+    if(oc_results_load_each(inputs.items[k], store_result, &st, &frames[k], err, sizeof(err))) {
       fprintf(stderr, "oacheck report: %s\n", err);
       status = OC_EXIT_USAGE;
       goto out;
@@ -579,7 +578,7 @@ static int cmd_diff(int argc, char **argv)
   }
   for(int k = 0; k < 2; k++) {
     if(oc_spool_open(&st[k].spool, NULL, 0, err, sizeof(err)) ||
-       !(frames[k] = oc_results_load_each(files[k], store_result, &st[k], err, sizeof(err)))) {
+       oc_results_load_each(files[k], store_result, &st[k], &frames[k], err, sizeof(err))) {
       fprintf(stderr, "oacheck report: %s\n", err);
       goto out;
     }
@@ -738,7 +737,9 @@ static int cmd_history(int argc, char **argv)
     /* a result at a time, pruned as it comes: a big night costs what
      * the history keeps of it */
     cJSON *pruned = cJSON_CreateArray();
-    cJSON *doc = pruned ? oc_results_load_each(paths.items[k], keep_pruned, pruned, err, sizeof(err)) : NULL;
+    cJSON *doc = NULL;
+    if(pruned)
+      oc_results_load_each(paths.items[k], keep_pruned, pruned, &doc, err, sizeof(err));
     if(!pruned)
       snprintf(err, sizeof(err), "out of memory");
     if(doc) {

@@ -188,7 +188,9 @@ static int resolve_shard(struct run_args *a, const char *cmd)
     /* a result at a time, each kept as the three members balancing reads:
      * the durations of a big merged run cost their names, not the run */
     cJSON *kept = cJSON_CreateArray();
-    cJSON *doc = kept ? oc_results_load_each(a->durations, keep_duration, kept, err, sizeof(err)) : NULL;
+    cJSON *doc = NULL;
+    if(kept)
+      oc_results_load_each(a->durations, keep_duration, kept, &doc, err, sizeof(err));
     int oom = !kept;
     if(doc)
       oc_json_set(&oom, doc, "results", kept);

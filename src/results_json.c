@@ -247,6 +247,7 @@ struct check {
   char *err;
   size_t errlen;
   int failed;
+  int oom;    /* the check itself ran out of memory: not the document's fault */
 };
 
 static void check_fail(struct check *c, const char *ptr, const char *fmt, ...)
@@ -446,6 +447,8 @@ static void check_schema(struct check *c, const cJSON *doc)
   oc_schema_result_init(&res);
   res.max = 1;
   int v = oc_schema_validate_cjson(s, doc, &res);
+  if(v < 0 && !res.undecided)
+    c->oom = 1;
   if(v < 0)
     check_fail(c, "", "cannot check against the results schema: %s",
                res.undecided ? res.undecided : "out of memory");
@@ -462,7 +465,7 @@ int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errle
 {
   static const char *const modes[] = { "replay", "live", "mixed" };
   static const char *const kinds[] = { "live", "replay" };
-  struct check c = { file ? file : "results", err, errlen, 0 };
+  struct check c = { file ? file : "results", err, errlen, 0, 0 };
   if(!cJSON_IsObject(doc)) {
     check_fail(&c, "", "expected a results object, got %s", type_of(doc));
     return OC_EPARSE;
@@ -510,21 +513,24 @@ int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errle
   /* the hand checks first: they are what the writers rely on, and their
    * messages are the plainest; then everything else the schema says */
   check_schema(&c, doc);
-  return c.failed ? OC_EPARSE : OC_OK;
+  return c.oom ? OC_ENOMEM : c.failed ? OC_EPARSE : OC_OK;
 }
 
-static void scrub_one(cJSON *obj, const char *key)
+/* OC_OK, or OC_ENOMEM with the command emptied: better no command than
+ * one with a secret. */
+static int scrub_one(cJSON *obj, const char *key)
 {
   cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if(!cJSON_IsString(v))
-    return;
+    return OC_OK;
   char *clean = oc_results_scrub_command(v->valuestring);
   int oom = !clean;
   if(clean)
     oc_json_set(&oom, obj, key, cJSON_CreateString(clean));
   free(clean);
-  if(oom) /* out of memory: better no command than one with a secret */
+  if(oom)
     v->valuestring[0] = '\0';
+  return oom ? OC_ENOMEM : OC_OK;
 }
 
 static void scrub_commands(cJSON *doc)
@@ -611,6 +617,8 @@ static void check_one_result(struct check *c, const cJSON *r, size_t i)
   res.max = 1;
   int v = oc_schema_validate_cjson(s, r, &res);
   char at[1024];
+  if(v < 0 && !res.undecided)
+    c->oom = 1;
   if(v < 0)
     check_fail(c, rp, "cannot check against the results schema: %s",
                res.undecided ? res.undecided : "out of memory");
@@ -682,15 +690,18 @@ static int split_fail(struct splitter *sp, const struct text_pos *at, const char
  * then handed over. */
 static int hand_over(struct splitter *sp, cJSON *r)
 {
-  struct check c = { sp->path, sp->err, sp->errlen, 0 };
+  struct check c = { sp->path, sp->err, sp->errlen, 0, 0 };
   check_one_result(&c, r, sp->count);
   if(c.failed) {
     cJSON_Delete(r);
-    return OC_EPARSE;
+    return c.oom ? OC_ENOMEM : OC_EPARSE;
   }
   cJSON *rep = cJSON_GetObjectItemCaseSensitive(r, "reproduce");
-  scrub_one(rep, "curl");
-  scrub_one(rep, "oacheck");
+  if(scrub_one(rep, "curl") || scrub_one(rep, "oacheck")) {
+    snprintf(sp->err, sp->errlen, "%s: out of memory reading result %zu", sp->path, sp->count);
+    cJSON_Delete(r);
+    return OC_ENOMEM;
+  }
   oc_secret_mask_json(r);
   return sp->each(sp->ud, r, sp->count++, sp->err, sp->errlen);
 }
@@ -865,24 +876,26 @@ static void frame_error(struct splitter *sp, const struct oc_json_pos *pos)
            pos->line + sp->results_end.line - sp->results_at.line, pos->offset - 2 + span);
 }
 
-cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, char *err,
-                            size_t errlen)
+int oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, cJSON **frame,
+                         char *err, size_t errlen)
 {
+  *frame = NULL;
   int is_stdin = strcmp(path, "-") == 0;
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
   if(!f) {
     snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-    return NULL;
+    return OC_EIO;
   }
-  cJSON *frame = oc_results_read_each(f, is_stdin ? "(stdin)" : path, each, ud, err, errlen);
+  int rc = oc_results_read_each(f, is_stdin ? "(stdin)" : path, each, ud, frame, err, errlen);
   if(!is_stdin)
     fclose(f);
-  return frame;
+  return rc;
 }
 
-cJSON *oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, void *ud, char *err,
-                            size_t errlen)
+int oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, void *ud, cJSON **out,
+                         char *err, size_t errlen)
 {
+  *out = NULL;
   struct splitter sp;
   memset(&sp, 0, sizeof(sp));
   sp.path = name;
@@ -919,19 +932,22 @@ cJSON *oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, v
   cJSON *arr = frame ? cJSON_GetObjectItemCaseSensitive(frame, "results") : NULL;
   for(cJSON *r; !rc && !sp.seen_results && cJSON_IsArray(arr) && (r = cJSON_DetachItemFromArray(arr, 0));)
     rc = hand_over(&sp, r);
-  if(!rc && oc_results_check(frame, sp.path, err, errlen))
-    rc = OC_EPARSE;
-  if(!rc) {
-    scrub_one(cJSON_GetObjectItemCaseSensitive(frame, "oacheck"), "command");
-    oc_secret_mask_json(frame);
+  if(!rc)
+    rc = oc_results_check(frame, sp.path, err, errlen);
+  if(!rc && scrub_one(cJSON_GetObjectItemCaseSensitive(frame, "oacheck"), "command")) {
+    snprintf(err, errlen, "%s: out of memory reading the results", sp.path);
+    rc = OC_ENOMEM;
   }
+  if(!rc)
+    oc_secret_mask_json(frame);
   oc_buf_free(&sp.frame);
   oc_buf_free(&sp.elem);
   if(rc) {
     cJSON_Delete(frame);
-    return NULL;
+    return rc;
   }
-  return frame;
+  *out = frame;
+  return OC_OK;
 }
 
 /* ---- escaping --------------------------------------------------------- */

@@ -87,8 +87,9 @@ int oc_finding_counts(const cJSON *finding);
  * members of the root, oacheck, targets, summary, results and findings,
  * with their types and enums; then the whole of
  * schemas/results.schema.json (from the data directory, compiled once per
- * process; not thread-safe).  Returns OC_OK, or OC_EPARSE with err saying
- * "FILE: at /results/3/status: ...". */
+ * process; not thread-safe).  Returns OC_OK, OC_EPARSE with err saying
+ * "FILE: at /results/3/status: ...", or OC_ENOMEM when memory ran out
+ * checking (err says so too). */
 int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errlen);
 /* Read, parse and check a results file ("-" is stdin).  New tree (caller
  * deletes) or NULL with err naming the file (and line/column or JSON
@@ -100,19 +101,20 @@ cJSON *oc_results_load(const char *path, char *err, size_t errlen);
  * result is checked as oc_results_check checks it (the hand checks, then
  * the schema's result definition), scrubbed and masked as
  * oc_results_load does, and handed to each, which takes it over, in
- * document order (i from 0); then the frame is checked and returned
- * (caller deletes).  NULL with err naming the file and the line, column
- * and byte (JSON that does not parse or ends early), or the JSON pointer
- * (a result or the frame not matching); when each returns non-zero, NULL
- * with err as each filled it.  A result bigger than OC_CAP_RESULT_TEXT is
- * an error naming it. */
+ * document order (i from 0); then the frame is checked and set in *frame
+ * (caller deletes).  Returns OC_OK; OC_EPARSE with err naming the file and
+ * the line, column and byte (JSON that does not parse or ends early) or
+ * the JSON pointer (a result or the frame not matching); OC_ENOMEM;
+ * OC_EIO (unreadable); or each's non-zero return, with err as each filled
+ * it.  *frame is NULL then.  A result bigger than OC_CAP_RESULT_TEXT is an
+ * error naming it. */
 typedef int (*oc_result_each_cb)(void *ud, cJSON *result, size_t i, char *err, size_t errlen);
-cJSON *oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, char *err,
-                            size_t errlen);
+int oc_results_load_each(const char *path, oc_result_each_cb each, void *ud, cJSON **frame,
+                         char *err, size_t errlen);
 /* The same from an open stream, name in the messages (the fuzz target
  * reads memory this way). */
-cJSON *oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, void *ud, char *err,
-                            size_t errlen);
+int oc_results_read_each(FILE *f, const char *name, oc_result_each_cb each, void *ud, cJSON **frame,
+                         char *err, size_t errlen);
 #define OC_CAP_RESULT_TEXT (256u << 20)
 
 /* Escaping untrusted text (server output, suite names, anything in a

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct oc_buf text;
   oc_buf_init(&text, 0);
   char err[1024];
-  cJSON *frame = oc_results_read_each(f, "fuzz", take, &text, err, sizeof(err));
+  cJSON *frame = NULL;
+  oc_results_read_each(f, "fuzz", take, &text, &frame, err, sizeof(err));
   fclose(f);
   cJSON_Delete(frame);
   oc_buf_free(&text);

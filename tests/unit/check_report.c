@@ -259,13 +259,18 @@ static char *temp_with(const char *text, size_t len)
   return path;
 }
 
+static int last_rc; /* what the last load_each returned */
+
 /* text loaded a result at a time: the frame, or NULL with err; *all the
  * results handed over (caller deletes) */
 static cJSON *load_each(const char *text, cJSON **all, int stop_at, char *err, size_t errlen)
 {
   char *path = temp_with(text, strlen(text));
   struct collected c = { cJSON_CreateArray(), stop_at };
-  cJSON *frame = oc_results_load_each(path, collect, &c, err, errlen);
+  cJSON *frame = NULL;
+  int rc = oc_results_load_each(path, collect, &c, &frame, err, errlen);
+  ck_assert_int_eq(rc == OC_OK, frame != NULL);
+  last_rc = rc;
   unlink(path);
   free(path);
   *all = c.all;
@@ -283,7 +288,8 @@ START_TEST(each_reads_what_the_whole_load_reads)
     cJSON *whole = oc_results_load(path, err, sizeof(err));
     ck_assert_msg(whole != NULL, "%s", err);
     struct collected c = { cJSON_CreateArray(), -1 };
-    cJSON *frame = oc_results_load_each(path, collect, &c, err, sizeof(err));
+    cJSON *frame = NULL;
+    ck_assert_int_eq(oc_results_load_each(path, collect, &c, &frame, err, sizeof(err)), OC_OK);
     ck_assert_msg(frame != NULL, "%s: %s", names[k], err);
     /* the same results, in the same order, and the same rest */
     cJSON *results = cJSON_DetachItemFromObjectCaseSensitive(whole, "results");
@@ -370,6 +376,7 @@ START_TEST(each_errors_name_the_place)
   /* a result that does not parse, on line 3: its line and a byte in it */
   const char *bad = EACH_HEAD "\n\"results\":[\n" EACH_RESULT("a") ",\n{\"target\":\"a\",,\"x\":1}]," EACH_SUMMARY "}";
   ck_assert_ptr_null(load_each(bad, &all, -1, err, sizeof(err)));
+  ck_assert_int_eq(last_rc, OC_EPARSE);
   line_and_byte(err, &line, &byte);
   ck_assert_msg(strstr(err, "invalid JSON"), "%s", err);
   ck_assert_int_eq(line, 4);
@@ -423,6 +430,7 @@ START_TEST(each_errors_name_the_place)
   ck_assert_ptr_null(load_each(EACH_HEAD "\"results\":[" EACH_RESULT("a") "," EACH_RESULT("b") "],"
                                EACH_SUMMARY "}", &all, 1, err, sizeof(err)));
   ck_assert_str_eq(err, "refused result 1");
+  ck_assert_int_eq(last_rc, OC_EIO); /* each's own code */
   cJSON_Delete(all);
   ck_assert_ptr_null(load_each("", &all, -1, err, sizeof(err)));
   ck_assert_msg(strstr(err, "empty file"), "%s", err);
