@@ -1113,7 +1113,7 @@ static char *scrub_urls(const char *s)
       if(auth[i] == '@')
         at = auth + i;
     if(oc_buf_add(&b, p, (size_t)(auth - p)))
-      return NULL;
+      goto done;
     p = at ? at + 1 : auth;
     /* the rest of the URL: its query parameters */
     size_t ulen = strcspn(p, " \t\n\"'");
@@ -1124,12 +1124,12 @@ static char *scrub_urls(const char *s)
       const char *sep = q && (!amp || q < amp) ? q : amp;
       if(!sep) {
         if(oc_buf_add(&b, p, (size_t)(end - p)))
-          return NULL;
+          goto done;
         p = end;
         break;
       }
       if(oc_buf_add(&b, p, (size_t)(sep + 1 - p)))
-        return NULL;
+        goto done;
       p = sep + 1;
       size_t plen = strcspn(p, "&#");
       if(p + plen > end)
@@ -1137,14 +1137,14 @@ static char *scrub_urls(const char *s)
       const char *eq = memchr(p, '=', plen);
       if(eq && oc_secret_param_name(p, (size_t)(eq - p))) {
         if(oc_buf_add(&b, p, (size_t)(eq + 1 - p)) || oc_buf_adds(&b, "[redacted]"))
-          return NULL;
+          goto done;
         p += plen;
       }
     }
   }
-  if(oc_buf_adds(&b, p))
-    return NULL;
-  return oc_buf_take(&b, NULL);
+  oc_buf_adds(&b, p);
+done:
+  return oc_buf_take(&b, NULL); /* NULL, and freed, when an add failed */
 }
 
 char *oc_results_scrub_command(const char *cmd)
