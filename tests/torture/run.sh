@@ -9,11 +9,13 @@
 # fuzz seeds (real streams in fuzz_input.h's format) and a few real
 # recordings that add what hand-written files do not have: many pieces
 # with their arrival times, a requested schema, n > 1, a partial stream,
-# other servers' shapes.  Then the seeds of three more fuzz targets,
+# other servers' shapes.  Then the seeds of four more fuzz targets,
 # written into $TMP by `tests/fuzz/run.sh --seeds` and each run with its
 # --kind, taken as that target takes it: schema (a schema compiled, an
 # instance validated on both paths), suite (a suite loaded, every case's
-# request built) and exchange (a raw capture read, converted, decoded).
+# request built), exchange (a raw capture read, converted, decoded) and
+# results (a results file read a result at a time, as report render reads
+# it).
 # TORTURE_ALL=1 adds every recording (about a minute more) and every
 # schema seed (about 20 s more).
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
@@ -73,9 +75,9 @@ done
 # compile of every shipped schema and each instance are all failed through
 # in about a quarter of the time; TORTURE_ALL=1 runs the other three too.
 seeds=$TMP/seeds
-sh tests/fuzz/run.sh --seeds "$seeds" schema suite exchange > "$log" 2>&1 ||
+sh tests/fuzz/run.sh --seeds "$seeds" schema suite exchange results > "$log" 2>&1 ||
   { cat "$log"; fail "tests/fuzz/run.sh --seeds could not write the seeds"; }
-for kind in schema suite exchange; do
+for kind in schema suite exchange results; do
   [ -n "$(ls "$seeds/$kind" 2>/dev/null)" ] || fail "tests/fuzz/run.sh --seeds wrote no $kind seed"
   for f in "$seeds/$kind"/*; do
     case ${TORTURE_ALL:-0}:$f in
@@ -87,6 +89,6 @@ for kind in schema suite exchange; do
   done
 done
 echo "torture: $files files, $points allocation points failed one at a time in all, $bad file(s) did not hold"
-[ "$bad" -eq 0 ] || echo "torture: a seed under $seeds is gone with this run; 'sh tests/fuzz/run.sh --seeds DIR schema suite exchange' writes them again into DIR/KIND"
+[ "$bad" -eq 0 ] || echo "torture: a seed under $seeds is gone with this run; 'sh tests/fuzz/run.sh --seeds DIR schema suite exchange results' writes them again into DIR/KIND"
 [ "$bad" -eq 0 ] || fail "the allocation-failure run found $bad file(s) where a failed allocation crashed, leaked or changed a verdict silently"
-pass "every allocation of the decoder, the schema validator, the suite loader and the capture reader failed in turn over $files files ($points points): each run ended with OC_ENOMEM or the same result, and nothing leaked"
+pass "every allocation of the decoder, the schema validator, the suite loader, the capture reader and the results reader failed in turn over $files files ($points points): each run ended with OC_ENOMEM or the same result, and nothing leaked"

@@ -11,9 +11,10 @@
  * (tests/fuzz/fuzz_input.h's format); with --kind, a seed of another fuzz
  * target, taken as that target takes it (tests/fuzz/fuzz_KIND.c):
  * `schema` (a mode byte, SCHEMA NUL INSTANCE: compiled, then validated on
- * both paths), `suite` (a suite file: loaded, every case's request built)
- * or `exchange` (a flag byte, an HTTP response: read as a raw capture,
- * converted to a cassette, decoded).  Those compare what they produced
+ * both paths), `suite` (a suite file: loaded, every case's request built),
+ * `exchange` (a flag byte, an HTTP response: read as a raw capture,
+ * converted to a cassette, decoded) or `results` (a results document,
+ * read a result at a time as `report render` reads it).  Those compare what they produced
  * (verdict and errors, the load's messages and the built requests, the
  * findings) the same way.  Which files make the corpus is
  * tests/torture/run.sh's business.
@@ -39,6 +40,7 @@
 #include "fuzz_input.h"
 #include "json.h"
 #include "response.h"
+#include "results_json.h"
 #include "rulefile.h"
 #include "rules.h"
 #include "schema.h"
@@ -57,7 +59,7 @@ static cJSON *target_vars;             /* the variables a target gives a suite *
 static const char *file;
 static long current; /* the allocation being failed, for a crash report */
 
-enum kind { SEED, CASSETTE, RULEFILE, SCHEMA, SUITE, EXCHANGE };
+enum kind { SEED, CASSETTE, RULEFILE, SCHEMA, SUITE, EXCHANGE, RESULTS };
 
 struct input {
   enum kind kind;
@@ -281,6 +283,47 @@ static int run_exchange(const struct input *in, struct oc_findings *f)
   return rc;
 }
 
+/* fuzz_results' input: a results document read a result at a time.  Each
+ * result handed over is a line of the product, then the frame's; memory
+ * running out must say OC_ENOMEM, a document at fault must be refused
+ * with the reference's message. */
+static int take_result(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
+{
+  (void)ud;
+  (void)err;
+  (void)errlen;
+  const char *t = oc_json_str(r, "target"), *s = oc_json_str(r, "suite"), *c = oc_json_str(r, "case");
+  const char *st = oc_json_str(r, "status");
+  pf("result %zu: %s/%s/%s %s\n", i, t ? t : "-", s ? s : "-", c ? c : "-", st ? st : "-");
+  cJSON_Delete(r);
+  return OC_OK;
+}
+
+static int run_results(const struct input *in)
+{
+  if(!in->len) {
+    pf("empty\n");
+    return OC_OK;
+  }
+  FILE *f = fmemopen((void *)in->bytes, in->len, "rb");
+  if(!f) {
+    fprintf(stderr, "torture: fmemopen failed\n");
+    exit(99);
+  }
+  cJSON *frame = NULL;
+  char err[1024];
+  int rc = oc_results_read_each(f, "seed", take_result, NULL, &frame, err, sizeof(err));
+  fclose(f);
+  if(!rc)
+    pf("frame: %d targets, total %g\n", cJSON_GetArraySize(oc_json_arr(frame, "targets")),
+       oc_json_num(oc_json_obj(frame, "summary"), "total", -1));
+  else if(rc != OC_ENOMEM)
+    pf("refused (%d): %s\n", rc, err);
+  cJSON_Delete(frame);
+  /* a document at fault is a product like any other */
+  return rc == OC_ENOMEM ? rc : OC_OK;
+}
+
 /* One analysis.  Everything it allocates is freed before it returns,
  * except the findings (the caller renders, then frees them). */
 static int run(const struct input *in, struct oc_findings *f)
@@ -293,6 +336,8 @@ static int run(const struct input *in, struct oc_findings *f)
     return run_suite(in);
   if(in->kind == EXCHANGE)
     return run_exchange(in, f);
+  if(in->kind == RESULTS)
+    return run_results(in);
   if(in->kind == CASSETTE) {
     struct oc_cassette k;
     oc_cassette_init(&k);
@@ -394,7 +439,7 @@ static void on_death(void)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: torture [--profile P] [--kind schema|suite|exchange] [--only N] [--verbose] FILE\n");
+  fprintf(stderr, "usage: torture [--profile P] [--kind schema|suite|exchange|results] [--only N] [--verbose] FILE\n");
   exit(99);
 }
 
@@ -446,8 +491,28 @@ int main(int argc, char **argv)
       in.kind = SUITE;
     else if(strcmp(kind, "exchange") == 0)
       in.kind = EXCHANGE;
+    else if(strcmp(kind, "results") == 0)
+      in.kind = RESULTS;
     else
       usage();
+  }
+  if(in.kind == RESULTS) {
+    /* the results schemas are compiled on first use and kept: compiled
+     * here, before anything is counted, by a document that needs both */
+    static const char warm[] =
+      "{\"oacheck\":{\"version\":\"0\",\"started\":\"2026-01-01T00:00:00Z\",\"mode\":\"live\"},"
+      "\"targets\":[],\"summary\":{\"total\":1,\"pass\":1,\"fail\":0,\"error\":0,\"skip\":0},"
+      "\"results\":[{\"target\":\"a\",\"suite\":\"s\",\"case\":\"c\",\"status\":\"pass\",\"findings\":[]}]}";
+    FILE *wf = fmemopen((void *)warm, sizeof(warm) - 1, "rb");
+    cJSON *frame = NULL;
+    int wrc = wf ? oc_results_read_each(wf, "warm-up", take_result, NULL, &frame, err, sizeof(err)) : OC_EIO;
+    if(wf)
+      fclose(wf);
+    cJSON_Delete(frame);
+    if(wrc) {
+      fprintf(stderr, "torture: the results schemas do not load: %s\n", err);
+      return 99;
+    }
   }
   if(in.kind == SUITE) {
     suite_schema = oc_schema_compile_uri(schemas.reg, OC_SCHEMA_SHIPPED_BASE "suite.schema.json", 0, err,
