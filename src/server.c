@@ -105,6 +105,7 @@ struct oc_server {
   size_t nconns;
   unsigned long timed_out, evicted, refused;
   char start_error[256]; /* the HTTP library's reason when start fails */
+  pthread_t starter;     /* the thread that starts the daemon: the only one writing start_error */
 };
 
 /* ---- faults --------------------------------------------------------- */
@@ -1351,9 +1352,11 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
   size_t n = strlen(msg);
   while(n && msg[n - 1] == '\n')
     msg[--n] = '\0';
-  /* before the daemon runs, only this thread logs: keep the reason a
-   * start failed for the error message */
-  if(!srv->daemon)
+  /* the starting thread's messages are the reasons a start fails: kept
+   * for the error message.  The pool's threads log as soon as they run,
+   * before MHD_start_daemon has returned and set srv->daemon, so which
+   * thread logs is what tells (it was written before they were made) */
+  if(pthread_equal(pthread_self(), srv->starter))
     oc_strlcpy(srv->start_error, msg, sizeof(srv->start_error));
   oc_debug("microhttpd: %s", msg);
 }
@@ -1461,6 +1464,7 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
     goto out;
   }
   srv->timer_running = 1;
+  srv->starter = pthread_self();
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
                    MHD_USE_ERROR_LOG;
   if(ai->ai_family == AF_INET6)
