@@ -52,7 +52,8 @@ struct oc_proxy {
   struct oc_conversation conv;
   int port;
   atomic_int stopping;             /* connection threads stop pumping */
-  char start_error[256];
+  char start_error[256];           /* the HTTP library's reason when start fails */
+  pthread_t starter;               /* the thread that starts the daemon: the only one writing it */
 };
 
 struct exchange {
@@ -573,7 +574,10 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
   size_t n = strlen(msg);
   while(n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
     msg[--n] = '\0';
-  if(!px->daemon)
+  /* the starting thread's messages are why a start failed; connection
+   * threads log before MHD_start_daemon has returned and set px->daemon
+   * (a race to read it), so which thread logs is what tells */
+  if(pthread_equal(pthread_self(), px->starter))
     oc_strlcpy(px->start_error, msg, sizeof(px->start_error));
   oc_debug("proxy: %s", msg);
 }
@@ -616,6 +620,7 @@ int oc_proxy_start(struct oc_proxy **out, const struct oc_proxy_options *o, char
                    MHD_USE_ERROR_LOG;
   if(ai->ai_family == AF_INET6)
     flags |= MHD_USE_IPv6;
+  px->starter = pthread_self();
   px->daemon = MHD_start_daemon(
     flags, (uint16_t)o->port, NULL, NULL, on_request, px, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
     MHD_OPTION_URI_LOG_CALLBACK, on_uri, px, MHD_OPTION_NOTIFY_COMPLETED, on_completed, px,
