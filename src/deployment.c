@@ -584,10 +584,14 @@ void oc_deployment_timing(cJSON *result)
   const cJSON *resp = oc_json_obj(result, "response");
   double pm = 0, gm = 0;
   int found = 0;
-  const cJSON *ev;
-  cJSON_ArrayForEach(ev, oc_json_arr(resp, "events"))
-    found |= timings_of(oc_json_str(ev, "data"), &pm, &gm);
-  if(!found && !cJSON_GetArraySize(oc_json_arr(resp, "events")))
+  /* the last chunk with timings counts (llama-server's is the last one):
+   * from the end, so a stream's other chunks are not searched at all
+   * (cJSON keeps an array's last element as its first's prev) */
+  const cJSON *events = oc_json_arr(resp, "events");
+  const cJSON *first = events ? events->child : NULL;
+  for(const cJSON *ev = first ? first->prev : NULL; ev && !found; ev = ev == first ? NULL : ev->prev)
+    found = timings_of(oc_json_str(ev, "data"), &pm, &gm);
+  if(!found && !cJSON_GetArraySize(events))
     found = timings_of(oc_json_str(oc_json_obj(resp, "body"), "text"), &pm, &gm);
   if(!found)
     return;

@@ -452,6 +452,19 @@ START_TEST(wait_from_the_server_timings)
   oc_deployment_timing(r);
   ck_assert(fabs(oc_json_num(oc_json_obj(r, "timing"), "wait_ms", -1) - 3.0) < 1e-9);
   cJSON_Delete(r);
+  /* ... the last one whose timings make sense, wherever it is */
+  r = result("{\"timing\":{\"recorded\":true,\"total_ms\":20},\"response\":{\"status\":200,"
+             "\"events\":[{\"data\":\"{}\"},{\"data\":\"{\\\"timings\\\":{\\\"prompt_ms\\\":2,\\\"predicted_ms\\\":10}}\"},"
+             "{\"data\":\"{\\\"timings\\\":{\\\"prompt_ms\\\":-1,\\\"predicted_ms\\\":1}}\"},{\"data\":\"[DONE]\"}]}}");
+  oc_deployment_timing(r);
+  ck_assert(fabs(oc_json_num(oc_json_obj(r, "timing"), "wait_ms", -1) - 8.0) < 1e-9);
+  cJSON_Delete(r);
+  /* one event */
+  r = result("{\"timing\":{\"recorded\":true,\"total_ms\":20},\"response\":{\"status\":200,"
+             "\"events\":[{\"data\":\"{\\\"timings\\\":{\\\"prompt_ms\\\":5,\\\"predicted_ms\\\":5}}\"}]}}");
+  oc_deployment_timing(r);
+  ck_assert(fabs(oc_json_num(oc_json_obj(r, "timing"), "wait_ms", -1) - 10.0) < 1e-9);
+  cJSON_Delete(r);
   /* no measured time, or no timings, or nonsense timings: nothing */
   static const char *const none[] = {
     "{\"timing\":{\"recorded\":false},\"response\":{\"body\":{\"text\":\"{\\\"timings\\\":{\\\"prompt_ms\\\":1,\\\"predicted_ms\\\":1}}\"}}}",
