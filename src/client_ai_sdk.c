@@ -612,7 +612,7 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
       for(uint32_t t = 0; t < e->tool_calls->len && !oc_cview_raised(&a->view); t++) {
         const struct oc_jv *tc = &e->tool_calls->u.items[t];
         const struct oc_jv *index = oc_jv_get(tc, "index");
-        process_delta(a, tc, index && index->type == OC_JNUMBER ? (long)index->u.num : (long)t);
+        process_delta(a, tc, index && index->type == OC_JNUMBER ? oc_jv_long(index) : (long)t);
         changes = 1;
       }
   }

@@ -271,7 +271,7 @@ static void node_body(void *st, const struct oc_cctx *cx, const struct oc_cbody 
     return;
   for(size_t i = 0; i < b->nentries; i++) {
     const struct oc_centry *e = &b->entries[i];
-    long idx = oc_jv_is_integer(e->index) ? (long)e->index->u.num : (long)e->pos;
+    long idx = oc_jv_is_integer(e->index) ? oc_jv_long(e->index) : (long)e->pos;
     struct oc_cchoice *ch = oc_cview_append(&n->body, idx);
     if(!ch)
       break;

@@ -235,7 +235,7 @@ static int merge_calls(struct pystream *p, struct pchoice *c, const struct oc_jv
                OC_CAUSE_SERVER, OC_R_TOOL_DELTA_INDEX);
       return -1;
     }
-    long k = index->type == OC_JNUMBER ? (long)index->u.num : index->type == OC_JTRUE;
+    long k = index->type == OC_JNUMBER ? oc_jv_long(index) : index->type == OC_JTRUE;
     long n = (long)c->ncalls;
     long at = k < 0 ? k + n : k;
     if(at >= 0 && at < n) {
@@ -311,7 +311,7 @@ static long position(const struct pystream *p, const struct oc_jv *index, size_t
 {
   if(kind_of(index) != P_INT)
     return -2;
-  long k = index->type == OC_JNUMBER ? (long)index->u.num : index->type == OC_JTRUE;
+  long k = index->type == OC_JNUMBER ? oc_jv_long(index) : index->type == OC_JTRUE;
   long at = k < 0 ? k + (long)n : k;
   (void)p;
   return at >= 0 && at < (long)n ? at : -1;
@@ -405,7 +405,7 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
         return;
       }
       struct pchoice *c = &p->choices[at];
-      c->index = (long)e->index->u.num;
+      c->index = oc_jv_long(e->index);
       oc_cfollow_init(&c->follow, cx, c->index);
       oc_cfollow_chunk(&c->follow, &c->content.text, cx, ev, e);
       message_set(p, c, e);
@@ -428,7 +428,7 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
         c = choice_add(p);
         if(!c)
           continue;
-        c->index = (long)e->index->u.num;
+        c->index = oc_jv_long(e->index);
         oc_cfollow_init(&c->follow, cx, c->index);
         oc_cfollow_chunk(&c->follow, &c->content.text, cx, ev, e);
         message_set(p, c, e);
@@ -478,7 +478,7 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
                  "fragment without index)", OC_CAUSE_SERVER, OC_R_TOOL_DELTA_INDEX);
         return;
       }
-      long k = index->type == OC_JNUMBER ? (long)index->u.num : index->type == OC_JTRUE;
+      long k = index->type == OC_JNUMBER ? oc_jv_long(index) : index->type == OC_JTRUE;
       long pos = k < 0 ? k + (long)c->ncalls : k;
       if(pos < 0 || pos >= (long)c->ncalls) {
         ps_raise(p, "IndexError", "list index out of range (a tool call's first index is not 0)",

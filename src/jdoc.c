@@ -961,6 +961,15 @@ int oc_jv_is_integer(const struct oc_jv *v)
   return v && v->type == OC_JNUMBER && isfinite(v->u.num) && floor(v->u.num) == v->u.num;
 }
 
+long oc_jv_long(const struct oc_jv *v)
+{
+  const double lim = 9007199254740992.0; /* 2^53 */
+  if(!v || v->type != OC_JNUMBER || !isfinite(v->u.num))
+    return 0;
+  double d = v->u.num > lim ? lim : v->u.num < -lim ? -lim : v->u.num;
+  return (long)d;
+}
+
 int oc_jv_is_null(const struct oc_jv *v)
 {
   return v && v->type == OC_JNULL;

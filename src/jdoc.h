@@ -102,7 +102,12 @@ const struct oc_jv *oc_jv_get(const struct oc_jv *obj, const char *key);
 const struct oc_jv *oc_jv_at(const struct oc_jv *arr, size_t i);
 /* Typed helpers: NULL / fallback when absent or of another type. */
 const char *oc_jv_str(const struct oc_jv *obj, const char *key, size_t *len);
-int oc_jv_is_integer(const struct oc_jv *v); /* a number with no fraction (1.0 counts) */
+int oc_jv_is_integer(const struct oc_jv *v);
+/* An integral number as a long, held to ±2^53 (past any index or count a
+ * client meets, and where a double stops holding every integer): casting
+ * a larger double is undefined, and a server may send 1e31 as an index.
+ * Not finite: 0. */
+long oc_jv_long(const struct oc_jv *v); /* a number with no fraction (1.0 counts) */
 int oc_jv_is_null(const struct oc_jv *v);
 /* "null", "boolean", "integer", "number", "string", "array", "object";
  * "absent" for NULL. */

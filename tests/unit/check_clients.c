@@ -622,6 +622,36 @@ START_TEST(long_streams_stay_bounded)
 }
 END_TEST
 
+/* A server may send any integer as an index.  1e31 is out of range for
+ * every client (Python: IndexError) and must never become a cast out of
+ * range in a model (found by fuzz_exchange; UBSan aborts on it). */
+#define BIG "14444444444444444444444444444444"
+START_TEST(huge_indexes_are_only_out_of_range)
+{
+  static const char *const bodies[] = {
+    CK("{\"index\":" BIG ",\"delta\":{\"role\":\"assistant\",\"content\":\"x\"},\"finish_reason\":null}")
+      FIN("stop") DONE,
+    ROLE TC("{\"index\":" BIG ",\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":"
+            "\"get_weather\",\"arguments\":\"{}\"}}") FIN("tool_calls") DONE,
+    ROLE TC("{\"index\":-" BIG ",\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":"
+            "\"get_weather\",\"arguments\":\"{}\"}}") FIN("tool_calls") DONE,
+    ROLE TC(HEAD(0, "c1")) TC("{\"index\":1e31,\"function\":{\"arguments\":\"{}\"}}") FIN("tool_calls") DONE,
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bodies); i++) {
+    struct rt_ex x = X_STREAM(i ? REQ_TOOLS_STREAM : REQ_STREAM, bodies[i]);
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&x, v);
+    if(i == 0)
+      ck_assert_msg(v[PYS].outcome == OC_CO_RAISES && strstr(v[PYS].reason, "IndexError"),
+                    "openai-python's stream helper on choice " BIG ": %s (%s)",
+                    oc_client_outcome_name(v[PYS].outcome), v[PYS].reason);
+    else
+      ck_assert_msg(oc_client_broken(&v[PYS]), "tool-call index %zu: openai-python-stream %s (%s)", i,
+                    oc_client_outcome_name(v[PYS].outcome), v[PYS].reason);
+  }
+}
+END_TEST
+
 /* The ai SDK parses every chunk with secure-json-parse, which refuses a
  * __proto__ member and constructor.prototype anywhere in it.  The model
  * walks each chunk shape once (chat.c's skeleton hash): a refused chunk
@@ -700,6 +730,7 @@ static Suite *clients_suite(void)
   tcase_add_test(tc, limitations_have_evidence);
   tcase_add_test(tc, server_faults_are_no_limitation);
   tcase_add_test(tc, long_streams_stay_bounded);
+  tcase_add_test(tc, huge_indexes_are_only_out_of_range);
   tcase_add_test(tc, ai_sdk_refuses_proto_after_clean_chunks);
   tcase_add_test(tc, ai_sdk_validates_each_shape);
   suite_add_tcase(s, tc);
