@@ -412,29 +412,37 @@ static void check_result(struct check *c, const cJSON *r, const char *base)
   }
 }
 
-/* The full schema, compiled on first use and kept for the life of the
- * process (not thread-safe: `oacheck report` and the runner check results
- * from one thread).  NULL when it cannot be loaded: the hand checks above
- * still run, and a warning says so once. */
-static const struct oc_schema *results_schema(void)
+/* schemas/results.schema.json (from the data directory) compiled at uri,
+ * the whole or one of its definitions; NULL when it cannot be (a warning
+ * says so: the hand checks still run). */
+static struct oc_schema *compile_results_schema(const char *uri)
 {
-  static struct oc_schema *compiled;
-  static int tried;
-  if(tried)
-    return compiled;
-  tried = 1;
   char err[1024] = "";
+  struct oc_schema *compiled = NULL;
   char *path = oc_data_path("schemas/results.schema.json");
   struct oc_schema_registry *reg = oc_schema_registry_new();
   if(!path || !reg)
     snprintf(err, sizeof(err), "out of memory");
   else if(!oc_schema_registry_add_file(reg, NULL, path, err, sizeof(err)))
-    compiled = oc_schema_compile_uri(reg, "https://oacheck.dev/schemas/results.schema.json", 0,
-                                     err, sizeof(err));
+    compiled = oc_schema_compile_uri(reg, uri, 0, err, sizeof(err));
   if(!compiled)
     oc_warn("results are checked without their schema: %s", err);
   oc_schema_registry_free(reg);
   free(path);
+  return compiled;
+}
+
+#define RESULTS_SCHEMA_URI "https://oacheck.dev/schemas/results.schema.json"
+
+/* The full schema, compiled on first use and kept for the life of the
+ * process (not thread-safe: `oacheck report` and the runner check results
+ * from one thread). */
+static const struct oc_schema *results_schema(void)
+{
+  static struct oc_schema *compiled;
+  static int tried;
+  if(!tried++)
+    compiled = compile_results_schema(RESULTS_SCHEMA_URI);
   return compiled;
 }
 
@@ -533,46 +541,37 @@ static int scrub_one(cJSON *obj, const char *key)
   return oom ? OC_ENOMEM : OC_OK;
 }
 
-static void scrub_commands(cJSON *doc)
+/* oc_results_load's reader: every result kept, in order */
+static int append_result(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
 {
-  scrub_one(cJSON_GetObjectItemCaseSensitive(doc, "oacheck"), "command");
-  cJSON *r;
-  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "results")) {
-    cJSON *rep = cJSON_GetObjectItemCaseSensitive(r, "reproduce");
-    scrub_one(rep, "curl");
-    scrub_one(rep, "oacheck");
+  if(oc_json_add(ud, NULL, r)) {
+    snprintf(err, errlen, "out of memory keeping result %zu", i);
+    return OC_ENOMEM;
   }
+  return OC_OK;
 }
 
+/* The whole document, read as oc_results_load_each reads it: one reader
+ * (its checks, scrubbing and masking, its messages) for both. */
 cJSON *oc_results_load(const char *path, char *err, size_t errlen)
 {
-  char *buf = NULL;
-  size_t len = 0;
-  cJSON *doc = NULL;
-  if(oc_read_file(path, OC_CAP_RESULTS, &buf, &len, err, errlen))
-    goto out;
-  struct oc_json_pos pos;
-  doc = oc_json_parse(buf, len, &pos);
-  if(!doc) {
-    if(len == 0)
-      snprintf(err, errlen, "%s: empty file, expected JSON results", path);
-    else
-      snprintf(err, errlen, "%s:%d:%d: invalid JSON (byte %zu)", path, pos.line, pos.column,
-               pos.offset);
-    goto out;
+  cJSON *results = cJSON_CreateArray(), *doc = NULL;
+  if(!results) {
+    snprintf(err, errlen, "%s: out of memory reading the results", path);
+    return NULL;
   }
-  if(oc_results_check(doc, path, err, errlen)) {
+  if(oc_results_load_each(path, append_result, results, &doc, err, errlen)) {
+    cJSON_Delete(results);
+    return NULL;
+  }
+  /* in the frame's own "results" member, where the file had it */
+  int oom = 0;
+  oc_json_set(&oom, doc, "results", results);
+  if(oom) {
+    snprintf(err, errlen, "%s: out of memory reading the results", path);
     cJSON_Delete(doc);
-    doc = NULL;
-    goto out;
+    return NULL;
   }
-  /* a results file may come from anywhere (an older oacheck, a hand
-   * edit): whatever is rendered, merged or written again from it carries
-   * no credential of a command line, and no secret the run knows */
-  scrub_commands(doc);
-  oc_secret_mask_json(doc);
-out:
-  free(buf);
   return doc;
 }
 
@@ -584,21 +583,8 @@ static const struct oc_schema *result_schema(void)
 {
   static struct oc_schema *compiled;
   static int tried;
-  if(tried)
-    return compiled;
-  tried = 1;
-  char err[1024] = "";
-  char *path = oc_data_path("schemas/results.schema.json");
-  struct oc_schema_registry *reg = oc_schema_registry_new();
-  if(!path || !reg)
-    snprintf(err, sizeof(err), "out of memory");
-  else if(!oc_schema_registry_add_file(reg, NULL, path, err, sizeof(err)))
-    compiled = oc_schema_compile_uri(reg, "https://oacheck.dev/schemas/results.schema.json#/$defs/result",
-                                     0, err, sizeof(err));
-  if(!compiled)
-    oc_warn("results are checked without their schema: %s", err);
-  oc_schema_registry_free(reg);
-  free(path);
+  if(!tried++)
+    compiled = compile_results_schema(RESULTS_SCHEMA_URI "#/$defs/result");
   return compiled;
 }
 

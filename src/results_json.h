@@ -91,9 +91,10 @@ int oc_finding_counts(const cJSON *finding);
  * "FILE: at /results/3/status: ...", or OC_ENOMEM when memory ran out
  * checking (err says so too). */
 int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errlen);
-/* Read, parse and check a results file ("-" is stdin).  New tree (caller
- * deletes) or NULL with err naming the file (and line/column or JSON
- * pointer). */
+/* Read, parse and check a results file ("-" is stdin), whole: what
+ * oc_results_load_each reads, its results put back in the frame.  New
+ * tree (caller deletes) or NULL with err naming the file (and line/column
+ * or JSON pointer). */
 cJSON *oc_results_load(const char *path, char *err, size_t errlen);
 /* The same for a file of any size, a result at a time: the text is read
  * in pieces, and what is held is the rest of the document (the frame:
