@@ -260,6 +260,14 @@ static int store_result(void *ud, cJSON *r, size_t i, char *err, size_t errlen)
   return rc;
 }
 
+/* An empty store, safe to free before its spool is opened. */
+static void store_init(struct render_store *st)
+{
+  memset(st, 0, sizeof(*st));
+  oc_buf_init(&st->text, 0);
+  st->spool.fd = -1;
+}
+
 static void store_free(struct render_store *st)
 {
   oc_spool_close(&st->spool);
@@ -388,8 +396,7 @@ static int cmd_render(int argc, char **argv)
    * of any size renders in the memory of one result */
   char err[1024], dirbuf[600];
   struct render_store st;
-  memset(&st, 0, sizeof(st));
-  oc_buf_init(&st.text, 0);
+  store_init(&st);
   const char *dir = oc_spool_dir_for(out.json ? out.json : out.html ? out.html : out.junit, dirbuf,
                                      sizeof(dirbuf));
   if(oc_spool_open(&st.spool, dir, 0, err, sizeof(err))) {
@@ -435,9 +442,7 @@ static int cmd_merge(int argc, char **argv)
   struct oc_result_ref *refs = NULL;
   size_t *at = NULL;
   struct render_store st;
-  memset(&st, 0, sizeof(st));
-  oc_buf_init(&st.text, 0);
-  st.spool.fd = -1;
+  store_init(&st);
   int status = OC_EXIT_OK;
   const struct oc_option options[] = {
     OC_OPT_STRING('o', "output", &out.json, "FILE", "the merged JSON results ('-': stdout, the default)"),
@@ -571,11 +576,8 @@ static int cmd_diff(int argc, char **argv)
   struct render_store st[2];
   struct oc_results rs[2];
   int have_rs = 0;
-  for(int k = 0; k < 2; k++) {
-    memset(&st[k], 0, sizeof(st[k]));
-    oc_buf_init(&st[k].text, 0);
-    st[k].spool.fd = -1;
-  }
+  for(int k = 0; k < 2; k++)
+    store_init(&st[k]);
   for(int k = 0; k < 2; k++) {
     if(oc_spool_open(&st[k].spool, NULL, 0, err, sizeof(err)) ||
        oc_results_load_each(files[k], store_result, &st[k], &frames[k], err, sizeof(err))) {

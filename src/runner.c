@@ -995,7 +995,6 @@ static int run_lanes(struct oc_run *r, struct tstate *ts, size_t nts, size_t n)
       if(pthread_create(&lanes[started].thread, NULL, lane_thread, &lanes[started]))
         break; /* the lanes running take the cases */
   }
-  r->threads_used = started;
   oc_debug("live cases on %zu thread%s", started, started == 1 ? "" : "s");
   lane_drive(&lanes[0]);
   for(size_t k = 1; k < started; k++)

@@ -97,7 +97,6 @@ struct oc_run {
    * above, the spool, on_result, the targets' queues) is taken under it;
    * NULL with one thread. */
   pthread_mutex_t *lock;
-  size_t threads_used;      /* threads the last execution ran live cases on */
 };
 
 /* Where record mode writes t's cassettes: the record directory itself
