@@ -156,3 +156,29 @@ replay_suite() {
     echo ']}'
   } > "$out"
 }
+
+# measure_init : $MEASURE (tests/e2e/measure: wall, CPU and peak RSS by
+# wait4), and AddressSanitizer without its quarantine, so that resident
+# memory is the program's own.  For tests that bound growth in memory.
+measure_init() {
+  MEASURE="${OACHECK_BUILDDIR:-.}/tests/e2e/measure"
+  [ -x "$MEASURE" ] || fail "$MEASURE is not built (make check builds it)"
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+  export ASAN_OPTIONS
+}
+
+# rss KV : the peak RSS (KiB) a measure file records
+rss() { sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p' "$1"; }
+
+# rss_per KV1 KV2 N : bytes of peak RSS per unit from KV1 to KV2, N units more
+rss_per() { echo $(( ($(rss "$2") - $(rss "$1")) * 1024 / $3 )); }
+
+# stream_suite N : a suite of N cases s0..s(N-1), each the recorded
+# stream-basic (by X-Oacheck-Case) with ${MODEL} for its model
+stream_suite() {
+  awk -v n="$1" 'BEGIN {
+    printf "{\"suite\":\"scale\",\"description\":\"many streamed cases\",\"cases\":[\n"
+    for (i = 0; i < n; i++)
+      printf "%s{\"name\":\"s%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"streaming.stream-basic\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}}\n", i ? "," : "", i
+    print "]}" }'
+}

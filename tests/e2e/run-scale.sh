@@ -9,23 +9,9 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-MEASURE="${OACHECK_BUILDDIR:-.}/tests/e2e/measure"
-[ -x "$MEASURE" ] || fail "$MEASURE is not built (make check builds it)"
-# AddressSanitizer keeps freed memory in quarantine: without it, resident
-# memory is the program's own
-ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
-export ASAN_OPTIONS
-
-# suite N: N cases of the recorded stream-basic, named by X-Oacheck-Case
-suite() {
-  awk -v n="$1" 'BEGIN {
-    printf "{\"suite\":\"scale\",\"description\":\"many slow streams\",\"cases\":[\n"
-    for (i = 0; i < n; i++)
-      printf "%s{\"name\":\"s%d\",\"description\":\"d\",\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"headers\":{\"X-Oacheck-Case\":\"streaming.stream-basic\"},\"body\":{\"model\":\"${MODEL}\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}}\n", i ? "," : "", i
-    print "]}" }'
-}
-suite 100 >"$TMP/s100.json"
-suite 600 >"$TMP/s600.json"
+measure_init
+stream_suite 100 >"$TMP/s100.json"
+stream_suite 600 >"$TMP/s600.json"
 
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" --speed 0.1 --fault drip=2 -q
 for n in 100 600; do
@@ -42,7 +28,6 @@ done
 serve_stop
 pass "600 slow streams, 32 at a time: every case in the results"
 
-rss() { sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p' "$1"; }
 r1=$(rss "$TMP/m100")
 r2=$(rss "$TMP/m600")
 per=$(( (r2 - r1) * 1024 / 500 ))
