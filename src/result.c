@@ -176,10 +176,7 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     return r;
   }
   /* a shipped suite by name; any other by the file it came from */
-  char *shipped = oc_suite_resolve(o->kase->suite);
-  const char *suite = shipped && o->kase->file && strcmp(shipped, o->kase->file) == 0
-                        ? o->kase->suite
-                        : (o->kase->file ? o->kase->file : o->kase->suite);
+  const char *suite = o->kase->shipped || !o->kase->file ? o->kase->suite : o->kase->file;
   /* every word quoted for the shell where it needs it: a case named
    * "it's" must not end the command early */
   oc_buf_adds(&b, "oacheck run ");
@@ -197,7 +194,6 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     oc_buf_adds(&b, " --replay ");
     shell_word(&b, o->target->recordings);
   }
-  free(shipped);
   char *filter = oc_asprintf("%s/%s", o->kase->suite, o->kase->name);
   oom |= !filter;
   oc_buf_adds(&b, " --filter ");

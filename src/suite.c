@@ -388,6 +388,10 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
       err_at(err, path, buf, len, oc_jv_get(doc.root, "suite")->offset, msg);
       goto out;
     }
+  /* looked up once here, not per result: the lookup stats files */
+  char *shipped = oc_suite_resolve(s.name);
+  s.shipped = shipped && strcmp(shipped, s.file) == 0;
+  free(shipped);
   size_t n = (size_t)cJSON_GetArraySize(cases);
   s.cases = calloc(n ? n : 1, sizeof(*s.cases));
   if(!s.cases) {
@@ -411,6 +415,7 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     c->line = line;
     c->suite = s.name;
     c->file = s.file;
+    c->shipped = s.shipped;
     c->order = k;
     c->variables = s.variables;
     c->json = cj;

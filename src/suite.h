@@ -31,6 +31,8 @@ struct oc_case {
   size_t ntags;
   size_t order;             /* 0-based position in its suite file */
   int line;                 /* 1-based line of the case's object in file (suite errors) */
+  int shipped;              /* its file is the shipped suite of its name: a reproduce
+                               command names the suite, not the file */
 };
 
 /* What oacheck builds of one request: its size, counted while building
@@ -46,6 +48,7 @@ struct oc_suite {
   const char *description;
   cJSON *doc;               /* owns every borrowed pointer above */
   const cJSON *variables;
+  int shipped;              /* file is what oc_suite_resolve(name) finds */
   struct oc_case *cases;
   size_t ncases;
 };

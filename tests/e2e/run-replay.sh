@@ -160,6 +160,15 @@ expect_status 2 "$OACHECK" run --clients openai-go
 expect_grep "unknown client 'openai-go'" "$TMP/err"
 pass "--strict and --clients: said in the header and the results"
 
+# a reproduce command names a shipped suite by its name, and the same
+# suite copied elsewhere by its file (whether a suite is the shipped one
+# is found once, when it loads)
+expect_grep '"oacheck":[[:space:]]*"oacheck run plain --replay [^"]* --filter .plain/chat-basic.' "$TMP/replay.json"
+cp "$OACHECK_SRCDIR/suites/plain.json" "$TMP/my plain.json"
+expect_status 0 "$OACHECK" run "$TMP/my plain.json" --filter plain/chat-basic --json "$TMP/mine.json"
+expect_grep "\"oacheck\":[[:space:]]*\"oacheck run '$TMP/my plain.json' --replay " "$TMP/mine.json"
+pass "reproduce commands: a shipped suite by name, a copy by its file"
+
 # 2. live against oacheck serve replaying the same recordings
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"
