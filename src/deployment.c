@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jdoc.h"
 #include "json.h"
 #include "rules.h"
 #include "cassette.h"
@@ -560,17 +561,22 @@ static int timings_of(const char *text, double *prompt_ms, double *predicted_ms)
 {
   if(!text || !strstr(text, "\"timings\""))
     return 0;
-  cJSON *doc = oc_json_parse(text, strlen(text), NULL);
-  const cJSON *t = oc_json_obj(doc, "timings");
-  const cJSON *p = oc_json_get(t, "prompt_ms"), *g = oc_json_get(t, "predicted_ms");
-  int ok = cJSON_IsNumber(p) && cJSON_IsNumber(g) && isfinite(p->valuedouble) &&
-           isfinite(g->valuedouble) && p->valuedouble >= 0 && g->valuedouble >= 0 &&
-           p->valuedouble < 1e9 && g->valuedouble < 1e9;
-  if(ok) {
-    *prompt_ms = p->valuedouble;
-    *predicted_ms = g->valuedouble;
+  /* jdoc, not cJSON: this runs once per result, and cJSON's parse of the
+   * last chunk cost a live case more than all its other chunks' reading */
+  struct oc_jdoc doc;
+  oc_jdoc_init(&doc);
+  int ok = 0;
+  if(oc_jdoc_parse(&doc, text, strlen(text), NULL) == OC_OK) {
+    const struct oc_jv *t = oc_jv_get(doc.root, "timings");
+    const struct oc_jv *p = oc_jv_get(t, "prompt_ms"), *g = oc_jv_get(t, "predicted_ms");
+    ok = p && g && p->type == OC_JNUMBER && g->type == OC_JNUMBER && isfinite(p->u.num) &&
+         isfinite(g->u.num) && p->u.num >= 0 && g->u.num >= 0 && p->u.num < 1e9 && g->u.num < 1e9;
+    if(ok) {
+      *prompt_ms = p->u.num;
+      *predicted_ms = g->u.num;
+    }
   }
-  cJSON_Delete(doc);
+  oc_jdoc_free(&doc);
   return ok;
 }
 
