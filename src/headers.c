@@ -101,47 +101,51 @@ int oc_headers_parse_line(struct oc_headers *h, const char *line, size_t len)
   return oc_headers_addn(h, line, nlen, colon + 1, len - nlen - 1);
 }
 
-static int ends_with_ci(const char *s, const char *suffix)
+static int ends_with(const char *s, size_t n, const char *suffix)
 {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && oc_strcaseeq(s + n - m, suffix);
+  size_t m = strlen(suffix);
+  return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-static int contains_ci(const char *s, const char *part)
-{
-  size_t n = strlen(s), m = strlen(part);
-  for(size_t i = 0; i + m <= n; i++) {
-    size_t k = 0;
-    while(k < m && (s[i + k] | 0x20) == part[k])
-      k++;
-    if(k == m)
-      return 1;
-  }
-  return 0;
-}
-
-int oc_header_is_secret(const char *name)
+static int is_secret_lower(const char *name, size_t n)
 {
   static const char *const exact[] = { "authorization", "proxy-authorization", "cookie",
                                        "set-cookie", "api-key", "x-api-key", "openai-organization",
                                        "openai-project" };
   for(size_t i = 0; i < OC_ARRAY_LEN(exact); i++)
-    if(oc_strcaseeq(name, exact[i]))
+    if(strcmp(name, exact[i]) == 0)
       return 1;
-  if(ends_with_ci(name, "-key") || ends_with_ci(name, "-token") || ends_with_ci(name, "-secret"))
+  if(ends_with(name, n, "-key") || ends_with(name, n, "-token") || ends_with(name, n, "-secret"))
     return 1;
   /* gateways invent their own names (apikey, X-Auth, X-Goog-Api-Key,
    * Ocp-Apim-Subscription-Key): anything that sounds like a credential
    * is treated as one */
   static const char *const parts[] = { "auth", "key", "token", "secret", "passw", "cookie",
                                        "credential", "session", "signature" };
-  if(oc_startswith(name, "x-ratelimit") || oc_startswith(name, "X-RateLimit") ||
-     oc_startswith(name, "x-RateLimit"))
+  if(strncmp(name, "x-ratelimit", 11) == 0)
     return 0; /* x-ratelimit-remaining-tokens counts, it authorises nothing */
   for(size_t i = 0; i < OC_ARRAY_LEN(parts); i++)
-    if(contains_ci(name, parts[i]))
+    if(strstr(name, parts[i]))
       return 1;
   return 0;
+}
+
+int oc_header_is_secret(const char *name)
+{
+  /* one lower-cased copy, then libc's string search: this runs for every
+   * header of every request, response and reproduce command */
+  char small[128];
+  size_t n = strlen(name);
+  char *low = n < sizeof(small) ? small : malloc(n + 1);
+  if(!low)
+    return 1; /* out of memory: hiding a value is the safe side */
+  for(size_t i = 0; i < n; i++)
+    low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] | 0x20 : name[i]);
+  low[n] = '\0';
+  int secret = is_secret_lower(low, n);
+  if(low != small)
+    free(low);
+  return secret;
 }
 
 int oc_header_is_hop_by_hop(const char *name)

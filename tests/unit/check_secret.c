@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "headers.h"
 #include "secret.h"
 #include "testutil.h"
 
@@ -45,6 +46,42 @@ START_TEST(header_credentials)
   oc_secret_add_header("Proxy-Authorization", "Basic dXNlcjpwYXNzd29yZA==");
   masked_is("dXNlcjpwYXNzd29yZA==", "[secret************]");
   oc_secrets_clear();
+}
+END_TEST
+
+/* Which header names carry credentials: exact names, suffixes and parts
+ * in any case, rate-limit counters excepted, names of any length. */
+START_TEST(secret_header_names)
+{
+  static const struct {
+    const char *name;
+    int secret;
+  } cases[] = {
+    { "Authorization", 1 }, { "authorization", 1 }, { "PROXY-AUTHORIZATION", 1 },
+    { "Cookie", 1 }, { "Set-Cookie", 1 }, { "api-key", 1 }, { "X-Api-Key", 1 },
+    { "OpenAI-Organization", 1 }, { "openai-project", 1 }, { "X-Goog-Api-Key", 1 },
+    { "Ocp-Apim-Subscription-Key", 1 }, { "apikey", 1 }, { "X-Auth", 1 },
+    { "X-Session-Id", 1 }, { "X-Amz-Signature", 1 }, { "X-Upstream-Token", 1 },
+    { "x-client-secret", 1 }, { "X-Password", 1 }, { "X-Credentials", 1 },
+    { "Content-Type", 0 }, { "Date", 0 }, { "Server", 0 }, { "X-Request-Id", 0 },
+    { "x-ratelimit-remaining-tokens", 0 }, { "X-RateLimit-Limit-Tokens", 0 },
+    { "X-Ratelimit-Reset-Tokens", 0 }, { "", 0 }, { "Authorizatio", 1 /* "auth" */ },
+    { "Monkey", 1 /* "key": the wide net is on purpose */ },
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    ck_assert_msg(oc_header_is_secret(cases[i].name) == cases[i].secret, "'%s': want %d",
+                  cases[i].name, cases[i].secret);
+  /* longer than the lower-casing buffer: the same answers */
+  char name[400];
+  memset(name, 'a', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  ck_assert_int_eq(oc_header_is_secret(name), 0);
+  memcpy(name + 300, "-TOKEN", 7);
+  ck_assert_int_eq(oc_header_is_secret(name), 1);
+  memcpy(name + 300, "-Tok", 5);
+  ck_assert_int_eq(oc_header_is_secret(name), 0);
+  memcpy(name + 10, "SeCrEt", 6);
+  ck_assert_int_eq(oc_header_is_secret(name), 1);
 }
 END_TEST
 
@@ -126,6 +163,7 @@ int main(void)
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, mask_keeps_length);
   tcase_add_test(tc, header_credentials);
+  tcase_add_test(tc, secret_header_names);
   tcase_add_test(tc, short_values_are_not_registered);
   tcase_add_test(tc, url_credentials_and_queries);
   tcase_add_test(tc, escaped_forms);
