@@ -10,17 +10,14 @@
 #include "report_history.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "datadir.h"
 #include "json.h"
-#include "report_html.h"
+#include "html_out.h"
 #include "results_json.h"
 
 #define OC_HISTORY_CASES_SHOWN 20 /* cases listed per failing episode */
-#define OC_CAP_ASSET (1u << 20)
 
 /* What `oacheck pin` pins (cmd_pin.c's table): a change in any of these
  * between two runs is drift. */
@@ -771,33 +768,8 @@ int oc_history_text(const cJSON *h, struct oc_buf *b)
 
 /* ---- HTML -------------------------------------------------------------------- */
 
-struct out {
-  struct oc_buf *b;
-  int rc;
-};
-
-static void put(struct out *o, const char *s)
-{
-  if(!o->rc && s)
-    o->rc = oc_buf_adds(o->b, s);
-}
-
-static void putf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(struct out *o, const char *fmt, ...)
-{
-  if(o->rc)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  o->rc = oc_buf_vprintf(o->b, fmt, ap);
-  va_end(ap);
-}
-
-static void txt(struct out *o, const char *s)
-{
-  if(!o->rc && s)
-    o->rc = oc_esc_addn_cut(o->b, s, 2000, OC_ESC_HTML_TEXT);
-}
+/* Text from a results file shown on the page: at most this many bytes */
+#define OC_HISTORY_TEXT_MAX 2000
 
 /* The shared time axis: every chart of the page maps run r (1-based) to
  * the same x, so a failing bar, a pin change and a latency step line up. */
@@ -815,35 +787,35 @@ static double ax_x(const struct axis *a, double run)
   return LBL + (run - 0.5) * a->step;
 }
 
-static void drift_lines(struct out *o, const struct axis *a, const cJSON *t, double y0, double y1,
+static void drift_lines(struct oc_html *o, const struct axis *a, const cJSON *t, double y0, double y1,
                         int labels)
 {
   const cJSON *d;
   cJSON_ArrayForEach(d, oc_json_arr(t, "pin_changes")) {
     double x = ax_x(a, oc_json_num(d, "run", 1)) - a->step / 2;
-    putf(o, "<g class=\"drift\"><title>pin changed at run %.0f (", oc_json_num(d, "run", 0));
-    txt(o, oc_json_str(d, "started"));
-    put(o, "): ");
+    oc_html_putf(o, "<g class=\"drift\"><title>pin changed at run %.0f (", oc_json_num(d, "run", 0));
+    oc_html_txtcut(o, oc_json_str(d, "started"), OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "): ");
     struct oc_buf t2;
     oc_buf_init(&t2, OC_CAP_MESSAGE * 4);
     if(!changes_text(&t2, oc_json_arr(d, "changes")))
-      txt(o, oc_buf_str(&t2));
+      oc_html_txtcut(o, oc_buf_str(&t2), OC_HISTORY_TEXT_MAX);
     oc_buf_free(&t2);
-    putf(o, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y0, x, y1);
+    oc_html_putf(o, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y0, x, y1);
     if(labels) {
-      putf(o, "<text x=\"%.1f\" y=\"%.1f\">pin: ", x + 3, y0 + 10);
+      oc_html_putf(o, "<text x=\"%.1f\" y=\"%.1f\">pin: ", x + 3, y0 + 10);
       struct oc_buf t3;
       oc_buf_init(&t3, OC_CAP_MESSAGE);
       if(!fields_text(&t3, oc_json_arr(d, "changes")))
-        txt(o, oc_buf_str(&t3));
+        oc_html_txtcut(o, oc_buf_str(&t3), OC_HISTORY_TEXT_MAX);
       oc_buf_free(&t3);
-      put(o, "</text>");
+      oc_html_put(o, "</text>");
     }
-    put(o, "</g>\n");
+    oc_html_put(o, "</g>\n");
   }
 }
 
-static void run_labels(struct out *o, const struct axis *a, const cJSON *runs, double y)
+static void run_labels(struct oc_html *o, const struct axis *a, const cJSON *runs, double y)
 {
   int every = a->nruns > 20 ? (a->nruns + 14) / 15 : 1, i = 0;
   const cJSON *r;
@@ -856,13 +828,13 @@ static void run_labels(struct out *o, const struct axis *a, const cJSON *runs, d
     char day[8] = "";
     if(s && strlen(s) >= 10)
       snprintf(day, sizeof(day), "%.5s", s + 5);
-    putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", ax_x(a, i), y);
-    txt(o, day);
-    put(o, "</text>\n");
+    oc_html_putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", ax_x(a, i), y);
+    oc_html_txtcut(o, day, OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "</text>\n");
   }
 }
 
-static void timeline(struct out *o, const struct axis *a, const cJSON *h, const cJSON *t)
+static void timeline(struct oc_html *o, const struct axis *a, const cJSON *h, const cJSON *t)
 {
   /* rows: rule episodes, then flaky cases */
   int rows = 0;
@@ -872,62 +844,62 @@ static void timeline(struct out *o, const struct axis *a, const cJSON *h, const 
   cJSON_ArrayForEach(f, oc_json_arr(t, "flaky"))
     rows++;
   double top = 26, rowh = 20, height = top + rowh * (rows ? rows : 1) + 22;
-  putf(o, "<svg class=\"chart timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+  oc_html_putf(o, "<svg class=\"chart timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
           "role=\"img\" aria-label=\"failing rules and flaky cases over the runs\">\n",
        W, height, W, height);
-  putf(o, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", LBL, top,
+  oc_html_putf(o, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", LBL, top,
        W - LBL - PAD, rowh * (rows ? rows : 1));
   int row = 0;
   cJSON_ArrayForEach(r, oc_json_arr(t, "rules")) {
     double y = top + row * rowh;
-    putf(o, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">", LBL - 6, y + 14);
-    txt(o, oc_json_str(r, "rule"));
-    put(o, "</text>\n");
+    oc_html_putf(o, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">", LBL - 6, y + 14);
+    oc_html_txtcut(o, oc_json_str(r, "rule"), OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "</text>\n");
     const cJSON *ep;
     cJSON_ArrayForEach(ep, oc_json_arr(r, "episodes")) {
       double b0 = oc_json_num(oc_json_obj(ep, "began"), "run", 1);
       const cJSON *rec = oc_json_obj(ep, "recovered");
       double b1 = rec ? oc_json_num(rec, "run", b0 + 1) : a->nruns + 1;
       int lined = oc_json_arr(ep, "pin_change") != NULL;
-      putf(o, "<rect class=\"episode%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+      oc_html_putf(o, "<rect class=\"episode%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
               "<title>",
            lined ? " lined-up" : "", ax_x(a, b0) - a->step / 2, y + 3, (b1 - b0) * a->step, rowh - 6);
-      txt(o, oc_json_str(r, "rule"));
-      putf(o, " failing from run %.0f", b0);
+      oc_html_txtcut(o, oc_json_str(r, "rule"), OC_HISTORY_TEXT_MAX);
+      oc_html_putf(o, " failing from run %.0f", b0);
       if(rec)
-        putf(o, ", recovered at run %.0f", b1);
+        oc_html_putf(o, ", recovered at run %.0f", b1);
       if(lined)
-        put(o, "; began with a pin change");
-      put(o, "</title></rect>\n");
+        oc_html_put(o, "; began with a pin change");
+      oc_html_put(o, "</title></rect>\n");
     }
     row++;
   }
   cJSON_ArrayForEach(f, oc_json_arr(t, "flaky")) {
     double y = top + row * rowh;
-    putf(o, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">flaky ", LBL - 6, y + 14);
-    txt(o, oc_json_str(f, "suite"));
-    put(o, "/");
-    txt(o, oc_json_str(f, "case"));
-    put(o, "</text>\n");
+    oc_html_putf(o, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">flaky ", LBL - 6, y + 14);
+    oc_html_txtcut(o, oc_json_str(f, "suite"), OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "/");
+    oc_html_txtcut(o, oc_json_str(f, "case"), OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "</text>\n");
     const char *v = oc_json_str(f, "verdicts");
     for(int i = 0; v && v[i] && i < a->nruns; i++) {
       if(v[i] == '-')
         continue;
       const char *cls = v[i] == 'P' ? "pass" : v[i] == 'S' ? "skip" : "fail";
-      putf(o, "<circle class=\"dot %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"><title>run %d: %s</title></circle>\n",
+      oc_html_putf(o, "<circle class=\"dot %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"><title>run %d: %s</title></circle>\n",
            cls, ax_x(a, i + 1), y + rowh / 2, fmin(6, a->step / 2.5), i + 1, cls);
     }
     row++;
   }
   if(!rows)
-    putf(o, "<text class=\"row none\" x=\"%.1f\" y=\"%.1f\">no rule failed, no case flipped</text>\n",
+    oc_html_putf(o, "<text class=\"row none\" x=\"%.1f\" y=\"%.1f\">no rule failed, no case flipped</text>\n",
          LBL + 8, top + 14);
   drift_lines(o, a, t, top - 16, top + rowh * (rows ? rows : 1), 1);
   run_labels(o, a, oc_json_arr(h, "runs"), height - 6);
-  put(o, "</svg>\n");
+  oc_html_put(o, "</svg>\n");
 }
 
-static void trend_chart(struct out *o, const struct axis *a, const cJSON *h, const cJSON *t,
+static void trend_chart(struct oc_html *o, const struct axis *a, const cJSON *h, const cJSON *t,
                         const char *metric, const char *label)
 {
   double lo = INFINITY, hi = -INFINITY;
@@ -948,206 +920,181 @@ static void trend_chart(struct out *o, const struct axis *a, const cJSON *h, con
   lo = 0;
   hi += hi * 0.08;
   double top = 8, ph = 110, height = top + ph + 22;
-  putf(o, "<svg class=\"chart trend\" data-metric=\"%s\" width=\"%.0f\" height=\"%.0f\" "
+  oc_html_putf(o, "<svg class=\"chart trend\" data-metric=\"%s\" width=\"%.0f\" height=\"%.0f\" "
           "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"%s per run\">\n",
        metric, W, height, W, height, label);
-  putf(o, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", LBL, top,
+  oc_html_putf(o, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", LBL, top,
        W - LBL - PAD, ph);
-  putf(o, "<text class=\"metric\" x=\"8\" y=\"%.1f\">%s</text>\n", top + 14, label);
-  putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", LBL - 4,
+  oc_html_putf(o, "<text class=\"metric\" x=\"8\" y=\"%.1f\">%s</text>\n", top + 14, label);
+  oc_html_putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", LBL - 4,
        top + 10, hi);
-  putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", LBL - 4,
+  oc_html_putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", LBL - 4,
        top + ph, lo);
   int si = 0;
   cJSON_ArrayForEach(s, oc_json_arr(t, "trends")) {
-    putf(o, "<text class=\"legend s%d\" x=\"8\" y=\"%.1f\">", si % 6, top + 34 + si * 16);
-    txt(o, oc_json_str(s, "model"));
-    put(o, "</text>\n");
-    put(o, "<polyline class=\"line");
-    putf(o, " s%d\" points=\"", si % 6);
+    oc_html_putf(o, "<text class=\"legend s%d\" x=\"8\" y=\"%.1f\">", si % 6, top + 34 + si * 16);
+    oc_html_txtcut(o, oc_json_str(s, "model"), OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "</text>\n");
+    oc_html_put(o, "<polyline class=\"line");
+    oc_html_putf(o, " s%d\" points=\"", si % 6);
     int any = 0;
     cJSON_ArrayForEach(p, oc_json_arr(s, "points")) {
       const cJSON *v = oc_json_get(p, metric);
       if(!cJSON_IsNumber(v))
         continue;
-      putf(o, "%s%.1f,%.1f", any ? " " : "", ax_x(a, oc_json_num(p, "run", 1)),
+      oc_html_putf(o, "%s%.1f,%.1f", any ? " " : "", ax_x(a, oc_json_num(p, "run", 1)),
            top + ph - (v->valuedouble - lo) / (hi - lo) * ph);
       any = 1;
     }
-    put(o, "\"/>\n");
+    oc_html_put(o, "\"/>\n");
     cJSON_ArrayForEach(p, oc_json_arr(s, "points")) {
       const cJSON *v = oc_json_get(p, metric);
       if(!cJSON_IsNumber(v))
         continue;
-      putf(o, "<circle class=\"pt s%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>run %.0f (", si % 6,
+      oc_html_putf(o, "<circle class=\"pt s%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>run %.0f (", si % 6,
            ax_x(a, oc_json_num(p, "run", 1)), top + ph - (v->valuedouble - lo) / (hi - lo) * ph,
            oc_json_num(p, "run", 0));
-      txt(o, oc_json_str(p, "started"));
-      putf(o, "): %s %.3f, median of %.0f cases</title></circle>\n", label, v->valuedouble,
+      oc_html_txtcut(o, oc_json_str(p, "started"), OC_HISTORY_TEXT_MAX);
+      oc_html_putf(o, "): %s %.3f, median of %.0f cases</title></circle>\n", label, v->valuedouble,
            oc_json_num(p, "cases", 0));
     }
     si++;
   }
   drift_lines(o, a, t, top, top + ph, 0);
   run_labels(o, a, oc_json_arr(h, "runs"), height - 6);
-  put(o, "</svg>\n");
+  oc_html_put(o, "</svg>\n");
 }
 
-static void run_link(struct out *o, const cJSON *ref)
+static void run_link(struct oc_html *o, const cJSON *ref)
 {
-  putf(o, "run %.0f <span class=\"muted\">", oc_json_num(ref, "run", 0));
-  txt(o, oc_json_str(ref, "started"));
-  put(o, "</span>");
+  oc_html_putf(o, "run %.0f <span class=\"muted\">", oc_json_num(ref, "run", 0));
+  oc_html_txtcut(o, oc_json_str(ref, "started"), OC_HISTORY_TEXT_MAX);
+  oc_html_put(o, "</span>");
 }
 
-static void target_section(struct out *o, const struct axis *a, const cJSON *h, const cJSON *t, int ti)
+static void target_section(struct oc_html *o, const struct axis *a, const cJSON *h, const cJSON *t, int ti)
 {
-  putf(o, "<section class=\"target\" id=\"t-%d\">\n<h2>target ", ti);
-  txt(o, oc_json_str(t, "name"));
-  putf(o, " <span class=\"muted\">%d runs</span></h2>\n", cJSON_GetArraySize(oc_json_arr(t, "runs")));
+  oc_html_putf(o, "<section class=\"target\" id=\"t-%d\">\n<h2>target ", ti);
+  oc_html_txtcut(o, oc_json_str(t, "name"), OC_HISTORY_TEXT_MAX);
+  oc_html_putf(o, " <span class=\"muted\">%d runs</span></h2>\n", cJSON_GetArraySize(oc_json_arr(t, "runs")));
   const cJSON *pin = oc_json_obj(t, "pin"), *v;
-  put(o, "<p class=\"pin\">pin now:");
+  oc_html_put(o, "<p class=\"pin\">pin now:");
   cJSON_ArrayForEach(v, pin) {
     char *brief = oc_json_brief(v, 80);
-    put(o, " <span><b>");
-    txt(o, v->string);
-    put(o, "</b> ");
-    txt(o, brief);
-    put(o, "</span>");
+    oc_html_put(o, " <span><b>");
+    oc_html_txtcut(o, v->string, OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "</b> ");
+    oc_html_txtcut(o, brief, OC_HISTORY_TEXT_MAX);
+    oc_html_put(o, "</span>");
     free(brief);
   }
-  put(o, "</p>\n<h3>Timeline</h3>\n");
+  oc_html_put(o, "</p>\n<h3>Timeline</h3>\n");
   timeline(o, a, h, t);
   if(cJSON_GetArraySize(oc_json_arr(t, "trends"))) {
-    put(o, "<h3>Latency and throughput per run (median over the cases)</h3>\n");
+    oc_html_put(o, "<h3>Latency and throughput per run (median over the cases)</h3>\n");
     trend_chart(o, a, h, t, "ttft_ms", "TTFT ms");
     trend_chart(o, a, h, t, "itl_ms", "ITL p50 ms");
     trend_chart(o, a, h, t, "tokens_per_s", "tokens/s");
   }
   const cJSON *r, *ep, *d, *f;
   if(cJSON_GetArraySize(oc_json_arr(t, "pin_changes"))) {
-    put(o, "<h3>Pin changes</h3>\n<table class=\"drift\"><thead><tr><th>run</th><th>field</th><th>before</th>"
+    oc_html_put(o, "<h3>Pin changes</h3>\n<table class=\"drift\"><thead><tr><th>run</th><th>field</th><th>before</th>"
            "<th>after</th></tr></thead><tbody>\n");
     cJSON_ArrayForEach(d, oc_json_arr(t, "pin_changes")) {
       const cJSON *c;
       cJSON_ArrayForEach(c, oc_json_arr(d, "changes")) {
         char *ov = oc_json_brief(oc_json_get(c, "old"), 100), *nv = oc_json_brief(oc_json_get(c, "new"), 100);
-        put(o, "<tr><td>");
+        oc_html_put(o, "<tr><td>");
         run_link(o, d);
-        put(o, "</td><td><code>");
-        txt(o, oc_json_str(c, "field"));
-        put(o, "</code></td><td><code>");
-        txt(o, ov);
-        put(o, "</code></td><td><code>");
-        txt(o, nv);
-        put(o, "</code></td></tr>\n");
+        oc_html_put(o, "</td><td><code>");
+        oc_html_txtcut(o, oc_json_str(c, "field"), OC_HISTORY_TEXT_MAX);
+        oc_html_put(o, "</code></td><td><code>");
+        oc_html_txtcut(o, ov, OC_HISTORY_TEXT_MAX);
+        oc_html_put(o, "</code></td><td><code>");
+        oc_html_txtcut(o, nv, OC_HISTORY_TEXT_MAX);
+        oc_html_put(o, "</code></td></tr>\n");
         free(ov);
         free(nv);
       }
     }
-    put(o, "</tbody></table>\n");
+    oc_html_put(o, "</tbody></table>\n");
   }
   if(cJSON_GetArraySize(oc_json_arr(t, "rules"))) {
-    put(o, "<h3>Failing rules</h3>\n<table class=\"rules\"><thead><tr><th>rule</th><th>model</th>"
+    oc_html_put(o, "<h3>Failing rules</h3>\n<table class=\"rules\"><thead><tr><th>rule</th><th>model</th>"
            "<th>began failing</th><th>recovered</th><th>failing runs</th><th>pin change at onset</th>"
            "<th>cases</th></tr></thead><tbody>\n");
     cJSON_ArrayForEach(r, oc_json_arr(t, "rules"))
       cJSON_ArrayForEach(ep, oc_json_arr(r, "episodes")) {
         const cJSON *pc = oc_json_arr(ep, "pin_change"), *rec = oc_json_obj(ep, "recovered");
-        putf(o, "<tr class=\"%s\"><td><code>", pc ? "lined-up" : "");
-        txt(o, oc_json_str(r, "rule"));
-        put(o, "</code>");
+        oc_html_putf(o, "<tr class=\"%s\"><td><code>", pc ? "lined-up" : "");
+        oc_html_txtcut(o, oc_json_str(r, "rule"), OC_HISTORY_TEXT_MAX);
+        oc_html_put(o, "</code>");
         if(cJSON_IsTrue(oc_json_get(r, "flaky")))
-          put(o, " <span class=\"tag\">flaky</span>");
-        put(o, "</td><td>");
-        txt(o, oc_json_str(oc_json_obj(ep, "began"), "model"));
-        put(o, "</td><td>");
+          oc_html_put(o, " <span class=\"tag\">flaky</span>");
+        oc_html_put(o, "</td><td>");
+        oc_html_txtcut(o, oc_json_str(oc_json_obj(ep, "began"), "model"), OC_HISTORY_TEXT_MAX);
+        oc_html_put(o, "</td><td>");
         if(cJSON_IsTrue(oc_json_get(ep, "since_first_run")))
-          put(o, "since the first run: ");
+          oc_html_put(o, "since the first run: ");
         run_link(o, oc_json_obj(ep, "began"));
-        put(o, "</td><td>");
+        oc_html_put(o, "</td><td>");
         if(rec)
           run_link(o, rec);
         else
-          put(o, "<b>still failing</b>");
-        putf(o, "</td><td class=\"num\">%.0f</td><td>", oc_json_num(ep, "runs", 0));
+          oc_html_put(o, "<b>still failing</b>");
+        oc_html_putf(o, "</td><td class=\"num\">%.0f</td><td>", oc_json_num(ep, "runs", 0));
         if(pc) {
           struct oc_buf t2;
           oc_buf_init(&t2, OC_CAP_MESSAGE * 4);
           if(!changes_text(&t2, pc))
-            txt(o, oc_buf_str(&t2));
+            oc_html_txtcut(o, oc_buf_str(&t2), OC_HISTORY_TEXT_MAX);
           oc_buf_free(&t2);
         }
         else
-          put(o, "—");
-        put(o, "</td><td>");
+          oc_html_put(o, "—");
+        oc_html_put(o, "</td><td>");
         const cJSON *c;
         int i = 0;
         cJSON_ArrayForEach(c, oc_json_arr(ep, "cases")) {
-          put(o, i++ ? ", " : "");
-          put(o, "<code>");
-          txt(o, c->valuestring);
-          put(o, "</code>");
+          oc_html_put(o, i++ ? ", " : "");
+          oc_html_put(o, "<code>");
+          oc_html_txtcut(o, c->valuestring, OC_HISTORY_TEXT_MAX);
+          oc_html_put(o, "</code>");
         }
-        put(o, "</td></tr>\n");
+        oc_html_put(o, "</td></tr>\n");
       }
-    put(o, "</tbody></table>\n");
+    oc_html_put(o, "</tbody></table>\n");
   }
   if(cJSON_GetArraySize(oc_json_arr(t, "flaky"))) {
-    put(o, "<h3>Flaky cases</h3>\n<p class=\"muted\">Verdict flips between runs with the same pin.</p>\n"
+    oc_html_put(o, "<h3>Flaky cases</h3>\n<p class=\"muted\">Verdict flips between runs with the same pin.</p>\n"
            "<table class=\"flaky\"><thead><tr><th>case</th><th>flips</th><th>pass</th><th>fail</th>"
            "<th>verdicts by run (P pass, F fail, E error, S skip, - absent)</th></tr></thead><tbody>\n");
     cJSON_ArrayForEach(f, oc_json_arr(t, "flaky")) {
-      put(o, "<tr><td><code>");
-      txt(o, oc_json_str(f, "suite"));
-      put(o, "/");
-      txt(o, oc_json_str(f, "case"));
-      putf(o, "</code></td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td>"
+      oc_html_put(o, "<tr><td><code>");
+      oc_html_txtcut(o, oc_json_str(f, "suite"), OC_HISTORY_TEXT_MAX);
+      oc_html_put(o, "/");
+      oc_html_txtcut(o, oc_json_str(f, "case"), OC_HISTORY_TEXT_MAX);
+      oc_html_putf(o, "</code></td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td>"
               "<td><code>",
            oc_json_num(f, "flips", 0), oc_json_num(f, "pass", 0), oc_json_num(f, "fail", 0));
-      txt(o, oc_json_str(f, "verdicts"));
-      put(o, "</code></td></tr>\n");
+      oc_html_txtcut(o, oc_json_str(f, "verdicts"), OC_HISTORY_TEXT_MAX);
+      oc_html_put(o, "</code></td></tr>\n");
     }
-    put(o, "</tbody></table>\n");
+    oc_html_put(o, "</tbody></table>\n");
   }
-  put(o, "</section>\n");
-}
-
-static int read_asset(const char *dir, const char *name, char **out, char *err, size_t errlen)
-{
-  char *path = dir ? oc_path_join(dir, name) : NULL;
-  if(!dir) {
-    char *rel = oc_asprintf("reports/%s", name);
-    path = rel ? oc_data_path(rel) : NULL;
-    free(rel);
-  }
-  if(!path) {
-    snprintf(err, errlen, "out of memory");
-    return OC_ENOMEM;
-  }
-  size_t n;
-  int rc = oc_read_file(path, OC_CAP_ASSET, out, &n, err, errlen);
-  /* an edited stylesheet must not end its own element */
-  if(!rc && (strlen(*out) != n || (oc_endswith(name, ".css") && (strstr(*out, "</") || strstr(*out, "<!"))))) {
-    snprintf(err, errlen, "history asset '%s' holds a NUL byte, or '</' or '<!' in a stylesheet", path);
-    free(*out);
-    *out = NULL;
-    rc = OC_EPARSE;
-  }
-  free(path);
-  return rc;
+  oc_html_put(o, "</section>\n");
 }
 
 int oc_history_html(const cJSON *h, const char *assets_dir, struct oc_buf *b, char *err, size_t errlen)
 {
   char *tmpl = NULL, *css = NULL;
-  struct out o = { b, OC_OK };
+  struct oc_html o = { b, OC_OK };
   int rc;
-  if((rc = read_asset(assets_dir, "history.html.in", &tmpl, err, errlen)) ||
-     (rc = read_asset(assets_dir, "history.css", &css, err, errlen)))
+  if((rc = oc_html_read_asset(assets_dir, "history.html.in", "history", &tmpl, err, errlen)) ||
+     (rc = oc_html_read_asset(assets_dir, "history.css", "history", &css, err, errlen)))
     goto out;
   char css_hash[64];
-  if((rc = oc_report_html_csp_hash(css, css_hash))) {
+  if((rc = oc_html_csp_hash(css, css_hash))) {
     snprintf(err, errlen, "cannot hash the history stylesheet");
     goto out;
   }
@@ -1157,14 +1104,14 @@ int oc_history_html(const cJSON *h, const char *assets_dir, struct oc_buf *b, ch
   for(const char *p = tmpl; *p && !o.rc;) {
     const char *at = strchr(p, '@');
     if(!at) {
-      put(&o, p);
+      oc_html_put(&o, p);
       break;
     }
     if(at > p)
       o.rc = oc_buf_add(b, p, (size_t)(at - p));
     size_t len = strspn(at + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
     if(!len || at[1 + len] != '@' || len >= 16) {
-      put(&o, "@");
+      oc_html_put(&o, "@");
       p = at + 1;
       continue;
     }
@@ -1172,24 +1119,24 @@ int oc_history_html(const cJSON *h, const char *assets_dir, struct oc_buf *b, ch
     memcpy(name, at + 1, len);
     name[len] = '\0';
     if(strcmp(name, "CSP") == 0)
-      putf(&o, "default-src 'none'; style-src '%s'; script-src 'none'; img-src 'none'; "
+      oc_html_putf(&o, "default-src 'none'; style-src '%s'; script-src 'none'; img-src 'none'; "
                "base-uri 'none'; form-action 'none'", css_hash);
     else if(strcmp(name, "VERSION") == 0)
-      put(&o, PACKAGE_VERSION);
+      oc_html_put(&o, PACKAGE_VERSION);
     else if(strcmp(name, "STYLE") == 0)
-      put(&o, css);
+      oc_html_put(&o, css);
     else if(strcmp(name, "TITLE") == 0)
-      putf(&o, "oacheck history: %d runs", a.nruns);
+      oc_html_putf(&o, "oacheck history: %d runs", a.nruns);
     else if(strcmp(name, "HEADER") == 0) {
-      putf(&o, "<h1>oacheck history</h1>\n<div class=\"meta\"><span>%d runs</span>", a.nruns);
+      oc_html_putf(&o, "<h1>oacheck history</h1>\n<div class=\"meta\"><span>%d runs</span>", a.nruns);
       if(a.nruns) {
-        put(&o, "<span>");
-        txt(&o, oc_json_str(cJSON_GetArrayItem(runs, 0), "started"));
-        put(&o, " to ");
-        txt(&o, oc_json_str(cJSON_GetArrayItem(runs, a.nruns - 1), "started"));
-        put(&o, "</span>");
+        oc_html_put(&o, "<span>");
+        oc_html_txtcut(&o, oc_json_str(cJSON_GetArrayItem(runs, 0), "started"), OC_HISTORY_TEXT_MAX);
+        oc_html_put(&o, " to ");
+        oc_html_txtcut(&o, oc_json_str(cJSON_GetArrayItem(runs, a.nruns - 1), "started"), OC_HISTORY_TEXT_MAX);
+        oc_html_put(&o, "</span>");
       }
-      putf(&o, "<span>%d targets</span></div>\n", cJSON_GetArraySize(oc_json_arr(h, "targets")));
+      oc_html_putf(&o, "<span>%d targets</span></div>\n", cJSON_GetArraySize(oc_json_arr(h, "targets")));
     }
     else if(strcmp(name, "TARGETS") == 0) {
       int ti = 0;
@@ -1197,27 +1144,27 @@ int oc_history_html(const cJSON *h, const char *assets_dir, struct oc_buf *b, ch
       cJSON_ArrayForEach(t, oc_json_arr(h, "targets"))
         target_section(&o, &a, h, t, ti++);
       if(!ti)
-        put(&o, "<p class=\"muted\">No results.</p>\n");
+        oc_html_put(&o, "<p class=\"muted\">No results.</p>\n");
     }
     else if(strcmp(name, "RUNS") == 0) {
-      put(&o, "<table class=\"runs\"><thead><tr><th>run</th><th>started</th><th>file</th><th>cases</th>"
+      oc_html_put(&o, "<table class=\"runs\"><thead><tr><th>run</th><th>started</th><th>file</th><th>cases</th>"
               "<th>pass</th><th>fail</th><th>error</th><th>skip</th></tr></thead><tbody>\n");
       const cJSON *r;
       cJSON_ArrayForEach(r, runs) {
         const cJSON *s = oc_json_obj(r, "summary");
-        putf(&o, "<tr><td class=\"num\">%.0f</td><td>", oc_json_num(r, "run", 0));
-        txt(&o, oc_json_str(r, "started"));
-        put(&o, "</td><td><code>");
-        txt(&o, oc_json_str(r, "file"));
-        putf(&o, "</code></td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td>"
+        oc_html_putf(&o, "<tr><td class=\"num\">%.0f</td><td>", oc_json_num(r, "run", 0));
+        oc_html_txtcut(&o, oc_json_str(r, "started"), OC_HISTORY_TEXT_MAX);
+        oc_html_put(&o, "</td><td><code>");
+        oc_html_txtcut(&o, oc_json_str(r, "file"), OC_HISTORY_TEXT_MAX);
+        oc_html_putf(&o, "</code></td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td>"
                  "<td class=\"num\">%.0f</td><td class=\"num\">%.0f</td></tr>\n",
              oc_json_num(s, "total", 0), oc_json_num(s, "pass", 0), oc_json_num(s, "fail", 0),
              oc_json_num(s, "error", 0), oc_json_num(s, "skip", 0));
       }
-      put(&o, "</tbody></table>\n");
+      oc_html_put(&o, "</tbody></table>\n");
     }
     else {
-      put(&o, "@");
+      oc_html_put(&o, "@");
       p = at + 1;
       continue;
     }

@@ -13,15 +13,12 @@
 #include "report_html.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
-#include "datadir.h"
 #include "deployment.h"
 #include "headers.h"
+#include "html_out.h"
 #include "json.h"
 #include "matrix.h"
 #include "report.h"
@@ -37,7 +34,6 @@
 #define OC_HTML_ALL_EVENTS 500        /* events in the "all kept events" list */
 #define OC_HTML_TOP_RULES 10          /* rules in "failed most" */
 #define OC_HTML_HEX_MAX 512           /* bytes of a hex dump of a binary body */
-#define OC_CAP_ASSET (1u << 20)       /* template, stylesheet or script */
 #define OC_HTML_MATRIX_CELLS (1u << 20) /* cases x targets beyond this: no matrix */
 /* The page of a long run.  The first OC_HTML_FULL_CASES cases (failures
  * first) are shown whole: request, response, events, commands.  The rest
@@ -52,75 +48,29 @@
 #define OC_HTML_PAGE_CASES 100
 #define OC_HTML_BRIEF_FINDINGS 10     /* finding lines of a brief case */
 
-/* The output with a sticky error: once an adder fails (the buffer keeps
- * its first error), every later call does nothing, and the caller checks
- * rc once at the end. */
+/* The page (html_out.h) and where it reads and writes its cases. */
 struct out {
-  struct oc_buf *b;
-  int rc;
+  struct oc_html h;
   struct oc_results *rs;   /* the results, one at a time */
-  struct oc_sink *sink;    /* where b goes as it fills */
+  struct oc_sink *sink;    /* where h.b goes as it fills */
 };
-
-static void put(struct out *o, const char *s)
-{
-  if(!o->rc && s)
-    o->rc = oc_buf_adds(o->b, s);
-}
-
-static void putf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(struct out *o, const char *fmt, ...)
-{
-  if(o->rc)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  o->rc = oc_buf_vprintf(o->b, fmt, ap);
-  va_end(ap);
-}
-
-/* Untrusted text in element content. */
-static void txt(struct out *o, const char *s)
-{
-  if(!o->rc && s)
-    o->rc = oc_esc_adds(o->b, s, OC_ESC_HTML_TEXT);
-}
-
-static void txtn(struct out *o, const char *s, size_t n)
-{
-  if(!o->rc && s)
-    o->rc = oc_esc_add(o->b, s, n, OC_ESC_HTML_TEXT);
-}
-
-static void txtcut(struct out *o, const char *s, size_t max)
-{
-  if(!o->rc && s)
-    o->rc = oc_esc_addn_cut(o->b, s, max, OC_ESC_HTML_TEXT);
-}
-
-/* Untrusted text in a double-quoted attribute value. */
-static void attr(struct out *o, const char *s)
-{
-  if(!o->rc && s)
-    o->rc = oc_esc_addn_cut(o->b, s, OC_CAP_MESSAGE, OC_ESC_HTML_ATTR);
-}
 
 /* A hash shown by its first cut characters, whole on hover. */
 static void hash_code(struct out *o, const char *hash, size_t cut)
 {
-  put(o, "<code title=\"");
-  attr(o, hash);
-  put(o, "\">");
-  txtcut(o, hash, cut);
-  put(o, "</code>");
+  oc_html_put(&o->h, "<code title=\"");
+  oc_html_attr(&o->h, hash);
+  oc_html_put(&o->h, "\">");
+  oc_html_txtcut(&o->h, hash, cut);
+  oc_html_put(&o->h, "</code>");
 }
 
 static void num_ms(struct out *o, const cJSON *v)
 {
   if(cJSON_IsNumber(v) && isfinite(v->valuedouble))
-    putf(o, "%.1f ms", v->valuedouble);
+    oc_html_putf(&o->h, "%.1f ms", v->valuedouble);
   else
-    put(o, "—");
+    oc_html_put(&o->h, "—");
 }
 
 /* ---- pieces ----------------------------------------------------------- */
@@ -128,64 +78,64 @@ static void num_ms(struct out *o, const cJSON *v)
 static void header_section(struct out *o, const cJSON *doc)
 {
   const cJSON *run = oc_json_obj(doc, "oacheck");
-  put(o, "<h1>oacheck report</h1>\n<div class=\"meta\">");
-  put(o, "<span>oacheck ");
-  txt(o, oc_json_str(run, "version"));
-  put(o, "</span><span>mode: ");
-  txt(o, oc_json_str(run, "mode"));
-  put(o, "</span><span>started ");
-  txt(o, oc_json_str(run, "started"));
-  put(o, "</span>");
+  oc_html_put(&o->h, "<h1>oacheck report</h1>\n<div class=\"meta\">");
+  oc_html_put(&o->h, "<span>oacheck ");
+  oc_html_txt(&o->h, oc_json_str(run, "version"));
+  oc_html_put(&o->h, "</span><span>mode: ");
+  oc_html_txt(&o->h, oc_json_str(run, "mode"));
+  oc_html_put(&o->h, "</span><span>started ");
+  oc_html_txt(&o->h, oc_json_str(run, "started"));
+  oc_html_put(&o->h, "</span>");
   if(oc_json_str(run, "finished")) {
-    put(o, "<span>finished ");
-    txt(o, oc_json_str(run, "finished"));
-    put(o, "</span>");
+    oc_html_put(&o->h, "<span>finished ");
+    oc_html_txt(&o->h, oc_json_str(run, "finished"));
+    oc_html_put(&o->h, "</span>");
   }
   const cJSON *sh = oc_json_obj(run, "shard");
   if(oc_json_is_integer(oc_json_get(sh, "index")) && oc_json_is_integer(oc_json_get(sh, "count")))
-    putf(o, "<span>shard %.0f of %.0f</span>", oc_json_num(sh, "index", 0),
+    oc_html_putf(&o->h, "<span>shard %.0f of %.0f</span>", oc_json_num(sh, "index", 0),
          oc_json_num(sh, "count", 0));
   const cJSON *mf = oc_json_get(run, "merged_from");
   if(oc_json_is_integer(mf))
-    putf(o, "<span>merged from %.0f result files</span>", mf->valuedouble);
+    oc_html_putf(&o->h, "<span>merged from %.0f result files</span>", mf->valuedouble);
   const char *mode = oc_json_str(oc_json_obj(run, "policy"), "mode");
   if(mode) {
-    put(o, "<span id=\"verdict-mode\">verdict: ");
-    txt(o, mode);
-    put(o, "</span>");
+    oc_html_put(&o->h, "<span id=\"verdict-mode\">verdict: ");
+    oc_html_txt(&o->h, mode);
+    oc_html_put(&o->h, "</span>");
   }
-  put(o, "</div>\n");
+  oc_html_put(&o->h, "</div>\n");
   if(oc_json_bool(doc, "incomplete", 0)) {
-    put(o, "<div class=\"meta incomplete\"><b>Run incomplete:</b> ");
-    txt(o, oc_json_str(doc, "incomplete_reason") ? oc_json_str(doc, "incomplete_reason")
+    oc_html_put(&o->h, "<div class=\"meta incomplete\"><b>Run incomplete:</b> ");
+    oc_html_txt(&o->h, oc_json_str(doc, "incomplete_reason") ? oc_json_str(doc, "incomplete_reason")
                                                   : "the run was stopped early");
-    put(o, "</div>\n");
+    oc_html_put(&o->h, "</div>\n");
   }
   /* a merge without all its shards is not the whole run: say so first */
   struct oc_buf sp;
   oc_buf_init(&sp, OC_CAP_MESSAGE * 16);
   if(oc_shards_problems(doc, &sp)) {
-    put(o, "<div class=\"banner\" id=\"shards-problem\" role=\"alert\"><b>Incomplete run.</b>");
+    oc_html_put(&o->h, "<div class=\"banner\" id=\"shards-problem\" role=\"alert\"><b>Incomplete run.</b>");
     for(const char *p = oc_buf_str(&sp); *p;) {
       const char *nl = strchr(p, '\n');
       size_t n = nl ? (size_t)(nl - p) : strlen(p);
-      put(o, "<br>");
-      txtn(o, p, n);
+      oc_html_put(&o->h, "<br>");
+      oc_html_txtn(&o->h, p, n);
       p += n + (nl ? 1 : 0);
     }
-    put(o, "</div>\n");
+    oc_html_put(&o->h, "</div>\n");
   }
   oc_buf_free(&sp);
   if(oc_json_str(run, "note")) {
-    put(o, "<div class=\"meta\">");
-    txt(o, oc_json_str(run, "note"));
-    put(o, "</div>\n");
+    oc_html_put(&o->h, "<div class=\"meta\">");
+    oc_html_txt(&o->h, oc_json_str(run, "note"));
+    oc_html_put(&o->h, "</div>\n");
   }
   if(oc_json_str(run, "command")) {
     char *cmd = oc_results_scrub_command(oc_json_str(run, "command"));
-    put(o, "<div class=\"meta\">command: <code>");
-    txt(o, cmd);
-    put(o, "</code></div>\n");
+    oc_html_put(&o->h, "<div class=\"meta\">command: <code>");
+    oc_html_txt(&o->h, cmd);
+    oc_html_put(&o->h, "</code></div>\n");
     free(cmd);
   }
 }
@@ -198,8 +148,8 @@ static void clients_section(struct out *o, const cJSON *doc)
   size_t n = 0;
   int mrc = oc_matrix_build_from(o->rs, &ms, &n);
   if(mrc) {
-    if(!o->rc)
-      o->rc = mrc;
+    if(!o->h.rc)
+      o->h.rc = mrc;
     return;
   }
   if(!n) {
@@ -207,58 +157,58 @@ static void clients_section(struct out *o, const cJSON *doc)
     return;
   }
   const cJSON *policy = oc_json_obj(oc_json_obj(doc, "oacheck"), "policy");
-  put(o, "<section id=\"clients\">\n<h2>Will my client work?</h2>\n");
+  oc_html_put(&o->h, "<section id=\"clients\">\n<h2>Will my client work?</h2>\n");
   if(oc_json_str(policy, "text")) {
-    put(o, "<p class=\"muted\" id=\"policy\">Verdict: ");
-    txt(o, oc_json_str(policy, "text"));
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\" id=\"policy\">Verdict: ");
+    oc_html_txt(&o->h, oc_json_str(policy, "text"));
+    oc_html_put(&o->h, "</p>\n");
   }
   for(size_t t = 0; t < n; t++) {
     const struct oc_matrix *m = &ms[t];
     if(n > 1) {
-      put(o, "<h3>");
-      txt(o, m->target);
-      put(o, "</h3>\n");
+      oc_html_put(&o->h, "<h3>");
+      oc_html_txt(&o->h, m->target);
+      oc_html_put(&o->h, "</h3>\n");
     }
-    put(o, "<div class=\"scroll\"><table class=\"clients\"><thead><tr><th></th>");
+    oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"clients\"><thead><tr><th></th>");
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-      put(o, "<th>");
-      txt(o, oc_client_name((enum oc_client_id)k));
-      put(o, "</th>");
+      oc_html_put(&o->h, "<th>");
+      oc_html_txt(&o->h, oc_client_name((enum oc_client_id)k));
+      oc_html_put(&o->h, "</th>");
     }
-    put(o, "</tr></thead>\n<tbody>\n");
+    oc_html_put(&o->h, "</tr></thead>\n<tbody>\n");
     for(int row = 0; row < OC_ROW__COUNT; row++) {
-      put(o, "<tr><th>");
-      txt(o, oc_row_title(row));
-      put(o, "</th>");
+      oc_html_put(&o->h, "<tr><th>");
+      oc_html_txt(&o->h, oc_row_title(row));
+      oc_html_put(&o->h, "</th>");
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {
         const struct oc_cell *c = &m->cells[row][k];
         switch(c->state) {
         case OC_CELL_NOT_EXERCISED:
-          put(o, "<td class=\"cl cl-none\">—</td>");
+          oc_html_put(&o->h, "<td class=\"cl cl-none\">—</td>");
           break;
         case OC_CELL_WORKS:
-          putf(o, "<td class=\"cl cl-works\">works <span class=\"muted\">(%d)</span></td>", c->works);
+          oc_html_putf(&o->h, "<td class=\"cl cl-works\">works <span class=\"muted\">(%d)</span></td>", c->works);
           break;
         case OC_CELL_BREAKS:
         case OC_CELL_LIMITATION:
-          putf(o, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
+          oc_html_putf(&o->h, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
                c->state == OC_CELL_BREAKS ? "breaks" : "limit", c->result_index,
                c->state == OC_CELL_BREAKS ? "breaks" : "its limitation");
-          txtcut(o, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
-          put(o, " <span class=\"muted\">(");
-          txt(o, c->suite);
-          put(o, "/");
-          txt(o, c->kase);
-          put(o, ")</span></div></td>");
+          oc_html_txtcut(&o->h, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
+          oc_html_put(&o->h, " <span class=\"muted\">(");
+          oc_html_txt(&o->h, c->suite);
+          oc_html_put(&o->h, "/");
+          oc_html_txt(&o->h, c->kase);
+          oc_html_put(&o->h, ")</span></div></td>");
           break;
         }
       }
-      put(o, "</tr>\n");
+      oc_html_put(&o->h, "</tr>\n");
     }
-    put(o, "</tbody></table></div>\n");
+    oc_html_put(&o->h, "</tbody></table></div>\n");
   }
-  put(o, "<p class=\"muted\">A row is what a case asks (a tag <code>checklist:ROW</code> overrides). "
+  oc_html_put(&o->h, "<p class=\"muted\">A row is what a case asks (a tag <code>checklist:ROW</code> overrides). "
          "<b>works</b>: the application gets the server's answer, or its error with the server's message "
          "(cases); <b>breaks</b>: the server's answer breaks the client (the first such case is linked); "
          "<b>its limitation</b>: a break OpenAI's own answers cause in this client too; —: no case "
@@ -269,7 +219,7 @@ static void clients_section(struct out *o, const cJSON *doc)
 
 static void count_box(struct out *o, const char *cls, long n, const char *label)
 {
-  putf(o, "<div class=\"count %s\"><span class=\"n\" id=\"count-%s\">%ld</span>"
+  oc_html_putf(&o->h, "<div class=\"count %s\"><span class=\"n\" id=\"count-%s\">%ld</span>"
           "<span class=\"l\">%s</span></div>\n", cls, cls, n, label);
 }
 
@@ -280,54 +230,54 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   struct oc_counts c;
   oc_results_counts(o->rs, name ? name : "", NULL, &c);
   char tmp[64];
-  put(o, "<tr><td><b>");
-  txt(o, name);
-  putf(o, "</b></td><td class=\"num\">%ld</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>"
+  oc_html_put(&o->h, "<tr><td><b>");
+  oc_html_txt(&o->h, name);
+  oc_html_putf(&o->h, "</b></td><td class=\"num\">%ld</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>"
           "<td class=\"num\">%ld</td><td>", c.pass, c.fail, c.error, c.skip);
-  txt(o, oc_json_str(t, "kind"));
-  put(o, "</td><td><code>");
+  oc_html_txt(&o->h, oc_json_str(t, "kind"));
+  oc_html_put(&o->h, "</td><td><code>");
   if(oc_json_str(t, "url")) {
     char *u = oc_results_clean_url(oc_json_str(t, "url"));
-    txt(o, u);
+    oc_html_txt(&o->h, u);
     free(u);
   }
   else
-    txt(o, oc_json_str(t, "recordings"));
-  put(o, "</code></td><td>");
-  txt(o, oc_json_str(t, "profile"));
+    oc_html_txt(&o->h, oc_json_str(t, "recordings"));
+  oc_html_put(&o->h, "</code></td><td>");
+  oc_html_txt(&o->h, oc_json_str(t, "profile"));
   if(oc_json_str(t, "profile_source")) {
-    put(o, " <span class=\"muted\">(");
-    txt(o, oc_json_str(t, "profile_source"));
-    put(o, ")</span>");
+    oc_html_put(&o->h, " <span class=\"muted\">(");
+    oc_html_txt(&o->h, oc_json_str(t, "profile_source"));
+    oc_html_put(&o->h, ")</span>");
   }
-  put(o, "</td><td>");
-  txt(o, oc_json_str(id, "model"));
+  oc_html_put(&o->h, "</td><td>");
+  oc_html_txt(&o->h, oc_json_str(id, "model"));
   const cJSON *load = oc_json_obj(id, "load");
   if(load && cJSON_IsNumber(oc_json_get(load, "first_request_ms")))
     /* a router's model loaded by its first request: slow once, not judged */
-    putf(o, " <span class=\"muted\">(loaded on first use: %.1f ms)</span>",
+    oc_html_putf(&o->h, " <span class=\"muted\">(loaded on first use: %.1f ms)</span>",
          oc_json_num(load, "first_request_ms", 0));
-  put(o, "</td><td class=\"num\">");
-  txt(o, oc_json_scalar_text(oc_json_get(id, "n_ctx"), tmp, sizeof(tmp)));
-  put(o, "</td><td>");
-  txt(o, oc_json_str(id, "build"));
-  put(o, "</td><td>");
-  txt(o, oc_json_str(id, "server"));
-  put(o, "</td><td>");
+  oc_html_put(&o->h, "</td><td class=\"num\">");
+  oc_html_txt(&o->h, oc_json_scalar_text(oc_json_get(id, "n_ctx"), tmp, sizeof(tmp)));
+  oc_html_put(&o->h, "</td><td>");
+  oc_html_txt(&o->h, oc_json_str(id, "build"));
+  oc_html_put(&o->h, "</td><td>");
+  oc_html_txt(&o->h, oc_json_str(id, "server"));
+  oc_html_put(&o->h, "</td><td>");
   const char *sha = oc_json_str(id, "chat_template_sha256");
   if(sha)
     hash_code(o, sha, 16);
-  put(o, "</td><td>");
+  oc_html_put(&o->h, "</td><td>");
   if(cJSON_IsFalse(oc_json_get(t, "reachable"))) {
-    put(o, "<span class=\"st st-error\">unreachable</span> ");
-    txt(o, oc_json_str(t, "error"));
+    oc_html_put(&o->h, "<span class=\"st st-error\">unreachable</span> ");
+    oc_html_txt(&o->h, oc_json_str(t, "error"));
   }
   else
-    put(o, "yes");
-  put(o, "</td><td>");
+    oc_html_put(&o->h, "yes");
+  oc_html_put(&o->h, "</td><td>");
   const cJSON *tr = oc_json_get(t, "timing_recorded");
-  put(o, cJSON_IsBool(tr) ? (cJSON_IsTrue(tr) ? "recorded" : "not recorded") : "");
-  put(o, "</td></tr>\n");
+  oc_html_put(&o->h, cJSON_IsBool(tr) ? (cJSON_IsTrue(tr) ? "recorded" : "not recorded") : "");
+  oc_html_put(&o->h, "</td></tr>\n");
 }
 
 /* `oacheck run --load`: what failed only with N in flight, and why. */
@@ -337,41 +287,41 @@ static void load_table(struct out *o, const cJSON *load)
     return;
   const cJSON *only = oc_json_arr(load, "only_under_load");
   int n = cJSON_GetArraySize(only);
-  putf(o, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
+  oc_html_putf(&o->h, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
           "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
        oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
        oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
        n == 1 ? "" : "s");
   if(!n)
     return;
-  put(o, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"
+  oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"
          "<th>under load</th><th>cause</th><th>fix</th></tr></thead><tbody>\n");
   const cJSON *e;
   cJSON_ArrayForEach(e, only)
   {
     const cJSON *dg = oc_json_obj(e, "diagnosis");
-    put(o, "<tr><td>");
-    txt(o, oc_json_str(e, "target"));
-    put(o, "</td><td>");
-    txt(o, oc_json_str(e, "suite"));
-    put(o, "/");
-    txt(o, oc_json_str(e, "case"));
-    put(o, "</td><td>");
-    txt(o, oc_json_str(e, "failure"));
-    put(o, "</td><td>");
+    oc_html_put(&o->h, "<tr><td>");
+    oc_html_txt(&o->h, oc_json_str(e, "target"));
+    oc_html_put(&o->h, "</td><td>");
+    oc_html_txt(&o->h, oc_json_str(e, "suite"));
+    oc_html_put(&o->h, "/");
+    oc_html_txt(&o->h, oc_json_str(e, "case"));
+    oc_html_put(&o->h, "</td><td>");
+    oc_html_txt(&o->h, oc_json_str(e, "failure"));
+    oc_html_put(&o->h, "</td><td>");
     if(dg) {
-      put(o, "<code>");
-      txt(o, oc_json_str(dg, "id"));
-      put(o, "</code>: ");
-      txt(o, oc_json_str(dg, "cause"));
+      oc_html_put(&o->h, "<code>");
+      oc_html_txt(&o->h, oc_json_str(dg, "id"));
+      oc_html_put(&o->h, "</code>: ");
+      oc_html_txt(&o->h, oc_json_str(dg, "cause"));
     }
     else
-      put(o, "<span class=\"muted\">not one the deployment's facts explain</span>");
-    put(o, "</td><td>");
-    txt(o, oc_json_str(dg, "fix"));
-    put(o, "</td></tr>\n");
+      oc_html_put(&o->h, "<span class=\"muted\">not one the deployment's facts explain</span>");
+    oc_html_put(&o->h, "</td><td>");
+    oc_html_txt(&o->h, oc_json_str(dg, "fix"));
+    oc_html_put(&o->h, "</td></tr>\n");
   }
-  put(o, "</tbody></table></div>\n");
+  oc_html_put(&o->h, "</tbody></table></div>\n");
 }
 
 /* Under the targets table: what each target's recordings are, what the
@@ -391,43 +341,43 @@ static void deployment_section(struct out *o, const cJSON *doc)
     if(!rec && !dep && !jobs)
       continue;
     if(!any++)
-      put(o, "<h3>Deployment</h3>\n<dl class=\"deployment\">\n");
-    put(o, "<dt>");
-    txt(o, oc_json_str(t, "name"));
-    put(o, "</dt>\n");
+      oc_html_put(&o->h, "<h3>Deployment</h3>\n<dl class=\"deployment\">\n");
+    oc_html_put(&o->h, "<dt>");
+    oc_html_txt(&o->h, oc_json_str(t, "name"));
+    oc_html_put(&o->h, "</dt>\n");
     oc_buf_reset(&b);
     if(rec && oc_recorded_text(rec, &b) == OC_OK) {
-      put(o, "<dd class=\"recorded\">recorded: ");
-      txt(o, oc_buf_str(&b));
-      put(o, "</dd>\n");
+      oc_html_put(&o->h, "<dd class=\"recorded\">recorded: ");
+      oc_html_txt(&o->h, oc_buf_str(&b));
+      oc_html_put(&o->h, "</dd>\n");
     }
     oc_buf_reset(&b);
     if(dep && oc_deployment_text(dep, &b) == OC_OK) {
-      put(o, "<dd class=\"facts\">");
-      txt(o, oc_buf_str(&b));
-      put(o, "</dd>\n");
+      oc_html_put(&o->h, "<dd class=\"facts\">");
+      oc_html_txt(&o->h, oc_buf_str(&b));
+      oc_html_put(&o->h, "</dd>\n");
     }
     if(oc_json_str(dep, "context")) {
-      put(o, "<dd class=\"muted\">context: ");
-      txt(o, oc_json_str(dep, "context"));
-      put(o, "</dd>\n");
+      oc_html_put(&o->h, "<dd class=\"muted\">context: ");
+      oc_html_txt(&o->h, oc_json_str(dep, "context"));
+      oc_html_put(&o->h, "</dd>\n");
     }
     if(oc_json_is_integer(jobs)) {
-      putf(o, "<dd>%.0f case%s in flight (", jobs->valuedouble, jobs->valuedouble == 1 ? "" : "s");
-      txt(o, oc_streq(oc_json_str(t, "jobs_source"), "total_slots") ? "the target's total_slots"
+      oc_html_putf(&o->h, "<dd>%.0f case%s in flight (", jobs->valuedouble, jobs->valuedouble == 1 ? "" : "s");
+      oc_html_txt(&o->h, oc_streq(oc_json_str(t, "jobs_source"), "total_slots") ? "the target's total_slots"
                                                                      : oc_json_str(t, "jobs_source"));
-      put(o, ")</dd>\n");
+      oc_html_put(&o->h, ")</dd>\n");
     }
   }
   if(any)
-    put(o, "</dl>\n");
+    oc_html_put(&o->h, "</dl>\n");
   load_table(o, oc_json_obj(doc, "load"));
   oc_buf_reset(&b);
   int drc = o->rs->deploy ? oc_deploy_tally_text(o->rs->deploy, &b) : oc_deployment_summary(doc, &b);
   if(drc == OC_OK && b.len) {
-    put(o, "<pre class=\"deployment-summary\">");
-    txt(o, oc_buf_str(&b));
-    put(o, "</pre>\n");
+    oc_html_put(&o->h, "<pre class=\"deployment-summary\">");
+    oc_html_txt(&o->h, oc_buf_str(&b));
+    oc_html_put(&o->h, "</pre>\n");
   }
   oc_buf_free(&b);
 }
@@ -439,15 +389,15 @@ static void diagnosis_row(struct out *o, const cJSON *f)
   const cJSON *dg = oc_json_obj(f, "diagnosis");
   if(!dg)
     return;
-  put(o, "<tr class=\"diagnosis\"><td colspan=\"7\"><b>cause</b> <code>");
-  txt(o, oc_json_str(dg, "id"));
-  put(o, "</code>: ");
-  txt(o, oc_json_str(dg, "cause"));
-  put(o, "<br><b>fix</b> (<code>");
-  txt(o, oc_json_str(dg, "flags"));
-  put(o, "</code>): ");
-  txt(o, oc_json_str(dg, "fix"));
-  put(o, "</td></tr>\n");
+  oc_html_put(&o->h, "<tr class=\"diagnosis\"><td colspan=\"7\"><b>cause</b> <code>");
+  oc_html_txt(&o->h, oc_json_str(dg, "id"));
+  oc_html_put(&o->h, "</code>: ");
+  oc_html_txt(&o->h, oc_json_str(dg, "cause"));
+  oc_html_put(&o->h, "<br><b>fix</b> (<code>");
+  oc_html_txt(&o->h, oc_json_str(dg, "flags"));
+  oc_html_put(&o->h, "</code>): ");
+  oc_html_txt(&o->h, oc_json_str(dg, "fix"));
+  oc_html_put(&o->h, "</td></tr>\n");
 }
 
 /* A case that ran again alone says what it got with others in flight. */
@@ -457,46 +407,46 @@ static void rerun_note(struct out *o, const cJSON *r)
   if(!first)
     return;
   const char *st = oc_json_str(first, "status");
-  putf(o, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had %s (",
+  oc_html_putf(&o->h, "<p class=\"rerun\">Ran again alone: with %.0f requests in flight it had %s (",
        oc_json_num(first, "in_flight", 0), oc_streq(st, "error") ? "ended in an error" : "failed");
-  txt(o, oc_json_str(first, "message"));
-  put(o, ")");
+  oc_html_txt(&o->h, oc_json_str(first, "message"));
+  oc_html_put(&o->h, ")");
   const cJSON *dg = oc_json_obj(first, "diagnosis");
   if(dg) {
-    put(o, ": ");
-    txt(o, oc_json_str(dg, "cause"));
+    oc_html_put(&o->h, ": ");
+    oc_html_txt(&o->h, oc_json_str(dg, "cause"));
   }
-  put(o, ".</p>\n");
+  oc_html_put(&o->h, ".</p>\n");
 }
 
 static void summary_section(struct out *o, const cJSON *doc)
 {
   struct oc_counts c;
   oc_results_counts(o->rs, NULL, NULL, &c);
-  put(o, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"counts\">\n");
+  oc_html_put(&o->h, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"counts\">\n");
   count_box(o, "total", c.total, "cases");
   count_box(o, "pass", c.pass, "pass");
   count_box(o, "fail", c.fail, "fail");
   count_box(o, "error", c.error, "error");
   count_box(o, "skip", c.skip, "skip");
   count_box(o, "warnings", c.warnings, "warnings");
-  put(o, "</div>\n");
+  oc_html_put(&o->h, "</div>\n");
   const cJSON *d = oc_json_get(oc_json_obj(doc, "summary"), "duration_ms");
-  put(o, "<p class=\"muted\">");
+  oc_html_put(&o->h, "<p class=\"muted\">");
   if(cJSON_IsNumber(d) && isfinite(d->valuedouble)) {
-    put(o, "run time ");
+    oc_html_put(&o->h, "run time ");
     num_ms(o, d);
-    put(o, "; ");
+    oc_html_put(&o->h, "; ");
   }
-  putf(o, "cases took %.1f ms in all.</p>\n", c.duration_ms);
+  oc_html_putf(&o->h, "cases took %.1f ms in all.</p>\n", c.duration_ms);
 
   int many = cJSON_GetArraySize(oc_json_arr(doc, "targets")) > 8;
   if(many)
-    putf(o, "<details class=\"targets\"><summary><h3>Targets (%d)</h3></summary>\n",
+    oc_html_putf(&o->h, "<details class=\"targets\"><summary><h3>Targets (%d)</h3></summary>\n",
          cJSON_GetArraySize(oc_json_arr(doc, "targets")));
   else
-    put(o, "<h3>Targets</h3>\n");
-  put(o, "<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
+    oc_html_put(&o->h, "<h3>Targets</h3>\n");
+  oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"targets\"><thead><tr><th>target</th>"
          "<th class=\"num\">pass</th><th class=\"num\">fail</th><th class=\"num\">error</th>"
          "<th class=\"num\">skip</th><th>kind</th><th>where</th><th>profile</th><th>model</th>"
          "<th class=\"num\">n_ctx</th><th>build</th><th>server</th><th>chat template SHA-256</th>"
@@ -505,38 +455,38 @@ static void summary_section(struct out *o, const cJSON *doc)
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
     if(cJSON_IsObject(t))
       target_row(o, doc, t);
-  put(o, "</tbody></table></div>\n");
+  oc_html_put(&o->h, "</tbody></table></div>\n");
   if(many)
-    put(o, "</details>\n");
+    oc_html_put(&o->h, "</details>\n");
   deployment_section(o, doc);
 
-  put(o, "<h3>Rules that failed most</h3>\n");
+  oc_html_put(&o->h, "<h3>Rules that failed most</h3>\n");
   /* a document's results are counted again (its summary may be stale); a
    * run's summary was counted as its cases ended */
   cJSON *rules = o->rs->items ? oc_results_failing_rules(doc)
                               : cJSON_Duplicate(oc_json_arr(oc_json_obj(doc, "summary"), "failing_rules"), 1);
   if(!rules) {
-    if(!o->rc)
-      o->rc = OC_ENOMEM;
+    if(!o->h.rc)
+      o->h.rc = OC_ENOMEM;
     return;
   }
   if(!cJSON_GetArraySize(rules))
-    put(o, "<p class=\"muted\">No rule failed.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">No rule failed.</p>\n");
   else {
-    put(o, "<table class=\"rules\"><thead><tr><th>rule</th><th class=\"num\">cases</th></tr></thead><tbody>\n");
+    oc_html_put(&o->h, "<table class=\"rules\"><thead><tr><th>rule</th><th class=\"num\">cases</th></tr></thead><tbody>\n");
     int k = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, rules) {
       if(k++ >= OC_HTML_TOP_RULES)
         break;
-      put(o, "<tr><td><code>");
-      txt(o, oc_json_str(r, "rule"));
-      putf(o, "</code></td><td class=\"num\">%.0f</td></tr>\n", oc_json_num(r, "cases", 0));
+      oc_html_put(&o->h, "<tr><td><code>");
+      oc_html_txt(&o->h, oc_json_str(r, "rule"));
+      oc_html_putf(&o->h, "</code></td><td class=\"num\">%.0f</td></tr>\n", oc_json_num(r, "cases", 0));
     }
-    put(o, "</tbody></table>\n");
+    oc_html_put(&o->h, "</tbody></table>\n");
   }
   cJSON_Delete(rules);
-  put(o, "</section>\n");
+  oc_html_put(&o->h, "</section>\n");
 }
 
 /* ---- the matrix ------------------------------------------------------- */
@@ -592,7 +542,7 @@ static void matrix_section(struct out *o, const cJSON *doc)
   if(used_cols < 2)
     goto out;
   if(nrows * nt > OC_HTML_MATRIX_CELLS) {
-    putf(o, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<p class=\"muted\">%zu cases on "
+    oc_html_putf(&o->h, "<section id=\"matrix\">\n<h2>Cases × targets</h2>\n<p class=\"muted\">%zu cases on "
             "%zu targets are too many for a matrix; see the cases below.</p>\n</section>\n", nrows, nt);
     goto out;
   }
@@ -608,38 +558,38 @@ static void matrix_section(struct out *o, const cJSON *doc)
   int models = 1;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets"))
     models &= oc_json_str(t, "router") != NULL;
-  putf(o, "<section id=\"matrix\">\n<h2>Cases × %s</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
+  oc_html_putf(&o->h, "<section id=\"matrix\">\n<h2>Cases × %s</h2>\n<div class=\"scroll\"><table class=\"matrix\"><thead><tr>"
           "<th>suite</th><th>case</th>", models ? "models" : "targets");
   for(size_t k = 0; k < nt; k++) {
-    put(o, "<th>");
-    txt(o, cols.as[k]);
-    put(o, "</th>");
+    oc_html_put(&o->h, "<th>");
+    oc_html_txt(&o->h, cols.as[k]);
+    oc_html_put(&o->h, "</th>");
   }
-  put(o, "</tr></thead>\n<tbody>\n");
-  for(size_t row = 0; row < nrows && !o->rc; row++) {
-    put(o, "<tr><td>");
-    txt(o, rows.as[row]);
-    put(o, "</td><td class=\"case-name\">");
-    txt(o, rows.bs[row]);
-    put(o, "</td>");
+  oc_html_put(&o->h, "</tr></thead>\n<tbody>\n");
+  for(size_t row = 0; row < nrows && !o->h.rc; row++) {
+    oc_html_put(&o->h, "<tr><td>");
+    oc_html_txt(&o->h, rows.as[row]);
+    oc_html_put(&o->h, "</td><td class=\"case-name\">");
+    oc_html_txt(&o->h, rows.bs[row]);
+    oc_html_put(&o->h, "</td>");
     for(size_t k = 0; k < nt; k++) {
       long j = grid[row * nt + k];
       if(j < 0) {
-        put(o, "<td><span class=\"st st-none\">—</span></td>");
+        oc_html_put(&o->h, "<td><span class=\"st st-none\">—</span></td>");
         continue;
       }
       const char *st = oc_status_name(rs->refs[j].status);
-      putf(o, "<td><a class=\"st st-%s\" href=\"#c-%ld\">%s</a></td>", st, j, st);
+      oc_html_putf(&o->h, "<td><a class=\"st st-%s\" href=\"#c-%ld\">%s</a></td>", st, j, st);
     }
-    put(o, "</tr>\n");
-    if(!o->rc)
-      o->rc = oc_sink_flush(o->sink);
+    oc_html_put(&o->h, "</tr>\n");
+    if(!o->h.rc)
+      o->h.rc = oc_sink_flush(o->sink);
   }
-  put(o, "</tbody></table></div>\n</section>\n");
+  oc_html_put(&o->h, "</tbody></table></div>\n</section>\n");
   goto out;
 nomem:
-  if(!o->rc)
-    o->rc = OC_ENOMEM;
+  if(!o->h.rc)
+    o->h.rc = OC_ENOMEM;
 out:
   oc_pairs_free(&cols);
   oc_pairs_free(&rows);
@@ -700,7 +650,7 @@ static long result_index(const struct oc_results *rs, const char *target, const 
 }
 
 /* Result index read (borrowed until the next read), NULL when there is
- * none or it cannot be read (o->rc then says so). */
+ * none or it cannot be read (o->h.rc then says so). */
 static const cJSON *result_read(struct out *o, long index)
 {
   if(index < 0)
@@ -709,8 +659,8 @@ static const cJSON *result_read(struct out *o, long index)
   const cJSON *r = oc_results_get(o->rs, (size_t)index, err, sizeof(err));
   if(!r) {
     oc_error("%s", err);
-    if(!o->rc)
-      o->rc = OC_EIO;
+    if(!o->h.rc)
+      o->h.rc = OC_EIO;
   }
   return r;
 }
@@ -731,18 +681,18 @@ static void grid_section(struct out *o, const cJSON *doc)
     if(c && k == nf && nf < OC_ARRAY_LEN(fx))
       fx[nf++] = c;
   }
-  put(o, "<section id=\"grid\">\n<h2>Templates × fixtures</h2>\n<p class=\"muted\">Each cell is "
+  oc_html_put(&o->h, "<section id=\"grid\">\n<h2>Templates × fixtures</h2>\n<p class=\"muted\">Each cell is "
          "the verdict on one conversation rendered by one target's chat template, with its worst "
          "finding; click it for the rendered prompt, compared with the first target's. Click a "
          "column heading to sort.</p>\n<div class=\"scroll\"><table class=\"grid sortable\" "
          "id=\"template-grid\"><thead><tr><th data-sort=\"text\">template</th>"
          "<th data-sort=\"text\">chat template SHA-256</th><th data-sort=\"num\">findings</th>");
   for(size_t k = 0; k < nf; k++) {
-    put(o, "<th data-sort=\"num\">");
-    txt(o, fx[k]);
-    put(o, "</th>");
+    oc_html_put(&o->h, "<th data-sort=\"num\">");
+    oc_html_txt(&o->h, fx[k]);
+    oc_html_put(&o->h, "</th>");
   }
-  put(o, "</tr></thead>\n<tbody>\n");
+  oc_html_put(&o->h, "</tr></thead>\n<tbody>\n");
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
     if(!name)
@@ -753,26 +703,26 @@ static void grid_section(struct out *o, const cJSON *doc)
       const cJSON *x = result_read(o, result_index(o->rs, name, fx[k]));
       total += x ? cJSON_GetArraySize(oc_json_arr(x, "findings")) : 0;
     }
-    put(o, "<tr><td class=\"tname\">");
-    txt(o, name);
+    oc_html_put(&o->h, "<tr><td class=\"tname\">");
+    oc_html_txt(&o->h, name);
     const char *model = oc_json_str(t, "model");
     if(model) {
-      put(o, " <span class=\"muted\">");
-      txt(o, model);
-      put(o, "</span>");
+      oc_html_put(&o->h, " <span class=\"muted\">");
+      oc_html_txt(&o->h, model);
+      oc_html_put(&o->h, "</span>");
     }
-    put(o, "</td><td>");
+    oc_html_put(&o->h, "</td><td>");
     const char *sha = oc_json_str(id, "chat_template_sha256");
     if(sha)
       hash_code(o, sha, 12);
     else
-      put(o, "<span class=\"muted\">unknown</span>");
-    putf(o, "</td><td class=\"num\" data-v=\"%ld\">%ld</td>", total, total);
+      oc_html_put(&o->h, "<span class=\"muted\">unknown</span>");
+    oc_html_putf(&o->h, "</td><td class=\"num\" data-v=\"%ld\">%ld</td>", total, total);
     for(size_t k = 0; k < nf; k++) {
       int idx = (int)result_index(o->rs, name, fx[k]);
       const cJSON *x = result_read(o, idx);
       if(!x) {
-        put(o, "<td class=\"cell\" data-v=\"9000000000\"><span class=\"st st-none\">—</span></td>");
+        oc_html_put(&o->h, "<td class=\"cell\" data-v=\"9000000000\"><span class=\"st st-none\">—</span></td>");
         continue;
       }
       const cJSON *worst;
@@ -784,28 +734,28 @@ static void grid_section(struct out *o, const cJSON *doc)
                   : oc_json_is_integer(bytes) ? bytes->valuedouble : 0;
       static const char *const cls[] = { "fail", "error", "warn", "info", "pass", "pass", "skip" };
       static const char *const word[] = { "fail", "error", "warn", "info", "ok", "ok", "skip" };
-      putf(o, "<td class=\"cell cell-%s\" data-v=\"%.0f\"><a class=\"st st-%s\" href=\"#c-%d\">%s</a>",
+      oc_html_putf(&o->h, "<td class=\"cell cell-%s\" data-v=\"%.0f\"><a class=\"st st-%s\" href=\"#c-%d\">%s</a>",
            cls[rank], (double)rank * 1e9 + (size < 1e9 ? size : 1e9 - 1), cls[rank], idx,
            word[rank]);
       if(worst) {
         const char *rule = oc_json_str(worst, "rule");
-        put(o, " <code class=\"rule\" title=\"");
-        attr(o, oc_json_str(worst, "message"));
-        put(o, "\">");
-        txt(o, rule && oc_startswith(rule, "TEMPLATE-") ? rule + 9 : rule);
-        put(o, "</code>");
+        oc_html_put(&o->h, " <code class=\"rule\" title=\"");
+        oc_html_attr(&o->h, oc_json_str(worst, "message"));
+        oc_html_put(&o->h, "\">");
+        oc_html_txt(&o->h, rule && oc_startswith(rule, "TEMPLATE-") ? rule + 9 : rule);
+        oc_html_put(&o->h, "</code>");
         if(nfind > 1)
-          putf(o, " <span class=\"more\">+%d</span>", nfind - 1);
+          oc_html_putf(&o->h, " <span class=\"more\">+%d</span>", nfind - 1);
       }
       if(oc_json_is_integer(tok))
-        putf(o, "<br><span class=\"tok\">%.0f tokens</span>", tok->valuedouble);
+        oc_html_putf(&o->h, "<br><span class=\"tok\">%.0f tokens</span>", tok->valuedouble);
       else if(oc_json_is_integer(bytes))
-        putf(o, "<br><span class=\"tok\">%.0f bytes</span>", bytes->valuedouble);
-      put(o, "</td>");
+        oc_html_putf(&o->h, "<br><span class=\"tok\">%.0f bytes</span>", bytes->valuedouble);
+      oc_html_put(&o->h, "</td>");
     }
-    put(o, "</tr>\n");
+    oc_html_put(&o->h, "</tr>\n");
   }
-  put(o, "</tbody></table></div>\n</section>\n");
+  oc_html_put(&o->h, "</tbody></table></div>\n</section>\n");
 }
 
 /* Lines of s (each with its '\n'), at most max. */
@@ -839,7 +789,7 @@ static void prompt_diff(struct out *o, const char *base, const char *mine)
   size_t na = split_lines(base, as, al, OC_HTML_DIFF_LINES);
   size_t nb = split_lines(mine, bs, bl, OC_HTML_DIFF_LINES);
   if((na + 1) * (nb + 1) > OC_HTML_DIFF_CELLS) {
-    put(o, "<p class=\"muted\">The prompts are too long to compare here.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">The prompts are too long to compare here.</p>\n");
     goto out;
   }
   lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
@@ -851,33 +801,33 @@ static void prompt_diff(struct out *o, const char *base, const char *mine)
       L(i, j) = al[i] == bl[j] && memcmp(as[i], bs[j], al[i]) == 0
                   ? L(i + 1, j + 1) + 1
                   : (L(i + 1, j) > L(i, j + 1) ? L(i + 1, j) : L(i, j + 1));
-  put(o, "<pre class=\"diff\">");
+  oc_html_put(&o->h, "<pre class=\"diff\">");
   size_t i = 0, j = 0;
   while(i < na || j < nb) {
     if(i < na && j < nb && al[i] == bl[j] && memcmp(as[i], bs[j], al[i]) == 0) {
-      txtn(o, as[i], al[i]);
+      oc_html_txtn(&o->h, as[i], al[i]);
       i++;
       j++;
     }
     else if(j < nb && (i == na || L(i, j + 1) >= L(i + 1, j))) {
-      put(o, "<ins>");
-      txtn(o, bs[j], bl[j]);
-      put(o, "</ins>");
+      oc_html_put(&o->h, "<ins>");
+      oc_html_txtn(&o->h, bs[j], bl[j]);
+      oc_html_put(&o->h, "</ins>");
       j++;
     }
     else {
-      put(o, "<del>");
-      txtn(o, as[i], al[i]);
-      put(o, "</del>");
+      oc_html_put(&o->h, "<del>");
+      oc_html_txtn(&o->h, as[i], al[i]);
+      oc_html_put(&o->h, "</del>");
       i++;
     }
   }
 #undef L
-  put(o, "</pre>\n");
+  oc_html_put(&o->h, "</pre>\n");
   goto out;
 nomem:
-  if(!o->rc)
-    o->rc = OC_ENOMEM;
+  if(!o->h.rc)
+    o->h.rc = OC_ENOMEM;
 out:
   free(as);
   free(bs);
@@ -894,26 +844,26 @@ static void render_block(struct out *o, const cJSON *doc, const cJSON *r, const 
   const char *prompt = oc_json_str(r, "message");
   if(!oc_streq(oc_json_str(r, "suite"), "templates") || !prompt)
     return;
-  put(o, "<h4>Rendered prompt</h4>\n<pre class=\"prompt\">");
-  txtcut(o, prompt, OC_HTML_BODY_MAX);
-  put(o, "</pre>\n");
+  oc_html_put(&o->h, "<h4>Rendered prompt</h4>\n<pre class=\"prompt\">");
+  oc_html_txtcut(&o->h, prompt, OC_HTML_BODY_MAX);
+  oc_html_put(&o->h, "</pre>\n");
   const cJSON *first = cJSON_GetArrayItem(oc_json_arr(doc, "targets"), 0);
   const char *fname = oc_json_str(first, "name");
   if(!fname || oc_streq(fname, oc_json_str(r, "target")))
     return;
   const char *bp = have_base ? base_prompt : NULL;
-  put(o, "<h4>Compared with ");
-  txt(o, fname);
-  put(o, "</h4>\n");
+  oc_html_put(&o->h, "<h4>Compared with ");
+  oc_html_txt(&o->h, fname);
+  oc_html_put(&o->h, "</h4>\n");
   if(!bp) {
-    put(o, "<p class=\"muted\">That target has no rendered prompt for this fixture.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">That target has no rendered prompt for this fixture.</p>\n");
     return;
   }
   if(strcmp(bp, prompt) == 0) {
-    put(o, "<p class=\"muted\">The same prompt, byte for byte.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">The same prompt, byte for byte.</p>\n");
     return;
   }
-  put(o, "<p class=\"muted\">Lines only in its prompt are struck out; lines only in this one "
+  oc_html_put(&o->h, "<p class=\"muted\">Lines only in its prompt are struck out; lines only in this one "
          "are marked.</p>\n");
   prompt_diff(o, bp, prompt);
 }
@@ -923,12 +873,12 @@ static void render_block(struct out *o, const cJSON *doc, const cJSON *r, const 
 static void findings_block(struct out *o, const cJSON *r)
 {
   const cJSON *fs = oc_json_arr(r, "findings");
-  put(o, "<h4>Findings</h4>\n");
+  oc_html_put(&o->h, "<h4>Findings</h4>\n");
   rerun_note(o, r);
   if(!cJSON_GetArraySize(fs))
-    put(o, "<p class=\"muted\">No findings.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">No findings.</p>\n");
   else {
-    put(o, "<div class=\"scroll\"><table class=\"findings\"><thead><tr><th>rule</th><th>severity</th><th>where</th>"
+    oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"findings\"><thead><tr><th>rule</th><th>severity</th><th>where</th>"
            "<th>path</th><th>message</th><th>expected</th><th>actual</th></tr></thead><tbody>\n");
     const cJSON *f;
     cJSON_ArrayForEach(f, fs) {
@@ -939,37 +889,37 @@ static void findings_block(struct out *o, const cJSON *r)
       for(size_t k = 0; k < OC_ARRAY_LEN(sevs); k++)
         if(oc_streq(sev, sevs[k]))
           cls = sevs[k];
-      putf(o, "<tr class=\"sev-%s%s\"><td><code>", cls, allowed ? " allowed" : "");
-      txt(o, oc_json_str(f, "rule"));
-      put(o, "</code></td><td>");
-      txt(o, sev);
+      oc_html_putf(&o->h, "<tr class=\"sev-%s%s\"><td><code>", cls, allowed ? " allowed" : "");
+      oc_html_txt(&o->h, oc_json_str(f, "rule"));
+      oc_html_put(&o->h, "</code></td><td>");
+      oc_html_txt(&o->h, sev);
       if(allowed)
-        put(o, " (allowed)");
-      put(o, "</td><td>");
-      txt(o, oc_json_str(oc_json_obj(f, "where"), "text"));
-      put(o, "</td><td><code>");
-      txt(o, oc_json_str(f, "path"));
-      put(o, "</code></td><td>");
-      txt(o, oc_json_str(f, "message"));
-      put(o, "</td><td><code>");
-      txtcut(o, oc_json_str(f, "expected"), OC_HTML_FIELD_MAX);
-      put(o, "</code></td><td><code>");
-      txtcut(o, oc_json_str(f, "actual"), OC_HTML_FIELD_MAX);
-      put(o, "</code></td></tr>\n");
+        oc_html_put(&o->h, " (allowed)");
+      oc_html_put(&o->h, "</td><td>");
+      oc_html_txt(&o->h, oc_json_str(oc_json_obj(f, "where"), "text"));
+      oc_html_put(&o->h, "</td><td><code>");
+      oc_html_txt(&o->h, oc_json_str(f, "path"));
+      oc_html_put(&o->h, "</code></td><td>");
+      oc_html_txt(&o->h, oc_json_str(f, "message"));
+      oc_html_put(&o->h, "</td><td><code>");
+      oc_html_txtcut(&o->h, oc_json_str(f, "expected"), OC_HTML_FIELD_MAX);
+      oc_html_put(&o->h, "</code></td><td><code>");
+      oc_html_txtcut(&o->h, oc_json_str(f, "actual"), OC_HTML_FIELD_MAX);
+      oc_html_put(&o->h, "</code></td></tr>\n");
       if(oc_json_str(f, "excerpt")) {
-        put(o, "<tr class=\"excerpt\"><td colspan=\"7\"><pre>");
-        txtcut(o, oc_json_str(f, "excerpt"), OC_HTML_FIELD_MAX);
-        put(o, "</pre></td></tr>\n");
+        oc_html_put(&o->h, "<tr class=\"excerpt\"><td colspan=\"7\"><pre>");
+        oc_html_txtcut(&o->h, oc_json_str(f, "excerpt"), OC_HTML_FIELD_MAX);
+        oc_html_put(&o->h, "</pre></td></tr>\n");
       }
       diagnosis_row(o, f);
     }
-    put(o, "</tbody></table></div>\n");
+    oc_html_put(&o->h, "</tbody></table></div>\n");
   }
   const cJSON *s;
   cJSON_ArrayForEach(s, oc_json_arr(r, "suppressed")) {
-    put(o, "<p class=\"muted\"><code>");
-    txt(o, oc_json_str(s, "rule"));
-    putf(o, "</code> fired %.0f times; %.0f kept.</p>\n", oc_json_num(s, "total", 0),
+    oc_html_put(&o->h, "<p class=\"muted\"><code>");
+    oc_html_txt(&o->h, oc_json_str(s, "rule"));
+    oc_html_putf(&o->h, "</code> fired %.0f times; %.0f kept.</p>\n", oc_json_num(s, "total", 0),
          oc_json_num(s, "kept", 0));
   }
 }
@@ -993,7 +943,7 @@ static void answer_timeline(struct out *o, const cJSON *r, const cJSON *timing)
   const cJSON *fb = oc_json_get(timing, "first_byte_ms");
   double total = oc_json_num(timing, "total_ms", 0);
   if(!cJSON_IsNumber(fb) || !isfinite(fb->valuedouble) || fb->valuedouble < 0) {
-    put(o, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">No event arrival times were kept, so there is no timeline.</p>\n");
     return;
   }
   double tmax = isfinite(total) && total > fb->valuedouble ? total : fb->valuedouble;
@@ -1002,17 +952,17 @@ static void answer_timeline(struct out *o, const cJSON *r, const cJSON *timing)
   const double W = 760, L = 12, R = 12, AXIS = 62;
   double x = L + (fb->valuedouble / tmax) * (W - L - R);
   double status = oc_json_num(oc_json_obj(r, "response"), "status", 0);
-  put(o, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
+  oc_html_put(&o->h, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
          "width=\"760\" height=\"84\" role=\"img\" aria-label=\"the answer's arrival over time\">\n");
-  putf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
+  oc_html_putf(&o->h, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
        W - R, AXIS);
-  putf(o, "<line class=\"tick flag\" x1=\"%.1f\" y1=\"26\" x2=\"%.1f\" y2=\"%.1f\">"
+  oc_html_putf(&o->h, "<line class=\"tick flag\" x1=\"%.1f\" y1=\"26\" x2=\"%.1f\" y2=\"%.1f\">"
           "<title>HTTP %.0f answer at %.1f ms</title></line>\n", x, x, AXIS, status, fb->valuedouble);
-  putf(o, "<text x=\"%.1f\" y=\"18\" text-anchor=\"%s\">HTTP %.0f, no stream, at %.1f ms</text>\n",
+  oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"18\" text-anchor=\"%s\">HTTP %.0f, no stream, at %.1f ms</text>\n",
        x + (x > W / 2 ? -4 : 4), x > W / 2 ? "end" : "start", status, fb->valuedouble);
-  putf(o, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
-  putf(o, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
-  put(o, "</svg>\n");
+  oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
+  oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
+  oc_html_put(&o->h, "</svg>\n");
 }
 
 /* Chunk arrivals over time as inline SVG, with TTFT and the longest gap
@@ -1040,7 +990,7 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
     tmax = 1;
   const double W = 760, L = 12, R = 12, AXIS = 62;
 #define X(t) (L + ((t) / tmax) * (W - L - R))
-  put(o, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
+  oc_html_put(&o->h, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 84\" "
          "width=\"760\" height=\"84\" role=\"img\" aria-label=\"chunk arrivals over time\">\n");
   /* the longest gap first, so the ticks draw over it */
   const cJSON *gc = oc_json_get(timing, "max_gap_chunk");
@@ -1054,16 +1004,16 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
       double start = end - gm->valuedouble;
       if(!isfinite(start) || start < 0)
         start = 0;
-      putf(o, "<rect class=\"gap\" x=\"%.1f\" y=\"22\" width=\"%.1f\" height=\"40\">"
+      oc_html_putf(&o->h, "<rect class=\"gap\" x=\"%.1f\" y=\"22\" width=\"%.1f\" height=\"40\">"
               "<title>longest gap %.1f ms, before chunk %.0f</title></rect>\n",
            X(start), X(end) - X(start) < 1 ? 1 : X(end) - X(start), gm->valuedouble,
            gc->valuedouble);
       double mid = (X(start) + X(end)) / 2;
-      putf(o, "<text x=\"%.1f\" y=\"18\" text-anchor=\"middle\">gap %.1f ms</text>\n",
+      oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"18\" text-anchor=\"middle\">gap %.1f ms</text>\n",
            mid < 60 ? 60 : mid > W - 60 ? W - 60 : mid, gm->valuedouble);
     }
   }
-  putf(o, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
+  oc_html_putf(&o->h, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, AXIS,
        W - R, AXIS);
   cJSON_ArrayForEach(e, events) {
     const cJSON *tm = oc_json_get(e, "t_ms");
@@ -1071,7 +1021,7 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
       continue;
     double n = oc_json_num(e, "n", 0);
     int flag = oc_result_chunk_flagged(r, n);
-    putf(o, "<line class=\"tick%s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\">"
+    oc_html_putf(&o->h, "<line class=\"tick%s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\">"
             "<title>chunk %.0f at %.1f ms</title></line>\n",
          flag ? " flag" : "", X(tm->valuedouble), flag ? 26 : 36, X(tm->valuedouble), AXIS, n,
          tm->valuedouble);
@@ -1079,14 +1029,14 @@ static void timeline_svg(struct out *o, const cJSON *r, const cJSON *timing)
   const cJSON *ttft = oc_json_get(timing, "ttft_ms");
   if(cJSON_IsNumber(ttft) && isfinite(ttft->valuedouble) && ttft->valuedouble >= 0) {
     double x = X(ttft->valuedouble);
-    putf(o, "<line class=\"ttft\" x1=\"%.1f\" y1=\"8\" x2=\"%.1f\" y2=\"%.1f\"><title>time to first token</title></line>\n",
+    oc_html_putf(&o->h, "<line class=\"ttft\" x1=\"%.1f\" y1=\"8\" x2=\"%.1f\" y2=\"%.1f\"><title>time to first token</title></line>\n",
          x, x, AXIS + 4);
-    putf(o, "<text x=\"%.1f\" y=\"10\" text-anchor=\"%s\">TTFT %.1f ms</text>\n",
+    oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"10\" text-anchor=\"%s\">TTFT %.1f ms</text>\n",
          x + (x > W / 2 ? -4 : 4), x > W / 2 ? "end" : "start", ttft->valuedouble);
   }
-  putf(o, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
-  putf(o, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
-  put(o, "</svg>\n");
+  oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"78\">0 ms</text>\n", L);
+  oc_html_putf(&o->h, "<text x=\"%.1f\" y=\"78\" text-anchor=\"end\">%.1f ms</text>\n", W - R, tmax);
+  oc_html_put(&o->h, "</svg>\n");
 #undef X
 }
 
@@ -1096,17 +1046,17 @@ static void timing_block(struct out *o, const cJSON *r)
   int stream = is_stream(r);
   if(!timing && !stream)
     return;
-  put(o, "<h4>Timing</h4>\n");
+  oc_html_put(&o->h, "<h4>Timing</h4>\n");
   if(!timing || !oc_json_bool(timing, "recorded", 0)) {
-    put(o, "<p class=\"muted timing-none\">timing not recorded</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted timing-none\">timing not recorded</p>\n");
     return;
   }
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 4);
   if(oc_timing_text(&t, timing) == OC_OK) {
-    put(o, "<p class=\"timing\">");
-    txt(o, oc_buf_str(&t));
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "<p class=\"timing\">");
+    oc_html_txt(&o->h, oc_buf_str(&t));
+    oc_html_put(&o->h, "</p>\n");
   }
   oc_buf_free(&t);
   if(stream)
@@ -1117,20 +1067,20 @@ static void headers_table(struct out *o, const cJSON *headers)
 {
   if(!cJSON_GetArraySize(headers))
     return;
-  put(o, "<table class=\"kv headers\"><tbody>\n");
+  oc_html_put(&o->h, "<table class=\"kv headers\"><tbody>\n");
   const cJSON *h;
   cJSON_ArrayForEach(h, headers) {
     const cJSON *n = cJSON_GetArrayItem(h, 0), *v = cJSON_GetArrayItem(h, 1);
     if(!cJSON_IsArray(h) || !cJSON_IsString(n) || !cJSON_IsString(v))
       continue;
-    put(o, "<tr><th><code>");
-    txt(o, n->valuestring);
-    put(o, "</code></th><td><code>");
+    oc_html_put(&o->h, "<tr><th><code>");
+    oc_html_txt(&o->h, n->valuestring);
+    oc_html_put(&o->h, "</code></th><td><code>");
     /* a key must not reach a report even when the results carried one */
-    txtcut(o, oc_header_is_secret(n->valuestring) ? "[redacted]" : v->valuestring, OC_HTML_FIELD_MAX);
-    put(o, "</code></td></tr>\n");
+    oc_html_txtcut(&o->h, oc_header_is_secret(n->valuestring) ? "[redacted]" : v->valuestring, OC_HTML_FIELD_MAX);
+    oc_html_put(&o->h, "</code></td></tr>\n");
   }
-  put(o, "</tbody></table>\n");
+  oc_html_put(&o->h, "</tbody></table>\n");
 }
 
 /* A body: JSON pretty-printed, text as text, base64 decoded with invalid
@@ -1151,40 +1101,40 @@ static void body_block(struct out *o, const cJSON *body)
     cJSON_Delete(parsed);
   }
   if(pretty || text) {
-    put(o, "<pre class=\"body\">");
-    txtcut(o, pretty ? pretty : text, OC_HTML_BODY_MAX);
-    put(o, "</pre>\n");
+    oc_html_put(&o->h, "<pre class=\"body\">");
+    oc_html_txtcut(&o->h, pretty ? pretty : text, OC_HTML_BODY_MAX);
+    oc_html_put(&o->h, "</pre>\n");
   }
   else if(b64) {
     size_t n = 0;
     unsigned char *raw = oc_base64_decode(b64, &n);
     if(!raw) {
-      put(o, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
-      txtcut(o, b64, OC_HTML_FIELD_MAX);
-      put(o, "</pre>\n");
+      oc_html_put(&o->h, "<p class=\"muted\">The body is base64 that does not decode:</p><pre>");
+      oc_html_txtcut(&o->h, b64, OC_HTML_FIELD_MAX);
+      oc_html_put(&o->h, "</pre>\n");
     }
     else {
       size_t bad = 0;
       if(!oc_utf8_valid(raw, n, &bad))
-        putf(o, "<p class=\"muted\">Not valid UTF-8 (first bad byte at offset %zu); invalid "
+        oc_html_putf(&o->h, "<p class=\"muted\">Not valid UTF-8 (first bad byte at offset %zu); invalid "
                 "bytes are shown as U+FFFD, then as hex.</p>\n", bad);
-      put(o, "<pre class=\"body\">");
-      txtn(o, (const char *)raw, n < OC_HTML_BODY_MAX ? n : OC_HTML_BODY_MAX);
-      put(o, "</pre>\n<pre class=\"hex\">");
+      oc_html_put(&o->h, "<pre class=\"body\">");
+      oc_html_txtn(&o->h, (const char *)raw, n < OC_HTML_BODY_MAX ? n : OC_HTML_BODY_MAX);
+      oc_html_put(&o->h, "</pre>\n<pre class=\"hex\">");
       for(size_t i = 0; i < n && i < OC_HTML_HEX_MAX; i++)
-        putf(o, "%02x%s", raw[i], (i % 16 == 15) ? "\n" : " ");
+        oc_html_putf(&o->h, "%02x%s", raw[i], (i % 16 == 15) ? "\n" : " ");
       if(n > OC_HTML_HEX_MAX)
-        put(o, "…");
-      put(o, "</pre>\n");
+        oc_html_put(&o->h, "…");
+      oc_html_put(&o->h, "</pre>\n");
       free(raw);
     }
   }
   if(oc_json_bool(body, "truncated", 0)) {
-    put(o, "<p class=\"muted\">The results kept only part of this body");
+    oc_html_put(&o->h, "<p class=\"muted\">The results kept only part of this body");
     const cJSON *bytes = oc_json_get(body, "bytes");
     if(oc_json_is_integer(bytes))
-      putf(o, " (%.0f bytes in all)", bytes->valuedouble);
-    put(o, ".</p>\n");
+      oc_html_putf(&o->h, " (%.0f bytes in all)", bytes->valuedouble);
+    oc_html_put(&o->h, ".</p>\n");
   }
   free(pretty);
 }
@@ -1193,35 +1143,35 @@ static void event_line(struct out *o, const cJSON *r, const cJSON *e)
 {
   double n = oc_json_num(e, "n", 0);
   int flag = oc_result_chunk_flagged(r, n);
-  putf(o, "<span class=\"ev%s\"><span class=\"n\">#%.0f", flag ? " flag" : "", n);
+  oc_html_putf(&o->h, "<span class=\"ev%s\"><span class=\"n\">#%.0f", flag ? " flag" : "", n);
   const cJSON *tm = oc_json_get(e, "t_ms");
   if(cJSON_IsNumber(tm) && isfinite(tm->valuedouble))
-    putf(o, " +%.1fms", tm->valuedouble);
+    oc_html_putf(&o->h, " +%.1fms", tm->valuedouble);
   const cJSON *off = oc_json_get(e, "offset");
   if(oc_json_is_integer(off))
-    putf(o, " @%.0f", off->valuedouble);
-  put(o, "</span> ");
+    oc_html_putf(&o->h, " @%.0f", off->valuedouble);
+  oc_html_put(&o->h, "</span> ");
   const char *raw = oc_json_str(e, "raw");
   if(raw) {
     size_t len = strlen(raw);
     while(len && raw[len - 1] == '\n') /* the event's blank line */
       len--;
     if(len > OC_HTML_EVENT_MAX) {
-      txtcut(o, raw, OC_HTML_EVENT_MAX);
+      oc_html_txtcut(&o->h, raw, OC_HTML_EVENT_MAX);
     }
     else
-      txtn(o, raw, len);
+      oc_html_txtn(&o->h, raw, len);
   }
   else {
     if(oc_json_str(e, "type")) {
-      put(o, "event: ");
-      txtcut(o, oc_json_str(e, "type"), 200);
-      put(o, "\n");
+      oc_html_put(&o->h, "event: ");
+      oc_html_txtcut(&o->h, oc_json_str(e, "type"), 200);
+      oc_html_put(&o->h, "\n");
     }
-    put(o, "data: ");
-    txtcut(o, oc_json_str(e, "data"), OC_HTML_EVENT_MAX);
+    oc_html_put(&o->h, "data: ");
+    oc_html_txtcut(&o->h, oc_json_str(e, "data"), OC_HTML_EVENT_MAX);
   }
-  put(o, "</span>\n");
+  oc_html_put(&o->h, "</span>\n");
 }
 
 static void events_block(struct out *o, const cJSON *r)
@@ -1233,29 +1183,29 @@ static void events_block(struct out *o, const cJSON *r)
     return;
   const cJSON *ex[OC_HTML_EXCERPT_EVENTS];
   size_t n = oc_result_excerpt_events(r, ex, OC_HTML_EXCERPT_EVENTS);
-  put(o, "<h4>Stream events</h4>\n<p class=\"muted\">");
-  putf(o, "%zu shown here", n);
+  oc_html_put(&o->h, "<h4>Stream events</h4>\n<p class=\"muted\">");
+  oc_html_putf(&o->h, "%zu shown here", n);
   const cJSON *total = oc_json_get(resp, "events_total");
   if(oc_json_is_integer(total))
-    putf(o, " of %.0f events", total->valuedouble);
+    oc_html_putf(&o->h, " of %.0f events", total->valuedouble);
   if(oc_json_bool(resp, "events_truncated", 0))
-    putf(o, "; the results kept %d (the first, the last and those around findings)", kept);
-  put(o, ". Highlighted: chunks a finding points at.</p>\n<pre class=\"sse\">");
+    oc_html_putf(&o->h, "; the results kept %d (the first, the last and those around findings)", kept);
+  oc_html_put(&o->h, ". Highlighted: chunks a finding points at.</p>\n<pre class=\"sse\">");
   for(size_t i = 0; i < n; i++)
     event_line(o, r, ex[i]);
-  put(o, "</pre>\n");
+  oc_html_put(&o->h, "</pre>\n");
   if((size_t)kept > n) {
-    putf(o, "<details class=\"all-events\"><summary>all %d kept events</summary>\n<pre class=\"sse\">", kept);
+    oc_html_putf(&o->h, "<details class=\"all-events\"><summary>all %d kept events</summary>\n<pre class=\"sse\">", kept);
     int k = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, events) {
       if(k++ >= OC_HTML_ALL_EVENTS) {
-        put(o, "…");
+        oc_html_put(&o->h, "…");
         break;
       }
       event_line(o, r, e);
     }
-    put(o, "</pre></details>\n");
+    oc_html_put(&o->h, "</pre></details>\n");
   }
 }
 
@@ -1404,16 +1354,16 @@ static void reproduce_block(struct out *o, const cJSON *doc, const cJSON *r)
   char *oac = oc_json_str(rep, "oacheck") ? oc_results_scrub_command(oc_json_str(rep, "oacheck"))
                                           : build_oacheck(doc, r);
   if(curl || oac) {
-    put(o, "<h4>Reproduce</h4>\n");
+    oc_html_put(&o->h, "<h4>Reproduce</h4>\n");
     if(curl) {
-      put(o, "<pre class=\"cmd curl\">");
-      txtcut(o, curl, OC_HTML_BODY_MAX);
-      put(o, "</pre>\n");
+      oc_html_put(&o->h, "<pre class=\"cmd curl\">");
+      oc_html_txtcut(&o->h, curl, OC_HTML_BODY_MAX);
+      oc_html_put(&o->h, "</pre>\n");
     }
     if(oac) {
-      put(o, "<pre class=\"cmd oacheck\">");
-      txtcut(o, oac, OC_HTML_FIELD_MAX);
-      put(o, "</pre>\n");
+      oc_html_put(&o->h, "<pre class=\"cmd oacheck\">");
+      oc_html_txtcut(&o->h, oac, OC_HTML_FIELD_MAX);
+      oc_html_put(&o->h, "</pre>\n");
     }
   }
   free(curl);
@@ -1426,7 +1376,7 @@ static void clients_block(struct out *o, const cJSON *r)
   const cJSON *cs = oc_json_obj(r, "clients");
   if(!cJSON_GetArraySize(cs))
     return;
-  put(o, "<h4>Clients</h4>\n<table class=\"case-clients\"><tbody>\n");
+  oc_html_put(&o->h, "<h4>Clients</h4>\n<table class=\"case-clients\"><tbody>\n");
   const cJSON *c;
   cJSON_ArrayForEach(c, cs) {
     if(!c->string || !cJSON_IsObject(c))
@@ -1434,19 +1384,19 @@ static void clients_block(struct out *o, const cJSON *r)
     const cJSON *w = oc_json_get(c, "works");
     const char *cls = cJSON_IsTrue(w) ? "works" : !cJSON_IsFalse(w) ? "none"
                       : cJSON_IsTrue(oc_json_get(c, "limitation")) ? "limit" : "breaks";
-    put(o, "<tr><th>");
-    txt(o, c->string);
-    putf(o, "</th><td class=\"cl cl-%s\">", cls);
-    txt(o, oc_json_str(c, "outcome"));
+    oc_html_put(&o->h, "<tr><th>");
+    oc_html_txt(&o->h, c->string);
+    oc_html_putf(&o->h, "</th><td class=\"cl cl-%s\">", cls);
+    oc_html_txt(&o->h, oc_json_str(c, "outcome"));
     if(!strcmp(cls, "limit"))
-      put(o, " (its limitation)");
-    put(o, "</td><td>");
-    txtcut(o, oc_json_str(c, "reason"), OC_HTML_FIELD_MAX);
-    put(o, "</td><td class=\"muted\">");
-    txt(o, oc_json_str(c, "basis"));
-    put(o, "</td></tr>\n");
+      oc_html_put(&o->h, " (its limitation)");
+    oc_html_put(&o->h, "</td><td>");
+    oc_html_txtcut(&o->h, oc_json_str(c, "reason"), OC_HTML_FIELD_MAX);
+    oc_html_put(&o->h, "</td><td class=\"muted\">");
+    oc_html_txt(&o->h, oc_json_str(c, "basis"));
+    oc_html_put(&o->h, "</td></tr>\n");
   }
-  put(o, "</tbody></table>\n");
+  oc_html_put(&o->h, "</tbody></table>\n");
 }
 
 /* A case past the first OC_HTML_FULL_CASES: its reason and its findings
@@ -1457,41 +1407,41 @@ static void clients_block(struct out *o, const cJSON *r)
 static void brief_block(struct out *o, const cJSON *r, enum oc_status st)
 {
   if(oc_json_str(r, "reason")) {
-    put(o, "<p class=\"reason\"><b>");
-    put(o, st == OC_ST_SKIP ? "Skipped" : "Reason");
-    put(o, ":</b> ");
-    txtcut(o, oc_json_str(r, "reason"), OC_HTML_FIELD_MAX);
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "<p class=\"reason\"><b>");
+    oc_html_put(&o->h, st == OC_ST_SKIP ? "Skipped" : "Reason");
+    oc_html_put(&o->h, ":</b> ");
+    oc_html_txtcut(&o->h, oc_json_str(r, "reason"), OC_HTML_FIELD_MAX);
+    oc_html_put(&o->h, "</p>\n");
   }
   const cJSON *fs = oc_json_arr(r, "findings"), *f;
   int nf = cJSON_GetArraySize(fs), k = 0;
   if(nf > 0) {
-    put(o, "<p class=\"brief\">");
+    oc_html_put(&o->h, "<p class=\"brief\">");
     cJSON_ArrayForEach(f, fs) {
       if(k == OC_HTML_BRIEF_FINDINGS) {
-        putf(o, "<br>and %d more", nf - k);
+        oc_html_putf(&o->h, "<br>and %d more", nf - k);
         break;
       }
       if(k++)
-        put(o, "<br>");
-      put(o, "<code>");
-      txt(o, oc_json_str(f, "rule"));
-      put(o, "</code> ");
-      txt(o, oc_json_str(f, "severity"));
+        oc_html_put(&o->h, "<br>");
+      oc_html_put(&o->h, "<code>");
+      oc_html_txt(&o->h, oc_json_str(f, "rule"));
+      oc_html_put(&o->h, "</code> ");
+      oc_html_txt(&o->h, oc_json_str(f, "severity"));
       if(oc_json_bool(f, "allowed", 0))
-        put(o, " (allowed)");
+        oc_html_put(&o->h, " (allowed)");
       const char *where = oc_json_str(oc_json_obj(f, "where"), "text");
       if(where) {
-        put(o, ", ");
-        txt(o, where);
+        oc_html_put(&o->h, ", ");
+        oc_html_txt(&o->h, where);
       }
-      put(o, ": ");
-      txtcut(o, oc_json_str(f, "message"), OC_HTML_FIELD_MAX);
+      oc_html_put(&o->h, ": ");
+      oc_html_txtcut(&o->h, oc_json_str(f, "message"), OC_HTML_FIELD_MAX);
     }
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "</p>\n");
   }
   else
-    put(o, "<p class=\"muted\">No findings.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">No findings.</p>\n");
   /* the clients the server's answer breaks, by name (the matrix above has
    * the reasons; a client's own limitation is no break) */
   const cJSON *c;
@@ -1499,12 +1449,12 @@ static void brief_block(struct out *o, const cJSON *r, enum oc_status st)
   cJSON_ArrayForEach(c, oc_json_obj(r, "clients")) {
     if(!c->string || !cJSON_IsFalse(oc_json_get(c, "works")) || cJSON_IsTrue(oc_json_get(c, "limitation")))
       continue;
-    put(o, k++ ? ", " : "<p class=\"brief clients\">Breaks ");
-    txt(o, c->string);
+    oc_html_put(&o->h, k++ ? ", " : "<p class=\"brief clients\">Breaks ");
+    oc_html_txt(&o->h, c->string);
   }
   if(k)
-    put(o, ".</p>\n");
-  put(o, "</div>\n</details>\n");
+    oc_html_put(&o->h, ".</p>\n");
+  oc_html_put(&o->h, "</div>\n</details>\n");
 }
 
 /* One case; full: with its request, response, events and commands (else
@@ -1515,63 +1465,63 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i
 {
   enum oc_status st = oc_result_status(r);
   const char *sn = oc_status_name(st);
-  putf(o, "<details class=\"case\" id=\"c-%zu\" data-status=\"%s\"%s%s>\n<summary>"
+  oc_html_putf(&o->h, "<details class=\"case\" id=\"c-%zu\" data-status=\"%s\"%s%s>\n<summary>"
           "<span class=\"badge st-%s\">%s</span><span class=\"cname\">",
        i, sn, is_stream(r) ? " data-stream=\"1\"" : "", full && oc_status_is_failure(st) ? " open" : "",
        sn, sn);
-  txt(o, oc_json_str(r, "case"));
-  put(o, "</span><span class=\"muted\">");
-  txt(o, oc_json_str(r, "target"));
-  put(o, " · ");
-  txt(o, oc_json_str(r, "suite"));
-  put(o, "</span>");
+  oc_html_txt(&o->h, oc_json_str(r, "case"));
+  oc_html_put(&o->h, "</span><span class=\"muted\">");
+  oc_html_txt(&o->h, oc_json_str(r, "target"));
+  oc_html_put(&o->h, " · ");
+  oc_html_txt(&o->h, oc_json_str(r, "suite"));
+  oc_html_put(&o->h, "</span>");
   const cJSON *d = oc_json_get(r, "duration_ms");
   if(cJSON_IsNumber(d)) {
-    put(o, "<span class=\"dur\">");
+    oc_html_put(&o->h, "<span class=\"dur\">");
     num_ms(o, d);
-    put(o, "</span>");
+    oc_html_put(&o->h, "</span>");
   }
   const cJSON *first = oc_result_first_error(r);
   if(first && st == OC_ST_FAIL) {
-    put(o, "<span class=\"first\">");
-    txt(o, oc_json_str(first, "rule"));
-    put(o, "</span>");
+    oc_html_put(&o->h, "<span class=\"first\">");
+    oc_html_txt(&o->h, oc_json_str(first, "rule"));
+    oc_html_put(&o->h, "</span>");
   }
-  put(o, "</summary>\n<div class=\"body\">\n");
+  oc_html_put(&o->h, "</summary>\n<div class=\"body\">\n");
   if(!full) {
     brief_block(o, r, st);
     return;
   }
   if(oc_json_str(r, "description")) {
-    put(o, "<p class=\"desc\">");
-    txt(o, oc_json_str(r, "description"));
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "<p class=\"desc\">");
+    oc_html_txt(&o->h, oc_json_str(r, "description"));
+    oc_html_put(&o->h, "</p>\n");
   }
   if(oc_json_str(r, "reason")) {
-    put(o, "<p class=\"reason\"><b>");
-    put(o, st == OC_ST_SKIP ? "Skipped" : "Reason");
-    put(o, ":</b> ");
-    txt(o, oc_json_str(r, "reason"));
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "<p class=\"reason\"><b>");
+    oc_html_put(&o->h, st == OC_ST_SKIP ? "Skipped" : "Reason");
+    oc_html_put(&o->h, ":</b> ");
+    oc_html_txt(&o->h, oc_json_str(r, "reason"));
+    oc_html_put(&o->h, "</p>\n");
   }
   if(st == OC_ST_INVALID)
-    put(o, "<p class=\"reason\"><b>The results file gives no valid status for this case.</b></p>\n");
+    oc_html_put(&o->h, "<p class=\"reason\"><b>The results file gives no valid status for this case.</b></p>\n");
   const cJSON *tags = oc_json_arr(r, "tags");
   if(cJSON_GetArraySize(tags) > 0 || oc_json_str(r, "profile")) {
-    put(o, "<p class=\"muted\">");
+    oc_html_put(&o->h, "<p class=\"muted\">");
     if(oc_json_str(r, "profile")) {
-      put(o, "profile ");
-      txt(o, oc_json_str(r, "profile"));
-      put(o, " ");
+      oc_html_put(&o->h, "profile ");
+      oc_html_txt(&o->h, oc_json_str(r, "profile"));
+      oc_html_put(&o->h, " ");
     }
     const cJSON *tg;
     cJSON_ArrayForEach(tg, tags)
       if(cJSON_IsString(tg)) {
-        put(o, " <code>");
-        txt(o, tg->valuestring);
-        put(o, "</code>");
+        oc_html_put(&o->h, " <code>");
+        oc_html_txt(&o->h, tg->valuestring);
+        oc_html_put(&o->h, "</code>");
       }
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "</p>\n");
   }
   findings_block(o, r);
   clients_block(o, r);
@@ -1580,61 +1530,61 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i
 
   const cJSON *req = oc_json_obj(r, "request");
   if(req) {
-    put(o, "<h4>Request</h4>\n<pre class=\"reqline\">");
-    txt(o, oc_json_str(req, "method"));
-    put(o, " ");
-    txt(o, oc_json_str(req, "path"));
-    put(o, "</pre>\n");
+    oc_html_put(&o->h, "<h4>Request</h4>\n<pre class=\"reqline\">");
+    oc_html_txt(&o->h, oc_json_str(req, "method"));
+    oc_html_put(&o->h, " ");
+    oc_html_txt(&o->h, oc_json_str(req, "path"));
+    oc_html_put(&o->h, "</pre>\n");
     headers_table(o, oc_json_arr(req, "headers"));
     body_block(o, oc_json_obj(req, "body"));
   }
   const cJSON *resp = oc_json_obj(r, "response");
   if(resp) {
-    putf(o, "<h4>Response</h4>\n<p>status <b>%.0f</b>", oc_json_num(resp, "status", 0));
+    oc_html_putf(&o->h, "<h4>Response</h4>\n<p>status <b>%.0f</b>", oc_json_num(resp, "status", 0));
     if(oc_json_str(resp, "content_type")) {
-      put(o, ", <code>");
-      txt(o, oc_json_str(resp, "content_type"));
-      put(o, "</code>");
+      oc_html_put(&o->h, ", <code>");
+      oc_html_txt(&o->h, oc_json_str(resp, "content_type"));
+      oc_html_put(&o->h, "</code>");
     }
     if(oc_json_str(resp, "source")) {
-      put(o, " <span class=\"muted\">from ");
-      txt(o, oc_json_str(resp, "source"));
-      put(o, "</span>");
+      oc_html_put(&o->h, " <span class=\"muted\">from ");
+      oc_html_txt(&o->h, oc_json_str(resp, "source"));
+      oc_html_put(&o->h, "</span>");
     }
-    put(o, "</p>\n");
+    oc_html_put(&o->h, "</p>\n");
     headers_table(o, oc_json_arr(resp, "headers"));
     events_block(o, r);
     if(cJSON_GetArraySize(oc_json_arr(resp, "events")) > 0) {
-      put(o, "<details><summary>raw body</summary>\n");
+      oc_html_put(&o->h, "<details><summary>raw body</summary>\n");
       body_block(o, oc_json_obj(resp, "body"));
-      put(o, "</details>\n");
+      oc_html_put(&o->h, "</details>\n");
     }
     else
       body_block(o, oc_json_obj(resp, "body"));
   }
   else if(oc_json_get(r, "response"))
-    put(o, "<h4>Response</h4>\n<p class=\"muted\">No response.</p>\n");
+    oc_html_put(&o->h, "<h4>Response</h4>\n<p class=\"muted\">No response.</p>\n");
   const cJSON *msg = oc_json_get(r, "message");
   if(msg && !cJSON_IsNull(msg)) {
     char *p = oc_json_print_pretty(msg);
     if(p) {
-      put(o, "<h4>Rebuilt message</h4>\n<pre>");
-      txtcut(o, p, OC_HTML_BODY_MAX);
-      put(o, "</pre>\n");
+      oc_html_put(&o->h, "<h4>Rebuilt message</h4>\n<pre>");
+      oc_html_txtcut(&o->h, p, OC_HTML_BODY_MAX);
+      oc_html_put(&o->h, "</pre>\n");
       free(p);
     }
   }
   const cJSON *retries = oc_json_arr(r, "retries");
   if(cJSON_GetArraySize(retries) > 0) {
-    put(o, "<h4>Retries</h4>\n<table><thead><tr><th>attempt</th><th>status</th><th>waited</th></tr></thead><tbody>\n");
+    oc_html_put(&o->h, "<h4>Retries</h4>\n<table><thead><tr><th>attempt</th><th>status</th><th>waited</th></tr></thead><tbody>\n");
     const cJSON *x;
     cJSON_ArrayForEach(x, retries)
-      putf(o, "<tr><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f ms</td></tr>\n",
+      oc_html_putf(&o->h, "<tr><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f ms</td></tr>\n",
            oc_json_num(x, "attempt", 0), oc_json_num(x, "status", 0), oc_json_num(x, "delay_ms", 0));
-    put(o, "</tbody></table>\n");
+    oc_html_put(&o->h, "</tbody></table>\n");
   }
   reproduce_block(o, doc, r);
-  put(o, "</div>\n</details>\n");
+  oc_html_put(&o->h, "</div>\n</details>\n");
 }
 
 /* The first target's prompt for a templates render of case kase, copied
@@ -1662,8 +1612,8 @@ static void page_block(struct out *o, size_t at, size_t *block_at)
   if(at < OC_HTML_FULL_CASES || (at - OC_HTML_FULL_CASES) % OC_HTML_PAGE_CASES || *block_at == at)
     return;
   if(*block_at)
-    put(o, "</noscript>\n");
-  put(o, "<noscript class=\"page\">\n");
+    oc_html_put(&o->h, "</noscript>\n");
+  oc_html_put(&o->h, "<noscript class=\"page\">\n");
   *block_at = at;
 }
 
@@ -1673,7 +1623,7 @@ static void cases_section(struct out *o, const cJSON *doc)
 {
   struct oc_results *rs = o->rs;
   if(!rs->count) {
-    put(o, "<p class=\"muted\">No cases ran.</p>\n");
+    oc_html_put(&o->h, "<p class=\"muted\">No cases ran.</p>\n");
     return;
   }
   /* each target × suite's counts, for the group headings */
@@ -1702,32 +1652,32 @@ static void cases_section(struct out *o, const cJSON *doc)
     }
   }
   if(rs->count > OC_HTML_FULL_CASES)
-    putf(o, "<p class=\"muted\" id=\"brief-note\" data-cases=\"%zu\" data-failures=\"%zu\">"
+    oc_html_putf(&o->h, "<p class=\"muted\" id=\"brief-note\" data-cases=\"%zu\" data-failures=\"%zu\">"
             "The first %d cases (failures first) are shown whole; the other %zu with their verdict, "
             "findings and duration. The JSON results have every case's request, response and "
             "reproducing commands.</p>\n",
          rs->count, nfail, OC_HTML_FULL_CASES, rs->count - OC_HTML_FULL_CASES);
   size_t shown = 0, block_at = 0; /* block_at: the open <noscript> block's first case, or 0 */
-  for(int part = 0; part < 2 && !o->rc; part++) {
+  for(int part = 0; part < 2 && !o->h.rc; part++) {
     size_t n = part ? rs->count - nfail : nfail;
     if(!n)
       continue;
     page_block(o, shown, &block_at);
-    putf(o, "<h3 class=\"part\" id=\"%s\">%zu %s</h3>\n", part ? "passed" : "failures", n,
+    oc_html_putf(&o->h, "<h3 class=\"part\" id=\"%s\">%zu %s</h3>\n", part ? "passed" : "failures", n,
          part ? (n == 1 ? "case passed or skipped" : "cases passed or skipped")
               : (n == 1 ? "case failed or errored" : "cases failed or errored"));
     size_t prev = (size_t)-1;
-    for(size_t i = 0; i < rs->count && !o->rc; i++) {
+    for(size_t i = 0; i < rs->count && !o->h.rc; i++) {
       if(oc_status_is_failure(rs->refs[i].status) == part)
         continue;
       page_block(o, shown, &block_at);
       if(group_of[i] != prev) {
         const struct oc_counts *c = &gc[group_of[i]];
-        put(o, "<h3 class=\"group\">target <b>");
-        txt(o, groups.as[group_of[i]]);
-        put(o, "</b> · suite <b>");
-        txt(o, groups.bs[group_of[i]]);
-        putf(o, "</b> <span class=\"muted\">%ld pass, %ld fail, %ld error, %ld skip</span></h3>\n",
+        oc_html_put(&o->h, "<h3 class=\"group\">target <b>");
+        oc_html_txt(&o->h, groups.as[group_of[i]]);
+        oc_html_put(&o->h, "</b> · suite <b>");
+        oc_html_txt(&o->h, groups.bs[group_of[i]]);
+        oc_html_putf(&o->h, "</b> <span class=\"muted\">%ld pass, %ld fail, %ld error, %ld skip</span></h3>\n",
              c->pass, c->fail, c->error, c->skip);
         prev = group_of[i];
       }
@@ -1738,21 +1688,21 @@ static void cases_section(struct out *o, const cJSON *doc)
         case_block(o, doc, r, i, full, bp, have);
       free(bp);
       shown++;
-      if(!o->rc)
-        o->rc = oc_sink_flush(o->sink);
+      if(!o->h.rc)
+        o->h.rc = oc_sink_flush(o->sink);
     }
   }
   if(block_at)
-    put(o, "</noscript>\n");
+    oc_html_put(&o->h, "</noscript>\n");
   if(rs->count > OC_HTML_FULL_CASES)
-    putf(o, "<p class=\"muted\" id=\"paged-note\">Cases %d to %zu are in this page for its script, "
+    oc_html_putf(&o->h, "<p class=\"muted\" id=\"paged-note\">Cases %d to %zu are in this page for its script, "
             "which shows them %d at a time; it has not run. Opened with scripts off, the page shows "
             "them all.</p>\n",
          OC_HTML_FULL_CASES + 1, rs->count, OC_HTML_PAGE_CASES);
   goto out;
 nomem:
-  if(!o->rc)
-    o->rc = OC_ENOMEM;
+  if(!o->h.rc)
+    o->h.rc = OC_ENOMEM;
 out:
   oc_pairs_free(&groups);
   free(group_of);
@@ -1760,43 +1710,6 @@ out:
 }
 
 /* ---- the page --------------------------------------------------------- */
-
-static int read_asset(const char *dir, const char *name, char **out, char *err, size_t errlen)
-{
-  char *path = NULL;
-  if(dir)
-    path = oc_path_join(dir, name);
-  else {
-    char *rel = oc_asprintf("reports/%s", name);
-    path = rel ? oc_data_path(rel) : NULL;
-    free(rel);
-  }
-  if(!path) {
-    snprintf(err, errlen, "out of memory");
-    return OC_ENOMEM;
-  }
-  size_t n;
-  int rc = oc_read_file(path, OC_CAP_ASSET, out, &n, err, errlen);
-  if(!rc && strlen(*out) != n) {
-    snprintf(err, errlen, "report asset '%s' holds a NUL byte", path);
-    free(*out);
-    *out = NULL;
-    rc = OC_EPARSE;
-  }
-  free(path);
-  return rc;
-}
-
-int oc_report_html_csp_hash(const char *s, char out[64])
-{
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int mdlen = 0;
-  if(!EVP_Digest(s, strlen(s), md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-    return OC_ENOMEM;
-  memcpy(out, "sha256-", 7);
-  EVP_EncodeBlock((unsigned char *)out + 7, md, (int)mdlen); /* 44 chars + NUL */
-  return OC_OK;
-}
 
 static int contains_ci(const char *hay, const char *needle)
 {
@@ -1817,11 +1730,11 @@ int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct 
   char *tmpl = NULL, *css = NULL, *js = NULL;
   const cJSON *doc = rs->doc;
   struct oc_buf *b = sink->b;
-  struct out o = { b, OC_OK, rs, sink };
+  struct out o = { { b, OC_OK }, rs, sink };
   int rc;
-  if((rc = read_asset(assets_dir, "report.html.in", &tmpl, err, errlen)) ||
-     (rc = read_asset(assets_dir, "report.css", &css, err, errlen)) ||
-     (rc = read_asset(assets_dir, "report.js", &js, err, errlen)))
+  if((rc = oc_html_read_asset(assets_dir, "report.html.in", "report", &tmpl, err, errlen)) ||
+     (rc = oc_html_read_asset(assets_dir, "report.css", "report", &css, err, errlen)) ||
+     (rc = oc_html_read_asset(assets_dir, "report.js", "report", &js, err, errlen)))
     goto out;
   /* the assets are ours, but an edited copy must not end its own element */
   if(contains_ci(css, "</style") || contains_ci(js, "</script")) {
@@ -1830,24 +1743,24 @@ int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct 
     goto out;
   }
   char css_hash[64], js_hash[64];
-  if((rc = oc_report_html_csp_hash(css, css_hash)) || (rc = oc_report_html_csp_hash(js, js_hash))) {
+  if((rc = oc_html_csp_hash(css, css_hash)) || (rc = oc_html_csp_hash(js, js_hash))) {
     snprintf(err, errlen, "cannot hash the report assets");
     goto out;
   }
   struct oc_counts c;
   oc_results_counts(rs, NULL, NULL, &c);
 
-  for(const char *p = tmpl; *p && !o.rc;) {
+  for(const char *p = tmpl; *p && !o.h.rc;) {
     const char *at = strchr(p, '@');
     if(!at) {
-      put(&o, p);
+      oc_html_put(&o.h, p);
       break;
     }
-    if(at > p && !o.rc)
-      o.rc = oc_buf_add(b, p, (size_t)(at - p));
+    if(at > p && !o.h.rc)
+      o.h.rc = oc_buf_add(b, p, (size_t)(at - p));
     size_t len = strspn(at + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
     if(!len || at[1 + len] != '@') {
-      put(&o, "@");
+      oc_html_put(&o.h, "@");
       p = at + 1;
       continue;
     }
@@ -1858,16 +1771,16 @@ int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct 
     name[len] = '\0';
     const char *version = oc_json_str(oc_json_obj(doc, "oacheck"), "version");
     if(strcmp(name, "CSP") == 0)
-      putf(&o, "default-src 'none'; style-src '%s'; script-src '%s'; img-src data:; "
+      oc_html_putf(&o.h, "default-src 'none'; style-src '%s'; script-src '%s'; img-src data:; "
                "base-uri 'none'; form-action 'none'", css_hash, js_hash);
     else if(strcmp(name, "VERSION") == 0)
-      attr(&o, PACKAGE_VERSION);
+      oc_html_attr(&o.h, PACKAGE_VERSION);
     else if(strcmp(name, "TITLE") == 0)
-      putf(&o, "oacheck: %ld pass, %ld fail, %ld error, %ld skip", c.pass, c.fail, c.error, c.skip);
+      oc_html_putf(&o.h, "oacheck: %ld pass, %ld fail, %ld error, %ld skip", c.pass, c.fail, c.error, c.skip);
     else if(strcmp(name, "STYLE") == 0)
-      put(&o, css);
+      oc_html_put(&o.h, css);
     else if(strcmp(name, "SCRIPT") == 0)
-      put(&o, js);
+      oc_html_put(&o.h, js);
     else if(strcmp(name, "HEADER") == 0)
       header_section(&o, doc);
     else if(strcmp(name, "SUMMARY") == 0)
@@ -1881,19 +1794,19 @@ int oc_report_html_stream(struct oc_results *rs, const char *assets_dir, struct 
     else if(strcmp(name, "CASES") == 0)
       cases_section(&o, doc);
     else if(strcmp(name, "FOOTER") == 0) {
-      put(&o, "Rendered by oacheck " PACKAGE_VERSION " from results of oacheck ");
-      txt(&o, version);
-      put(&o, ". Everything shown comes from the results file; the report fetches nothing.");
+      oc_html_put(&o.h, "Rendered by oacheck " PACKAGE_VERSION " from results of oacheck ");
+      oc_html_txt(&o.h, version);
+      oc_html_put(&o.h, ". Everything shown comes from the results file; the report fetches nothing.");
     }
     else {
       /* not ours: keep it as it was */
-      put(&o, "@");
+      oc_html_put(&o.h, "@");
       p = at + 1;
       continue;
     }
     p = at + 2 + len;
   }
-  rc = o.rc;
+  rc = o.h.rc;
   if(rc)
     snprintf(err, errlen, "cannot render the HTML report: %s",
              rc == OC_ETOOBIG ? "larger than the report cap" : "out of memory");

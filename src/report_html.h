@@ -32,9 +32,4 @@ int oc_report_html_render(const cJSON *results, const char *assets_dir, struct o
  * err naming the file. */
 int oc_report_html_write(const cJSON *results, const char *path, char *err, size_t errlen);
 
-/* "sha256-BASE64" of the text s, as a Content-Security-Policy source for
- * an inlined style or script (also used by report_history.c).  OC_OK or
- * OC_ENOMEM. */
-int oc_report_html_csp_hash(const char *s, char out[64]);
-
 #endif

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -724,6 +725,62 @@ START_TEST(html_missing_asset_names_file)
 }
 END_TEST
 
+/* An edited asset that would break the page it is inlined into is
+ * refused, naming the file: a stylesheet holding "</" (it would end its
+ * <style> element), a script holding a NUL byte. */
+static void write_asset(const char *dir, const char *name, const char *text, size_t n)
+{
+  char *path = oc_path_join(dir, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+  fclose(f);
+  free(path);
+}
+
+START_TEST(html_refuses_assets_that_break_the_page)
+{
+  char dir[] = "/tmp/oacheck-assets-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static const char *const names[] = { "report.html.in", "report.css", "report.js" };
+  for(size_t i = 0; i < 3; i++) {
+    char *rel = oc_asprintf("reports/%s", names[i]);
+    char *src = oc_test_src(rel);
+    size_t n;
+    char *text = oc_test_read(src, &n);
+    write_asset(dir, names[i], text, n);
+    free(text);
+    free(src);
+    free(rel);
+  }
+  cJSON *d = doc_with("[]", "[]");
+  char err[512] = "";
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_REPORT);
+  ck_assert_int_eq(oc_report_html_render(d, dir, &b, err, sizeof(err)), OC_OK); /* the copy renders */
+  oc_buf_free(&b);
+  const char css[] = "body { color: red }\n/* </style><script>alert(1)</script> */\n";
+  write_asset(dir, "report.css", css, sizeof(css) - 1);
+  oc_buf_init(&b, OC_CAP_REPORT);
+  ck_assert_int_eq(oc_report_html_render(d, dir, &b, err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "report.css") && strstr(err, "'</' or '<!' in a stylesheet"), "%s", err);
+  oc_buf_free(&b);
+  write_asset(dir, "report.css", "body{}", 6);
+  write_asset(dir, "report.js", "var a;\0var b;", 14);
+  oc_buf_init(&b, OC_CAP_REPORT);
+  ck_assert_int_eq(oc_report_html_render(d, dir, &b, err, sizeof(err)), OC_EPARSE);
+  ck_assert_msg(strstr(err, "report.js") && strstr(err, "NUL byte"), "%s", err);
+  oc_buf_free(&b);
+  for(size_t i = 0; i < 3; i++) {
+    char *path = oc_path_join(dir, names[i]);
+    unlink(path);
+    free(path);
+  }
+  rmdir(dir);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* ---- merge ------------------------------------------------------------ */
 
 START_TEST(merge_orders_dedupes_recounts)
@@ -919,6 +976,7 @@ int main(void)
   tcase_add_test(tc, html_hostile_fixture);
   tcase_add_test(tc, html_sections);
   tcase_add_test(tc, html_missing_asset_names_file);
+  tcase_add_test(tc, html_refuses_assets_that_break_the_page);
   suite_add_tcase(s, tc);
   tc = tcase_create("merge-diff");
   tcase_set_timeout(tc, 30);
