@@ -53,7 +53,7 @@ static void print_usage(FILE *out)
           "  -h, --help     show this help and exit\n"
           "      --version  show the version and exit\n"
           "  -v, --verbose  say more (repeat for trace output)\n"
-          "  -q, --quiet    print errors only\n"
+          "  -q, --quiet    no warnings; no line for a case that passed or was skipped\n"
           "\n"
           "'oacheck COMMAND --help' describes a command.  With no command, 'oacheck'\n"
           "shows this help.\n"

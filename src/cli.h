@@ -82,7 +82,7 @@ struct oc_option {
 #define OC_OPT_DOUBLE(s, l, v, a, lo, hi, h) { OC_OPT__DOUBLE, s, l, v, a, h, lo, hi, NULL }
 #define OC_OPT_CALLBACK(s, l, v, a, cb, h) { OC_OPT__CALLBACK, s, l, v, a, h, 0, 0, cb }
 #define OC_OPT_VERBOSE(v, h) { OC_OPT__VERBOSE, 'v', "verbose", v, NULL, h, 0, 0, NULL }
-#define OC_OPT_QUIET() { OC_OPT__QUIET, 'q', "quiet", NULL, NULL, "print errors only", 0, 0, NULL }
+#define OC_OPT_QUIET() { OC_OPT__QUIET, 'q', "quiet", NULL, NULL, "quiet: no warnings, and no line for a case\nthat passed or was skipped", 0, 0, NULL }
 
 /* One command's parser: what --help prints above and below the table. */
 struct oc_cli {

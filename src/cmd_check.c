@@ -452,7 +452,8 @@ int oc_cmd_check(int argc, char **argv)
   char policy[600];
   oc_verdict_policy_text(a.verdict.strict, selected, policy, sizeof(policy));
   printf("verdict: %s\n\n", policy);
-  size_t n = 0;
+  size_t n = 0, shown = 0;
+  int quiet = oc_log_get_level() == OC_LOG_ERROR;
   for(size_t i = 0; i < a.files.n; i++)
     for(size_t k = 0; k < caps[i].count; k++) {
       struct judged j;
@@ -461,10 +462,13 @@ int oc_cmd_check(int argc, char **argv)
       if(!first_profile)
         first_profile = j.profile;
       mixed |= strcmp(first_profile, j.profile) != 0;
-      if(n > 1)
-        fputc('\n', stdout);
-      print_header(stdout, &a, &caps[i], &caps[i].entries[k], &j);
-      print_verdict(stdout, j.result);
+      /* -q: what passed is only counted */
+      if(!quiet || !oc_streq(oc_json_str(j.result, "status"), "pass")) {
+        if(shown++)
+          fputc('\n', stdout);
+        print_header(stdout, &a, &caps[i], &caps[i].entries[k], &j);
+        print_verdict(stdout, j.result);
+      }
       if(!oc_json_put(&oom, results, NULL, j.result))
         goto oom;
     }

@@ -26,6 +26,8 @@ void oc_console_init(struct oc_console *c, FILE *out)
   const char *nc = getenv("NO_COLOR");
   const char *term = getenv("TERM");
   c->color = c->tty && !(nc && *nc) && !oc_streq(term, "dumb");
+  /* -q: a CI log of a long run keeps what failed and the summary */
+  c->quiet = oc_log_get_level() == OC_LOG_ERROR;
 }
 
 static const char *paint(const struct oc_console *c, const char *status)
@@ -139,7 +141,7 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
   upper(status, st, sizeof(st));
   int interesting = !oc_streq(status, "pass") && !oc_streq(status, "skip");
   clear_progress(c);
-  if(!c->tty || interesting || c->verbose) {
+  if(interesting || (!c->quiet && (!c->tty || c->verbose))) {
     const char *reason = oc_json_str(r, "reason");
     int nfind = cJSON_GetArraySize(oc_json_arr(r, "findings"));
     struct oc_buf b1, b2, b3, b4;
@@ -170,7 +172,7 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
     }
     print_deployment_notes(c, r);
   }
-  if(c->tty && done < total) {
+  if(c->tty && !c->quiet && done < total) {
     struct oc_buf b1, b2;
     oc_buf_init(&b1, 4096);
     oc_buf_init(&b2, 4096);

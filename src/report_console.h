@@ -14,9 +14,11 @@ struct oc_console {
   int color;
   int progress_shown;
   int verbose;      /* print every finding, not only the first error */
+  int quiet;        /* -q: no line for a case that passed or was skipped, no progress */
 };
 
-/* Decide tty/colour from out, $NO_COLOR and $TERM; cannot fail. */
+/* Decide tty/colour from out, $NO_COLOR and $TERM, and quiet from the
+ * log level (-q); cannot fail. */
 void oc_console_init(struct oc_console *c, FILE *out);
 /* One case finished (done of total). */
 void oc_console_result(struct oc_console *c, const cJSON *result, size_t done, size_t total);

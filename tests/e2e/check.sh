@@ -104,6 +104,13 @@ expect_grep '^  request: from the capture \(--request not used\)' "$TMP/out"
 expect_grep 'TOOL-CHOICE-HONOURED' "$TMP/out"
 pass "no request: request-dependent rules are named as not judged"
 
+# -q: a failing exchange is shown whole, a passing one only counted
+expect_status 1 "$OACHECK" -q check "$TMP/chat-stream.http" "$REC/tools-required-stream.cassette.gz"
+expect_grep '^FAIL tools-required-stream' "$TMP/out"
+expect_no_grep '^PASS |chat-stream.http:' "$TMP/out"
+expect_grep '^2 exchanges checked: 1 passed, 1 failed, 0 errors' "$TMP/out"
+pass "check -q: the failing exchange and the count, not the passing one"
+
 # ---- a pasted excerpt: cut inside an event, or without the final blank line
 head -c 3000 "$TMP/json-object-stream.body" > "$TMP/pasted.txt"
 expect_status 0 "$OACHECK" check --profile llama-server --request "$TMP/json-object-stream.req.json" "$TMP/pasted.txt"

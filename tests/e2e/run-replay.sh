@@ -169,6 +169,15 @@ expect_status 0 "$OACHECK" run "$TMP/my plain.json" --filter plain/chat-basic --
 expect_grep "\"oacheck\":[[:space:]]*\"oacheck run '$TMP/my plain.json' --replay " "$TMP/mine.json"
 pass "reproduce commands: a shipped suite by name, a copy by its file"
 
+# -q: the failures, the summary and the client matrix; no line for a
+# case that passed
+expect_status 1 "$OACHECK" run -q
+expect_no_grep '^PASS ' "$TMP/out"
+[ "$(grep -c '^FAIL ' "$TMP/out")" -eq 12 ] || fail "run -q does not list the 12 failures"
+expect_grep '^53 cases: 41 passed, 12 failed, 0 errors, 0 skipped' "$TMP/out"
+expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
+pass "run -q: the 12 failures, the summary and the matrix, no passing case"
+
 # 2. live against oacheck serve replaying the same recordings
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"
