@@ -1865,7 +1865,7 @@ static enum oc_cdiff judge(const struct oc_ccaps *caps, const struct oc_cview *r
     v->outcome = OC_CO_RAISES;
     v->works = 0;
     quote_buf(&got->err_msg, 1, a, sizeof(a));
-    oc_client_reason(v, "%s: %s on a valid answer", got->err_name, a);
+    oc_client_reason(v, "%s: %s, on an answer that is not an error", got->err_name, a);
     return OC_DIFF_RAISED;
   }
   char why[OC_CLIENT_REASON];

@@ -699,7 +699,7 @@ START_TEST(ai_sdk_validates_each_shape)
   };
   static const char *want[] = {
     "TypeValidationError: \"Type validation failed: Value: {\\\"x\\\":\\\"a\\\\\\\\b\\\",\\\"id\\\":\\\"c\\\","
-    "\\\"object\\\"\xE2\x80\xA6\" on a valid answer",
+    "\\\"object\\\"\xE2\x80\xA6\", on an answer that is not an error",
     NULL,
   };
   for(size_t i = 0; i < OC_ARRAY_LEN(bad); i++) {

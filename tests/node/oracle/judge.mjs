@@ -154,7 +154,7 @@ export function judge(client, ref, got) {
     };
   }
   if (got.kind === 'error') {
-    return { outcome: 'raises', works: false, reason: `${got.name}: ${q(got.message)} on a valid answer` };
+    return { outcome: 'raises', works: false, reason: `${got.name}: ${q(got.message)}, on an answer that is not an error` };
   }
   if (caps.choices === 'all') {
     if (got.choices.length !== ref.choices.length) {
