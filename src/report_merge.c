@@ -330,7 +330,10 @@ static int key_cmp(const void *x, const void *y)
 /* Keyed entries of results (seq: the result's place in rs), sorted by
  * key.  Cases without a complete key are left out (nothing could match
  * them). */
-static int keyed(const struct oc_results *rs, struct entry **out, size_t *nout)
+/* as_target: every result keyed under this target name instead of its
+ * own (NULL: its own) */
+static int keyed(const struct oc_results *rs, const char *as_target, struct entry **out,
+                 size_t *nout)
 {
   size_t n = 0;
   struct entry *e = calloc(rs->count ? rs->count : 1, sizeof(*e));
@@ -339,7 +342,7 @@ static int keyed(const struct oc_results *rs, struct entry **out, size_t *nout)
   for(size_t i = 0; i < rs->count; i++) {
     const struct oc_result_ref *f = &rs->refs[i];
     if(f->target && f->suite && f->kase)
-      e[n++] = (struct entry){ NULL, f->target, f->suite, f->kase, 0, 0, 0, i };
+      e[n++] = (struct entry){ NULL, as_target ? as_target : f->target, f->suite, f->kase, 0, 0, 0, i };
   }
   if(n)
     qsort(e, n, sizeof(*e), entry_by_key);
@@ -592,6 +595,56 @@ int oc_results_diff(const cJSON *old, const cJSON *nw, struct oc_buf *human, cJS
   return rc;
 }
 
+/* The distinct target names of a run, for saying how two runs' targets
+ * pair up: a few in any real run; more than OC_DIFF_TARGETS_MAX and the
+ * run is taken as sharing its targets (nothing said). */
+#define OC_DIFF_TARGETS_MAX 256
+struct targets {
+  const char *names[OC_DIFF_TARGETS_MAX];
+  size_t n;
+  int many;
+};
+
+static void targets_of(const struct oc_results *rs, struct targets *t)
+{
+  t->n = 0;
+  t->many = 0;
+  for(size_t i = 0; i < rs->count && !t->many; i++) {
+    const char *x = rs->refs[i].target;
+    size_t j = 0;
+    while(x && j < t->n && strcmp(t->names[j], x) != 0)
+      j++;
+    if(!x || j < t->n)
+      continue;
+    if(t->n == OC_DIFF_TARGETS_MAX)
+      t->many = 1;
+    else
+      t->names[t->n++] = x;
+  }
+}
+
+static int share_a_target(const struct targets *a, const struct targets *b)
+{
+  if(a->many || b->many || !a->n || !b->n)
+    return 1;
+  for(size_t i = 0; i < a->n; i++)
+    for(size_t j = 0; j < b->n; j++)
+      if(strcmp(a->names[i], b->names[j]) == 0)
+        return 1;
+  return 0;
+}
+
+/* The names, ", " between them (the first eight), into b. */
+static int target_names(struct oc_buf *b, const struct targets *t)
+{
+  int rc = OC_OK;
+  for(size_t i = 0; i < t->n && i < 8 && !rc; i++) {
+    rc = i ? oc_buf_adds(b, ", ") : OC_OK;
+    rc = rc ? rc : oc_esc_addn_cut(b, t->names[i], 200, OC_ESC_TEXT);
+  }
+  return rc ? rc : t->n > 8 ? oc_buf_adds(b, ", …") : OC_OK;
+}
+
 int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_buf *human,
                        cJSON **machine)
 {
@@ -607,7 +660,43 @@ int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_
   }
   if(machine)
     *machine = NULL;
-  if((rc = keyed(old, &oe, &on)) || (rc = keyed(nw, &ne, &nn)))
+  /* Cases are matched by target name.  Two runs of one target each that
+   * named it differently (a replay and a live run, a port in the default
+   * name) are compared target with target, and that is said; runs of
+   * several targets with none in common are said to share nothing. */
+  struct targets *ot = malloc(sizeof(*ot)), *nt = malloc(sizeof(*nt));
+  const char *as_target = NULL, *old_only = NULL, *new_only = NULL;
+  struct oc_buf note;
+  oc_buf_init(&note, OC_CAP_MESSAGE);
+  rc = OC_ENOMEM;
+  if(!ot || !nt)
+    goto out;
+  rc = OC_OK;
+  targets_of(old, ot);
+  targets_of(nw, nt);
+  if(!share_a_target(ot, nt)) {
+    old_only = ot->n == 1 ? ot->names[0] : NULL;
+    new_only = nt->n == 1 ? nt->names[0] : NULL;
+    if(old_only && new_only) {
+      as_target = new_only;
+      rc = oc_buf_adds(&note, "the runs have one target each, named differently: ");
+      rc = rc ? rc : oc_esc_addn_cut(&note, old_only, 200, OC_ESC_TEXT);
+      rc = rc ? rc : oc_buf_adds(&note, " (old) is compared with ");
+      rc = rc ? rc : oc_esc_addn_cut(&note, new_only, 200, OC_ESC_TEXT);
+      rc = rc ? rc : oc_buf_adds(&note, " (new)");
+    }
+    else {
+      rc = oc_buf_adds(&note, "no target in common (old: ");
+      rc = rc ? rc : target_names(&note, ot);
+      rc = rc ? rc : oc_buf_adds(&note, "; new: ");
+      rc = rc ? rc : target_names(&note, nt);
+      rc = rc ? rc : oc_buf_adds(&note, "): cases are matched by target name, so every case is new or "
+                                        "removed; name the targets alike (--target NAME=URL) to compare them");
+    }
+    if(rc)
+      goto out;
+  }
+  if((rc = keyed(old, as_target, &oe, &on)) || (rc = keyed(nw, NULL, &ne, &nn)))
     goto out;
   rc = OC_ENOMEM;
   for(int i = 0; i < 6; i++)
@@ -660,8 +749,10 @@ int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_
     fd.added = fd.removed = fd.changed = NULL;
   }
   for(size_t j = 0; j < old->count; j++) {
-    const struct oc_result_ref *f = &old->refs[j];
-    if(!f->target || !f->suite || !f->kase || lookup(ne, nn, f))
+    struct oc_result_ref f = old->refs[j];
+    if(as_target && f.target)
+      f.target = as_target;
+    if(!f.target || !f.suite || !f.kase || lookup(ne, nn, &f))
       continue;
     const cJSON *r = oc_results_get(old, j, err, sizeof(err));
     if(!r) {
@@ -675,6 +766,8 @@ int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_
 
   if(human) {
     size_t changes = 0;
+    if(note.len && ((rc = oc_buf_printf(human, "note: %s\n", oc_buf_str(&note)))))
+      goto out;
     for(int i = 0; i < 6; i++) {
       int n = cJSON_GetArraySize(d.lists[i]);
       changes += (size_t)n;
@@ -692,7 +785,8 @@ int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_
   if(machine) {
     rc = OC_ENOMEM;
     root = cJSON_CreateObject();
-    if(!root || !cJSON_AddNumberToObject(root, "new_failures", failing))
+    if(!root || !cJSON_AddNumberToObject(root, "new_failures", failing) ||
+       (note.len && !cJSON_AddStringToObject(root, "note", oc_buf_str(&note))))
       goto out;
     for(int i = 0; i < 6; i++) {
       int bad = oc_json_add(root, list_names[i], d.lists[i]);
@@ -708,6 +802,9 @@ int oc_results_diff_of(struct oc_results *old, struct oc_results *nw, struct oc_
   }
   rc = OC_OK;
 out:
+  free(ot);
+  free(nt);
+  oc_buf_free(&note);
   cJSON_Delete(fd.added);
   cJSON_Delete(fd.removed);
   cJSON_Delete(fd.changed);

@@ -64,6 +64,26 @@ expect_status 0 "$OACHECK" report diff "$TMP/broken.json" "$DATA/replay-llama.js
 expect_grep '^newly passing \(1\):$' "$TMP/out"
 pass "one injected failure: shown alone, exit 1; the way back is newly passing, exit 0"
 
+# matched by target name: one target on each side named differently (a
+# replay and a live run) is compared with the other, and that is said;
+# several with none in common are said to share nothing
+sed 's/"llama-server-b10587"/"127.0.0.1-33891"/g' "$DATA/replay-llama.json" >"$TMP/renamed.json"
+expect_status 0 "$OACHECK" report diff "$DATA/replay-llama.json" "$TMP/renamed.json"
+expect_grep '^note: the runs have one target each, named differently: llama-server-b10587 \(old\) is compared with 127\.0\.0\.1-33891 \(new\)$' "$TMP/out"
+expect_grep '^no changes$' "$TMP/out"
+sed 's/"llama-server-b10587"/"127.0.0.1-33891"/g' "$TMP/broken.json" >"$TMP/renamed-broken.json"
+expect_status 1 "$OACHECK" report diff "$DATA/replay-llama.json" "$TMP/renamed-broken.json" --json
+expect_grep '"new_failures":[[:space:]]*1,' "$TMP/out"
+expect_grep '"note":[[:space:]]*"the runs have one target each' "$TMP/out"
+sed -e 's/"llama-b10587"/"l2"/g' -e 's/"vllm-0.11"/"v2"/g' -e 's/"ollama-laptop"/"o2"/g' "$DATA/two-targets.json" >"$TMP/two-renamed.json"
+# (its failing cases are new, so newly failing: exit 1)
+expect_status 1 "$OACHECK" report diff "$DATA/two-targets.json" "$TMP/two-renamed.json"
+expect_grep '^note: no target in common \(old: [a-z0-9., -]+; new: [a-z0-9, ]+\): cases are matched by target name' "$TMP/out"
+expect_grep '^removed cases \(' "$TMP/out"
+expect_status 0 "$OACHECK" report diff "$DATA/two-targets.json" "$DATA/two-targets.json"
+expect_no_grep '^note:' "$TMP/out"
+pass "diff across target names: one each is paired and said; none in common is said"
+
 expect_status 2 "$OACHECK" report diff "$TMP/nonexistent.json" "$DATA/replay-llama.json"
 expect_grep "nonexistent\.json" "$TMP/err"
 printf '{"oacheck": {"version": "0.1.0",\n  "started": tru' >"$TMP/truncated.json"
