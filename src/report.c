@@ -475,13 +475,31 @@ static int render_html(struct oc_results *rs, struct oc_sink *s)
 int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,
                           const char *html)
 {
+  const char *paths[3] = { json, junit, html };
+  static const char *const what[3] = { "JSON", "JUnit", "HTML" };
+  int (*const render[3])(struct oc_results *, struct oc_sink *) = { oc_report_json_render,
+                                                                    render_junit, render_html };
+  /* what went where is said last, on stdout, unless a report itself
+   * goes there ("-"): then on stderr, so that stdout stays that report */
+  FILE *said = stdout;
+  for(int k = 0; k < 3; k++)
+    if(oc_streq(paths[k], "-"))
+      said = stderr;
   int bad = 0;
-  if(json)
-    bad += write_one(rs, json, "JSON", oc_report_json_render);
-  if(junit)
-    bad += write_one(rs, junit, "JUnit", render_junit);
-  if(html)
-    bad += write_one(rs, html, "HTML", render_html);
+  for(int k = 0; k < 3; k++) {
+    if(!paths[k])
+      continue;
+    int failed = write_one(rs, paths[k], what[k], render[k]);
+    bad += failed;
+    if(!failed && !oc_streq(paths[k], "-")) {
+      struct oc_buf shown;
+      oc_buf_init(&shown, OC_CAP_MESSAGE);
+      oc_esc_addn_cut(&shown, paths[k], 1000, OC_ESC_TEXT);
+      fprintf(said, "wrote %s (%s report)\n", oc_buf_str(&shown), what[k]);
+      oc_buf_free(&shown);
+    }
+  }
+  fflush(said);
   return bad;
 }
 

@@ -103,6 +103,13 @@ expect_grep '"mode":[[:space:]]*"replay"' "$TMP/replay.json"
 expect_grep '"note":[[:space:]]*"no target given: replaying' "$TMP/replay.json"
 pass "replay of the shipped recordings: 53 verdicts as the recordings warrant"
 
+# the last lines say what was written where
+tail -n 3 "$TMP/out" > "$TMP/wrote"
+printf 'wrote %s (JSON report)\nwrote %s (JUnit report)\nwrote %s (HTML report)\n' \
+  "$TMP/replay.json" "$TMP/replay.xml" "$TMP/replay.html" | cmp -s - "$TMP/wrote" ||
+  { cat "$TMP/wrote" >&2; fail "the run does not end saying which reports it wrote"; }
+pass "the reports written are named at the end"
+
 # the findings name the rule, the chunk and the byte
 # (the in-band error is a warning: every client surfaces its message; the
 # missing [DONE] after it fails the case)
