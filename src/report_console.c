@@ -52,6 +52,10 @@ static const char *reset(const struct oc_console *c)
 
 /* Server and suite text on the terminal: escape sequences, other
  * controls and invalid UTF-8 made visible, never interpreted. */
+/* bytes of a client's reason shown in the matrix's lines (the reports
+ * keep it whole) */
+#define OC_CONSOLE_REASON_MAX 160
+
 static const char *safe(struct oc_buf *b, const char *s)
 {
   oc_buf_reset(b);
@@ -232,14 +236,15 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
         continue;
       }
       /* masked whole before it is cut: a secret cut in two would not
-       * be recognised any more */
-      char reason[121];
+       * be recognised any more; cut on a character, with an ellipsis */
       const char *full = cell->reason ? cell->reason : "";
       char *masked = oc_secret_masked(full, strlen(full));
-      oc_strlcpy(reason, masked ? masked : "?", sizeof(reason));
+      oc_buf_reset(&b1);
+      if(!masked || oc_esc_addn_cut(&b1, masked, OC_CONSOLE_REASON_MAX, OC_ESC_TEXT))
+        oc_buf_reset(&b1);
       free(masked);
       fprintf(c->out, "  %s%-6s%s %s, %s: %s (%s/%s)\n", cell_paint(c, want), cell_word(want), reset(c),
-              oc_client_name((enum oc_client_id)k), oc_row_title(row), safe(&b1, reason),
+              oc_client_name((enum oc_client_id)k), oc_row_title(row), b1.len ? oc_buf_str(&b1) : "?",
               safe(&b2, cell->suite), safe(&b3, cell->kase));
       shown++;
     }

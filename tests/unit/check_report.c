@@ -646,6 +646,49 @@ START_TEST(console_client_matrix)
 }
 END_TEST
 
+/* A long reason is cut in the console on a character, with an ellipsis:
+ * never half a UTF-8 sequence (it was cut at 120 bytes wherever they fell). */
+START_TEST(console_matrix_cuts_reasons_on_characters)
+{
+  cJSON *d = load_fixture("clients.json");
+  char longer[400] = "tool_calls: x"; /* odd: a byte cut at an even count halves a character */
+  for(int i = 0; i < 120; i++)
+    strcat(longer, "\xD1\x84"); /* ф */
+  int set = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, oc_json_arr(d, "results"))
+  {
+    cJSON *lc = oc_json_obj(oc_json_obj(r, "clients"), "langchain");
+    if(lc && !oc_json_bool(lc, "works", 1) && !oc_json_bool(lc, "limitation", 0)) {
+      ck_assert(cJSON_ReplaceItemInObjectCaseSensitive(lc, "reason", cJSON_CreateString(longer)));
+      set++;
+    }
+  }
+  ck_assert_int_gt(set, 0);
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  struct oc_console c;
+  oc_console_init(&c, f);
+  oc_console_matrix(&c, d);
+  long n = ftell(f);
+  rewind(f);
+  char *out = calloc(1, (size_t)n + 1);
+  ck_assert_uint_eq(fread(out, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  const char *line = strstr(out, "\n  BREAKS langchain, tool call streamed: tool_calls: x");
+  ck_assert_msg(line != NULL, "%s", out);
+  const char *eol = strchr(line + 1, '\n');
+  ck_assert_ptr_nonnull(eol);
+  size_t bad = 0;
+  ck_assert_msg(oc_utf8_valid((const unsigned char *)line, (size_t)(eol - line), &bad), "half a character at %zu: %.*s", bad, (int)(eol - line), line);
+  ck_assert_msg(strstr(line, "\xE2\x80\xA6 (tool-calls/") && strstr(line, "\xE2\x80\xA6 (tool-calls/") < eol,
+                "no ellipsis before the case: %.*s", (int)(eol - line), line);
+  ck_assert_ptr_null(strstr(line, longer)); /* cut */
+  free(out);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* ---- HTML ------------------------------------------------------------- */
 
 START_TEST(html_hostile_fixture)
@@ -970,6 +1013,7 @@ int main(void)
   tcase_add_test(tc, junit_hostile_fixture);
   tcase_add_test(tc, junit_client_matrix);
   tcase_add_test(tc, console_client_matrix);
+  tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);
