@@ -104,9 +104,120 @@ static size_t static_size(const char *s, size_t len)
   return n;
 }
 
+/* The variables a target can define (target.c sets them as it identifies
+ * it; check_suite holds the two lists to each other).  One of these
+ * missing on a target skips a case as unsupported; any other name the
+ * suite does not define can never be defined, and is a load error. */
+static const char *const target_vars[] = {
+  "MODEL", "N_CTX", "N_CTX_HALF", "CTX_WORDS_UNDER", "CTX_WORDS_AT", "CTX_WORDS_OVER",
+};
+
+int oc_suite_target_var(const char *name)
+{
+  for(size_t i = 0; i < OC_ARRAY_LEN(target_vars); i++)
+    if(strcmp(name, target_vars[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* Is name[0..n) a target variable or one of the suite's (vars, the
+ * suite's "variables" object, may be NULL)?  If not, *near is the
+ * closest of them within an edit distance of 2, or NULL. */
+static int var_known(const char *name, size_t n, const struct oc_jv *vars, const char **near)
+{
+  size_t best = 3;
+  *near = NULL;
+  for(size_t i = 0; i < OC_ARRAY_LEN(target_vars) + (vars && vars->type == OC_JOBJECT ? vars->len : 0);
+      i++) {
+    const char *k;
+    size_t kn;
+    if(i < OC_ARRAY_LEN(target_vars)) {
+      k = target_vars[i];
+      kn = strlen(k);
+    }
+    else {
+      k = vars->u.members[i - OC_ARRAY_LEN(target_vars)].key;
+      kn = vars->u.members[i - OC_ARRAY_LEN(target_vars)].key_len;
+    }
+    if(kn == n && memcmp(k, name, n) == 0)
+      return 1;
+    /* a one-letter name is one edit from every other: no guess */
+    size_t d = oc_edit_distance(name, n, k, kn, 2);
+    if(d < best && d < n) {
+      best = d;
+      *near = k;
+    }
+  }
+  return 0;
+}
+
+/* Every ${NAME} of s (and the NAME of ${words:NAME:WORD}) must be one a
+ * target or the suite defines: a misspelt ${MODL} would otherwise skip
+ * its case as "unsupported" on every target, and a run stay green.  The
+ * references were checked well-formed (reference_problem).  Reported at
+ * the reference's own column where the string has no escape before it. */
+static int check_names(const struct oc_jv *v, const struct oc_jv *vars, const char *path,
+                       const char *buf, size_t len, struct oc_buf *err)
+{
+  int bad = 0;
+  const char *s = v->u.str, *end = s + v->len;
+  for(const char *p = s; p < end;) {
+    const char *d = memchr(p, '$', (size_t)(end - p));
+    if(!d || d + 1 >= end)
+      break;
+    if(d[1] != '{') {
+      p = d + 1;
+      continue;
+    }
+    const char *name = d + 2;
+    const char *e = memchr(name, '}', (size_t)(end - name));
+    if(!e)
+      break;
+    p = e + 1;
+    size_t n = (size_t)(e - name);
+    const char *var = name, *words = NULL;
+    if(n >= 4 && memcmp(name, "env:", 4) == 0)
+      continue;
+    if(n >= 6 && memcmp(name, "words:", 6) == 0) {
+      words = name;
+      var = name + 6;
+      const char *c = memchr(var, ':', (size_t)(e - var));
+      n = c ? (size_t)(c - var) : 0;
+      if(!n || (var[0] >= '0' && var[0] <= '9')) /* a literal count */
+        continue;
+    }
+    const char *near;
+    if(var_known(var, n, vars, &near))
+      continue;
+    char msg[512];
+    size_t at = v->offset, k = (size_t)(d - s);
+    if(v->offset + 1 + k + 2 <= len && !memchr(buf + v->offset + 1, '\\', k) &&
+       memcmp(buf + v->offset + 1, s, k + 2) == 0)
+      at = v->offset + 1 + k;
+    int w = n > 60 ? 60 : (int)n;
+    if(words)
+      snprintf(msg, sizeof(msg), "undefined variable %.*s in the COUNT of ${words:%.*s:…}", w, var, w,
+               var);
+    else
+      snprintf(msg, sizeof(msg), "undefined variable ${%.*s}", w, var);
+    size_t ml = strlen(msg);
+    if(near)
+      snprintf(msg + ml, sizeof(msg) - ml, ": did you mean %s%s%s?", words ? "" : "${", near,
+               words ? "" : "}");
+    else
+      snprintf(msg + ml, sizeof(msg) - ml, " (a target sets MODEL, N_CTX, N_CTX_HALF, "
+               "CTX_WORDS_UNDER, CTX_WORDS_AT and CTX_WORDS_OVER; the suite's own go in its "
+               "\"variables\")");
+    err_at(err, path, buf, len, at, msg);
+    bad = 1;
+  }
+  return bad;
+}
+
 struct request_walk {
   size_t size;              /* static_size of everything seen so far */
   int size_reported, depth_reported;
+  const struct oc_jv *vars; /* the suite's "variables", or NULL */
 };
 
 /* Check every string under v (the request of a case) for malformed
@@ -134,6 +245,8 @@ static int check_request(const struct oc_jv *v, const char *path, const char *bu
       err_at(err, path, buf, len, v->offset, why);
       bad = 1;
     }
+    else
+      bad |= check_names(v, w->vars, path, buf, len, err);
     w->size += static_size(v->u.str, v->len);
     if(w->size > OC_CAP_REQUEST && !w->size_reported++) {
       char msg[200];
@@ -351,7 +464,7 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     const struct oc_jv *cs = oc_jv_get(doc.root, "cases");
     for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
       /* depth 0 is the request object, whose body sits one level down */
-      struct request_walk w = { 0, 0, 0 };
+      struct request_walk w = { 0, 0, 0, oc_jv_get(doc.root, "variables") };
       bad |= check_request(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, -1, &w);
       bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
       bad |= check_assert_rules(oc_jv_get(&cs->u.items[i], "expect"), path, buf, len, err);

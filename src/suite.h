@@ -105,6 +105,11 @@ int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
                            struct oc_built_request *out, char *err, size_t errlen);
 void oc_built_request_free(struct oc_built_request *r);
 
+/* Is NAME one of the variables a target can define (MODEL, N_CTX,
+ * N_CTX_HALF, CTX_WORDS_UNDER, CTX_WORDS_AT, CTX_WORDS_OVER)?  A suite
+ * may reference these and its own "variables", and no other name. */
+int oc_suite_target_var(const char *name);
+
 /* Does the case apply to a target with this profile? */
 int oc_case_applies(const struct oc_case *c, const char *profile);
 

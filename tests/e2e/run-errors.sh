@@ -91,6 +91,27 @@ expect_grep "refs.json:7:[0-9]+: a variable reference inside another one" "$TMP/
 expect_grep "refs.json:7:[0-9]+: the COUNT of \\$\\{words:COUNT:WORD\\} is neither" "$TMP/err"
 pass "malformed references and unknown allowed rules are suite errors with their position"
 
+cat > "$TMP/typo-var.json" <<'EOS'
+{ "suite": "mine",
+  "description": "a mistyped variable, which no target can ever define",
+  "cases": [ { "name": "hello", "description": "b",
+               "request": { "method": "POST", "path": "/v1/chat/completions",
+                            "body": { "model": "${MODL}",
+                                      "messages": [ { "role": "user", "content": "hi" } ] } } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/typo-var.json"
+expect_grep 'typo-var.json:5:49: undefined variable \$\{MODL\}: did you mean \$\{MODEL\}\?' "$TMP/err"
+expect_no_grep '^(PASS|SKIP)' "$TMP/out"
+pass "a variable neither a target nor the suite defines is a suite error with a guess"
+
+# a target variable this target lacks (no /props: no N_CTX) still skips
+sed -e 's/"${MODL}"/"${MODEL}", "max_tokens": "${N_CTX_HALF}"/' "$TMP/typo-var.json" >"$TMP/nctx.json"
+expect_status 0 "$OACHECK" run "$TMP/nctx.json" --replay "$OACHECK_SRCDIR/tests/data/recordings/openai" \
+  --model gpt-4o-mini
+expect_grep '^SKIP +openai mine/hello \(unsupported: the context size is unknown' "$TMP/out"
+pass "a known target variable the target lacks still skips as unsupported"
+
 cat > "$TMP/assert-typo.json" <<'EOS'
 { "suite": "assert-typo",
   "description": "an assertion reported under a rule the catalogue does not have",
