@@ -250,8 +250,11 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
     for(size_t i = 0; i < a->suites.n; i++) {
       paths[i] = oc_suite_resolve(a->suites.items[i]);
       if(!paths[i]) {
-        oc_error("'%s' is neither a suite file nor a shipped suite ('oacheck run --list' lists them)",
-                 a->suites.items[i]);
+        struct oc_buf why;
+        oc_buf_init(&why, OC_CAP_MESSAGE);
+        oc_suite_resolve_why(a->suites.items[i], &why);
+        oc_error("%s", oc_buf_str(&why));
+        oc_buf_free(&why);
         for(size_t k = 0; k < i; k++)
           free(paths[k]);
         free(paths);

@@ -7,9 +7,11 @@
 #include "suite.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "datadir.h"
 #include "jdoc.h"
@@ -594,6 +596,58 @@ char *oc_suite_resolve(const char *arg)
     return p;
   free(p);
   return NULL;
+}
+
+void oc_suite_resolve_why(const char *arg, struct oc_buf *out)
+{
+  /* a path is what the user meant when it has a '/' or ends in .json:
+   * say what the system said of it, not "neither a file nor a suite" */
+  int pathlike = strchr(arg, '/') || oc_endswith(arg, ".json");
+  if(pathlike) {
+    struct stat st;
+    if(stat(arg, &st) != 0)
+      oc_buf_printf(out, "no such file: %s (%s)", arg, strerror(errno));
+    else
+      oc_buf_printf(out, "'%s' is %s, not a suite file", arg,
+                    S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    if(strchr(arg, '/'))
+      return;
+  }
+  size_t n = strlen(arg) - (oc_endswith(arg, ".json") ? 5 : 0);
+  oc_buf_printf(out, "%sno shipped suite '%.*s'", pathlike ? ", and " : "", (int)n, arg);
+  char **paths = NULL;
+  size_t np = 0;
+  if(oc_suite_shipped(&paths, &np) != OC_OK || np == 0) {
+    oc_buf_printf(out, " (and none found under '%s/suites')", oc_datadir());
+    for(size_t i = 0; i < np; i++)
+      free(paths[i]);
+    free(paths);
+    return;
+  }
+  /* the names, from their paths: DIR/NAME.json */
+  const char *near = NULL;
+  size_t best = 3, nearlen = 0;
+  for(size_t i = 0; i < np; i++) {
+    const char *b = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+    size_t bn = strlen(b) - 5;
+    size_t d = oc_edit_distance(arg, n, b, bn, 2);
+    if(d < best && d < n) {
+      best = d;
+      near = b;
+      nearlen = bn;
+    }
+  }
+  if(near)
+    oc_buf_printf(out, ": did you mean '%.*s'?", (int)nearlen, near);
+  oc_buf_adds(out, " (shipped: ");
+  for(size_t i = 0; i < np; i++) {
+    const char *b = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+    oc_buf_printf(out, "%s%.*s", i ? ", " : "", (int)(strlen(b) - 5), b);
+  }
+  oc_buf_adds(out, "; a suite of your own is given by its path)");
+  for(size_t i = 0; i < np; i++)
+    free(paths[i]);
+  free(paths);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -71,6 +71,11 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
 /* SUITE argument to path: an existing file, else a shipped suite's name
  * (DATADIR/suites/NAME.json).  Caller frees; NULL when neither exists. */
 char *oc_suite_resolve(const char *arg);
+/* Why oc_suite_resolve(arg) found nothing, for an error message: for a
+ * path (a '/' or .json) what stat says ("no such file: ARG (reason)");
+ * for a name, that no shipped suite has it, the nearest shipped name
+ * when one is close, and the shipped names. */
+void oc_suite_resolve_why(const char *arg, struct oc_buf *out);
 /* Paths of every shipped suite, sorted (caller frees each and the array). */
 int oc_suite_shipped(char ***paths, size_t *n);
 void oc_suite_set_free(struct oc_suite_set *set);

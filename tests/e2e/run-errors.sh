@@ -50,8 +50,25 @@ expect_grep "type.json:5:[0-9]+: at '/cases/0/expect/status'" "$TMP/err"
 pass "a wrong type is named with its JSON pointer"
 
 expect_status 2 "$OACHECK" run no-such-suite
-expect_grep "'no-such-suite' is neither a suite file nor a shipped suite" "$TMP/err"
-pass "an unknown suite name exits 2"
+expect_grep "no shipped suite 'no-such-suite' \(shipped: context-overflow, errors, .*plain, .*; a suite of your own is given by its path\)" "$TMP/err"
+expect_no_grep "did you mean" "$TMP/err"
+pass "an unknown suite name exits 2 and lists the shipped suites"
+
+expect_status 2 "$OACHECK" run plian
+expect_grep "no shipped suite 'plian': did you mean 'plain'\? \(shipped: " "$TMP/err"
+expect_status 2 "$OACHECK" run --list streaming tool-cal
+expect_grep "no shipped suite 'tool-cal': did you mean 'tool-call'\?" "$TMP/err"
+pass "a misspelt shipped suite gets the nearest name"
+
+expect_status 2 "$OACHECK" run s/nonexist.json
+expect_grep "error: no such file: s/nonexist.json \(No such file or directory\)$" "$TMP/err"
+expect_status 2 "$OACHECK" run "$TMP/nonexist.json"
+expect_grep "no such file: $TMP/nonexist.json \(" "$TMP/err"
+expect_status 2 "$OACHECK" run "$TMP"
+expect_grep "'$TMP' is a directory, not a suite file" "$TMP/err"
+expect_status 2 "$OACHECK" run plian.json
+expect_grep "no such file: plian.json \(.*\), and no shipped suite 'plian': did you mean 'plain'\?" "$TMP/err"
+pass "a suite path that is no file says what the system said"
 
 start=$(date +%s)
 expect_status 3 "$OACHECK" run models --target "http://127.0.0.1:$DEAD" --connect-timeout 5
