@@ -23,6 +23,46 @@
 static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t len,
                    size_t offset, const char *msg);
 
+/* What to write for a member the schema requires: "missing required
+ * property \"description\"" alone left a first suite's author to find out
+ * what goes there.  NULL when the error is no such one. */
+static const char *required_hint(const struct oc_schema_error *e)
+{
+  static const struct {
+    const char *where, *name, *hint;
+  } hints[] = {
+    { "suite", "suite", "add \"suite\": \"NAME\" (a-z, 0-9, '.', '_', '-'), unique in a run" },
+    { "suite", "description", "add \"description\": \"what the suite covers\"" },
+    { "suite", "cases", "add \"cases\": [ … ], an object per case" },
+    { "case", "name", "add \"name\": \"NAME\", unique in the suite" },
+    { "case", "description", "add \"description\": \"which real-world failure the case catches\"" },
+    { "case", "request", "add \"request\": { \"method\": \"POST\", \"path\": \"/v1/chat/completions\", "
+                         "\"body\": … }" },
+    { "request", "method", "add \"method\": \"GET\", \"POST\", …" },
+    { "request", "path", "add \"path\": \"/v1/…\", joined to the target's root" },
+  };
+  static const char pre[] = "missing required property \"";
+  if(!oc_streq(e->keyword, "required") || !oc_startswith(e->message, pre))
+    return NULL;
+  const char *name = e->message + sizeof(pre) - 1;
+  const char *q = strchr(name, '"');
+  /* the member's owner, from where the error is: "", /cases/N, /cases/N/request */
+  const char *ip = e->instance_path, *where = NULL;
+  if(!*ip)
+    where = "suite";
+  else if(oc_startswith(ip, "/cases/")) {
+    const char *d = ip + 7;
+    while(*d >= '0' && *d <= '9')
+      d++;
+    where = d == ip + 7 ? NULL : !*d ? "case" : strcmp(d, "/request") == 0 ? "request" : NULL;
+  }
+  for(size_t i = 0; q && where && i < OC_ARRAY_LEN(hints); i++)
+    if(strcmp(hints[i].where, where) == 0 && strlen(hints[i].name) == (size_t)(q - name) &&
+       memcmp(hints[i].name, name, (size_t)(q - name)) == 0)
+      return hints[i].hint;
+  return NULL;
+}
+
 static int is_var_name(const char *s, size_t n)
 {
   if(n == 0 || !(s[0] >= 'A' && s[0] <= 'Z'))
@@ -449,7 +489,9 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     }
     if(v != 1) {
       for(size_t i = 0; i < res.count; i++) {
-        snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
+        const char *hint = required_hint(&res.errors[i]);
+        snprintf(msg, sizeof(msg), "at '%s': %s%s%s%s", res.errors[i].instance_path,
+                 res.errors[i].message, hint ? " (" : "", hint ? hint : "", hint ? "; docs/suites.md)" : "");
         err_at(err, path, buf, len, res.errors[i].offset, msg);
       }
       if(res.dropped)

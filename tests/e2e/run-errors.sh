@@ -37,6 +37,17 @@ expect_grep "unknown.json:5:[0-9]+: .*staus" "$TMP/err"
 expect_grep "syntax.json:5:3:" "$TMP/err"
 pass "an unknown field is named, and every broken suite is reported"
 
+cat > "$TMP/nodesc.json" <<'EOS'
+{ "suite": "mine",
+  "cases": [ { "name": "a",
+               "request": { "method": "GET", "path": "/v1/models" } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/nodesc.json"
+expect_grep "nodesc.json:1:1: at '': missing required property \"description\" \(add \"description\": \"what the suite covers\"; docs/suites.md\)" "$TMP/err"
+expect_grep "nodesc.json:2:14: at '/cases/0': missing required property \"description\" \(add \"description\": \"which real-world failure the case catches\"" "$TMP/err"
+pass "a missing description says what to add, for the suite and for a case"
+
 cat > "$TMP/type.json" <<'EOS'
 { "suite": "wrong-type",
   "description": "x",
