@@ -114,8 +114,10 @@ static int parse_args(int argc, char **argv, struct run_args *a, const char *cmd
     OC_OPT_LONG(0, "ctx-size", &a->ctx_size, "N", 1, 100000000,
                 "the context a request may use (default: from /props)"),
     OC_OPT_GROUP("Selection:"),
-    OC_OPT_LIST(0, "filter", &a->filters, "GLOB", "run cases whose 'suite/case', case or suite matches"),
-    OC_OPT_LIST(0, "tag", &a->tags, "T", "run cases with this tag"),
+    OC_OPT_LIST(0, "filter", &a->filters, "GLOB",
+                "run cases whose 'suite/case', case or suite matches\n"
+                "(one that matches no case is a usage error)"),
+    OC_OPT_LIST(0, "tag", &a->tags, "T", "run cases with this tag (one no case has: an error)"),
     OC_OPT_STRING(0, "shard", &a->shard, "K/N|auto",
                   "run the K-th of N shards (by case, the same on every\n"
                   "target; a case keeps its shard when cases are added);\n"
@@ -248,8 +250,11 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
     for(size_t i = 0; i < a->suites.n; i++) {
       paths[i] = oc_suite_resolve(a->suites.items[i]);
       if(!paths[i]) {
-        oc_error("'%s' is neither a suite file nor a shipped suite ('oacheck run --list' lists them)",
-                 a->suites.items[i]);
+        struct oc_buf why;
+        oc_buf_init(&why, OC_CAP_MESSAGE);
+        oc_suite_resolve_why(a->suites.items[i], &why);
+        oc_error("%s", oc_buf_str(&why));
+        oc_buf_free(&why);
         for(size_t k = 0; k < i; k++)
           free(paths[k]);
         free(paths);
@@ -492,6 +497,33 @@ static void list_plan(const struct oc_run *r)
          r->ntargets == 1 ? "" : "s");
 }
 
+/* "5 cases from 1 suite (8 loaded)": the suites the plan takes cases
+ * from, not those loaded ("5 cases from 8 suites" after --filter "plain/…"
+ * read as if every suite had run). */
+static void plan_line(const struct oc_run *r, const struct oc_suite_set *set)
+{
+  size_t used = 0;
+  for(size_t s = 0; s < set->count; s++) {
+    const struct oc_suite *su = &set->items[s];
+    for(size_t i = 0; i < r->nitems; i++)
+      if(r->items[i].kase >= su->cases && r->items[i].kase < su->cases + su->ncases) {
+        used++;
+        break;
+      }
+  }
+  const struct oc_shard *sh = r->opts->shard;
+  if(r->nitems == 0 && sh && sh->n > 1) {
+    /* more shards than cases: an empty shard is no error */
+    printf("0 cases: shard %d of %d holds none of the selected cases\n", sh->k, sh->n);
+    return;
+  }
+  printf("%zu case%s from %zu suite%s", r->nitems, r->nitems == 1 ? "" : "s", used,
+         used == 1 ? "" : "s");
+  if(used != set->count)
+    printf(" (%zu loaded)", set->count);
+  putchar('\n');
+}
+
 int oc_run_main(int argc, char **argv, const char *cmd, int record)
 {
   struct run_args a;
@@ -543,6 +575,22 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   status = load_suites(&a, &suites, &sch, &suite_schema);
   if(status >= 0)
     goto out;
+  /* a --filter or --tag that takes no case is a typo: said before any
+   * target is identified, not as a green run of nothing */
+  {
+    struct oc_buf sel;
+    oc_buf_init(&sel, OC_CAP_MESSAGE);
+    int src = oc_run_check_selection(&a.opts, &suites, &sel);
+    if(src == OC_ENOMEM)
+      oc_error("out of memory");
+    else if(src)
+      oc_cli_usage_error(cmd, "%s", oc_buf_str(&sel));
+    oc_buf_free(&sel);
+    if(src) {
+      status = OC_EXIT_USAGE;
+      goto out;
+    }
+  }
   status = build_targets(&a, &targets, &ntargets, &note);
   if(status >= 0)
     goto out;
@@ -648,8 +696,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_USAGE;
     goto out;
   }
-  fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
-          suites.count, suites.count == 1 ? "" : "s");
+  plan_line(&run, &suites);
   fflush(stdout);
   run.on_result = on_result;
   run.ud = &con;

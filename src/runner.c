@@ -138,6 +138,20 @@ int oc_glob_match(const char *g, const char *s)
   return *g == '\0';
 }
 
+/* Does one --filter glob take case c?  full is "suite/case". */
+static int filter_takes(const char *glob, const struct oc_case *c, const char *full)
+{
+  return oc_glob_match(glob, full) || oc_glob_match(glob, c->name) || oc_glob_match(glob, c->suite);
+}
+
+static int tag_takes(const char *tag, const struct oc_case *c)
+{
+  for(size_t j = 0; j < c->ntags; j++)
+    if(strcmp(tag, c->tags[j]) == 0)
+      return 1;
+  return 0;
+}
+
 static int selected(const struct oc_run_options *o, const struct oc_case *c)
 {
   if(o->nfilters) {
@@ -145,20 +159,76 @@ static int selected(const struct oc_run_options *o, const struct oc_case *c)
     snprintf(full, sizeof(full), "%s/%s", c->suite, c->name);
     int any = 0;
     for(size_t i = 0; i < o->nfilters && !any; i++)
-      any = oc_glob_match(o->filters[i], full) || oc_glob_match(o->filters[i], c->name) ||
-            oc_glob_match(o->filters[i], c->suite);
+      any = filter_takes(o->filters[i], c, full);
     if(!any)
       return 0;
   }
   if(o->ntags) {
     int any = 0;
     for(size_t i = 0; i < o->ntags && !any; i++)
-      for(size_t j = 0; j < c->ntags && !any; j++)
-        any = strcmp(o->tags[i], c->tags[j]) == 0;
+      any = tag_takes(o->tags[i], c);
     if(!any)
       return 0;
   }
   return 1;
+}
+
+int oc_run_check_selection(const struct oc_run_options *o, const struct oc_suite_set *set,
+                           struct oc_buf *msg)
+{
+  size_t nf = o->nfilters, nt = o->ntags;
+  if(!nf && !nt)
+    return OC_OK;
+  /* hit[0..nf) the filters, hit[nf..nf+nt) the tags */
+  char *hit = calloc(nf + nt, 1);
+  if(!hit)
+    return OC_ENOMEM;
+  size_t left = nf + nt;    /* options that have taken no case yet */
+  int any = 0;              /* a case all of them together select */
+  for(size_t s = 0; s < set->count && (left || !any); s++)
+    for(size_t k = 0; k < set->items[s].ncases && (left || !any); k++) {
+      const struct oc_case *c = &set->items[s].cases[k];
+      char full[256];
+      snprintf(full, sizeof(full), "%s/%s", c->suite, c->name);
+      for(size_t i = 0; i < nf; i++)
+        if(!hit[i] && filter_takes(o->filters[i], c, full)) {
+          hit[i] = 1;
+          left--;
+        }
+      for(size_t i = 0; i < nt; i++)
+        if(!hit[nf + i] && tag_takes(o->tags[i], c)) {
+          hit[nf + i] = 1;
+          left--;
+        }
+      any |= selected(o, c);
+    }
+  if(any && !left) {
+    free(hit);
+    return OC_OK;
+  }
+  /* Every option that takes no case is named, not only when the whole
+   * selection is empty: with --filter a --filter b, a typo in b still
+   * runs a's cases, and a CI job would pass without the cases it meant. */
+  size_t loaded = set->count;
+  if(left) {
+    for(size_t i = 0, said = 0; i < nf + nt; i++) {
+      if(hit[i])
+        continue;
+      said++;
+      oc_buf_printf(msg, "%s--%s '%.100s'", said == 1 ? "" : said == left ? " and " : ", ",
+                    i < nf ? "filter" : "tag", i < nf ? o->filters[i] : o->tags[i - nf]);
+    }
+    oc_buf_printf(msg, " %s no case of the %zu suite%s loaded", left == 1 ? "selects" : "select",
+                  loaded, loaded == 1 ? "" : "s");
+  }
+  else
+    /* each takes cases, but no case has both a matching name and a tag */
+    oc_buf_printf(msg, "no case of the %zu suite%s loaded is taken both by a --filter and by a "
+                  "--tag", loaded, loaded == 1 ? "" : "s");
+  oc_buf_printf(msg, " (--list without %s shows every case and its tags)",
+                left == 1 ? "it" : "them");
+  free(hit);
+  return oc_buf_error(msg) == OC_ENOMEM ? OC_ENOMEM : OC_ENOTFOUND;
 }
 
 int oc_run_plan(struct oc_run *r)

@@ -124,6 +124,14 @@ int oc_run_signal(void);
  * cases on every target): oc_shard_of (shard.c) by hash of suite/case or
  * by a durations table, so a case keeps its shard when others are added. */
 int oc_run_plan(struct oc_run *r);
+/* Before the plan, whatever the targets: does every --filter and every
+ * --tag of o take at least one case of set, and do they together select
+ * one?  OC_OK; OC_ENOTFOUND with msg naming each option that takes none
+ * (or saying that only their combination is empty), for a usage error;
+ * OC_ENOMEM.  A shard left empty by --shard is not judged here: with
+ * more shards than cases some are empty, legitimately. */
+int oc_run_check_selection(const struct oc_run_options *o, const struct oc_suite_set *set,
+                           struct oc_buf *msg);
 /* Run every planned case: replayed ones in plan order, live ones with at
  * most jobs in flight per target (opts->jobs, else the target's own, else
  * 4), each case's job made when its target has room, so the cases not yet

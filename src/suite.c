@@ -7,9 +7,11 @@
 #include "suite.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "datadir.h"
 #include "jdoc.h"
@@ -20,6 +22,46 @@
 
 static void err_at(struct oc_buf *err, const char *path, const char *buf, size_t len,
                    size_t offset, const char *msg);
+
+/* What to write for a member the schema requires: "missing required
+ * property \"description\"" alone left a first suite's author to find out
+ * what goes there.  NULL when the error is no such one. */
+static const char *required_hint(const struct oc_schema_error *e)
+{
+  static const struct {
+    const char *where, *name, *hint;
+  } hints[] = {
+    { "suite", "suite", "add \"suite\": \"NAME\" (a-z, 0-9, '.', '_', '-'), unique in a run" },
+    { "suite", "description", "add \"description\": \"what the suite covers\"" },
+    { "suite", "cases", "add \"cases\": [ … ], an object per case" },
+    { "case", "name", "add \"name\": \"NAME\", unique in the suite" },
+    { "case", "description", "add \"description\": \"which real-world failure the case catches\"" },
+    { "case", "request", "add \"request\": { \"method\": \"POST\", \"path\": \"/v1/chat/completions\", "
+                         "\"body\": … }" },
+    { "request", "method", "add \"method\": \"GET\", \"POST\", …" },
+    { "request", "path", "add \"path\": \"/v1/…\", joined to the target's root" },
+  };
+  static const char pre[] = "missing required property \"";
+  if(!oc_streq(e->keyword, "required") || !oc_startswith(e->message, pre))
+    return NULL;
+  const char *name = e->message + sizeof(pre) - 1;
+  const char *q = strchr(name, '"');
+  /* the member's owner, from where the error is: "", /cases/N, /cases/N/request */
+  const char *ip = e->instance_path, *where = NULL;
+  if(!*ip)
+    where = "suite";
+  else if(oc_startswith(ip, "/cases/")) {
+    const char *d = ip + 7;
+    while(*d >= '0' && *d <= '9')
+      d++;
+    where = d == ip + 7 ? NULL : !*d ? "case" : strcmp(d, "/request") == 0 ? "request" : NULL;
+  }
+  for(size_t i = 0; q && where && i < OC_ARRAY_LEN(hints); i++)
+    if(strcmp(hints[i].where, where) == 0 && strlen(hints[i].name) == (size_t)(q - name) &&
+       memcmp(hints[i].name, name, (size_t)(q - name)) == 0)
+      return hints[i].hint;
+  return NULL;
+}
 
 static int is_var_name(const char *s, size_t n)
 {
@@ -104,9 +146,120 @@ static size_t static_size(const char *s, size_t len)
   return n;
 }
 
+/* The variables a target can define (target.c sets them as it identifies
+ * it; check_suite holds the two lists to each other).  One of these
+ * missing on a target skips a case as unsupported; any other name the
+ * suite does not define can never be defined, and is a load error. */
+static const char *const target_vars[] = {
+  "MODEL", "N_CTX", "N_CTX_HALF", "CTX_WORDS_UNDER", "CTX_WORDS_AT", "CTX_WORDS_OVER",
+};
+
+int oc_suite_target_var(const char *name)
+{
+  for(size_t i = 0; i < OC_ARRAY_LEN(target_vars); i++)
+    if(strcmp(name, target_vars[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* Is name[0..n) a target variable or one of the suite's (vars, the
+ * suite's "variables" object, may be NULL)?  If not, *near is the
+ * closest of them within an edit distance of 2, or NULL. */
+static int var_known(const char *name, size_t n, const struct oc_jv *vars, const char **near)
+{
+  size_t best = 3;
+  *near = NULL;
+  for(size_t i = 0; i < OC_ARRAY_LEN(target_vars) + (vars && vars->type == OC_JOBJECT ? vars->len : 0);
+      i++) {
+    const char *k;
+    size_t kn;
+    if(i < OC_ARRAY_LEN(target_vars)) {
+      k = target_vars[i];
+      kn = strlen(k);
+    }
+    else {
+      k = vars->u.members[i - OC_ARRAY_LEN(target_vars)].key;
+      kn = vars->u.members[i - OC_ARRAY_LEN(target_vars)].key_len;
+    }
+    if(kn == n && memcmp(k, name, n) == 0)
+      return 1;
+    /* a one-letter name is one edit from every other: no guess */
+    size_t d = oc_edit_distance(name, n, k, kn, 2);
+    if(d < best && d < n) {
+      best = d;
+      *near = k;
+    }
+  }
+  return 0;
+}
+
+/* Every ${NAME} of s (and the NAME of ${words:NAME:WORD}) must be one a
+ * target or the suite defines: a misspelt ${MODL} would otherwise skip
+ * its case as "unsupported" on every target, and a run stay green.  The
+ * references were checked well-formed (reference_problem).  Reported at
+ * the reference's own column where the string has no escape before it. */
+static int check_names(const struct oc_jv *v, const struct oc_jv *vars, const char *path,
+                       const char *buf, size_t len, struct oc_buf *err)
+{
+  int bad = 0;
+  const char *s = v->u.str, *end = s + v->len;
+  for(const char *p = s; p < end;) {
+    const char *d = memchr(p, '$', (size_t)(end - p));
+    if(!d || d + 1 >= end)
+      break;
+    if(d[1] != '{') {
+      p = d + 1;
+      continue;
+    }
+    const char *name = d + 2;
+    const char *e = memchr(name, '}', (size_t)(end - name));
+    if(!e)
+      break;
+    p = e + 1;
+    size_t n = (size_t)(e - name);
+    const char *var = name, *words = NULL;
+    if(n >= 4 && memcmp(name, "env:", 4) == 0)
+      continue;
+    if(n >= 6 && memcmp(name, "words:", 6) == 0) {
+      words = name;
+      var = name + 6;
+      const char *c = memchr(var, ':', (size_t)(e - var));
+      n = c ? (size_t)(c - var) : 0;
+      if(!n || (var[0] >= '0' && var[0] <= '9')) /* a literal count */
+        continue;
+    }
+    const char *near;
+    if(var_known(var, n, vars, &near))
+      continue;
+    char msg[512];
+    size_t at = v->offset, k = (size_t)(d - s);
+    if(v->offset + 1 + k + 2 <= len && !memchr(buf + v->offset + 1, '\\', k) &&
+       memcmp(buf + v->offset + 1, s, k + 2) == 0)
+      at = v->offset + 1 + k;
+    int w = n > 60 ? 60 : (int)n;
+    if(words)
+      snprintf(msg, sizeof(msg), "undefined variable %.*s in the COUNT of ${words:%.*s:…}", w, var, w,
+               var);
+    else
+      snprintf(msg, sizeof(msg), "undefined variable ${%.*s}", w, var);
+    size_t ml = strlen(msg);
+    if(near)
+      snprintf(msg + ml, sizeof(msg) - ml, ": did you mean %s%s%s?", words ? "" : "${", near,
+               words ? "" : "}");
+    else
+      snprintf(msg + ml, sizeof(msg) - ml, " (a target sets MODEL, N_CTX, N_CTX_HALF, "
+               "CTX_WORDS_UNDER, CTX_WORDS_AT and CTX_WORDS_OVER; the suite's own go in its "
+               "\"variables\")");
+    err_at(err, path, buf, len, at, msg);
+    bad = 1;
+  }
+  return bad;
+}
+
 struct request_walk {
   size_t size;              /* static_size of everything seen so far */
   int size_reported, depth_reported;
+  const struct oc_jv *vars; /* the suite's "variables", or NULL */
 };
 
 /* Check every string under v (the request of a case) for malformed
@@ -134,6 +287,8 @@ static int check_request(const struct oc_jv *v, const char *path, const char *bu
       err_at(err, path, buf, len, v->offset, why);
       bad = 1;
     }
+    else
+      bad |= check_names(v, w->vars, path, buf, len, err);
     w->size += static_size(v->u.str, v->len);
     if(w->size > OC_CAP_REQUEST && !w->size_reported++) {
       char msg[200];
@@ -334,7 +489,9 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     }
     if(v != 1) {
       for(size_t i = 0; i < res.count; i++) {
-        snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
+        const char *hint = required_hint(&res.errors[i]);
+        snprintf(msg, sizeof(msg), "at '%s': %s%s%s%s", res.errors[i].instance_path,
+                 res.errors[i].message, hint ? " (" : "", hint ? hint : "", hint ? "; docs/suites.md)" : "");
         err_at(err, path, buf, len, res.errors[i].offset, msg);
       }
       if(res.dropped)
@@ -351,7 +508,7 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
     const struct oc_jv *cs = oc_jv_get(doc.root, "cases");
     for(uint32_t i = 0; cs && cs->type == OC_JARRAY && i < cs->len; i++) {
       /* depth 0 is the request object, whose body sits one level down */
-      struct request_walk w = { 0, 0, 0 };
+      struct request_walk w = { 0, 0, 0, oc_jv_get(doc.root, "variables") };
       bad |= check_request(oc_jv_get(&cs->u.items[i], "request"), path, buf, len, err, -1, &w);
       bad |= check_allow(oc_jv_get(&cs->u.items[i], "allow"), path, buf, len, err);
       bad |= check_assert_rules(oc_jv_get(&cs->u.items[i], "expect"), path, buf, len, err);
@@ -481,6 +638,58 @@ char *oc_suite_resolve(const char *arg)
     return p;
   free(p);
   return NULL;
+}
+
+void oc_suite_resolve_why(const char *arg, struct oc_buf *out)
+{
+  /* a path is what the user meant when it has a '/' or ends in .json:
+   * say what the system said of it, not "neither a file nor a suite" */
+  int pathlike = strchr(arg, '/') || oc_endswith(arg, ".json");
+  if(pathlike) {
+    struct stat st;
+    if(stat(arg, &st) != 0)
+      oc_buf_printf(out, "no such file: %s (%s)", arg, strerror(errno));
+    else
+      oc_buf_printf(out, "'%s' is %s, not a suite file", arg,
+                    S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    if(strchr(arg, '/'))
+      return;
+  }
+  size_t n = strlen(arg) - (oc_endswith(arg, ".json") ? 5 : 0);
+  oc_buf_printf(out, "%sno shipped suite '%.*s'", pathlike ? ", and " : "", (int)n, arg);
+  char **paths = NULL;
+  size_t np = 0;
+  if(oc_suite_shipped(&paths, &np) != OC_OK || np == 0) {
+    oc_buf_printf(out, " (and none found under '%s/suites')", oc_datadir());
+    for(size_t i = 0; i < np; i++)
+      free(paths[i]);
+    free(paths);
+    return;
+  }
+  /* the names, from their paths: DIR/NAME.json */
+  const char *near = NULL;
+  size_t best = 3, nearlen = 0;
+  for(size_t i = 0; i < np; i++) {
+    const char *b = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+    size_t bn = strlen(b) - 5;
+    size_t d = oc_edit_distance(arg, n, b, bn, 2);
+    if(d < best && d < n) {
+      best = d;
+      near = b;
+      nearlen = bn;
+    }
+  }
+  if(near)
+    oc_buf_printf(out, ": did you mean '%.*s'?", (int)nearlen, near);
+  oc_buf_adds(out, " (shipped: ");
+  for(size_t i = 0; i < np; i++) {
+    const char *b = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+    oc_buf_printf(out, "%s%.*s", i ? ", " : "", (int)(strlen(b) - 5), b);
+  }
+  oc_buf_adds(out, "; a suite of your own is given by its path)");
+  for(size_t i = 0; i < np; i++)
+    free(paths[i]);
+  free(paths);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -71,6 +71,11 @@ int oc_suite_load_text(struct oc_suite_set *set, const char *path, const char *b
 /* SUITE argument to path: an existing file, else a shipped suite's name
  * (DATADIR/suites/NAME.json).  Caller frees; NULL when neither exists. */
 char *oc_suite_resolve(const char *arg);
+/* Why oc_suite_resolve(arg) found nothing, for an error message: for a
+ * path (a '/' or .json) what stat says ("no such file: ARG (reason)");
+ * for a name, that no shipped suite has it, the nearest shipped name
+ * when one is close, and the shipped names. */
+void oc_suite_resolve_why(const char *arg, struct oc_buf *out);
 /* Paths of every shipped suite, sorted (caller frees each and the array). */
 int oc_suite_shipped(char ***paths, size_t *n);
 void oc_suite_set_free(struct oc_suite_set *set);
@@ -104,6 +109,11 @@ struct oc_built_request {
 int oc_suite_build_request(const struct oc_case *c, const struct oc_vars *vars,
                            struct oc_built_request *out, char *err, size_t errlen);
 void oc_built_request_free(struct oc_built_request *r);
+
+/* Is NAME one of the variables a target can define (MODEL, N_CTX,
+ * N_CTX_HALF, CTX_WORDS_UNDER, CTX_WORDS_AT, CTX_WORDS_OVER)?  A suite
+ * may reference these and its own "variables", and no other name. */
+int oc_suite_target_var(const char *name);
 
 /* Does the case apply to a target with this profile? */
 int oc_case_applies(const struct oc_case *c, const char *profile);

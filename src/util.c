@@ -217,6 +217,34 @@ int oc_endswith(const char *s, const char *suffix)
   return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+size_t oc_edit_distance(const char *a, size_t an, const char *b, size_t bn, size_t max)
+{
+  if(an > OC_EDIT_MAX_LEN || bn > OC_EDIT_MAX_LEN || (an > bn ? an - bn : bn - an) > max)
+    return max + 1;
+  /* one row of the usual table, on the stack: the names are short */
+  size_t row[OC_EDIT_MAX_LEN + 1];
+  for(size_t j = 0; j <= bn; j++)
+    row[j] = j;
+  for(size_t i = 1; i <= an; i++) {
+    size_t diag = row[0], best = row[0] = i;
+    for(size_t j = 1; j <= bn; j++) {
+      size_t up = row[j];
+      size_t d = diag + (a[i - 1] != b[j - 1]);
+      if(up + 1 < d)
+        d = up + 1;
+      if(row[j - 1] + 1 < d)
+        d = row[j - 1] + 1;
+      row[j] = d;
+      diag = up;
+      if(d < best)
+        best = d;
+    }
+    if(best > max) /* every later row is at least as far */
+      return max + 1;
+  }
+  return row[bn] > max ? max + 1 : row[bn];
+}
+
 void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem)
 {
   return oc_array_grow_from(p, alloc, need, elem, 8);

@@ -37,6 +37,17 @@ expect_grep "unknown.json:5:[0-9]+: .*staus" "$TMP/err"
 expect_grep "syntax.json:5:3:" "$TMP/err"
 pass "an unknown field is named, and every broken suite is reported"
 
+cat > "$TMP/nodesc.json" <<'EOS'
+{ "suite": "mine",
+  "cases": [ { "name": "a",
+               "request": { "method": "GET", "path": "/v1/models" } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/nodesc.json"
+expect_grep "nodesc.json:1:1: at '': missing required property \"description\" \(add \"description\": \"what the suite covers\"; docs/suites.md\)" "$TMP/err"
+expect_grep "nodesc.json:2:14: at '/cases/0': missing required property \"description\" \(add \"description\": \"which real-world failure the case catches\"" "$TMP/err"
+pass "a missing description says what to add, for the suite and for a case"
+
 cat > "$TMP/type.json" <<'EOS'
 { "suite": "wrong-type",
   "description": "x",
@@ -50,8 +61,25 @@ expect_grep "type.json:5:[0-9]+: at '/cases/0/expect/status'" "$TMP/err"
 pass "a wrong type is named with its JSON pointer"
 
 expect_status 2 "$OACHECK" run no-such-suite
-expect_grep "'no-such-suite' is neither a suite file nor a shipped suite" "$TMP/err"
-pass "an unknown suite name exits 2"
+expect_grep "no shipped suite 'no-such-suite' \(shipped: context-overflow, errors, .*plain, .*; a suite of your own is given by its path\)" "$TMP/err"
+expect_no_grep "did you mean" "$TMP/err"
+pass "an unknown suite name exits 2 and lists the shipped suites"
+
+expect_status 2 "$OACHECK" run plian
+expect_grep "no shipped suite 'plian': did you mean 'plain'\? \(shipped: " "$TMP/err"
+expect_status 2 "$OACHECK" run --list streaming tool-cal
+expect_grep "no shipped suite 'tool-cal': did you mean 'tool-call'\?" "$TMP/err"
+pass "a misspelt shipped suite gets the nearest name"
+
+expect_status 2 "$OACHECK" run s/nonexist.json
+expect_grep "error: no such file: s/nonexist.json \(No such file or directory\)$" "$TMP/err"
+expect_status 2 "$OACHECK" run "$TMP/nonexist.json"
+expect_grep "no such file: $TMP/nonexist.json \(" "$TMP/err"
+expect_status 2 "$OACHECK" run "$TMP"
+expect_grep "'$TMP' is a directory, not a suite file" "$TMP/err"
+expect_status 2 "$OACHECK" run plian.json
+expect_grep "no such file: plian.json \(.*\), and no shipped suite 'plian': did you mean 'plain'\?" "$TMP/err"
+pass "a suite path that is no file says what the system said"
 
 start=$(date +%s)
 expect_status 3 "$OACHECK" run models --target "http://127.0.0.1:$DEAD" --connect-timeout 5
@@ -90,6 +118,27 @@ expect_grep "refs.json:5:[0-9]+: allow: 'NO-SUCH-RULE' is not a rule" "$TMP/err"
 expect_grep "refs.json:7:[0-9]+: a variable reference inside another one" "$TMP/err"
 expect_grep "refs.json:7:[0-9]+: the COUNT of \\$\\{words:COUNT:WORD\\} is neither" "$TMP/err"
 pass "malformed references and unknown allowed rules are suite errors with their position"
+
+cat > "$TMP/typo-var.json" <<'EOS'
+{ "suite": "mine",
+  "description": "a mistyped variable, which no target can ever define",
+  "cases": [ { "name": "hello", "description": "b",
+               "request": { "method": "POST", "path": "/v1/chat/completions",
+                            "body": { "model": "${MODL}",
+                                      "messages": [ { "role": "user", "content": "hi" } ] } } } ]
+}
+EOS
+expect_status 2 "$OACHECK" run "$TMP/typo-var.json"
+expect_grep 'typo-var.json:5:49: undefined variable \$\{MODL\}: did you mean \$\{MODEL\}\?' "$TMP/err"
+expect_no_grep '^(PASS|SKIP)' "$TMP/out"
+pass "a variable neither a target nor the suite defines is a suite error with a guess"
+
+# a target variable this target lacks (no /props: no N_CTX) still skips
+sed -e 's/"${MODL}"/"${MODEL}", "max_tokens": "${N_CTX_HALF}"/' "$TMP/typo-var.json" >"$TMP/nctx.json"
+expect_status 0 "$OACHECK" run "$TMP/nctx.json" --replay "$OACHECK_SRCDIR/tests/data/recordings/openai" \
+  --model gpt-4o-mini
+expect_grep '^SKIP +openai mine/hello \(unsupported: the context size is unknown' "$TMP/out"
+pass "a known target variable the target lacks still skips as unsupported"
 
 cat > "$TMP/assert-typo.json" <<'EOS'
 { "suite": "assert-typo",

@@ -231,6 +231,24 @@ START_TEST(clock_is_monotonic)
 }
 END_TEST
 
+START_TEST(edit_distance)
+{
+  ck_assert_uint_eq(oc_edit_distance("MODEL", 5, "MODEL", 5, 2), 0);
+  ck_assert_uint_eq(oc_edit_distance("MODL", 4, "MODEL", 5, 2), 1);         /* a letter left out */
+  ck_assert_uint_eq(oc_edit_distance("plian", 5, "plain", 5, 2), 2);       /* two swapped */
+  ck_assert_uint_eq(oc_edit_distance("N_CTXHALF", 9, "N_CTX_HALF", 10, 2), 1);
+  ck_assert_uint_eq(oc_edit_distance("", 0, "ab", 2, 2), 2);
+  /* over max: max + 1, however far */
+  ck_assert_uint_eq(oc_edit_distance("kitten", 6, "sitting", 7, 2), 3);
+  ck_assert_uint_eq(oc_edit_distance("kitten", 6, "sitting", 7, 3), 3);
+  ck_assert_uint_eq(oc_edit_distance("a", 1, "streaming", 9, 2), 3);
+  ck_assert_uint_eq(oc_edit_distance("abcdef", 6, "uvwxyz", 6, 2), 3);
+  char longname[OC_EDIT_MAX_LEN + 2];
+  memset(longname, 'A', sizeof(longname));
+  ck_assert_uint_eq(oc_edit_distance(longname, sizeof(longname), longname, sizeof(longname), 2), 3);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("util");
@@ -246,6 +264,7 @@ int main(void)
   tcase_add_test(tc, utf8_validation);
   tcase_add_test(tc, utf8_sanitize);
   tcase_add_test(tc, strings);
+  tcase_add_test(tc, edit_distance);
   tcase_add_test(tc, read_file_names_the_file);
   tcase_add_test(tc, clock_is_monotonic);
   suite_add_tcase(s, tc);

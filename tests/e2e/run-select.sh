@@ -1,0 +1,60 @@
+#!/bin/sh
+# run-select.sh — what --filter and --tag select: an option that takes no
+# case of the loaded suites is a usage error naming it (exit 2, before any
+# target is asked anything), alone or among others that do take cases, in
+# run, run --list and record alike; a shard that --shard leaves empty is
+# not (exit 0); the plan's line counts the suites the cases come from.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+NS=$(ls "$OACHECK_SRCDIR"/suites/*.json | wc -l | tr -d ' ')   # the shipped suites
+
+expect_status 2 "$OACHECK" run --filter 'nomatch*'
+expect_grep "--filter 'nomatch\\*' selects no case of the $NS suites loaded \\(--list without it shows" "$TMP/err"
+expect_no_grep 'passed' "$TMP/out"
+expect_status 2 "$OACHECK" run --tag nosuchtag
+expect_grep "--tag 'nosuchtag' selects no case" "$TMP/err"
+pass "a --filter or --tag that matches nothing exits 2 and names it"
+
+# a typo among several is still a typo: only it is named
+expect_status 2 "$OACHECK" run --filter 'plain/*' --filter 'nomatch*' --tag smoke --tag smkoe
+expect_grep "--filter 'nomatch\\*' and --tag 'smkoe' select no case" "$TMP/err"
+expect_no_grep "plain/\\*'|'smoke'" "$TMP/err"
+pass "each --filter and --tag that takes no case is named, among others that do"
+
+# each takes cases, together none
+expect_status 2 "$OACHECK" run --filter 'plain/max*' --tag smoke
+expect_grep "no case of the $NS suites loaded is taken both by a --filter and by a --tag" "$TMP/err"
+pass "a filter and a tag with no case in common exit 2"
+
+expect_status 2 "$OACHECK" run plain --filter 'nomatch*' --list
+expect_grep "selects no case of the 1 suite loaded" "$TMP/err"
+expect_no_grep 'cases? on' "$TMP/out"
+pass "--list judges the selection the same way"
+
+# record: refused before the target is identified, nothing written
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+expect_status 2 "$OACHECK" record plain --filter 'plian/*' --target "h=$URL" --out "$TMP/rec"
+expect_grep "oacheck record: --filter 'plian/\\*' selects no case" "$TMP/err"
+[ -z "$(ls "$TMP/rec" 2>/dev/null)" ] || fail "record wrote $(ls "$TMP/rec")"
+serve_stop
+pass "record refuses an empty selection before asking the target anything"
+
+# one case over five shards: four are empty, and that is fine
+empty=0 full=0
+for k in 1 2 3 4 5; do
+  expect_status 0 "$OACHECK" run plain --filter plain/chat-basic --shard "$k/5"
+  if grep -q "^0 cases: shard $k of 5 holds none of the selected cases" "$TMP/out"; then
+    empty=$((empty + 1))
+  else
+    expect_grep '^1 case from 1 suite$' "$TMP/out"
+    full=$((full + 1))
+  fi
+done
+[ "$empty" = 4 ] && [ "$full" = 1 ] || fail "one case in 5 shards: $full shards with it, $empty empty"
+pass "an empty shard exits 0 and says so"
+
+expect_status 1 "$OACHECK" run --filter 'plain/*'
+expect_grep '^5 cases from 1 suite \(8 loaded\)$' "$TMP/out"
+expect_status 1 "$OACHECK" run plain
+expect_grep '^5 cases from 1 suite$' "$TMP/out"
+pass "the plan's line counts the suites its cases come from"

@@ -1,0 +1,154 @@
+/* check_suite.c — what a suite may reference: a ${NAME} that neither a
+ * target nor the suite can define is a load error at its line and column
+ * with the nearest known name; target variables a target lacks still
+ * leave the case to be skipped when it is built; and the names suite.c
+ * knows as target variables are the ones target.c sets. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "response.h"
+#include "schema.h"
+#include "suite.h"
+#include "target.h"
+#include "testutil.h"
+#include "util.h"
+
+static struct oc_schemas schemas;
+static struct oc_schema *suite_schema;
+
+static void setup(void)
+{
+  char err[700];
+  ck_assert_msg(oc_schemas_load_registry(&schemas, err, sizeof(err)) == OC_OK, "%s", err);
+  suite_schema = oc_schema_compile_uri(schemas.reg, OC_SCHEMA_SHIPPED_BASE "suite.schema.json", 0,
+                                       err, sizeof(err));
+  ck_assert_msg(suite_schema != NULL, "%s", err);
+}
+
+static void teardown(void)
+{
+  oc_schema_free(suite_schema);
+  oc_schemas_free(&schemas);
+}
+
+/* A suite of one case whose chat message content is content (JSON text
+ * of a string), with the suite's variables vars (JSON text or NULL). */
+static int load(struct oc_suite_set *set, const char *vars, const char *content, struct oc_buf *err)
+{
+  char *text = oc_asprintf("{\"suite\": \"s\", \"description\": \"d\",%s%s%s\n"
+                           "\"cases\": [ { \"name\": \"c\", \"description\": \"d\",\n"
+                           "  \"request\": { \"method\": \"POST\", \"path\": \"/v1/chat/completions\",\n"
+                           "    \"body\": { \"model\": \"${MODEL}\", \"messages\": [\n"
+                           "      { \"role\": \"user\", \"content\": %s } ] } } } ] }\n",
+                           vars ? " \"variables\": " : "", vars ? vars : "", vars ? "," : "", content);
+  ck_assert_ptr_nonnull(text);
+  oc_buf_init(err, 1u << 16);
+  int rc = oc_suite_load_text(set, "t.json", text, strlen(text), suite_schema, err);
+  free(text);
+  return rc;
+}
+
+static void refused(const char *vars, const char *content, const char *want)
+{
+  struct oc_suite_set set = { NULL, 0 };
+  struct oc_buf err;
+  ck_assert_int_eq(load(&set, vars, content, &err), OC_EPARSE);
+  ck_assert_msg(strstr(oc_buf_str(&err), want), "want '%s' in:\n%s", want, oc_buf_str(&err));
+  ck_assert_uint_eq(set.count, 0);
+  oc_buf_free(&err);
+}
+
+START_TEST(undefined_variables_are_load_errors)
+{
+  /* the content string starts at column 36 of line 5: the reference's own column */
+  refused(NULL, "\"${MODL}\"", "t.json:5:37: undefined variable ${MODL}: did you mean ${MODEL}?\n");
+  refused(NULL, "\"say ${MODL}\"", "t.json:5:41: undefined variable ${MODL}: did you mean ${MODEL}?");
+  /* an escape before it: the string's column */
+  refused(NULL, "\"\\n${MODL}\"", "t.json:5:36: undefined variable ${MODL}");
+  refused(NULL, "\"${words:N_CTXHALF:hi}\"",
+          "undefined variable N_CTXHALF in the COUNT of ${words:N_CTXHALF:…}: did you mean N_CTX_HALF?");
+  /* the suite's own variables are known, and guessed */
+  refused("{\"GREETING\": \"hi\"}", "\"${GRETING}\"", "did you mean ${GREETING}?");
+  /* nothing close: the names that exist, no guess */
+  refused(NULL, "\"${SOMETHING_ELSE}\"",
+          "undefined variable ${SOMETHING_ELSE} (a target sets MODEL, N_CTX, N_CTX_HALF, "
+          "CTX_WORDS_UNDER, CTX_WORDS_AT and CTX_WORDS_OVER; the suite's own go in its \"variables\")\n");
+  refused("{\"N\": 3}", "\"${M}\"", "undefined variable ${M} (");
+  /* every one is reported */
+  struct oc_suite_set set = { NULL, 0 };
+  struct oc_buf err;
+  ck_assert_int_eq(load(&set, NULL, "\"${A1} ${B2}\"", &err), OC_EPARSE);
+  ck_assert_ptr_nonnull(strstr(oc_buf_str(&err), "${A1}"));
+  ck_assert_ptr_nonnull(strstr(oc_buf_str(&err), "${B2}"));
+  oc_buf_free(&err);
+}
+END_TEST
+
+START_TEST(known_variables_load)
+{
+  struct oc_suite_set set = { NULL, 0 };
+  struct oc_buf err;
+  ck_assert_msg(load(&set, "{\"GREETING\": \"hi\", \"COUNT\": 2}",
+                     "\"${GREETING} ${N_CTX} ${env:NO_SUCH_VAR_ANYWHERE} ${words:3:a} "
+                     "${words:COUNT:b} ${words:CTX_WORDS_OVER:c} $HOME $${N_CTX_HALF}\"",
+                     &err) == OC_OK,
+                "%s", oc_buf_str(&err));
+  oc_buf_free(&err);
+  /* a target variable the target lacks: the case is built no further,
+   * OC_ENOTFOUND, which the runner skips as unsupported */
+  cJSON *tv = cJSON_Parse("{\"MODEL\": \"m\"}");
+  ck_assert_ptr_nonnull(tv);
+  const struct oc_case *c = &set.items[0].cases[0];
+  struct oc_vars vars = { tv, c->variables, 0 };
+  struct oc_built_request r;
+  char why[600];
+  ck_assert_int_eq(oc_suite_build_request(c, &vars, &r, why, sizeof(why)), OC_ENOTFOUND);
+  ck_assert_str_eq(why, "undefined variable ${N_CTX}");
+  cJSON_Delete(tv);
+  oc_suite_set_free(&set);
+}
+END_TEST
+
+/* The shipped recordings' target (a llama-server with /props, counting
+ * tokens) gets every variable a target can have: each name target.c sets
+ * must be one suite.c knows, or a suite using it would be refused. */
+START_TEST(target_variables_are_the_ones_targets_set)
+{
+  struct oc_target t;
+  char err[700];
+  char *dir = oc_test_src("suites/recordings/llama-server");
+  ck_assert_msg(oc_target_from_recordings(&t, NULL, dir, err, sizeof(err)) == OC_OK, "%s", err);
+  free(dir);
+  struct oc_identify_options io = { .timeout_ms = 10000 };
+  ck_assert_int_eq(oc_target_identify(&t, &io), OC_OK);
+  ck_assert(t.reachable);
+  int n = 0;
+  const cJSON *v;
+  cJSON_ArrayForEach(v, t.vars)
+  {
+    ck_assert_msg(oc_suite_target_var(v->string), "target.c sets %s, which suite.c does not know",
+                  v->string);
+    n++;
+  }
+  ck_assert_int_eq(n, 6);
+  ck_assert(!oc_suite_target_var("MODL"));
+  oc_target_free(&t);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("suite");
+  TCase *tc = tcase_create("variables");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, undefined_variables_are_load_errors);
+  tcase_add_test(tc, known_variables_load);
+  tcase_add_test(tc, target_variables_are_the_ones_targets_set);
+  suite_add_tcase(s, tc);
+  return oc_test_run(s);
+}
