@@ -256,6 +256,32 @@ const char *oc_memfind(const char *h, size_t hl, const char *needle, size_t n)
   return NULL;
 }
 
+size_t oc_edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+  if(la > 64)
+    la = 64;
+  if(lb > 64)
+    lb = 64;
+  size_t row[65];
+  for(size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for(size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for(size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if(up + 1 < best)
+        best = up + 1;
+      if(row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
 size_t oc_strlcpy(char *dst, const char *src, size_t size)
 {
   size_t n = strlen(src);

@@ -99,6 +99,10 @@ int oc_endswith(const char *s, const char *suffix);
 /* The first n bytes of needle inside the hl bytes of h (either may hold
  * NULs), or NULL; an empty needle is never found. */
 const char *oc_memfind(const char *h, size_t hl, const char *needle, size_t n);
+/* Levenshtein distance between a[0..la) and b[0..lb), for telling a
+ * misspelt name from the names it may have meant; longer names are
+ * compared by their first 64 bytes (enough to rank, bounded work). */
+size_t oc_edit_distance(const char *a, size_t la, const char *b, size_t lb);
 /* Copy at most size-1 bytes and always terminate; returns strlen(src). */
 size_t oc_strlcpy(char *dst, const char *src, size_t size);
 /* Parse a whole string as a decimal number in [min, max]. 0 on success. */
