@@ -406,6 +406,18 @@ static int targets_validate(const struct oc_jv *root, const struct tfile *f, cha
   return rc;
 }
 
+/* A key_env that names no key sends every request without one: said, so
+ * that a 401 is not the first sign (the name only, never a value). */
+static void warn_missing_key(const struct oc_target *t)
+{
+  if(!t->live || !t->key_env || oc_headers_get(&t->headers, "Authorization"))
+    return;
+  const char *v = getenv(t->key_env);
+  if(!v || !*v)
+    oc_warn("target %s: key_env %s is %s: requests go without a key", t->name, t->key_env,
+            v ? "empty" : "not set");
+}
+
 int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen)
 {
   char *buf = NULL;
@@ -453,6 +465,9 @@ int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *er
     else
       (*n)++;
   }
+  /* warned only for a file that loads: a broken one says what to fix first */
+  for(size_t k = first; !rc && k < *n; k++)
+    warn_missing_key(&(*ts)[k]);
   if(rc == OC_EPARSE && errs.len) /* a failed buffer keeps what it held */
     oc_strlcpy(err, oc_buf_str(&errs), errlen);
   else if(rc == OC_ENOMEM)

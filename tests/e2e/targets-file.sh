@@ -2,8 +2,9 @@
 # targets-file.sh — the file `--targets` reads is checked as a suite file
 # is (schemas/targets.schema.json): a misspelt member or a value of the
 # wrong type stops the run, exit 2, at FILE:LINE:COL with the member named
-# (and the one it was meant to be), before any request; no message shows
-# a secret the file holds.
+# (and the one it was meant to be), before any request; a key_env naming
+# an unset or empty variable is a warning naming the target and the
+# variable; no message shows a secret the file holds.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 R="$OACHECK_SRCDIR/suites/recordings/llama-server"
@@ -48,7 +49,27 @@ expect_status 2 "$OACHECK" run models --targets "$TMP/nodir.json"
 expect_grep "nodir.json:1:32: recordings directory '.*/nope' does not exist" "$TMP/err"
 pass "no targets, neither url nor recordings, a name twice, a missing directory: each at its place"
 
+# key_env names a variable that is not there: said, and the run goes on
+printf '{ "targets": [ { "name": "llama", "url": "%s", "key_env": "OACHECK_TEST_NOPE_KEY" } ] }\n' \
+  "$URL" > "$TMP/key.json"
+unset OACHECK_TEST_NOPE_KEY || true
+expect_status 0 "$OACHECK" run models --targets "$TMP/key.json"
+expect_grep '^oacheck: warning: target llama: key_env OACHECK_TEST_NOPE_KEY is not set: requests go without a key$' "$TMP/err"
+expect_grep '^PASS +llama models/' "$TMP/out"
+OACHECK_TEST_NOPE_KEY='' expect_status 0 "$OACHECK" run models --targets "$TMP/key.json"
+expect_grep 'target llama: key_env OACHECK_TEST_NOPE_KEY is empty: requests go without a key' "$TMP/err"
 KEY="sk-oacheck-test-KEYENV-5b1e"
+OACHECK_TEST_NOPE_KEY=$KEY expect_status 0 "$OACHECK" run models --targets "$TMP/key.json" --json "$TMP/key.r.json"
+expect_no_grep 'key_env' "$TMP/err"
+expect_no_grep "$KEY" "$TMP/out"
+expect_no_grep "$KEY" "$TMP/err"
+expect_no_grep "$KEY" "$TMP/key.r.json"
+# recordings send nothing: no key, no warning
+printf '[ { "name": "r", "recordings": "%s", "key_env": "OACHECK_TEST_NOPE_KEY" } ]\n' "$R" > "$TMP/rkey.json"
+expect_status 0 "$OACHECK" run models --targets "$TMP/rkey.json"
+expect_no_grep 'key_env' "$TMP/err"
+pass "a key_env that is unset or empty is a warning naming target and variable; a set one is never shown"
+
 # the key written where its variable's name goes, a secret header given as
 # a number: refused without showing either
 printf '[ { "name": "llama", "url": "%s", "key_env": "%s" } ]\n' "$URL" "$KEY" > "$TMP/leak1.json"
