@@ -1511,35 +1511,6 @@ const struct oc_cassette *oc_cassette_store_find_name(const struct oc_cassette_s
   return NULL;
 }
 
-/* Edit distance between two short names (longer ones are compared by
- * their first 64 bytes: enough to rank, and bounded work per miss). */
-static size_t name_distance(const char *a, const char *b)
-{
-  size_t la = strlen(a), lb = strlen(b);
-  if(la > 64)
-    la = 64;
-  if(lb > 64)
-    lb = 64;
-  size_t row[65];
-  for(size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for(size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for(size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if(up + 1 < best)
-        best = up + 1;
-      if(row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 /* Shared top-level members minus differing ones: how alike two bodies are. */
 static long body_likeness(const cJSON *want, const struct oc_cassette *c)
 {
@@ -1600,7 +1571,9 @@ size_t oc_cassette_store_nearest(const struct oc_cassette_store *s, const char *
                                                                              : 2;
     if(r[i].group == 0)
       r[i].likeness = body_likeness(want, c);
-    r[i].distance = name ? name_distance(name, c->name) : 0;
+    /* names ranked by their first 64 bytes: enough to rank, bounded work */
+    size_t nl = name ? strlen(name) : 0, cl = name ? strlen(c->name) : 0;
+    r[i].distance = name ? oc_edit_distance(name, nl < 64 ? nl : 64, c->name, cl < 64 ? cl : 64, 64) : 0;
   }
   qsort(r, s->count, sizeof(*r), cmp_ranked);
   size_t n = 0;

@@ -118,7 +118,8 @@ struct oc_target_args {
               "'env' uses $OPENAI_BASE_URL; repeatable"),                                   \
   OC_OPT_STRING(0, "targets", &(ta)->targets_file, "FILE",                                  \
                 "several targets, each with name, url or recordings,\n"                     \
-                "profile, model, key_env, headers, allow"),                                 \
+                "profile, model, key_env, headers, allow, ctx_size;\n"                      \
+                "a member not of these is an error"),                                      \
   OC_OPT_LIST(0, "replay", &(ta)->replays, "DIR",                                           \
               "replay the recordings in DIR (cassettes or raw exchanges)")
 

@@ -31,13 +31,17 @@ static const char pin_usage[] =
   "chat template SHA-256 and build, on a router every model's flags, and on a\n"
   "llama-server each slot's context, the template's capabilities and the endpoints\n"
   "that are on — to a pin file, or check that it still serves exactly what was\n"
-  "pinned (PIN-MODEL, PIN-TEMPLATE, PIN-CONTEXT, PIN-BUILD, PIN-FLAGS naming the flag\n"
-  "that changed, PIN-DEPLOYMENT).\n"
+  "pinned.  Every change is printed with its pinned and its current value.  A\n"
+  "changed model, model file or list (PIN-MODEL), template or its capabilities\n"
+  "(PIN-TEMPLATE), context per request, slot count or slot context (PIN-CONTEXT)\n"
+  "or a router model's flag, named (PIN-FLAGS) is an error; a new build\n"
+  "(PIN-BUILD) and other endpoints on (PIN-DEPLOYMENT) are warnings.\n"
   "Targets are matched to the pin file by name.\n";
 
 static const char pin_footer[] =
-  "Exit status: 0 pinned / unchanged, 1 something changed (an error finding), 2\n"
-  "usage error or an unreadable pin file, 3 no target reachable.\n";
+  "Exit status: 0 pinned, or nothing changed but what only warns, 1 an error\n"
+  "finding (or a target unreachable), 2 usage error or an unreadable pin file,\n"
+  "3 no target reachable.\n";
 
 /* Which identity fields a pin holds, and the rule a change breaks. */
 static const struct {
@@ -369,6 +373,11 @@ int oc_cmd_pin(int argc, char **argv)
   cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
   oc_console_init(&con, stdout);
+  /* every finding, warnings and passing targets included, on a terminal
+   * too: a new build (PIN-BUILD) only warns and passes, and a check that
+   * says "(1 finding)" without saying what changed leaves the operator to
+   * dig it out of --json */
+  con.verbose = 1;
   int oom = 0;
   for(size_t i = 0; !oom && i < nt; i++) {
     oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));

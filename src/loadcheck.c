@@ -145,6 +145,13 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
   size_t nld = 0;
   size_t nwait = 0, ntimed = 0;
   double wait_max = 0, wait_sum = 0;
+  /* Progress at most once a second, terminal or not: a round of a few
+   * fast cases takes milliseconds, and a line per round was thousands of
+   * lines in a few seconds.  The counts are the run's so far, so a line
+   * skipped loses nothing, and the last line has the totals. */
+  size_t runs = 0, runs_failed = 0;
+  uint64_t said = t0;
+  int more;
   do {
     struct oc_run r;
     memset(&r, 0, sizeof(r));
@@ -199,15 +206,26 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
       cJSON_Delete(res);
       ld[m].rounds_failed++;
     }
-    oc_info("load round %d: %zu case%s with %d in flight, %zu failed", rounds, nlive,
-            nlive == 1 ? "" : "s", lo->in_flight, nfail);
+    runs += nlive;
+    runs_failed += nfail;
     r.items = NULL; /* borrowed */
     oc_run_free(&r);
     if(erc) {
       rc = erc;
       goto out;
     }
-  } while(lo->duration_ms > 0 && (oc_now_ns() - t0) / 1000000u < (uint64_t)lo->duration_ms);
+    uint64_t now = oc_now_ns();
+    more = lo->duration_ms > 0 && (now - t0) / 1000000u < (uint64_t)lo->duration_ms;
+    if(more && now - said >= 1000000000u) {
+      oc_info("load: %d round%s in %.0f s: %zu case%s run with %d in flight, %zu failed", rounds,
+              rounds == 1 ? "" : "s", (double)(now - t0) / 1e9, runs, runs == 1 ? "" : "s",
+              lo->in_flight, runs_failed);
+      said = now;
+    }
+  } while(more);
+  oc_info("load: done, %d round%s in %.1f s: %zu case%s run with %d in flight, %zu failed", rounds,
+          rounds == 1 ? "" : "s", (double)(oc_now_ns() - t0) / 1e9, runs, runs == 1 ? "" : "s",
+          lo->in_flight, runs_failed);
   oc_json_put(&oom, load, "in_flight", cJSON_CreateNumber(lo->in_flight));
   oc_json_put(&oom, load, "duration_ms", cJSON_CreateNumber((double)((oc_now_ns() - t0) / 1000000u)));
   oc_json_put(&oom, load, "rounds", cJSON_CreateNumber(rounds));

@@ -3470,6 +3470,27 @@ static const struct prop *find_prop(const struct op *o, const char *k, uint32_t 
   return NULL;
 }
 
+/* The declared property a member not allowed was most likely meant to be
+ * ("profle" for "profile"): the nearest by edit distance, when at most a
+ * third of the longer name differs, so that "x" never suggests "y".  Only
+ * on the reporting path: a misspelt member of a hand-written file (a
+ * suite, a targets file) is the usual reason for this error. */
+static const struct prop *near_prop(const struct op *o, const char *k, uint32_t kl)
+{
+  const struct prop *best = NULL;
+  size_t bestd = 0;
+  for(size_t i = 0; i < o->u.props.nprops; i++) {
+    const struct prop *p = &o->u.props.props[i];
+    size_t longer = p->name.len > kl ? p->name.len : kl;
+    size_t d = oc_edit_distance(k, kl, p->name.s, p->name.len, longer / 3);
+    if(d > 0 && d <= longer / 3 && (!best || d < bestd)) {
+      best = p;
+      bestd = d;
+    }
+  }
+  return best;
+}
+
 static inline int has_member(const struct oc_jv *obj, const struct jstr *name)
 {
   /* length and first byte rule out almost every member before memcmp */
@@ -3838,6 +3859,10 @@ static int run_op(struct vctx *c, const struct op *o, const struct oc_jv *v, uin
             rc_ = oc_buf_adds(&mb_, "property ");
             if(!rc_) rc_ = add_quoted(&mb_, m->key, m->key_len, 200);
             if(!rc_) rc_ = oc_buf_adds(&mb_, " is not allowed (additionalProperties is false)");
+            const struct prop *near = near_prop(o, m->key, m->key_len);
+            if(near && !rc_) rc_ = oc_buf_adds(&mb_, "; did you mean ");
+            if(near && !rc_) rc_ = add_quoted(&mb_, near->name.s, near->name.len, 200);
+            if(near && !rc_) rc_ = oc_buf_addc(&mb_, '?');
           });
         }
         else if(!eval_key(c, a, m)) {

@@ -12,8 +12,11 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "datadir.h"
 #include "http.h"
+#include "jdoc.h"
 #include "json.h"
+#include "schema.h"
 #include "secret.h"
 #include "url.h"
 #include "util.h"
@@ -199,113 +202,279 @@ static struct oc_target *target_slot(struct oc_target **ts, size_t n)
   return NULL;
 }
 
-static int target_from_json(struct oc_target *t, const cJSON *j, const char *path, int idx,
-                            char *err, size_t errlen)
+/* A targets file is read as suite files are: with jdoc, which keeps each
+ * value's offset, so that every error, the schema's and the checks the
+ * schema cannot make, is said as FILE:LINE:COL: what. */
+struct tfile {
+  const char *path;
+  const char *buf;
+  size_t len;
+  struct oc_buf *errs;
+};
+
+/* A string member (the schema has checked its type); NULL when absent. */
+static const char *jv_string(const struct oc_jv *o, const char *key)
 {
-  const char *name = oc_json_str(j, "name");
-  const char *url = oc_json_str(j, "url");
-  const char *rec = oc_json_str(j, "recordings");
+  const struct oc_jv *v = oc_jv_get(o, key);
+  return v && v->type == OC_JSTRING ? v->u.str : NULL;
+}
+
+/* Messages quote values (a schema error says what arrived): each line is
+ * masked of the secrets the file holds, registered before it is checked. */
+static void tfile_err(const struct tfile *f, size_t offset, const char *msg)
+{
+  struct oc_json_pos pos;
+  oc_json_locate(f->buf, f->len, offset, &pos);
+  size_t from = f->errs->len;
+  if(oc_buf_printf(f->errs, "%s%s:%d:%d: %s", from ? "\n" : "", f->path, pos.line, pos.column,
+                   msg) == OC_OK)
+    oc_secret_mask(f->errs->data + from, f->errs->len - from);
+}
+
+/* Every credential the file holds is known before anything about it is
+ * said: URL passwords and key-like queries, secret headers' values (also
+ * one given as a number, which a schema error would quote) and the keys
+ * key_env names. */
+static void tfile_secrets(const struct oc_jv *root, const struct tfile *f)
+{
+  const struct oc_jv *list = root->type == OC_JARRAY ? root : oc_jv_get(root, "targets");
+  for(uint32_t i = 0; list && list->type == OC_JARRAY && i < list->len; i++) {
+    const struct oc_jv *j = &list->u.items[i];
+    const char *url = jv_string(j, "url");
+    if(url)
+      oc_secret_add_url(url);
+    const char *key = jv_string(j, "key_env");
+    if(key)
+      oc_secret_add_env(key);
+    const struct oc_jv *hs = oc_jv_get(j, "headers");
+    for(uint32_t k = 0; hs && hs->type == OC_JOBJECT && k < hs->len; k++) {
+      const struct oc_jv *v = &hs->u.members[k].value;
+      if(v->type == OC_JSTRING) {
+        oc_secret_add_header(hs->u.members[k].key, v->u.str);
+        continue;
+      }
+      char *text = v->end > v->offset ? oc_strndup(f->buf + v->offset, v->end - v->offset) : NULL;
+      if(text)
+        oc_secret_add_header(hs->u.members[k].key, text);
+      free(text);
+    }
+  }
+}
+
+/* An environment variable's name.  Checked here, not by a schema
+ * pattern, whose message would quote the value: someone who wrote the key
+ * itself where its variable's name goes must not see it printed. */
+static int env_name_ok(const char *s)
+{
+  if(!*s || (*s >= '0' && *s <= '9'))
+    return 0;
+  for(; *s; s++)
+    if(!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
+static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const struct tfile *f)
+{
+  char msg[700];
+  const char *name = jv_string(j, "name");
+  const char *url = jv_string(j, "url");
+  const char *rec = jv_string(j, "recordings");
   int rc;
   oc_target_init(t); /* the caller frees *t whatever happens */
   if(!name || (!url && !rec) || (url && rec)) {
-    snprintf(err, errlen, "%s: targets[%d] needs a \"name\" and exactly one of \"url\" or \"recordings\"",
-             path, idx);
-    return OC_EUSAGE;
+    tfile_err(f, j->offset, "a target needs a \"name\" and exactly one of \"url\" or \"recordings\"");
+    return OC_EPARSE;
   }
   if(url) {
     char *spec = oc_asprintf("%s=%s", name, url);
-    rc = spec ? oc_target_from_spec(t, spec, err, errlen) : OC_ENOMEM;
+    rc = spec ? oc_target_from_spec(t, spec, msg, sizeof(msg)) : OC_ENOMEM;
     free(spec);
   }
   else
-    rc = oc_target_from_recordings(t, name, rec, err, errlen);
-  if(rc)
+    rc = oc_target_from_recordings(t, name, rec, msg, sizeof(msg));
+  if(rc == OC_ENOMEM)
     return rc;
-  const char *profile = oc_json_str(j, "profile");
+  if(rc) {
+    tfile_err(f, oc_jv_get(j, url ? "url" : "recordings")->offset, msg);
+    return OC_EPARSE;
+  }
+  const char *profile = jv_string(j, "profile");
   if(profile) {
     free(t->profile_name);
     t->profile_name = oc_strdup(profile);
     t->profile_source = "targets-file";
+    /* the schema's list of profiles could fall behind the code's */
     if(strcmp(profile, "auto") != 0 && !oc_profile_find(profile)) {
-      snprintf(err, errlen, "%s: targets[%d]: unknown profile '%s'", path, idx, profile);
-      return OC_EUSAGE;
+      snprintf(msg, sizeof(msg), "unknown profile '%.80s'", profile);
+      tfile_err(f, oc_jv_get(j, "profile")->offset, msg);
+      return OC_EPARSE;
     }
   }
-  const char *model = oc_json_str(j, "model");
+  const char *model = jv_string(j, "model");
   if(model)
     t->model = oc_strdup(model);
-  const char *key = oc_json_str(j, "key_env");
+  const char *key = jv_string(j, "key_env");
+  if(key && !env_name_ok(key)) {
+    tfile_err(f, oc_jv_get(j, "key_env")->offset, "key_env must be the name of an environment "
+              "variable (letters, digits and '_', not first a digit); its value is not shown, "
+              "in case it is the key itself");
+    return OC_EPARSE;
+  }
   if(key) {
     free(t->key_env);
     t->key_env = oc_strdup(key);
     oc_secret_add_env(key);
   }
-  const cJSON *h;
-  cJSON_ArrayForEach(h, oc_json_obj(j, "headers"))
-  {
-    if(!cJSON_IsString(h)) {
-      snprintf(err, errlen, "%s: targets[%d]: header '%s' must be a string", path, idx, h->string);
-      return OC_EUSAGE;
-    }
-    if(oc_headers_add(&t->headers, h->string, h->valuestring))
+  const struct oc_jv *hs = oc_jv_get(j, "headers");
+  for(uint32_t i = 0; hs && hs->type == OC_JOBJECT && i < hs->len; i++) {
+    const struct oc_jmember *m = &hs->u.members[i];
+    if(m->value.type != OC_JSTRING)
+      continue; /* refused by the schema */
+    if(oc_headers_add(&t->headers, m->key, m->value.u.str))
       return OC_ENOMEM;
-    oc_secret_add_header(h->string, h->valuestring);
+    oc_secret_add_header(m->key, m->value.u.str);
   }
-  const cJSON *a;
-  cJSON_ArrayForEach(a, oc_json_arr(j, "allow"))
-  {
-    if(!cJSON_IsString(a) || oc_ruleset_add_pattern(&t->allow, a->valuestring)) {
-      snprintf(err, errlen, "%s: targets[%d]: allow: '%.80s' is not a rule or family of the "
-               "catalogue ('oacheck rules' lists them)", path, idx,
-               cJSON_IsString(a) ? a->valuestring : "(not a string)");
-      return OC_EUSAGE;
-    }
+  const struct oc_jv *as = oc_jv_get(j, "allow");
+  for(uint32_t i = 0; as && as->type == OC_JARRAY && i < as->len; i++) {
+    const struct oc_jv *a = &as->u.items[i];
+    if(a->type == OC_JSTRING && !oc_ruleset_add_pattern(&t->allow, a->u.str))
+      continue;
+    snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
+             "('oacheck rules' lists them)", a->type == OC_JSTRING ? a->u.str : "(not a string)");
+    tfile_err(f, a->offset, msg);
+    return OC_EPARSE;
   }
-  const cJSON *ctx = oc_json_get(j, "ctx_size");
-  if(oc_json_is_integer(ctx) && ctx->valuedouble > 0)
-    t->ctx_size = (long)ctx->valuedouble;
+  const struct oc_jv *ctx = oc_jv_get(j, "ctx_size");
+  if(ctx && oc_jv_is_integer(ctx) && ctx->u.num > 0)
+    t->ctx_size = oc_jv_long(ctx);
+  if(!t->profile_name || (model && !t->model) || (key && !t->key_env))
+    return OC_ENOMEM;
   return OC_OK;
+}
+
+/* The targets schema, compiled from the data directory alone (not the
+ * whole shipped registry: a command reads its targets before anything
+ * else needs a schema). */
+static int targets_schema(struct oc_schema **out, char *err, size_t errlen)
+{
+  static const char uri[] = OC_SCHEMA_SHIPPED_BASE "targets.schema.json";
+  char msg[600];
+  int rc = OC_ENOMEM;
+  *out = NULL;
+  struct oc_schema_registry *reg = oc_schema_registry_new();
+  char *file = oc_data_path("schemas/targets.schema.json");
+  if(reg && file) {
+    rc = oc_schema_registry_add_file(reg, uri, file, msg, sizeof(msg));
+    if(!rc && !(*out = oc_schema_compile_uri(reg, uri, 0, msg, sizeof(msg))))
+      rc = OC_EPARSE;
+    if(rc && rc != OC_ENOMEM)
+      snprintf(err, errlen, "cannot load the targets schema: %s", msg);
+  }
+  free(file);
+  oc_schema_registry_free(reg);
+  return rc;
+}
+
+static int targets_validate(const struct oc_jv *root, const struct tfile *f, char *err, size_t errlen)
+{
+  struct oc_schema *schema;
+  int rc = targets_schema(&schema, err, errlen);
+  if(rc)
+    return rc;
+  struct oc_schema_result res;
+  oc_schema_result_init(&res);
+  res.max = 20; /* a hand-written file: the first twenty say what is wrong */
+  int v = oc_schema_validate(schema, root, &res);
+  char msg[800];
+  if(v == -OC_ENOMEM)
+    rc = OC_ENOMEM;
+  else if(v != 1) {
+    for(size_t i = 0; i < res.count; i++) {
+      snprintf(msg, sizeof(msg), "at '%s': %s", res.errors[i].instance_path, res.errors[i].message);
+      tfile_err(f, res.errors[i].offset, msg);
+    }
+    if(res.dropped)
+      oc_buf_printf(f->errs, "\n%s: … and at least %zu more errors", f->path, res.dropped);
+    if(v < 0)
+      oc_buf_printf(f->errs, "\n%s: the targets schema could not be applied: %s", f->path,
+                    res.undecided ? res.undecided : "oacheck's validation budget ran out");
+    rc = OC_EPARSE;
+  }
+  oc_schema_result_free(&res);
+  oc_schema_free(schema);
+  return rc;
+}
+
+/* A key_env that names no key sends every request without one: said, so
+ * that a 401 is not the first sign (the name only, never a value). */
+static void warn_missing_key(const struct oc_target *t)
+{
+  if(!t->live || !t->key_env || oc_headers_get(&t->headers, "Authorization"))
+    return;
+  const char *v = getenv(t->key_env);
+  if(!v || !*v)
+    oc_warn("target %s: key_env %s is %s: requests go without a key", t->name, t->key_env,
+            v ? "empty" : "not set");
 }
 
 int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen)
 {
-  cJSON *doc = oc_json_parse_file(path, err, errlen);
-  if(!doc)
-    return OC_EPARSE;
-  const cJSON *list = cJSON_IsArray(doc) ? doc : oc_json_arr(doc, "targets");
-  int rc = OC_OK;
-  if(!list) {
-    snprintf(err, errlen, "%s: expected an array of targets or {\"targets\": [...]}", path);
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = oc_read_file(path, OC_CAP_FILE, &buf, &len, err, errlen);
+  if(rc)
+    return rc;
+  struct oc_buf errs;
+  oc_buf_init(&errs, 1u << 16);
+  struct tfile f = { path, buf, len, &errs };
+  struct oc_jdoc doc;
+  oc_jdoc_init(&doc);
+  struct oc_jerr jerr;
+  size_t first = *n;
+  rc = oc_jdoc_parse(&doc, buf, len, &jerr);
+  if(rc == OC_EPARSE || rc == OC_ETOOBIG) {
+    char msg[300];
+    snprintf(msg, sizeof(msg), "invalid JSON: %s", jerr.message ? jerr.message : "parse error");
+    tfile_err(&f, jerr.offset, msg);
     rc = OC_EPARSE;
-    goto out;
   }
-  int idx = 0;
-  const cJSON *j;
-  cJSON_ArrayForEach(j, list)
-  {
+  if(!rc) {
+    tfile_secrets(doc.root, &f);
+    rc = targets_validate(doc.root, &f, err, errlen);
+  }
+  const struct oc_jv *list = rc ? NULL : doc.root->type == OC_JARRAY ? doc.root
+                                                                      : oc_jv_get(doc.root, "targets");
+  for(uint32_t i = 0; list && i < list->len && !rc; i++) {
     struct oc_target *slot = target_slot(ts, *n);
     if(!slot) {
       rc = OC_ENOMEM;
-      goto out;
+      break;
     }
-    struct oc_target *d = *ts;
-    rc = target_from_json(slot, j, path, idx, err, errlen);
-    if(rc) {
-      oc_target_free(&d[*n]);
-      goto out;
-    }
-    for(size_t i = 0; i < *n; i++)
-      if(strcmp(d[i].name, d[*n].name) == 0) {
-        snprintf(err, errlen, "%s: target name '%s' is used twice", path, d[*n].name);
-        oc_target_free(&d[*n]);
-        rc = OC_EUSAGE;
-        goto out;
+    const struct oc_jv *j = &list->u.items[i];
+    rc = target_from_jv(slot, j, &f);
+    for(size_t k = first; !rc && k < *n; k++)
+      if(strcmp((*ts)[k].name, slot->name) == 0) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "target name '%.100s' is used twice", slot->name);
+        tfile_err(&f, oc_jv_get(j, "name")->offset, msg);
+        rc = OC_EPARSE;
       }
-    (*n)++;
-    idx++;
+    if(rc)
+      oc_target_free(slot);
+    else
+      (*n)++;
   }
-out:
-  cJSON_Delete(doc);
+  /* warned only for a file that loads: a broken one says what to fix first */
+  for(size_t k = first; !rc && k < *n; k++)
+    warn_missing_key(&(*ts)[k]);
+  if(rc == OC_EPARSE && errs.len) /* a failed buffer keeps what it held */
+    oc_strlcpy(err, oc_buf_str(&errs), errlen);
+  else if(rc == OC_ENOMEM)
+    snprintf(err, errlen, "out of memory");
+  oc_buf_free(&errs);
+  oc_jdoc_free(&doc);
+  free(buf);
   return rc;
 }
 
@@ -344,10 +513,16 @@ int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size
 int oc_targets_build_for(const char *cmd, const struct oc_target_args *a, struct oc_target **ts,
                          size_t *n)
 {
-  char err[700];
+  char err[8192]; /* a targets file's errors, a line each */
   int rc = oc_targets_build(a, ts, n, err, sizeof(err));
   if(rc == OC_EUSAGE)
     return oc_cli_usage_error(cmd, "%s", err);
+  if(rc == OC_EPARSE) {
+    /* as suite errors are said: FILE:LINE:COL lines, then the verdict */
+    fprintf(stderr, "%s\n", err);
+    oc_error("targets file errors: nothing was run");
+    return OC_EXIT_USAGE;
+  }
   if(rc) {
     oc_error("%s", rc == OC_ENOMEM ? "out of memory" : err);
     return OC_EXIT_USAGE;

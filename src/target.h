@@ -63,13 +63,16 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
 int oc_target_from_recordings(struct oc_target *t, const char *name, const char *dir, char *err,
                               size_t errlen);
 /* A targets file: [{"name","url"|"recordings","profile","model","key_env",
- * "headers":{…},"allow":[…]}, …] or {"targets": [...]}.  Appends to *ts. */
+ * "headers":{…},"allow":[…],"ctx_size"}, …] or {"targets": [...]}, checked
+ * against schemas/targets.schema.json.  Appends to *ts.  OC_EPARSE for a
+ * file at fault: err holds a "FILE:LINE:COL: what" line per error. */
 int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen);
 /* The targets a command's shared target options name (cli.h), in order:
  * each --target, each --replay, then the --targets file; names must be
  * unique.  Appends to *ts.  OC_EUSAGE for a malformed --target (a usage
- * error), another code for recordings or a targets file that cannot be
- * read; err says which and why. */
+ * error), OC_EPARSE for a targets file at fault (a line per error),
+ * another code for recordings or a file that cannot be read; err says
+ * which and why. */
 int oc_targets_build(const struct oc_target_args *a, struct oc_target **ts, size_t *n, char *err,
                      size_t errlen);
 /* The same for command cmd ("run"), saying what went wrong the one way

@@ -98,7 +98,9 @@ int oc_startswith(const char *s, const char *prefix);
 int oc_endswith(const char *s, const char *suffix);
 /* The edit distance (insertions, deletions, substitutions) between a[0..an)
  * and b[0..bn), or max + 1 when it is over max: what "did you mean" asks
- * of a mistyped name.  Names over OC_EDIT_MAX_LEN bytes are never close. */
+ * of a mistyped name (a variable, a suite, a schema member) and how the
+ * nearest recordings of a miss are ranked.  Names over OC_EDIT_MAX_LEN
+ * bytes are never close (a ranking compares their first bytes). */
 #define OC_EDIT_MAX_LEN 128
 size_t oc_edit_distance(const char *a, size_t an, const char *b, size_t bn, size_t max);
 /* The first n bytes of needle inside the hl bytes of h (either may hold

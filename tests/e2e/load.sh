@@ -11,6 +11,8 @@
 #   DEPLOY-LOAD finding carrying the shared-context diagnosis and its fix,
 #   in the console, the JSON, the HTML and the JUnit report;
 # - the same against a server that does not overload finds none;
+# - a long --load run prints progress at most about once a second, then
+#   its totals, not a line per round;
 # - --load needs a live target, --duration needs --load.
 # The servers pace by the recorded times (4x) and hold each answer 50 ms, so
 # that four requests sent together are in flight together; what is
@@ -92,7 +94,23 @@ expect_no_grep 'DEPLOY-LOAD' "$TMP/out"
 serve_stop
 pass "a server that does not overload: nothing fails only under load"
 
-# ---- 4. usage ----------------------------------------------------------------------------
+# ---- 4. a long load run says how it goes, not every round --------------------------
+# unpaced, a round of plain's five cases takes milliseconds: a line per
+# round was thousands in a few seconds (stderr a file, as in CI)
+serve_start "$LIVE"
+expect_status 1 "$OACHECK" run plain --target "fast=$URL" --load 4 --duration 3
+grep '^oacheck: load' "$TMP/err" > "$TMP/load-lines" || true
+n_lines=$(wc -l < "$TMP/load-lines")
+[ "$n_lines" -ge 1 ] && [ "$n_lines" -lt 20 ] ||
+  { head -n 30 "$TMP/load-lines" >&2; fail "--duration 3 printed $n_lines load progress lines, expected 1 to 19"; }
+# the last says the totals, the rounds those of the load section
+expect_grep '^oacheck: load: done, [0-9]+ rounds? in [0-9.]+ s: [0-9]+ cases? run with 4 in flight, [0-9]+ failed$' "$TMP/err"
+rounds=$(sed -n 's/^oacheck: load: done, \([0-9]*\) round.*/\1/p' "$TMP/err")
+expect_grep "^load: 4 requests in flight per target, $rounds rounds? of 5 cases: " "$TMP/out"
+serve_stop
+pass "--load --duration 3: $n_lines progress lines, the last with the totals of its $rounds rounds"
+
+# ---- 5. usage ----------------------------------------------------------------------------
 expect_status 2 "$OACHECK" run --load 4
 expect_grep '\-\-load needs a live target' "$TMP/err"
 expect_status 2 "$OACHECK" run --duration 5

@@ -3,8 +3,9 @@
 # it unchanged (exit 0), then check pins that differ in model, template,
 # context and build, and in the deployment's facts (each slot's context,
 # the template's capabilities, the endpoints that are on): each drift is
-# named by its rule, exit 1; a pin written before those facts existed
-# still checks what it holds.
+# named by its rule on the console with the pinned and the current value,
+# exit 1 for an error, 0 when only warnings (build, endpoints) changed; a
+# pin written before those facts existed still checks what it holds.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 R="$OACHECK_SRCDIR/suites/recordings/llama-server"
@@ -24,6 +25,7 @@ pass "an unchanged deployment passes"
 
 sed -e 's/"n_ctx":[[:space:]]*512/"n_ctx": 4096/' \
     -e 's/"model":[[:space:]]*"tiny-random.gguf"/"model": "other.gguf"/' \
+    -e 's/"model_path":[[:space:]]*"tiny-random.gguf"/"model_path": "other.gguf"/' \
     -e 's/"build":[[:space:]]*"[^"]*"/"build": "b1-old"/' \
     -e 's/"chat_template_sha256":[[:space:]]*"[0-9a-f]*"/"chat_template_sha256": "00"/' \
     "$TMP/pin.json" > "$TMP/drift.json"
@@ -31,9 +33,26 @@ expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/drift.json" --json "$
 expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 4096, now 512' "$TMP/out"
 expect_grep 'PIN-MODEL error: the model id changed' "$TMP/out"
 expect_grep 'PIN-TEMPLATE error: the chat template changed' "$TMP/out"
+expect_grep 'PIN-MODEL error: the model file changed: pinned "other.gguf", now "tiny-random.gguf"' "$TMP/out"
 expect_grep '"rule":[[:space:]]*"PIN-BUILD"' "$TMP/r.json"
 expect_grep 'the server build changed: pinned .{1,2}b1-old' "$TMP/r.json"
-pass "every drift is named by its rule"
+# the console shows every finding (more than three errors here), the
+# warning beside the errors
+expect_grep '^      PIN-BUILD warning: the server build changed: pinned "b1-old", now "b10587-3f545becc"' "$TMP/out"
+n_json=$(grep -c '"severity":' "$TMP/r.json")
+n_out=$(grep -c '^      PIN-' "$TMP/out")
+[ "$n_out" = "$n_json" ] || fail "the console shows $n_out of the $n_json pin findings"
+pass "every drift is named by its rule, on the console as in the results"
+
+# what only warns passes, and the console still says what changed
+sed -e 's/"build":[[:space:]]*"[^"]*"/"build": "b1-old"/' "$TMP/pin.json" > "$TMP/build.json"
+expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/build.json"
+expect_grep '^PASS +llama-server pin/identity \(1 finding\)' "$TMP/out"
+expect_grep '^      PIN-BUILD warning: the server build changed: pinned "b1-old", now "b10587-3f545becc" \[/build\]$' "$TMP/out"
+sed -e 's/"metrics":[[:space:]]*true/"metrics": false/' "$TMP/pin.json" > "$TMP/endpoints.json"
+expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/endpoints.json"
+expect_grep '^      PIN-DEPLOYMENT warning: the endpoints that are on .* changed: pinned .*"metrics":false.*, now .*"metrics":true' "$TMP/out"
+pass "a new build or other endpoints: a warning on the console naming old and new, exit 0"
 
 # the deployment's facts drift: a slot's context, the template, an endpoint
 sed -e 's/"slots_n_ctx":[[:space:]]*\[512, 512\]/"slots_n_ctx": [256, 256]/' \

@@ -33,9 +33,9 @@ cat > "$TMP/unknown.json" <<'EOS'
 }
 EOS
 expect_status 2 "$OACHECK" run "$TMP/unknown.json" "$TMP/syntax.json"
-expect_grep "unknown.json:5:[0-9]+: .*staus" "$TMP/err"
+expect_grep "unknown.json:5:[0-9]+: .*staus.*; did you mean \"status\"\\?" "$TMP/err"
 expect_grep "syntax.json:5:3:" "$TMP/err"
-pass "an unknown field is named, and every broken suite is reported"
+pass "an unknown field is named with the field it was meant to be, and every broken suite is reported"
 
 cat > "$TMP/nodesc.json" <<'EOS'
 { "suite": "mine",

@@ -254,6 +254,29 @@ START_TEST(objects)
 }
 END_TEST
 
+/* A member not allowed names the declared property it was most likely
+ * meant to be, and only a close one: a third of the longer name at most. */
+START_TEST(misspelt_members_suggest_the_property)
+{
+  const char *schema = "{\"properties\":{\"profile\":{},\"key_env\":{},\"x\":{},\"description\":{}},"
+                       "\"additionalProperties\":false}";
+  ASSERT_ONE_ERROR(schema, "{\"profle\":1}",
+                   "/profle|/additionalProperties|property \"profle\" is not allowed "
+                   "(additionalProperties is false); did you mean \"profile\"?");
+  ASSERT_ONE_ERROR(schema, "{\"key_evn\":1}",
+                   "/key_evn|/additionalProperties|property \"key_evn\" is not allowed "
+                   "(additionalProperties is false); did you mean \"key_env\"?");
+  ASSERT_ONE_ERROR(schema, "{\"Descripton\":1}",
+                   "/Descripton|/additionalProperties|property \"Descripton\" is not allowed "
+                   "(additionalProperties is false); did you mean \"description\"?");
+  /* one letter away from a one-letter name is not a misspelling */
+  ASSERT_ONE_ERROR(schema, "{\"y\":1}",
+                   "/y|/additionalProperties|property \"y\" is not allowed (additionalProperties is false)");
+  ASSERT_ONE_ERROR(schema, "{\"model\":1}",
+                   "/model|/additionalProperties|property \"model\" is not allowed (additionalProperties is false)");
+}
+END_TEST
+
 START_TEST(combinators)
 {
   ASSERT_ONE_ERROR("{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}]}", "5",
@@ -617,6 +640,7 @@ int main(void)
   tcase_add_test(tc, enums_and_consts);
   tcase_add_test(tc, arrays);
   tcase_add_test(tc, objects);
+  tcase_add_test(tc, misspelt_members_suggest_the_property);
   tcase_add_test(tc, combinators);
   tcase_add_test(tc, unevaluated_and_dynamic);
   tcase_add_test(tc, format_is_an_annotation_by_default);
