@@ -119,6 +119,22 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
     free(name);
     return OC_EUSAGE;
   }
+  /* the full endpoint is a common mistake: joined with /v1/models it
+   * gives a URL that answers 404 on every server, and the run would go on
+   * as if the server listed no model */
+  size_t eplen, ep = oc_url_endpoint(url, &eplen);
+  if(ep) {
+    char *before = oc_strndup(url, ep);
+    char safe[512], root[512];
+    oc_url_redact(url, safe, sizeof(safe));
+    oc_url_redact(before, root, sizeof(root));
+    snprintf(err, errlen, "target '%s' ends in the endpoint %.*s: give the server's root (%s or "
+             "%s/v1); oacheck adds /v1/chat/completions and the other paths itself",
+             safe, (int)eplen, url + ep, root, root);
+    free(before);
+    free(name);
+    return OC_EUSAGE;
+  }
   t->live = 1;
   oc_secret_add_env("OPENAI_API_KEY");
   t->url = oc_url_root(url);
@@ -216,6 +232,12 @@ static int target_from_json(struct oc_target *t, const cJSON *j, const char *pat
     char *spec = oc_asprintf("%s=%s", name, url);
     rc = spec ? oc_target_from_spec(t, spec, err, errlen) : OC_ENOMEM;
     free(spec);
+    if(rc == OC_EUSAGE) {
+      /* which entry of which file, as the file's other errors say */
+      char *why = oc_strdup(err);
+      snprintf(err, errlen, "%s: targets[%d]: %s", path, idx, why ? why : "invalid url");
+      free(why);
+    }
   }
   else
     rc = oc_target_from_recordings(t, name, rec, err, errlen);

@@ -74,6 +74,29 @@ expect_status 2 "$OACHECK" run --shard 3/2
 expect_grep "Try 'oacheck run --help'" "$TMP/err"
 pass "usage errors exit 2"
 
+# the full endpoint as the target (what a client library is configured
+# with elsewhere) is refused before anything is sent: joined with
+# /v1/models it would 404 on any server, and the run would go on as if the
+# server listed no model
+for ep in /v1/chat/completions /chat/completions/ /v1/completions /v1/embeddings /v1/models; do
+  expect_status 2 "$OACHECK" run plain --target "http://127.0.0.1:$DEAD$ep"
+  expect_grep "target 'http://127.0.0.1:$DEAD$ep' ends in the endpoint ${ep%/}: give the server's root \(http://127.0.0.1:$DEAD or http://127.0.0.1:$DEAD/v1\); oacheck adds /v1/chat/completions" "$TMP/err"
+  expect_grep "Try 'oacheck run --help'" "$TMP/err"
+done
+cat > "$TMP/endpoint-targets.json" <<EOS
+{ "targets": [ { "name": "ok", "url": "http://127.0.0.1:$DEAD/openai/v1?api-version=1" },
+               { "name": "azure", "url": "https://u:pw@r.example/openai/deployments/d/chat/completions?api-version=1&api-key=SECRET" } ] }
+EOS
+expect_status 2 "$OACHECK" run plain --targets "$TMP/endpoint-targets.json"
+expect_grep "endpoint-targets.json: targets\[1\]: target 'https://r.example/openai/deployments/d/chat/completions' ends in the endpoint /chat/completions: give the server's root \(https://r.example/openai/deployments/d or " "$TMP/err"
+expect_no_grep 'SECRET|pw@' "$TMP/err"
+expect_status 2 "$OACHECK" proxy --target "http://127.0.0.1:$DEAD/v1/chat/completions"
+expect_grep "ends in the endpoint /v1/chat/completions" "$TMP/err"
+# a base with a path of its own is a root: it is asked for /v1/models
+expect_status 3 "$OACHECK" run models --target "http://127.0.0.1:$DEAD/openai/v1" --connect-timeout 5
+expect_grep "127.0.0.1:$DEAD/openai/v1/models" "$TMP/out"
+pass "a target ending in an endpoint is a usage error naming the root to give; a base with a path is not"
+
 cat > "$TMP/refs.json" <<'EOS'
 { "suite": "bad-refs",
   "description": "x",
