@@ -422,6 +422,18 @@ static void print_target(const struct oc_target *t)
           t->live ? "live" : "replay of", t->live ? "server" : t->recordings, t->profile->name,
           t->profile_source, t->router ? ", router" : "", model ? ", model " : "",
           model ? model : "");
+  /* said here, once: otherwise only each case needing ${MODEL} would
+   * say that the target lists no model */
+  const char *problem = oc_json_str(t->identity, "models_problem");
+  if(problem) {
+    char key[200];
+    snprintf(key, sizeof(key), "does it want an API key? oacheck sends $%s as a bearer token",
+             t->key_env ? t->key_env : "OPENAI_API_KEY");
+    fprintf(stdout, "target %s: %s: %s\n", t->name, problem,
+            !t->live                                            ? "as recorded"
+            : t->models_status == 401 || t->models_status == 403 ? key
+                                                                  : "is this the server's root? oacheck adds /v1/… to it");
+  }
   /* a model that loaded on first use: slow once, reported, not judged */
   const cJSON *load = oc_json_obj(t->identity, "load");
   if(load)

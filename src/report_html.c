@@ -252,6 +252,11 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   }
   oc_html_put(&o->h, "</td><td>");
   oc_html_txt(&o->h, oc_json_str(id, "model"));
+  if(oc_json_str(id, "models_problem")) {
+    /* why there is no model: the cases that needed one say only that */
+    oc_html_put(&o->h, " <span class=\"st st-error\">no model list</span> ");
+    oc_html_txt(&o->h, oc_json_str(id, "models_problem"));
+  }
   const cJSON *load = oc_json_obj(id, "load");
   if(load && cJSON_IsNumber(oc_json_get(load, "first_request_ms")))
     /* a router's model loaded by its first request: slow once, not judged */

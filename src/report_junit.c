@@ -123,6 +123,7 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
      (rc = add_property(b, "profile.source", oc_json_str(t, "profile_source"))) ||
      (rc = add_property(b, "model", oc_json_str(id, "model"))) ||
      (rc = add_property(b, "models", models.len ? oc_buf_str(&models) : NULL)) ||
+     (rc = add_property(b, "models.problem", oc_json_str(id, "models_problem"))) ||
      (rc = add_property_json(b, "n_ctx", oc_json_get(id, "n_ctx"))) ||
      (rc = add_property_json(b, "total_slots", oc_json_get(id, "total_slots"))) ||
      (rc = add_property(b, "chat_template_sha256", oc_json_str(id, "chat_template_sha256"))) ||

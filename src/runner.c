@@ -574,9 +574,17 @@ static int prepare(struct job *j)
                "give --ctx-size): %s", err);
     else
       snprintf(j->reason, sizeof(j->reason), "%s%s", model ? "" : "unsupported: ", err);
+    /* why the target lists none, when identification knows: a 404 there
+     * is most often a URL that is not the server's root */
+    const char *why = oc_json_str(t->identity, "models_problem");
+    if(model && why && t->models_status != 200)
+      snprintf(j->reason, sizeof(j->reason), "no ${MODEL}: /v1/models answered HTTP %d", t->models_status);
+    else if(model && why)
+      snprintf(j->reason, sizeof(j->reason), "no ${MODEL}: /v1/models is not a model list");
     if(model)
-      oc_emit(&j->check, OC_R_MODELS_LIST, OC_AT(.expected = "a model id", .actual = "none"),
-              "the case needs ${MODEL} but the target lists no model (give --model)");
+      oc_emit(&j->check, OC_R_MODELS_LIST, OC_AT(.expected = "a model id", .actual = why ? "no model list" : "none"),
+              "the case needs ${MODEL} but %s (give --model%s)",
+              why ? why : "the target lists no model", why ? ", or the server's root" : "");
     return 0;
   }
   /* a router is told the model of every request (?model= or "model") */

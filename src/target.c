@@ -1159,6 +1159,34 @@ int oc_targets_expand_models(struct oc_target **ts, size_t *n, const char *spec,
   return OC_OK;
 }
 
+/* What is wrong with the answer to GET /v1/models, when it is not an
+ * OpenAI model list: a status other than 200, a body that is not JSON, or
+ * JSON without a "data" array (a web application's page, a proxy's 404,
+ * a path that is not the API's root).  An empty list is an answer, not a
+ * problem.  "" when nothing is wrong. */
+static void models_problem(const struct oc_target *t, int status, const struct oc_headers *h,
+                           const cJSON *doc, char *out, size_t outlen)
+{
+  char media[128], where[600];
+  out[0] = '\0';
+  if(status == 200 && cJSON_IsArray(oc_json_get(doc, "data")))
+    return;
+  const char *ct = oc_headers_get(h, "Content-Type");
+  oc_media_type(ct ? ct : "", media, sizeof(media));
+  if(!media[0])
+    oc_strlcpy(media, "no Content-Type", sizeof(media));
+  char *url = t->live ? oc_url_join(t->base, "/v1/models") : NULL;
+  if(url)
+    oc_url_redact(url, where, sizeof(where));
+  else
+    oc_strlcpy(where, "/v1/models", sizeof(where));
+  free(url);
+  snprintf(out, outlen, "GET %s answered HTTP %d (%s)%s", where, status, media,
+           status != 200 ? ""
+           : !doc        ? ", not JSON"
+                         : " without a \"data\" array: not an OpenAI model list");
+}
+
 int oc_target_identify(struct oc_target *t, const struct oc_identify_options *opts)
 {
   struct oc_identify_options local = *opts, *o = &local;
@@ -1182,6 +1210,7 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
     return OC_ENOMEM;
   int oom = 0;
   t->reachable = 0;
+  t->models_status = 0;
   t->router = 0; /* its own /props says, below */
   int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
   if(rc == OC_ENOMEM)
@@ -1195,7 +1224,19 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
   if(server)
     add_ident(&oom, t->identity, "server", server);
   cJSON *models = oc_json_put(&oom, t->identity, "models", cJSON_CreateArray());
-  cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
+  cJSON *doc = NULL;
+  /* out of memory must not read as "not a model list" */
+  if(rc == OC_OK && status == 200 && oc_json_parse_rc(body, len, NULL, &doc) == OC_ENOMEM)
+    goto nomem;
+  if(rc == OC_OK) {
+    /* said once, before the cases: every case that needs ${MODEL} would
+     * otherwise only say that the target "lists no model" */
+    char problem[800];
+    models_problem(t, status, &h, doc, problem, sizeof(problem));
+    if(problem[0])
+      add_ident(&oom, t->identity, "models_problem", problem);
+    t->models_status = status;
+  }
   const cJSON *m;
   const char *first = NULL, *owner = NULL;
   cJSON_ArrayForEach(m, oc_json_arr(doc, "data"))

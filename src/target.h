@@ -37,7 +37,9 @@ struct oc_target {
   /* learnt by oc_target_identify */
   int reachable;
   char *error;                  /* why it is unreachable */
-  cJSON *identity;              /* results "identity" object */
+  cJSON *identity;              /* results "identity" object; "models_problem" when
+                                   /v1/models is not an OpenAI model list */
+  int models_status;            /* the HTTP status of that /v1/models; 0: not asked */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
   struct oc_deployment deployment; /* /props, /slots, /metrics (deployment.h) */
