@@ -456,8 +456,18 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
   o.verdicts = j->resp_started && j->resp.judged ? j->resp.verdicts : NULL;
+  /* a case whose request could not be built (no ${MODEL}, the target
+   * unreachable) is in its row all the same, judged by what its suite
+   * asks: its error keeps the row's cells from saying "works" */
+  struct oc_request_info asked;
+  if(!j->req_built) {
+    const cJSON *body = oc_json_get(o.kase->request, "body");
+    oc_request_info_init(&asked, oc_json_str(o.kase->request, "method"),
+                         oc_json_str(o.kase->request, "path"), cJSON_IsObject(body) ? body : NULL);
+  }
   o.checklist = oc_row_name(oc_row_of(o.kase->suite, o.kase->tags, o.kase->ntags,
-                                      j->req_built ? &j->info : NULL));
+                                      oc_json_bool(o.kase->expect, "error", 0),
+                                      j->req_built ? &j->info : &asked));
   cJSON *res = oc_result_json(&o);
   annotate(j, res);
   if(!arena) {

@@ -23,6 +23,18 @@ expect_grep "no model list</span> GET $HURL/v1/models answered HTTP 404 \\(text/
   fail "the results do not match the results schema"
 pass "every path a 404: the target's lines say what /v1/models answered, each case why it has no model"
 
+# the client matrix: no plain answer was seen, so "plain" is no verdict
+# for any client, never ok; the unknown-model case (a refusal) is in the
+# errors row, where what the clients make of the 404 is shown
+expect_grep '^  plain +error +- +error +error +error +-$' "$TMP/out"
+expect_grep '^  errors +ok +- +BREAKS +ok +ok +-$' "$TMP/out"
+expect_grep '^  error  plain: no verdict, 4 cases ended in error: no \$\{MODEL\}: /v1/models answered HTTP 404 \(plain/chat-basic\)$' "$TMP/out"
+sed -n '/"case": "unknown-model"/,/"checklist"/p' "$TMP/nf.json" >"$TMP/um"
+expect_grep '"checklist": "errors"' "$TMP/um"
+expect_grep '<td class="cl cl-error"><a href="#c-[0-9]+">no verdict</a>' "$TMP/nf.html"
+expect_grep '<error type="no-verdict" message="no verdict on plain: no \$\{MODEL\}: /v1/models answered HTTP 404 \(plain/chat-basic\)">' "$TMP/nf.xml"
+pass "the matrix: plain is no verdict where every plain case errored; the refusal case is in the errors row"
+
 # --model given: the cases run, and the target's lines still say it
 expect_status 1 "$OACHECK" run plain --target "nf=$HURL" --model m
 expect_grep "^target nf: GET $HURL/v1/models answered HTTP 404 \\(text/plain\\): is this" "$TMP/out"
