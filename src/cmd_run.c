@@ -378,11 +378,49 @@ static void target_lines(const struct oc_target *t)
   oc_buf_free(&b);
 }
 
+/* What the console is told as cases end: the run, for the plan, and the
+ * (target, suite) pairs of unreachable targets already said. */
+struct progress {
+  struct oc_console *con;
+  const struct oc_run *run;
+  struct said {
+    const struct oc_target *target;
+    const char *suite;
+  } *said;
+  size_t nsaid, alloc;
+};
+
 static void on_result(void *ud, const struct oc_plan_item *it, const cJSON *res, size_t done,
                       size_t total)
 {
-  (void)it;
-  oc_console_result(ud, res, done, total);
+  struct progress *p = ud;
+  const struct oc_target *t = it->target;
+  if(!t->live || t->reachable) {
+    oc_console_result(p->con, res, done, total);
+    return;
+  }
+  /* a target that could not be reached: its header said why once; each
+   * suite gets one line for all its cases rather than two lines a case
+   * repeating the same error (the results keep every case) */
+  for(size_t i = 0; i < p->nsaid; i++)
+    if(p->said[i].target == t && oc_streq(p->said[i].suite, it->kase->suite)) {
+      oc_console_not_run(p->con, res, 0, NULL, done, total);
+      return;
+    }
+  struct said *s = oc_array_grow(p->said, &p->alloc, p->nsaid + 1, sizeof(*s));
+  if(!s) { /* no room to remember it: the case is said alone */
+    oc_console_result(p->con, res, done, total);
+    return;
+  }
+  p->said = s;
+  p->said[p->nsaid].target = t;
+  p->said[p->nsaid++].suite = it->kase->suite;
+  size_t n = 0;
+  for(size_t i = 0; i < p->run->nitems; i++)
+    n += p->run->items[i].target == t && oc_streq(p->run->items[i].kase->suite, it->kase->suite);
+  char why[200];
+  snprintf(why, sizeof(why), "target unreachable (%s)", t->error_kind ? t->error_kind : "see above");
+  oc_console_not_run(p->con, res, n, why, done, total);
 }
 
 static char *command_line(int argc, char **argv)
@@ -516,6 +554,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   struct oc_target *targets = NULL;
   size_t ntargets = 0;
   struct oc_run run;
+  struct progress prog;
   struct oc_results rs;
   int have_rs = 0;
   cJSON *doc = NULL;
@@ -523,6 +562,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   const char *note = NULL;
   char err[700];
   memset(&run, 0, sizeof(run));
+  memset(&prog, 0, sizeof(prog));
   memset(&sch, 0, sizeof(sch));
   if(status >= 0)
     goto out;
@@ -663,8 +703,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   fprintf(stdout, "%zu case%s from %zu suite%s\n", run.nitems, run.nitems == 1 ? "" : "s",
           suites.count, suites.count == 1 ? "" : "s");
   fflush(stdout);
+  prog.con = &con;
+  prog.run = &run;
   run.on_result = on_result;
-  run.ud = &con;
+  run.ud = &prog;
   char spool_dir[512];
   a.opts.spool_dir = oc_spool_dir_for(a.reports.json, spool_dir, sizeof(spool_dir));
   /* stopped during identification: no case runs, the reports say so */
@@ -746,6 +788,7 @@ out:
   cJSON_Delete(doc);
   free(cmdline);
   oc_run_free(&run);
+  free(prog.said);
   oc_targets_free(targets, ntargets);
   oc_suite_set_free(&suites);
   oc_schema_free(suite_schema);

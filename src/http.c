@@ -101,6 +101,20 @@ const char *oc_http_error_name(enum oc_http_error e)
   return "other";
 }
 
+const char *oc_http_error_phrase(enum oc_http_error e)
+{
+  static const char *const phrases[] = { "no error",          "connection refused",
+                                         "connection closed early", "connect timeout",
+                                         "idle timeout",       "timeout",
+                                         "host name not resolved", "TLS failure",
+                                         "response too big",   "not an HTTP response",
+                                         "transfer failed",    "cannot connect",
+                                         "unusable URL",       "stopped" };
+  if((unsigned)e < OC_ARRAY_LEN(phrases))
+    return phrases[e];
+  return "transfer failed";
+}
+
 void oc_http_request_init(struct oc_http_request *r)
 {
   memset(r, 0, sizeof(*r));

@@ -129,6 +129,22 @@ static void print_deployment_notes(struct oc_console *c, const cJSON *r)
   oc_buf_free(&b2);
 }
 
+/* On a terminal, the progress line (redrawn in place) while cases remain. */
+static void progress(struct oc_console *c, const char *suite, const char *kase, size_t done,
+                     size_t total)
+{
+  if(c->tty && done < total) {
+    struct oc_buf b1, b2;
+    oc_buf_init(&b1, 4096);
+    oc_buf_init(&b2, 4096);
+    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, safe(&b1, suite), safe(&b2, kase));
+    oc_buf_free(&b1);
+    oc_buf_free(&b2);
+    c->progress_shown = 1;
+  }
+  fflush(c->out);
+}
+
 void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t total)
 {
   const char *status = oc_json_str(r, "status");
@@ -170,16 +186,27 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
     }
     print_deployment_notes(c, r);
   }
-  if(c->tty && done < total) {
-    struct oc_buf b1, b2;
-    oc_buf_init(&b1, 4096);
-    oc_buf_init(&b2, 4096);
-    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, safe(&b1, suite), safe(&b2, kase));
+  progress(c, suite, kase, done, total);
+}
+
+void oc_console_not_run(struct oc_console *c, const cJSON *r, size_t ncases, const char *why,
+                        size_t done, size_t total)
+{
+  const char *suite = oc_json_str(r, "suite");
+  clear_progress(c);
+  if(ncases) {
+    struct oc_buf b1, b2, b3;
+    oc_buf_init(&b1, 64u << 10);
+    oc_buf_init(&b2, 64u << 10);
+    oc_buf_init(&b3, 64u << 10);
+    fprintf(c->out, "%s%-5s%s %s suite %s: %zu case%s not run: %s\n", paint(c, "error"), "ERROR",
+            reset(c), safe(&b1, oc_json_str(r, "target")), safe(&b2, suite), ncases,
+            ncases == 1 ? "" : "s", safe(&b3, why));
     oc_buf_free(&b1);
     oc_buf_free(&b2);
-    c->progress_shown = 1;
+    oc_buf_free(&b3);
   }
-  fflush(c->out);
+  progress(c, suite, oc_json_str(r, "case"), done, total);
 }
 
 /* ---- "Will my client work?" ------------------------------------------------------ */

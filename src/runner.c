@@ -538,18 +538,21 @@ static int prepare(struct job *j)
 {
   struct oc_target *t = j->item->target;
   const struct oc_case *k = j->item->kase;
-  if(!oc_case_applies(k, t->profile ? t->profile->name : "openai")) {
-    j->end = OC_END_SKIP;
-    snprintf(j->reason, sizeof(j->reason), "not applicable to profile %s",
-             t->profile ? t->profile->name : "openai");
-    return 0;
-  }
+  /* before the profile: an unreachable target's profile is a guess from
+   * nothing, so "not applicable to profile openai" would be no reason;
+   * every case of it is not run, and says why */
   if(!t->reachable) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "target unreachable: %s", t->error ? t->error : "");
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
             OC_AT(.expected = "a reachable server", .actual = "unreachable"),
             "the target could not be reached: %s", t->error ? t->error : "");
+    return 0;
+  }
+  if(!oc_case_applies(k, t->profile ? t->profile->name : "openai")) {
+    j->end = OC_END_SKIP;
+    snprintf(j->reason, sizeof(j->reason), "not applicable to profile %s",
+             t->profile ? t->profile->name : "openai");
     return 0;
   }
   struct oc_vars vars = { t->vars, k->variables, 1 };

@@ -521,6 +521,8 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
     if(now >= o->deadline) {
       snprintf(err, errlen, "%s %s: the identification of target '%s' used up its %ld ms", method,
                path, t->name, o->budget_ms);
+      if(meta)
+        meta->transport = OC_HTTP_TIMEOUT_TOTAL;
       return OC_EIO;
     }
     long left = (long)((o->deadline - now) / 1000000u) + 1;
@@ -552,6 +554,8 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
   uint64_t took = oc_now_ns() - t0;
   if(meta)
     meta->duration_ms = (double)took / 1e6;
+  if(meta && rc == OC_EIO)
+    meta->transport = resp.outcome.error != OC_HTTP_OK ? (int)resp.outcome.error : (int)OC_HTTP_OTHER;
   if(rc == OC_OK) {
     *status = resp.status;
     if(oc_headers_copy(hdrs, &resp.headers))
@@ -1210,13 +1214,18 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
     return OC_ENOMEM;
   int oom = 0;
   t->reachable = 0;
+  t->error_kind = NULL;
   t->models_status = 0;
   t->router = 0; /* its own /props says, below */
-  int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
+  struct oc_fetch_meta meta;
+  int rc = oc_target_fetch_ex(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, &meta, err,
+                              sizeof(err));
   if(rc == OC_ENOMEM)
     goto nomem;
   if(rc && t->live) {
     set_error(t, err);
+    /* the few words every case of this target is reported with */
+    t->error_kind = oc_http_error_phrase((enum oc_http_error)meta.transport);
     goto done;
   }
   t->reachable = 1;

@@ -61,10 +61,31 @@ expect_grep "unreachable" "$TMP/out"
 [ $((end - start)) -lt $((30 * SLOW)) ] || fail "an unreachable target took $((end - start)) s"
 pass "a dead port exits 3 naming the URL"
 
+# every shipped suite on a dead port: the connection failure is said once,
+# in the target's lines, and each suite's cases in one line; the reports
+# still hold every case, an error with its reason
+expect_status 3 "$OACHECK" run --target "dead=http://127.0.0.1:$DEAD" --connect-timeout 5 \
+  --json "$TMP/dead.json" --junit "$TMP/dead.xml"
+expect_grep "^target dead: unreachable: connection refused by http://127.0.0.1:$DEAD/v1/models" "$TMP/out"
+expect_grep '^ERROR +dead suite plain: 5 cases not run: target unreachable \(connection refused\)$' "$TMP/out"
+expect_grep '^ERROR +dead suite llama-server: [0-9]+ cases not run: target unreachable \(connection refused\)$' "$TMP/out"
+expect_grep '^ERROR +dead suite models: 1 case not run: target unreachable \(connection refused\)$' "$TMP/out"
+expect_no_grep 'HTTP-TRANSPORT error|^ERROR +dead [a-z-]+/' "$TMP/out"
+[ "$(grep -c 'connection refused by' "$TMP/out")" -eq 2 ] ||
+  fail "the connection failure is said $(grep -c 'connection refused by' "$TMP/out") times, not once at the top and once in the summary"
+[ "$(grep -c ' not run: ' "$TMP/out")" -eq 8 ] || fail "not one line per shipped suite"
+[ "$(wc -l <"$TMP/out")" -lt 20 ] || fail "$(wc -l <"$TMP/out") lines for an unreachable target"
+cases=$(grep -c '"case": ' "$TMP/dead.json")
+errors=$(grep -c '"reason": "target unreachable: connection refused by http://127.0.0.1:'"$DEAD"'/v1/models' "$TMP/dead.json")
+[ "$cases" -gt 40 ] && [ "$cases" = "$errors" ] || fail "$errors of $cases results are errors saying the target was unreachable"
+expect_grep "\"error\": $cases," "$TMP/dead.json"
+[ "$(grep -c '<error ' "$TMP/dead.xml")" = "$cases" ] || fail "JUnit has not an error per case"
+pass "an unreachable target: said once, a line per suite, every case an error in the reports"
+
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run models --target "up=$URL" --target "down=http://127.0.0.1:$DEAD"
 expect_grep '^PASS +up models/list' "$TMP/out"
-expect_grep '^ERROR +down models/list \(target unreachable' "$TMP/out"
+expect_grep '^ERROR +down suite models: 1 case not run: target unreachable \(connection refused\)$' "$TMP/out"
 serve_stop
 pass "one of two targets down: the other runs, exit 1"
 
