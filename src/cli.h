@@ -114,7 +114,8 @@ struct oc_target_args {
 #define OC_OPT_TARGETS(ta)                                                                  \
   OC_OPT_GROUP("Targets:"),                                                                 \
   OC_OPT_LIST('t', "target", &(ta)->targets, "[NAME=]URL",                                  \
-              "a live server (its root; a trailing /v1 is taken off);\n"                    \
+              "a live server (its root; a trailing /v1 is taken off, a\n"                  \
+              "full endpoint such as /v1/chat/completions refused);\n"                      \
               "'env' uses $OPENAI_BASE_URL; repeatable"),                                   \
   OC_OPT_STRING(0, "targets", &(ta)->targets_file, "FILE",                                  \
                 "several targets, each with name, url or recordings,\n"                     \

@@ -233,7 +233,7 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
   oc_json_put(&oom, o, "request", request_json(&oom, c, out->no_request ? NULL : req));
   if(r.judged)
     oc_json_put(&oom, o, "clients", oc_clients_json(r.verdicts));
-  oc_json_put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, &info)));
+  oc_json_put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, 0, &info)));
   oc_json_put_str_or_null(&oom, response, "source", cap->file);
   oc_json_put(&oom, o, "response", response ? response : cJSON_CreateNull());
   response = NULL;

@@ -383,11 +383,49 @@ static void target_lines(const struct oc_target *t)
   oc_buf_free(&b);
 }
 
+/* What the console is told as cases end: the run, for the plan, and the
+ * (target, suite) pairs of unreachable targets already said. */
+struct progress {
+  struct oc_console *con;
+  const struct oc_run *run;
+  struct said {
+    const struct oc_target *target;
+    const char *suite;
+  } *said;
+  size_t nsaid, alloc;
+};
+
 static void on_result(void *ud, const struct oc_plan_item *it, const cJSON *res, size_t done,
                       size_t total)
 {
-  (void)it;
-  oc_console_result(ud, res, done, total);
+  struct progress *p = ud;
+  const struct oc_target *t = it->target;
+  if(!t->live || t->reachable) {
+    oc_console_result(p->con, res, done, total);
+    return;
+  }
+  /* a target that could not be reached: its header said why once; each
+   * suite gets one line for all its cases rather than two lines a case
+   * repeating the same error (the results keep every case) */
+  for(size_t i = 0; i < p->nsaid; i++)
+    if(p->said[i].target == t && oc_streq(p->said[i].suite, it->kase->suite)) {
+      oc_console_not_run(p->con, res, 0, NULL, done, total);
+      return;
+    }
+  struct said *s = oc_array_grow(p->said, &p->alloc, p->nsaid + 1, sizeof(*s));
+  if(!s) { /* no room to remember it: the case is said alone */
+    oc_console_result(p->con, res, done, total);
+    return;
+  }
+  p->said = s;
+  p->said[p->nsaid].target = t;
+  p->said[p->nsaid++].suite = it->kase->suite;
+  size_t n = 0;
+  for(size_t i = 0; i < p->run->nitems; i++)
+    n += p->run->items[i].target == t && oc_streq(p->run->items[i].kase->suite, it->kase->suite);
+  char why[200];
+  snprintf(why, sizeof(why), "target unreachable (%s)", t->error_kind ? t->error_kind : "see above");
+  oc_console_not_run(p->con, res, n, why, done, total);
 }
 
 static char *command_line(int argc, char **argv)
@@ -427,6 +465,18 @@ static void print_target(const struct oc_target *t)
           t->live ? "live" : "replay of", t->live ? "server" : t->recordings, t->profile->name,
           t->profile_source, t->router ? ", router" : "", model ? ", model " : "",
           model ? model : "");
+  /* said here, once: otherwise only each case needing ${MODEL} would
+   * say that the target lists no model */
+  const char *problem = oc_json_str(t->identity, "models_problem");
+  if(problem) {
+    char key[200];
+    snprintf(key, sizeof(key), "does it want an API key? oacheck sends $%s as a bearer token",
+             t->key_env ? t->key_env : "OPENAI_API_KEY");
+    fprintf(stdout, "target %s: %s: %s\n", t->name, problem,
+            !t->live                                            ? "as recorded"
+            : t->models_status == 401 || t->models_status == 403 ? key
+                                                                  : "is this the server's root? oacheck adds /v1/… to it");
+  }
   /* a model that loaded on first use: slow once, reported, not judged */
   const cJSON *load = oc_json_obj(t->identity, "load");
   if(load)
@@ -536,6 +586,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   struct oc_target *targets = NULL;
   size_t ntargets = 0;
   struct oc_run run;
+  struct progress prog;
   struct oc_results rs;
   int have_rs = 0;
   cJSON *doc = NULL;
@@ -543,6 +594,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   const char *note = NULL;
   char err[700];
   memset(&run, 0, sizeof(run));
+  memset(&prog, 0, sizeof(prog));
   memset(&sch, 0, sizeof(sch));
   if(status >= 0)
     goto out;
@@ -698,8 +750,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   }
   plan_line(&run, &suites);
   fflush(stdout);
+  prog.con = &con;
+  prog.run = &run;
   run.on_result = on_result;
-  run.ud = &con;
+  run.ud = &prog;
   char spool_dir[512];
   a.opts.spool_dir = oc_spool_dir_for(a.reports.json, spool_dir, sizeof(spool_dir));
   /* stopped during identification: no case runs, the reports say so */
@@ -781,6 +835,7 @@ out:
   cJSON_Delete(doc);
   free(cmdline);
   oc_run_free(&run);
+  free(prog.said);
   oc_targets_free(targets, ntargets);
   oc_suite_set_free(&suites);
   oc_schema_free(suite_schema);

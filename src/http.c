@@ -101,6 +101,20 @@ const char *oc_http_error_name(enum oc_http_error e)
   return "other";
 }
 
+const char *oc_http_error_phrase(enum oc_http_error e)
+{
+  static const char *const phrases[] = { "no error",          "connection refused",
+                                         "connection closed early", "connect timeout",
+                                         "idle timeout",       "timeout",
+                                         "host name not resolved", "TLS failure",
+                                         "response too big",   "not an HTTP response",
+                                         "transfer failed",    "cannot connect",
+                                         "unusable URL",       "stopped" };
+  if((unsigned)e < OC_ARRAY_LEN(phrases))
+    return phrases[e];
+  return "transfer failed";
+}
+
 void oc_http_request_init(struct oc_http_request *r)
 {
   memset(r, 0, sizeof(*r));
@@ -710,6 +724,30 @@ static void finish(struct req *r, enum oc_http_error err, const char *msg)
   req_free(r);
 }
 
+/* Does a TLS handshake's failure read as a peer that is not speaking TLS
+ * at all (an https:// URL for a plain-HTTP port)?  What each TLS library
+ * says when the first bytes back are "HTTP/1.1 …": OpenSSL 1.1–3.1
+ * "wrong version number", 3.2 and later "packet length too long" or
+ * "record layer failure", GnuTLS "An unexpected TLS packet was received",
+ * wolfSSL "record layer version error". */
+static int tls_peer_not_tls(CURLcode cc, const char *msg)
+{
+  static const char *const said[] = { "wrong version number", "packet length too long",
+                                      "record layer failure", "unexpected tls packet",
+                                      "record layer version error", "unknown protocol" };
+  char low[CURL_ERROR_SIZE];
+  size_t n = 0;
+  if(cc != CURLE_SSL_CONNECT_ERROR || !msg)
+    return 0;
+  for(; msg[n] && n + 1 < sizeof(low); n++)
+    low[n] = (char)(msg[n] >= 'A' && msg[n] <= 'Z' ? msg[n] + 32 : msg[n]);
+  low[n] = '\0';
+  for(size_t i = 0; i < OC_ARRAY_LEN(said); i++)
+    if(strstr(low, said[i]))
+      return 1;
+  return 0;
+}
+
 /* Map libcurl's verdict on a finished attempt to an outcome. */
 static void finish_curl(struct req *r, CURLcode cc)
 {
@@ -800,8 +838,10 @@ static void finish_curl(struct req *r, CURLcode cc)
     what = "transfer failed for";
     break;
   }
-  snprintf(msg, sizeof(msg), "%s %s: %s", what, r->safe_url,
-           r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc));
+  const char *why = r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc);
+  /* OpenSSL's own words do not say what is wrong: the usual cause is */
+  snprintf(msg, sizeof(msg), "%s %s: %s%s", what, r->safe_url, why,
+           tls_peer_not_tls(cc, why) ? " (is the server plain HTTP? try http://)" : "");
   finish(r, e, msg);
 }
 

@@ -93,6 +93,9 @@ enum oc_http_error {
  * "timeout-connect", "timeout-idle", "timeout-total", "dns", "tls",
  * "too-big", "protocol", "other", "connect", "url", "aborted". */
 const char *oc_http_error_name(enum oc_http_error e);
+/* The same in words, for a line that says what happened once for many
+ * cases ("connection refused", "connect timeout", "TLS failure", ...). */
+const char *oc_http_error_phrase(enum oc_http_error e);
 
 /* The response head of the final attempt.  Borrowed for the callback only. */
 struct oc_http_head {

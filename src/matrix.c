@@ -42,7 +42,7 @@ int oc_row_find(const char *name)
   return -1;
 }
 
-int oc_row_of(const char *suite, const char *const *tags, size_t ntags,
+int oc_row_of(const char *suite, const char *const *tags, size_t ntags, int expects_error,
               const struct oc_request_info *info)
 {
   static const char prefix[] = "checklist:";
@@ -55,6 +55,10 @@ int oc_row_of(const char *suite, const char *const *tags, size_t ntags,
     return OC_ROW_CONTEXT_OVERFLOW;
   if(!info || info->api != OC_API_CHAT)
     return -1;
+  /* a refusal every client raises on would otherwise make "plain" ok
+   * with no plain answer seen */
+  if(expects_error)
+    return OC_ROW_ERRORS;
   if(info->format == OC_FORMAT_JSON_SCHEMA || info->format == OC_FORMAT_JSON_OBJECT)
     return OC_ROW_JSON_SCHEMA;
   if(info->ntools > 0)
@@ -68,18 +72,45 @@ const char *oc_cell_state_name(enum oc_cell_state s)
   case OC_CELL_WORKS: return "works";
   case OC_CELL_BREAKS: return "breaks";
   case OC_CELL_LIMITATION: return "limitation";
+  case OC_CELL_ERROR: return "error";
   case OC_CELL_NOT_EXERCISED: break;
   }
   return "not exercised";
 }
 
-/* A cell's first break (or, while it has none, its first limitation) is
- * the one it shows. */
-static void count(struct oc_cell *cell, unsigned code, const struct oc_result_ref *f, int index)
+/* Would a case have reached client c?  A verdict says so; a case that
+ * ended in error before the models judged it has none, and reaches every
+ * client but the stream helpers, which only streamed requests reach. */
+static int reaches(unsigned code, const struct oc_result_ref *f, int c)
 {
+  if(code & OC_REF_CL_RAN)
+    return 1;
+  if(OC_REF_CL_STATE(code) != OC_REF_CL_ABSENT) /* "not-exercised" */
+    return 0;
+  int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM;
+  return !helper || (f->flags & OC_REF_STREAM);
+}
+
+/* A cell's first break (or, while it has none, its first limitation) is
+ * the one it shows.  A case that ended in error is no evidence that a
+ * client works: it counts as an error of the cell, unless its client
+ * verdict is a break (or limitation), which stands. */
+static void count(struct oc_cell *cell, unsigned code, const struct oc_result_ref *f, int index, int c)
+{
+  unsigned st = OC_REF_CL_STATE(code);
+  if(f->status == OC_ST_ERROR && !((code & OC_REF_CL_RAN) && (st == OC_REF_CL_LIMIT || st == OC_REF_CL_BREAKS))) {
+    if(!reaches(code, f, c))
+      return;
+    if(!cell->errors++) {
+      cell->error_suite = f->suite;
+      cell->error_kase = f->kase;
+      cell->error_index = index;
+    }
+    return;
+  }
   if(!(code & OC_REF_CL_RAN)) /* no outcome, or "not-exercised" */
     return;
-  code = OC_REF_CL_STATE(code);
+  code = st;
   if(code == OC_REF_CL_WORKS) {
     cell->works++;
     return;
@@ -107,7 +138,8 @@ void oc_matrix_free(struct oc_matrix *m, size_t n)
   free(m);
 }
 
-/* The reason client c gave in result index, copied into the cell. */
+/* The reason client c gave in result index (for an error cell, the
+ * case's own reason), copied into the cell. */
 static int cell_reason(struct oc_results *rs, struct oc_cell *cell, int c)
 {
   char err[700];
@@ -116,8 +148,10 @@ static int cell_reason(struct oc_results *rs, struct oc_cell *cell, int c)
     oc_error("%s", err);
     return OC_EIO;
   }
-  const char *why = oc_json_str(oc_json_obj(oc_json_obj(r, "clients"), oc_client_name((enum oc_client_id)c)),
-                                "reason");
+  const char *why = cell->state == OC_CELL_ERROR
+                      ? oc_json_str(r, "reason")
+                      : oc_json_str(oc_json_obj(oc_json_obj(r, "clients"), oc_client_name((enum oc_client_id)c)),
+                                    "reason");
   if(why && !(cell->reason = oc_strdup(why)))
     return OC_ENOMEM;
   return OC_OK;
@@ -143,7 +177,8 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
   size_t k = 0;
   for(size_t i = 0; i < rs->count; i++) {
     const struct oc_result_ref *f = &rs->refs[i];
-    if(f->row < 0 || f->row >= OC_ROW__COUNT || !(f->flags & OC_REF_CLIENTS))
+    if(f->row < 0 || f->row >= OC_ROW__COUNT ||
+       (!(f->flags & OC_REF_CLIENTS) && f->status != OC_ST_ERROR))
       continue;
     if(k >= used || !oc_streq(m[k].target, f->target))
       for(k = 0; k < used && !oc_streq(m[k].target, f->target); k++)
@@ -151,10 +186,11 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
     if(k == used)
       continue;
     for(int c = 0; c < OC_CLIENT__COUNT; c++)
-      count(&m[k].cells[f->row][c], f->clients[c], f, (int)i);
+      count(&m[k].cells[f->row][c], f->clients[c], f, (int)i, c);
   }
-  /* keep the targets something ran on; settle each cell, and read the
-   * reason of each that shows a break */
+  /* keep the targets some client ran on (errors alone, as on a target
+   * that could not be reached, make no matrix); settle each cell, and
+   * read the reason of each that shows a break, limitation or error */
   size_t kept = 0;
   int rc = OC_OK;
   for(k = 0; k < used; k++) {
@@ -162,12 +198,19 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
     for(int row = 0; row < OC_ROW__COUNT; row++)
       for(int c = 0; c < OC_CLIENT__COUNT; c++) {
         struct oc_cell *cell = &m[k].cells[row][c];
-        cell->state = cell->breaks  ? OC_CELL_BREAKS
+        /* an error outranks a limitation: the row's verdict is missing */
+        cell->state = cell->breaks   ? OC_CELL_BREAKS
+                      : cell->errors ? OC_CELL_ERROR
                       : cell->limits ? OC_CELL_LIMITATION
                       : cell->works  ? OC_CELL_WORKS
                                      : OC_CELL_NOT_EXERCISED;
-        any |= cell->state != OC_CELL_NOT_EXERCISED;
-        if(!rc && (cell->breaks || cell->limits))
+        any |= cell->works || cell->breaks || cell->limits;
+        if(cell->state == OC_CELL_ERROR) {
+          cell->suite = cell->error_suite;
+          cell->kase = cell->error_kase;
+          cell->result_index = cell->error_index;
+        }
+        if(!rc && (cell->breaks || cell->limits || cell->errors))
           rc = cell_reason(rs, cell, c);
       }
     m[k].exercised = any;

@@ -2,7 +2,8 @@
  * (plain, streaming, tool call, tool call streamed, JSON schema, errors,
  * context overflow) and, from a results document, a matrix per target of
  * row × client cells: works, breaks (with the first reason and case), the
- * client's own limitation, or not exercised.  The console, HTML, JUnit and
+ * client's own limitation, error (a case of the row ended in error: no
+ * verdict), or not exercised.  The console, HTML, JUnit and
  * CI reports render it; which case is in which row is decided here once
  * (runner.c writes it into each result as "checklist"), and the cells come
  * from the results' "clients" verdicts only, like every report: counted
@@ -39,25 +40,33 @@ const char *oc_row_title(int row);
 int oc_row_find(const char *name);
 
 /* The row of a case: a tag "checklist:ROW" decides; else the suite
- * "errors" and "context-overflow" are theirs; else a chat request by what
- * it asks (response_format, tools, stream).  -1: in no row (models,
- * templates, legacy completions, server extras). */
-int oc_row_of(const char *suite, const char *const *tags, size_t ntags,
+ * "errors" and "context-overflow" are theirs, and so is a case that
+ * expects an error (expects_error: its expect says "error": true) — what
+ * the client makes of a refusal, which says nothing of its answers; else
+ * a chat request by what it asks (response_format, tools, stream).  -1:
+ * in no row (models, templates, legacy completions, server extras). */
+int oc_row_of(const char *suite, const char *const *tags, size_t ntags, int expects_error,
               const struct oc_request_info *info);
 
 enum oc_cell_state {
   OC_CELL_NOT_EXERCISED = 0, /* no case of the row ran this client */
   OC_CELL_WORKS,             /* every case that ran it: the application gets its answer */
   OC_CELL_LIMITATION,        /* a break OpenAI's own answers cause too, and no other */
-  OC_CELL_BREAKS             /* a break that is the server's */
+  OC_CELL_BREAKS,            /* a break that is the server's */
+  OC_CELL_ERROR              /* no break, but a case of the row that would have reached the
+                                client ended in error: no verdict, never "works" */
 };
 
 struct oc_cell {
   enum oc_cell_state state;
   int works, breaks, limits;  /* cases */
-  char *reason;               /* the first break's (or limitation's) reason; owned */
+  int errors;                 /* cases of the row that ended in error without a break */
+  char *reason;               /* the shown case's: the first break's (or limitation's, or
+                                 for an error cell the first errored case's "reason"); owned */
   const char *suite, *kase;   /* its case; borrowed from the results' refs */
   int result_index;           /* its position in the results array */
+  const char *error_suite, *error_kase; /* the first errored case, while counting */
+  int error_index;
 };
 
 struct oc_matrix {
@@ -81,7 +90,7 @@ int oc_matrix_build(const cJSON *doc, struct oc_matrix **out, size_t *n);
 /* Free what oc_matrix_build[_from] made; NULL is fine. */
 void oc_matrix_free(struct oc_matrix *m, size_t n);
 
-/* "works", "breaks", "limitation", "not exercised". */
+/* "works", "breaks", "limitation", "not exercised", "error". */
 const char *oc_cell_state_name(enum oc_cell_state s);
 
 #endif

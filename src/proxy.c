@@ -256,7 +256,7 @@ static void finish(struct exchange *x)
   o.reproduce_oacheck = to_suite;
   /* what the six client models make of the same exchange (docs/clients.md) */
   o.verdicts = x->resp_started && x->resp.judged ? x->resp.verdicts : NULL;
-  o.checklist = oc_row_name(oc_row_of(NULL, NULL, 0, &x->info));
+  o.checklist = oc_row_name(oc_row_of(NULL, NULL, 0, 0, &x->info));
   cJSON *res = oc_result_json(&o);
   free(to_suite);
   cJSON_Delete(o.response);

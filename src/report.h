@@ -40,6 +40,9 @@ struct oc_result_ref {
   unsigned char clients[OC_CLIENT__COUNT];
 };
 #define OC_REF_CLIENTS 1u /* the result has a "clients" member */
+#define OC_REF_STREAM 2u  /* the case streams: its row is a streamed one, or its request says
+                             "stream": true (the matrix: which clients an error would have
+                             reached) */
 /* A client's verdict in a ref: what "works" and "limitation" say, and
  * OC_REF_CL_RAN when its "outcome" says it was exercised (the matrix
  * counts only those; the CI table counts by "works" alone). */

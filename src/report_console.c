@@ -135,6 +135,22 @@ static void print_deployment_notes(struct oc_console *c, const cJSON *r)
   oc_buf_free(&b2);
 }
 
+/* On a terminal, the progress line (redrawn in place) while cases remain. */
+static void progress(struct oc_console *c, const char *suite, const char *kase, size_t done,
+                     size_t total)
+{
+  if(c->tty && !c->quiet && done < total) {
+    struct oc_buf b1, b2;
+    oc_buf_init(&b1, 4096);
+    oc_buf_init(&b2, 4096);
+    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, safe(&b1, suite), safe(&b2, kase));
+    oc_buf_free(&b1);
+    oc_buf_free(&b2);
+    c->progress_shown = 1;
+  }
+  fflush(c->out);
+}
+
 void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t total)
 {
   const char *status = oc_json_str(r, "status");
@@ -176,16 +192,27 @@ void oc_console_result(struct oc_console *c, const cJSON *r, size_t done, size_t
     }
     print_deployment_notes(c, r);
   }
-  if(c->tty && !c->quiet && done < total) {
-    struct oc_buf b1, b2;
-    oc_buf_init(&b1, 4096);
-    oc_buf_init(&b2, 4096);
-    fprintf(c->out, "\r[%zu/%zu] %s/%s", done, total, safe(&b1, suite), safe(&b2, kase));
+  progress(c, suite, kase, done, total);
+}
+
+void oc_console_not_run(struct oc_console *c, const cJSON *r, size_t ncases, const char *why,
+                        size_t done, size_t total)
+{
+  const char *suite = oc_json_str(r, "suite");
+  clear_progress(c);
+  if(ncases) {
+    struct oc_buf b1, b2, b3;
+    oc_buf_init(&b1, 64u << 10);
+    oc_buf_init(&b2, 64u << 10);
+    oc_buf_init(&b3, 64u << 10);
+    fprintf(c->out, "%s%-5s%s %s suite %s: %zu case%s not run: %s\n", paint(c, "error"), "ERROR",
+            reset(c), safe(&b1, oc_json_str(r, "target")), safe(&b2, suite), ncases,
+            ncases == 1 ? "" : "s", safe(&b3, why));
     oc_buf_free(&b1);
     oc_buf_free(&b2);
-    c->progress_shown = 1;
+    oc_buf_free(&b3);
   }
-  fflush(c->out);
+  progress(c, suite, oc_json_str(r, "case"), done, total);
 }
 
 /* ---- "Will my client work?" ------------------------------------------------------ */
@@ -200,6 +227,7 @@ static const char *cell_word(enum oc_cell_state s)
   case OC_CELL_WORKS: return "ok";
   case OC_CELL_BREAKS: return "BREAKS";
   case OC_CELL_LIMITATION: return "limit";
+  case OC_CELL_ERROR: return "error";
   case OC_CELL_NOT_EXERCISED: break;
   }
   return "-";
@@ -213,6 +241,7 @@ static const char *cell_paint(const struct oc_console *c, enum oc_cell_state s)
   case OC_CELL_WORKS: return "\033[32m";
   case OC_CELL_BREAKS: return "\033[31m";
   case OC_CELL_LIMITATION: return "\033[33m";
+  case OC_CELL_ERROR: return "\033[35m"; /* as an ERROR case */
   case OC_CELL_NOT_EXERCISED: break;
   }
   return "";
@@ -248,6 +277,47 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
               safe(&b2, cell->suite), safe(&b3, cell->kase));
       shown++;
     }
+  oc_buf_free(&b1);
+  oc_buf_free(&b2);
+  oc_buf_free(&b3);
+  return shown;
+}
+
+/* One line per row with error cells, at most max: the clients of the
+ * row have no verdict for the same reason, so it is said once, with the
+ * first errored case. */
+static int error_lines(struct oc_console *c, const struct oc_matrix *m, int shown, int max, int *more)
+{
+  struct oc_buf b1, b2, b3;
+  oc_buf_init(&b1, 64u << 10);
+  oc_buf_init(&b2, 64u << 10);
+  oc_buf_init(&b3, 64u << 10);
+  for(int row = 0; row < OC_ROW__COUNT; row++) {
+    const struct oc_cell *cell = NULL;
+    int errors = 0;
+    for(int k = 0; k < OC_CLIENT__COUNT; k++)
+      if(m->cells[row][k].state == OC_CELL_ERROR) {
+        if(!cell || m->cells[row][k].errors > errors)
+          cell = &m->cells[row][k];
+        if(m->cells[row][k].errors > errors)
+          errors = m->cells[row][k].errors;
+      }
+    if(!cell)
+      continue;
+    if(shown >= max) {
+      (*more)++;
+      continue;
+    }
+    char reason[121];
+    const char *full = cell->reason ? cell->reason : "";
+    char *masked = oc_secret_masked(full, strlen(full));
+    oc_strlcpy(reason, masked ? masked : "?", sizeof(reason));
+    free(masked);
+    fprintf(c->out, "  %s%-6s%s %s: no verdict, %d case%s ended in error: %s (%s/%s)\n",
+            cell_paint(c, OC_CELL_ERROR), cell_word(OC_CELL_ERROR), reset(c), oc_row_title(row), errors,
+            errors == 1 ? "" : "s", safe(&b1, reason), safe(&b2, cell->suite), safe(&b3, cell->kase));
+    shown++;
+  }
   oc_buf_free(&b1);
   oc_buf_free(&b2);
   oc_buf_free(&b3);
@@ -292,9 +362,18 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
     fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers\n"
             "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
             "  answers break it too); -: not exercised\n");
+    int errors = 0;
+    for(int row = 0; row < OC_ROW__COUNT; row++)
+      for(int k = 0; k < OC_CLIENT__COUNT; k++)
+        errors |= m->cells[row][k].state == OC_CELL_ERROR;
+    if(errors) /* only when it shows: the legend of every other run stays as it was */
+      fprintf(c->out, "  error: a case of the row ended in error, so no verdict\n");
     int more = 0;
     int shown = cell_lines(c, m, OC_CELL_BREAKS, 0, 8, &more);
-    cell_lines(c, m, OC_CELL_LIMITATION, shown, 10, &more);
+    /* a line per row in error (seven at most), limitations as many as before */
+    int before = shown;
+    shown = error_lines(c, m, shown, shown + OC_ROW__COUNT, &more);
+    cell_lines(c, m, OC_CELL_LIMITATION, shown, 10 + (shown - before), &more);
     if(more)
       fprintf(c->out, "  … and %d more (the JSON report has every verdict)\n", more);
   }

@@ -22,6 +22,13 @@ struct oc_console {
 void oc_console_init(struct oc_console *c, FILE *out);
 /* One case finished (done of total). */
 void oc_console_result(struct oc_console *c, const cJSON *result, size_t done, size_t total);
+/* One case of a target that could not be reached finished (done of
+ * total): nothing of it is printed but the progress; with ncases > 0 it
+ * is the first of its suite on that target, and one line says for all
+ * ncases why they were not run ("ERROR T suite S: 7 cases not run: why").
+ * The results keep every case with its reason. */
+void oc_console_not_run(struct oc_console *c, const cJSON *result, size_t ncases, const char *why,
+                        size_t done, size_t total);
 struct oc_results;
 /* "Will my client work?": the matrix of each target (matrix.h), the
  * breaks and the limitations one line each; nothing when no client ran.

@@ -192,9 +192,11 @@ static void clients_section(struct out *o, const cJSON *doc)
           break;
         case OC_CELL_BREAKS:
         case OC_CELL_LIMITATION:
+        case OC_CELL_ERROR:
           oc_html_putf(&o->h, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
-               c->state == OC_CELL_BREAKS ? "breaks" : "limit", c->result_index,
-               c->state == OC_CELL_BREAKS ? "breaks" : "its limitation");
+               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "error" : "limit",
+               c->result_index,
+               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "no verdict" : "its limitation");
           oc_html_txtcut(&o->h, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
           oc_html_put(&o->h, " <span class=\"muted\">(");
           oc_html_txt(&o->h, c->suite);
@@ -211,7 +213,8 @@ static void clients_section(struct out *o, const cJSON *doc)
   oc_html_put(&o->h, "<p class=\"muted\">A row is what a case asks (a tag <code>checklist:ROW</code> overrides). "
          "<b>works</b>: the application gets the server's answer, or its error with the server's message "
          "(cases); <b>breaks</b>: the server's answer breaks the client (the first such case is linked); "
-         "<b>its limitation</b>: a break OpenAI's own answers cause in this client too; —: no case "
+         "<b>its limitation</b>: a break OpenAI's own answers cause in this client too; <b>no verdict</b>: "
+         "a case of the row ended in error (the first is linked), so the row is not known to work; —: no case "
          "exercised it. openai-node, the ai SDK and LangChain are verified against the real libraries, "
          "openai-python is emulated from its published behaviour (docs/clients.md).</p>\n</section>\n");
   oc_matrix_free(ms, n);
@@ -252,6 +255,11 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
   }
   oc_html_put(&o->h, "</td><td>");
   oc_html_txt(&o->h, oc_json_str(id, "model"));
+  if(oc_json_str(id, "models_problem")) {
+    /* why there is no model: the cases that needed one say only that */
+    oc_html_put(&o->h, " <span class=\"st st-error\">no model list</span> ");
+    oc_html_txt(&o->h, oc_json_str(id, "models_problem"));
+  }
   const cJSON *load = oc_json_obj(id, "load");
   if(load && cJSON_IsNumber(oc_json_get(load, "first_request_ms")))
     /* a router's model loaded by its first request: slow once, not judged */

@@ -123,6 +123,7 @@ static int add_properties(struct oc_buf *b, const cJSON *doc, const char *target
      (rc = add_property(b, "profile.source", oc_json_str(t, "profile_source"))) ||
      (rc = add_property(b, "model", oc_json_str(id, "model"))) ||
      (rc = add_property(b, "models", models.len ? oc_buf_str(&models) : NULL)) ||
+     (rc = add_property(b, "models.problem", oc_json_str(id, "models_problem"))) ||
      (rc = add_property_json(b, "n_ctx", oc_json_get(id, "n_ctx"))) ||
      (rc = add_property_json(b, "total_slots", oc_json_get(id, "total_slots"))) ||
      (rc = add_property(b, "chat_template_sha256", oc_json_str(id, "chat_template_sha256"))) ||
@@ -165,14 +166,16 @@ static int add_message_attr(struct oc_buf *b, const char *rule, const char *msg)
 /* ---- "Will my client work?" ------------------------------------------------------------
  * First, one testsuite per target with a testcase per client: a failure
  * when the server breaks it in some row (the same break fails the case it
- * comes from too), skipped when no case exercised it, else a pass; the
- * rows, limitations included, in its system-out. */
+ * comes from too), an error when it breaks nowhere but a row has no
+ * verdict (a case of it ended in error), skipped when no case exercised
+ * it, else a pass; the rows, limitations included, in its system-out. */
 
-static int matrix_counts(const struct oc_matrix *m, int k, int *breaks, int *exercised)
+static int matrix_counts(const struct oc_matrix *m, int k, int *breaks, int *errors, int *exercised)
 {
-  *breaks = *exercised = 0;
+  *breaks = *errors = *exercised = 0;
   for(int row = 0; row < OC_ROW__COUNT; row++) {
     *breaks += m->cells[row][k].state == OC_CELL_BREAKS;
+    *errors += m->cells[row][k].state == OC_CELL_ERROR;
     *exercised += m->cells[row][k].state != OC_CELL_NOT_EXERCISED;
   }
   return 0;
@@ -181,7 +184,10 @@ static int matrix_counts(const struct oc_matrix *m, int k, int *breaks, int *exe
 static int cell_text(struct oc_buf *t, const struct oc_cell *cell, int row)
 {
   int rc = oc_buf_printf(t, "%s: %s", oc_row_title(row), oc_cell_state_name(cell->state));
-  if(!rc && cell->reason && (cell->state == OC_CELL_BREAKS || cell->state == OC_CELL_LIMITATION))
+  if(!rc && cell->reason && cell->state == OC_CELL_ERROR)
+    rc = oc_buf_printf(t, " (no verdict): %s (%s/%s)", cell->reason, cell->suite ? cell->suite : "",
+                       cell->kase ? cell->kase : "");
+  else if(!rc && cell->reason && (cell->state == OC_CELL_BREAKS || cell->state == OC_CELL_LIMITATION))
     rc = oc_buf_printf(t, "%s: %s (%s/%s)", cell->state == OC_CELL_LIMITATION ? " (the client's own, "
                        "OpenAI's answers too)" : "", cell->reason, cell->suite ? cell->suite : "",
                        cell->kase ? cell->kase : "");
@@ -194,11 +200,12 @@ static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_
   struct oc_buf t, name;
   oc_buf_init(&t, OC_CAP_REPORT);
   oc_buf_init(&name, OC_CAP_MESSAGE * 4);
-  long fails = 0, skips = 0;
+  long fails = 0, errors = 0, skips = 0;
   for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-    int br, ex;
-    matrix_counts(m, k, &br, &ex);
+    int br, er, ex;
+    matrix_counts(m, k, &br, &er, &ex);
     fails += br > 0;
+    errors += !br && er > 0;
     skips += ex == 0;
   }
   int rc = oc_buf_printf(&name, "Will my client work? (%s)", m->target);
@@ -208,15 +215,15 @@ static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_
   if(!rc) rc = add_attr_long(b, "id", id);
   if(!rc) rc = add_attr_long(b, "tests", OC_CLIENT__COUNT);
   if(!rc) rc = add_attr_long(b, "failures", fails);
-  if(!rc) rc = oc_buf_adds(b, " errors=\"0\"");
+  if(!rc) rc = add_attr_long(b, "errors", errors);
   if(!rc) rc = add_attr_long(b, "skipped", skips);
   if(!rc) rc = oc_buf_adds(b, " time=\"0.000\"");
   if(!rc && timestamp) rc = add_attr(b, "timestamp", timestamp);
   if(!rc) rc = oc_buf_adds(b, ">\n");
   if(!rc) rc = add_properties(b, doc, m->target);
   for(int k = 0; !rc && k < OC_CLIENT__COUNT; k++) {
-    int br, ex;
-    matrix_counts(m, k, &br, &ex);
+    int br, er, ex;
+    matrix_counts(m, k, &br, &er, &ex);
     oc_buf_reset(&t);
     rc = oc_buf_adds(b, "    <testcase");
     if(!rc) rc = add_attr(b, "name", oc_client_name((enum oc_client_id)k));
@@ -243,6 +250,23 @@ static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_
       if(!rc) rc = oc_buf_adds(b, "</failure>\n");
       oc_buf_free(&msg);
       break; /* one failure element: the first row it breaks on */
+    }
+    for(int row = 0; !rc && !br && er && row < OC_ROW__COUNT; row++) {
+      const struct oc_cell *cell = &m->cells[row][k];
+      if(cell->state != OC_CELL_ERROR)
+        continue;
+      /* not a pass: the row was not seen to work */
+      struct oc_buf msg;
+      oc_buf_init(&msg, OC_CAP_MESSAGE);
+      rc = oc_buf_printf(&msg, "no verdict on %s: %s (%s/%s)", oc_row_title(row), cell->reason ? cell->reason : "",
+                         cell->suite ? cell->suite : "", cell->kase ? cell->kase : "");
+      if(!rc) rc = oc_buf_adds(b, "      <error type=\"no-verdict\"");
+      if(!rc) rc = add_message_attr(b, NULL, oc_buf_str(&msg));
+      if(!rc) rc = oc_buf_addc(b, '>');
+      if(!rc) rc = oc_esc_add(b, t.data ? t.data : "", t.len, OC_ESC_XML_TEXT);
+      if(!rc) rc = oc_buf_adds(b, "</error>\n");
+      oc_buf_free(&msg);
+      break; /* one error element: the first row without a verdict */
     }
     if(!rc && t.len) {
       rc = oc_buf_adds(b, "      <system-out>");
@@ -606,13 +630,14 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
   long shard_problems = oc_shards_problems(doc, NULL);
   if((rc = oc_matrix_build_from(rs, &ms, &nm)))
     goto out;
-  long mtests = 0, mfails = 0;
+  long mtests = 0, mfails = 0, merrors = 0;
   for(size_t i = 0; i < nm; i++)
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-      int br, ex;
-      matrix_counts(&ms[i], k, &br, &ex);
+      int br, er, ex;
+      matrix_counts(&ms[i], k, &br, &er, &ex);
       mtests++;
       mfails += br > 0;
+      merrors += !br && er > 0;
     }
   char secs[32];
   oc_ms_to_seconds(all.duration_ms, secs);
@@ -620,7 +645,7 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
   if((rc = oc_buf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"oacheck\"")) ||
      (rc = add_attr_long(b, "tests", all.total + unreachable + incomplete + shard_problems + mtests)) ||
      (rc = add_attr_long(b, "failures", all.fail + mfails)) ||
-     (rc = add_attr_long(b, "errors", all.error + unreachable + incomplete + shard_problems)) ||
+     (rc = add_attr_long(b, "errors", all.error + unreachable + incomplete + shard_problems + merrors)) ||
      (rc = add_attr(b, "time", secs)) || (rc = oc_buf_adds(b, ">\n")))
     goto out;
   for(size_t i = 0; i < nm; i++)

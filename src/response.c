@@ -351,10 +351,15 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
     char ex[96];
     size_t n = r->body.len < 60 ? r->body.len : 60;
     snprintf(ex, sizeof(ex), "%.*s%s", (int)n, oc_buf_str(&r->body), r->body.len > 60 ? "…" : "");
-    oc_emit(c, OC_R_ERROR_SHAPE,
-            OC_AT(.byte = 0, .expected = "{\"error\": {message, type, param, code}}",
-                  .actual = r->body.len ? ex : "an empty body"),
-            "the HTTP %d body is not JSON (%s)", r->status, r->media[0] ? r->media : "untyped");
+    /* an empty body is not "JSON of the wrong type": nothing says why */
+    if(!r->body.len)
+      oc_emit(c, OC_R_ERROR_SHAPE,
+              OC_AT(.byte = 0, .expected = "{\"error\": {message, type, param, code}}", .actual = "an empty body"),
+              "the HTTP %d body is empty: no error object says why", r->status);
+    else
+      oc_emit(c, OC_R_ERROR_SHAPE,
+              OC_AT(.byte = 0, .expected = "{\"error\": {message, type, param, code}}", .actual = ex),
+              "the HTTP %d body is not JSON (%s)", r->status, r->media[0] ? r->media : "untyped");
     return;
   }
   const struct oc_jv *err = oc_jv_get(root, "error");

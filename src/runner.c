@@ -526,8 +526,18 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
   o.verdicts = j->resp_started && j->resp.judged ? j->resp.verdicts : NULL;
+  /* a case whose request could not be built (no ${MODEL}, the target
+   * unreachable) is in its row all the same, judged by what its suite
+   * asks: its error keeps the row's cells from saying "works" */
+  struct oc_request_info asked;
+  if(!j->req_built) {
+    const cJSON *body = oc_json_get(o.kase->request, "body");
+    oc_request_info_init(&asked, oc_json_str(o.kase->request, "method"),
+                         oc_json_str(o.kase->request, "path"), cJSON_IsObject(body) ? body : NULL);
+  }
   o.checklist = oc_row_name(oc_row_of(o.kase->suite, o.kase->tags, o.kase->ntags,
-                                      j->req_built ? &j->info : NULL));
+                                      oc_json_bool(o.kase->expect, "error", 0),
+                                      j->req_built ? &j->info : &asked));
   cJSON *res = oc_result_json(&o);
   annotate(j, res);
   if(!arena) {
@@ -598,18 +608,21 @@ static int prepare(struct job *j)
 {
   struct oc_target *t = j->item->target;
   const struct oc_case *k = j->item->kase;
-  if(!oc_case_applies(k, t->profile ? t->profile->name : "openai")) {
-    j->end = OC_END_SKIP;
-    snprintf(j->reason, sizeof(j->reason), "not applicable to profile %s",
-             t->profile ? t->profile->name : "openai");
-    return 0;
-  }
+  /* before the profile: an unreachable target's profile is a guess from
+   * nothing, so "not applicable to profile openai" would be no reason;
+   * every case of it is not run, and says why */
   if(!t->reachable) {
     j->end = OC_END_ERROR;
     snprintf(j->reason, sizeof(j->reason), "target unreachable: %s", t->error ? t->error : "");
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
             OC_AT(.expected = "a reachable server", .actual = "unreachable"),
             "the target could not be reached: %s", t->error ? t->error : "");
+    return 0;
+  }
+  if(!oc_case_applies(k, t->profile ? t->profile->name : "openai")) {
+    j->end = OC_END_SKIP;
+    snprintf(j->reason, sizeof(j->reason), "not applicable to profile %s",
+             t->profile ? t->profile->name : "openai");
     return 0;
   }
   struct oc_vars vars = { t->vars, k->variables, 1 };
@@ -644,9 +657,17 @@ static int prepare(struct job *j)
                "give --ctx-size): %s", err);
     else
       snprintf(j->reason, sizeof(j->reason), "%s%s", model ? "" : "unsupported: ", err);
+    /* why the target lists none, when identification knows: a 404 there
+     * is most often a URL that is not the server's root */
+    const char *why = oc_json_str(t->identity, "models_problem");
+    if(model && why && t->models_status != 200)
+      snprintf(j->reason, sizeof(j->reason), "no ${MODEL}: /v1/models answered HTTP %d", t->models_status);
+    else if(model && why)
+      snprintf(j->reason, sizeof(j->reason), "no ${MODEL}: /v1/models is not a model list");
     if(model)
-      oc_emit(&j->check, OC_R_MODELS_LIST, OC_AT(.expected = "a model id", .actual = "none"),
-              "the case needs ${MODEL} but the target lists no model (give --model)");
+      oc_emit(&j->check, OC_R_MODELS_LIST, OC_AT(.expected = "a model id", .actual = why ? "no model list" : "none"),
+              "the case needs ${MODEL} but %s (give --model%s)",
+              why ? why : "the target lists no model", why ? ", or the server's root" : "");
     return 0;
   }
   /* a router is told the model of every request (?model= or "model") */

@@ -122,6 +122,22 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
     free(name);
     return OC_EUSAGE;
   }
+  /* the full endpoint is a common mistake: joined with /v1/models it
+   * gives a URL that answers 404 on every server, and the run would go on
+   * as if the server listed no model */
+  size_t eplen, ep = oc_url_endpoint(url, &eplen);
+  if(ep) {
+    char *before = oc_strndup(url, ep);
+    char safe[512], root[512];
+    oc_url_redact(url, safe, sizeof(safe));
+    oc_url_redact(before, root, sizeof(root));
+    snprintf(err, errlen, "target '%s' ends in the endpoint %.*s: give the server's root (%s or "
+             "%s/v1); oacheck adds /v1/chat/completions and the other paths itself",
+             safe, (int)eplen, url + ep, root, root);
+    free(before);
+    free(name);
+    return OC_EUSAGE;
+  }
   t->live = 1;
   oc_secret_add_env("OPENAI_API_KEY");
   t->url = oc_url_root(url);
@@ -674,6 +690,8 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
     if(now >= o->deadline) {
       snprintf(err, errlen, "%s %s: the identification of target '%s' used up its %ld ms", method,
                path, t->name, o->budget_ms);
+      if(meta)
+        meta->transport = OC_HTTP_TIMEOUT_TOTAL;
       return OC_EIO;
     }
     long left = (long)((o->deadline - now) / 1000000u) + 1;
@@ -705,6 +723,8 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
   uint64_t took = oc_now_ns() - t0;
   if(meta)
     meta->duration_ms = (double)took / 1e6;
+  if(meta && rc == OC_EIO)
+    meta->transport = resp.outcome.error != OC_HTTP_OK ? (int)resp.outcome.error : (int)OC_HTTP_OTHER;
   if(rc == OC_OK) {
     *status = resp.status;
     if(oc_headers_copy(hdrs, &resp.headers))
@@ -1312,6 +1332,34 @@ int oc_targets_expand_models(struct oc_target **ts, size_t *n, const char *spec,
   return OC_OK;
 }
 
+/* What is wrong with the answer to GET /v1/models, when it is not an
+ * OpenAI model list: a status other than 200, a body that is not JSON, or
+ * JSON without a "data" array (a web application's page, a proxy's 404,
+ * a path that is not the API's root).  An empty list is an answer, not a
+ * problem.  "" when nothing is wrong. */
+static void models_problem(const struct oc_target *t, int status, const struct oc_headers *h,
+                           const cJSON *doc, char *out, size_t outlen)
+{
+  char media[128], where[600];
+  out[0] = '\0';
+  if(status == 200 && cJSON_IsArray(oc_json_get(doc, "data")))
+    return;
+  const char *ct = oc_headers_get(h, "Content-Type");
+  oc_media_type(ct ? ct : "", media, sizeof(media));
+  if(!media[0])
+    oc_strlcpy(media, "no Content-Type", sizeof(media));
+  char *url = t->live ? oc_url_join(t->base, "/v1/models") : NULL;
+  if(url)
+    oc_url_redact(url, where, sizeof(where));
+  else
+    oc_strlcpy(where, "/v1/models", sizeof(where));
+  free(url);
+  snprintf(out, outlen, "GET %s answered HTTP %d (%s)%s", where, status, media,
+           status != 200 ? ""
+           : !doc        ? ", not JSON"
+                         : " without a \"data\" array: not an OpenAI model list");
+}
+
 int oc_target_identify(struct oc_target *t, const struct oc_identify_options *opts)
 {
   struct oc_identify_options local = *opts, *o = &local;
@@ -1335,12 +1383,18 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
     return OC_ENOMEM;
   int oom = 0;
   t->reachable = 0;
+  t->error_kind = NULL;
+  t->models_status = 0;
   t->router = 0; /* its own /props says, below */
-  int rc = oc_target_fetch(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, err, sizeof(err));
+  struct oc_fetch_meta meta;
+  int rc = oc_target_fetch_ex(t, o, "GET", "/v1/models", NULL, &status, &h, &body, &len, &meta, err,
+                              sizeof(err));
   if(rc == OC_ENOMEM)
     goto nomem;
   if(rc && t->live) {
     set_error(t, err);
+    /* the few words every case of this target is reported with */
+    t->error_kind = oc_http_error_phrase((enum oc_http_error)meta.transport);
     goto done;
   }
   t->reachable = 1;
@@ -1348,7 +1402,19 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
   if(server)
     add_ident(&oom, t->identity, "server", server);
   cJSON *models = oc_json_put(&oom, t->identity, "models", cJSON_CreateArray());
-  cJSON *doc = (rc == OC_OK && status == 200) ? oc_json_parse(body, len, NULL) : NULL;
+  cJSON *doc = NULL;
+  /* out of memory must not read as "not a model list" */
+  if(rc == OC_OK && status == 200 && oc_json_parse_rc(body, len, NULL, &doc) == OC_ENOMEM)
+    goto nomem;
+  if(rc == OC_OK) {
+    /* said once, before the cases: every case that needs ${MODEL} would
+     * otherwise only say that the target "lists no model" */
+    char problem[800];
+    models_problem(t, status, &h, doc, problem, sizeof(problem));
+    if(problem[0])
+      add_ident(&oom, t->identity, "models_problem", problem);
+    t->models_status = status;
+  }
   const cJSON *m;
   const char *first = NULL, *owner = NULL;
   cJSON_ArrayForEach(m, oc_json_arr(doc, "data"))

@@ -37,7 +37,10 @@ struct oc_target {
   /* learnt by oc_target_identify */
   int reachable;
   char *error;                  /* why it is unreachable */
-  cJSON *identity;              /* results "identity" object */
+  const char *error_kind;       /* the same in a few words ("connection refused"; static) */
+  cJSON *identity;              /* results "identity" object; "models_problem" when
+                                   /v1/models is not an OpenAI model list */
+  int models_status;            /* the HTTP status of that /v1/models; 0: not asked */
   cJSON *vars;                  /* variables for substitution: MODEL, N_CTX, ... */
   int timing_recorded;          /* replay: every cassette carries arrival times */
   struct oc_deployment deployment; /* /props, /slots, /metrics (deployment.h) */
@@ -120,6 +123,7 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
 struct oc_fetch_meta {
   char recorded_at[40];     /* replay: when the exchange was recorded (RFC 3339); "" live */
   double duration_ms;       /* live: measured; replay: as recorded; -1 unknown */
+  int transport;            /* live, OC_EIO: the http.h enum oc_http_error of the failure */
 };
 
 /* The request as t sends it.  On a router (t->router) with a model, a

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "secret.h"
 #include "util.h"
@@ -80,6 +81,33 @@ char *oc_url_root(const char *base)
   trim(base ? base : "", &s, &n);
   url_split(s, n, &u);
   return oc_strndup(s, root_path_end(s, u.auth_end, u.path_end));
+}
+
+size_t oc_url_endpoint(const char *url, size_t *len)
+{
+  /* longest first: "/chat/completions" also ends in "/completions" */
+  static const char *const endpoints[] = { "/chat/completions", "/completions", "/embeddings",
+                                           "/models" };
+  const char *s;
+  size_t n;
+  struct url_parts u;
+  *len = 0;
+  trim(url ? url : "", &s, &n);
+  url_split(s, n, &u);
+  size_t end = u.path_end;
+  while(end > u.auth_end && s[end - 1] == '/')
+    end--;
+  for(size_t i = 0; i < OC_ARRAY_LEN(endpoints); i++) {
+    size_t el = strlen(endpoints[i]);
+    if(end - u.auth_end < el || strncasecmp(s + end - el, endpoints[i], el) != 0)
+      continue;
+    size_t start = end - el;
+    if(start - u.auth_end >= 3 && strncasecmp(s + start - 3, "/v1", 3) == 0)
+      start -= 3;
+    *len = end - start;
+    return (size_t)(s - url) + start;
+  }
+  return 0;
 }
 
 char *oc_url_join(const char *base, const char *path)

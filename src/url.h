@@ -20,6 +20,16 @@ char *oc_url_root(const char *base);
  * NULL or "" gives the root.  Caller frees; NULL when memory runs out. */
 char *oc_url_join(const char *base, const char *path);
 
+/* Whether url's path ends in an API endpoint that oacheck joins to a
+ * root itself: "/chat/completions", "/completions", "/embeddings" or
+ * "/models", each with or without "/v1" before it (trailing slashes and
+ * letter case aside; the query is not looked at).  The offset in url of
+ * that endpoint's first '/' and its length in *len, or 0 when the path
+ * ends in none: "http://h/v1/chat/completions" -> 8, *len 20.  A base
+ * with a path of its own ("https://h/openai/v1", "https://h/llm") ends
+ * in none.  Cannot fail. */
+size_t oc_url_endpoint(const char *url, size_t *len);
+
 /* The URL without user:password@ and without its query and fragment
  * (which may carry keys), for messages and logs:
  * "http://u:p@h/v1/x?key=1" -> "http://h/v1/x", written into out (outlen

@@ -89,10 +89,34 @@ expect_grep "unreachable" "$TMP/out"
 [ $((end - start)) -lt $((30 * SLOW)) ] || fail "an unreachable target took $((end - start)) s"
 pass "a dead port exits 3 naming the URL"
 
+# every shipped suite on a dead port: the connection failure is said once,
+# in the target's lines, and each suite's cases in one line; the reports
+# still hold every case, an error with its reason
+expect_status 3 "$OACHECK" run --target "dead=http://127.0.0.1:$DEAD" --connect-timeout 5 \
+  --json "$TMP/dead.json" --junit "$TMP/dead.xml"
+expect_grep "^target dead: unreachable: connection refused by http://127.0.0.1:$DEAD/v1/models" "$TMP/out"
+expect_grep '^ERROR +dead suite plain: 5 cases not run: target unreachable \(connection refused\)$' "$TMP/out"
+expect_grep '^ERROR +dead suite llama-server: [0-9]+ cases not run: target unreachable \(connection refused\)$' "$TMP/out"
+expect_grep '^ERROR +dead suite models: 1 case not run: target unreachable \(connection refused\)$' "$TMP/out"
+expect_no_grep 'HTTP-TRANSPORT error|^ERROR +dead [a-z-]+/' "$TMP/out"
+[ "$(grep -c 'connection refused by' "$TMP/out")" -eq 2 ] ||
+  fail "the connection failure is said $(grep -c 'connection refused by' "$TMP/out") times, not once at the top and once in the summary"
+[ "$(grep -c ' not run: ' "$TMP/out")" -eq 8 ] || fail "not one line per shipped suite"
+[ "$(wc -l <"$TMP/out")" -lt 20 ] || fail "$(wc -l <"$TMP/out") lines for an unreachable target"
+cases=$(grep -c '"case": ' "$TMP/dead.json")
+errors=$(grep -c '"reason": "target unreachable: connection refused by http://127.0.0.1:'"$DEAD"'/v1/models' "$TMP/dead.json")
+[ "$cases" -gt 40 ] && [ "$cases" = "$errors" ] || fail "$errors of $cases results are errors saying the target was unreachable"
+expect_grep "\"error\": $cases," "$TMP/dead.json"
+[ "$(grep -c '<error ' "$TMP/dead.xml")" = "$cases" ] || fail "JUnit has not an error per case"
+pass "an unreachable target: said once, a line per suite, every case an error in the reports"
+
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run models --target "up=$URL" --target "down=http://127.0.0.1:$DEAD"
 expect_grep '^PASS +up models/list' "$TMP/out"
-expect_grep '^ERROR +down models/list \(target unreachable' "$TMP/out"
+expect_grep '^ERROR +down suite models: 1 case not run: target unreachable \(connection refused\)$' "$TMP/out"
+# https:// to the same plain-HTTP port: the TLS library's words and the likely cause
+expect_status 3 "$OACHECK" run models --target "tls=https://${URL#http://}"
+expect_grep "^target tls: unreachable: TLS failure with https://${URL#http://}/v1/models: .* \(is the server plain HTTP\? try http://\)$" "$TMP/out"
 serve_stop
 pass "one of two targets down: the other runs, exit 1"
 
@@ -101,6 +125,29 @@ expect_grep "not an http:// or https:// URL" "$TMP/err"
 expect_status 2 "$OACHECK" run --shard 3/2
 expect_grep "Try 'oacheck run --help'" "$TMP/err"
 pass "usage errors exit 2"
+
+# the full endpoint as the target (what a client library is configured
+# with elsewhere) is refused before anything is sent: joined with
+# /v1/models it would 404 on any server, and the run would go on as if the
+# server listed no model
+for ep in /v1/chat/completions /chat/completions/ /v1/completions /v1/embeddings /v1/models; do
+  expect_status 2 "$OACHECK" run plain --target "http://127.0.0.1:$DEAD$ep"
+  expect_grep "target 'http://127.0.0.1:$DEAD$ep' ends in the endpoint ${ep%/}: give the server's root \(http://127.0.0.1:$DEAD or http://127.0.0.1:$DEAD/v1\); oacheck adds /v1/chat/completions" "$TMP/err"
+  expect_grep "Try 'oacheck run --help'" "$TMP/err"
+done
+cat > "$TMP/endpoint-targets.json" <<EOS
+{ "targets": [ { "name": "ok", "url": "http://127.0.0.1:$DEAD/openai/v1?api-version=1" },
+               { "name": "azure", "url": "https://u:pw@r.example/openai/deployments/d/chat/completions?api-version=1&api-key=SECRET" } ] }
+EOS
+expect_status 2 "$OACHECK" run plain --targets "$TMP/endpoint-targets.json"
+expect_grep "endpoint-targets.json:2:[0-9]*: target 'https://r.example/openai/deployments/d/chat/completions' ends in the endpoint /chat/completions: give the server's root \(https://r.example/openai/deployments/d or " "$TMP/err"
+expect_no_grep 'SECRET|pw@' "$TMP/err"
+expect_status 2 "$OACHECK" proxy --target "http://127.0.0.1:$DEAD/v1/chat/completions"
+expect_grep "ends in the endpoint /v1/chat/completions" "$TMP/err"
+# a base with a path of its own is a root: it is asked for /v1/models
+expect_status 3 "$OACHECK" run models --target "http://127.0.0.1:$DEAD/openai/v1" --connect-timeout 5
+expect_grep "127.0.0.1:$DEAD/openai/v1/models" "$TMP/out"
+pass "a target ending in an endpoint is a usage error naming the root to give; a base with a path is not"
 
 cat > "$TMP/refs.json" <<'EOS'
 { "suite": "bad-refs",

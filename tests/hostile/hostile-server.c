@@ -14,7 +14,10 @@
  * SIGTERM.  Each connection is served by a forked child, so a mode that
  * never answers holds only its own connection.  With --log, every request
  * is logged as "LISTENER METHOD TARGET auth=yes|no mode=MODE".  --default
- * gives requests without X-Hostile (identification's among them) a mode. */
+ * gives requests without X-Hostile (identification's among them) a mode:
+ * not-found (a 404 text/plain for every path, as a server or proxy with
+ * nothing there answers) and html-page (a web application's page for
+ * every path) make a target that is not an OpenAI server's root. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -261,6 +264,19 @@ static void serve_mode(const struct req *r)
     snprintf(extra, sizeof(extra), "Location: http://127.0.0.1:%d/login?api_key=%s\r\n", port_other, r->key);
     head(302, "Found", "application/json", n, extra);
     put(body, (size_t)n);
+  }
+  else if(!strcmp(m, "not-found")) {
+    /* a server (or a reverse proxy) with nothing at the path asked: Go's
+     * net/http and many proxies answer every unknown path like this */
+    const char *b = "404 page not found\n";
+    head(404, "Not Found", "text/plain; charset=utf-8", (long)strlen(b), NULL);
+    puts_(b);
+  }
+  else if(!strcmp(m, "html-page")) {
+    /* a web application's catch-all route: every path is its page */
+    const char *b = "<!doctype html><html><head><title>Chat</title></head><body></body></html>\n";
+    head(200, "OK", "text/html; charset=utf-8", (long)strlen(b), NULL);
+    puts_(b);
   }
   else if(!strcmp(m, "garbage-status")) {
     puts_("HTTP/1.1 2OO Okay-ish\r\nContent-Length: 2\r\n\r\n{}");

@@ -360,32 +360,39 @@ START_TEST(checklist_rows)
   static const struct {
     const char *suite, *tag, *body;
     int row;
+    int expects_error;
   } v[] = {
-    { "mine", NULL, "{\"messages\":[]}", OC_ROW_PLAIN },
-    { "mine", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_STREAMING },
+    { "mine", NULL, "{\"messages\":[]}", OC_ROW_PLAIN, 0 },
+    /* a case expecting a refusal (plain/unknown-model) says nothing of
+     * plain answers: it is in the errors row, unless a tag says otherwise */
+    { "plain", NULL, "{\"model\":\"some-other-name\",\"messages\":[]}", OC_ROW_ERRORS, 1 },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_ERRORS, 1 },
+    { "mine", "checklist:streaming", "{\"messages\":[],\"stream\":true}", OC_ROW_STREAMING, 1 },
+    { "mine", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_STREAMING, 0 },
     { "mine", NULL, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
-      OC_ROW_TOOL_CALL },
+      OC_ROW_TOOL_CALL, 0 },
     { "mine", NULL, "{\"messages\":[],\"stream\":true,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
-      OC_ROW_TOOL_CALL_STREAM },
+      OC_ROW_TOOL_CALL_STREAM, 0 },
     { "mine", NULL, "{\"messages\":[],\"stream\":true,\"response_format\":{\"type\":\"json_object\"}}",
-      OC_ROW_JSON_SCHEMA },
+      OC_ROW_JSON_SCHEMA, 0 },
     /* the suite decides before the request, a tag before the suite */
-    { "errors", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_ERRORS },
-    { "context-overflow", NULL, "{\"messages\":[]}", OC_ROW_CONTEXT_OVERFLOW },
-    { "errors", "checklist:plain", "{\"messages\":[]}", OC_ROW_PLAIN },
-    { "mine", "checklist:nonsense", "{\"messages\":[]}", -1 },
+    { "errors", NULL, "{\"messages\":[],\"stream\":true}", OC_ROW_ERRORS, 0 },
+    { "context-overflow", NULL, "{\"messages\":[]}", OC_ROW_CONTEXT_OVERFLOW, 0 },
+    { "errors", "checklist:plain", "{\"messages\":[]}", OC_ROW_PLAIN, 0 },
+    { "mine", "checklist:nonsense", "{\"messages\":[]}", -1, 0 },
   };
   for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
     cJSON *keep;
     const char *tags[1] = { v[i].tag };
-    int row = oc_row_of(v[i].suite, tags, v[i].tag ? 1 : 0, info_of(v[i].body, &keep));
+    int row = oc_row_of(v[i].suite, tags, v[i].tag ? 1 : 0, v[i].expects_error, info_of(v[i].body, &keep));
     ck_assert_msg(row == v[i].row, "case %zu: row %d, expected %d", i, row, v[i].row);
     cJSON_Delete(keep);
   }
   /* not a chat completion: in no row */
   struct oc_request_info models;
   oc_request_info_init(&models, "GET", "/v1/models", NULL);
-  ck_assert_int_eq(oc_row_of("models", NULL, 0, &models), -1);
+  ck_assert_int_eq(oc_row_of("models", NULL, 0, 0, &models), -1);
+  ck_assert_int_eq(oc_row_of("models", NULL, 0, 1, &models), -1);
   for(int r = 0; r < OC_ROW__COUNT; r++)
     ck_assert_int_eq(oc_row_find(oc_row_name(r)), r);
 }
@@ -432,6 +439,82 @@ START_TEST(matrix_cells)
   /* a case in no row shows nowhere */
   for(int r = 0; r < OC_ROW__COUNT; r++)
     ck_assert_int_eq(m[0].cells[r][OC_CLIENT_OPENAI_NODE].state, OC_CELL_NOT_EXERCISED);
+  oc_matrix_free(m, n);
+  cJSON_Delete(doc);
+}
+END_TEST
+
+/* A case that ended in error is no evidence that a client works: its
+ * row's cells say "error" (no verdict) for every client it would have
+ * reached — the stream helpers only when it streams — even beside cases
+ * that worked, and above a limitation; a break stands.  A target whose
+ * cases all ended in error (unreachable) has no matrix. */
+static const char matrix_errors_doc[] =
+  "{\"targets\": [{\"name\": \"a\"}, {\"name\": \"down\"}], \"results\": ["
+  "{\"target\": \"a\", \"suite\": \"plain\", \"case\": \"unknown-model\", \"status\": \"pass\", \"checklist\": \"errors\", \"clients\": {"
+  "  \"openai-node\": {\"works\": true, \"outcome\": \"raises\"},"
+  "  \"ai-sdk\": {\"works\": false, \"outcome\": \"wrong\", \"reason\": \"own\", \"limitation\": true},"
+  "  \"openai-node-stream\": {\"works\": null, \"outcome\": \"not-exercised\"}}},"
+  "{\"target\": \"a\", \"suite\": \"plain\", \"case\": \"chat-basic\", \"status\": \"error\", \"checklist\": \"plain\","
+  "  \"reason\": \"no ${MODEL}: /v1/models answered HTTP 404\"},"
+  "{\"target\": \"a\", \"suite\": \"plain\", \"case\": \"n-2\", \"status\": \"error\", \"checklist\": \"plain\","
+  "  \"reason\": \"second\"},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"cut\", \"status\": \"error\", \"checklist\": \"streaming\","
+  "  \"reason\": \"cut short\", \"clients\": {"
+  "  \"openai-node\": {\"works\": true, \"outcome\": \"ok\"},"
+  "  \"langchain\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"a break\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"errors-plain\", \"status\": \"error\", \"checklist\": \"errors\","
+  "  \"reason\": \"timed out\"},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"schema\", \"status\": \"error\", \"checklist\": \"json-schema\","
+  "  \"reason\": \"x\", \"request\": {\"body\": {\"json\": {\"stream\": true}}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"tool\", \"status\": \"error\", \"checklist\": \"tool-call\","
+  "  \"reason\": \"y\"},"
+  "{\"target\": \"down\", \"suite\": \"plain\", \"case\": \"chat-basic\", \"status\": \"error\", \"checklist\": \"plain\","
+  "  \"reason\": \"target unreachable: connection refused\"}]}";
+
+START_TEST(matrix_errors_are_no_verdict)
+{
+  cJSON *doc = cJSON_Parse(matrix_errors_doc);
+  ck_assert_ptr_nonnull(doc);
+  struct oc_matrix *m;
+  size_t n;
+  ck_assert_int_eq(oc_matrix_build(doc, &m, &n), OC_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(m[0].target, "a");
+  /* every plain case errored: no client's plain cell is "works" */
+  const struct oc_cell *node = &m[0].cells[OC_ROW_PLAIN][OC_CLIENT_OPENAI_NODE];
+  ck_assert_int_eq(node->state, OC_CELL_ERROR);
+  ck_assert_int_eq(node->errors, 2);
+  ck_assert_str_eq(node->kase, "chat-basic");
+  ck_assert_int_eq(node->result_index, 1);
+  ck_assert_str_eq(node->reason, "no ${MODEL}: /v1/models answered HTTP 404");
+  ck_assert_str_eq(oc_cell_state_name(node->state), "error");
+  for(int c = 0; c < OC_CLIENT__COUNT; c++) {
+    int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM;
+    ck_assert_int_eq(m[0].cells[OC_ROW_PLAIN][c].state, helper ? OC_CELL_NOT_EXERCISED : OC_CELL_ERROR);
+    ck_assert_int_eq(m[0].cells[OC_ROW_TOOL_CALL][c].state, helper ? OC_CELL_NOT_EXERCISED : OC_CELL_ERROR);
+    /* a streamed request reaches the helpers too */
+    ck_assert_int_eq(m[0].cells[OC_ROW_JSON_SCHEMA][c].state, OC_CELL_ERROR);
+  }
+  /* a verdict of "works" on a case that errored is not counted as works */
+  const struct oc_cell *sn = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_OPENAI_NODE];
+  ck_assert_int_eq(sn->state, OC_CELL_ERROR);
+  ck_assert_int_eq(sn->works, 0);
+  ck_assert_str_eq(sn->reason, "cut short");
+  /* its break stands */
+  const struct oc_cell *sl = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN];
+  ck_assert_int_eq(sl->state, OC_CELL_BREAKS);
+  ck_assert_str_eq(sl->reason, "a break");
+  /* errors row: one case worked, one errored; an error outranks a limitation */
+  const struct oc_cell *en = &m[0].cells[OC_ROW_ERRORS][OC_CLIENT_OPENAI_NODE];
+  ck_assert_int_eq(en->state, OC_CELL_ERROR);
+  ck_assert_int_eq(en->works, 1);
+  ck_assert_str_eq(en->kase, "errors-plain");
+  ck_assert_str_eq(en->reason, "timed out");
+  ck_assert_int_eq(m[0].cells[OC_ROW_ERRORS][OC_CLIENT_AI_SDK].state, OC_CELL_ERROR);
+  ck_assert_int_eq(m[0].cells[OC_ROW_ERRORS][OC_CLIENT_AI_SDK].limits, 1);
+  ck_assert_int_eq(m[0].cells[OC_ROW_ERRORS][OC_CLIENT_OPENAI_NODE_STREAM].state, OC_CELL_NOT_EXERCISED);
+  ck_assert_int_eq(m[0].cells[OC_ROW_CONTEXT_OVERFLOW][OC_CLIENT_OPENAI_NODE].state, OC_CELL_NOT_EXERCISED);
   oc_matrix_free(m, n);
   cJSON_Delete(doc);
 }
@@ -737,6 +820,7 @@ static Suite *clients_suite(void)
   TCase *mx = tcase_create("matrix");
   tcase_add_test(mx, checklist_rows);
   tcase_add_test(mx, matrix_cells);
+  tcase_add_test(mx, matrix_errors_are_no_verdict);
   tcase_add_test(mx, matrix_from_a_spool_reads_only_the_breaks_shown);
   suite_add_tcase(s, mx);
   TCase *p = tcase_create("policy");

@@ -1048,6 +1048,9 @@ START_TEST(tls_failure)
   run_one(&req, &r);
   ck_assert_msg(r.o.error == OC_HTTP_TLS, "%s: %s", oc_http_error_name(r.o.error), r.o.message);
   ck_assert_ptr_nonnull(strstr(r.o.message, url));
+  /* the TLS library's words ("wrong version number") do not say what is
+   * wrong: an https:// URL for a plain-HTTP server */
+  ck_assert_msg(strstr(r.o.message, " (is the server plain HTTP? try http://)") != NULL, "%s", r.o.message);
   free(url);
   oc_buf_free(&r.body);
   srv_stop(s);
@@ -1387,6 +1390,11 @@ START_TEST(error_names)
   ck_assert_str_eq(oc_http_error_name(OC_HTTP_TIMEOUT_IDLE), "timeout-idle");
   ck_assert_str_eq(oc_http_error_name(OC_HTTP_ABORTED), "aborted");
   ck_assert_str_eq(oc_http_error_name((enum oc_http_error)999), "other");
+  /* in words, for the line an unreachable target's cases share */
+  ck_assert_str_eq(oc_http_error_phrase(OC_HTTP_REFUSED), "connection refused");
+  ck_assert_str_eq(oc_http_error_phrase(OC_HTTP_TLS), "TLS failure");
+  ck_assert_str_eq(oc_http_error_phrase(OC_HTTP_ABORTED), "stopped");
+  ck_assert_str_eq(oc_http_error_phrase((enum oc_http_error)999), "transfer failed");
 }
 END_TEST
 

@@ -689,6 +689,56 @@ START_TEST(console_matrix_cuts_reasons_on_characters)
 }
 END_TEST
 
+/* A row whose cases ended in error has no verdict: the console says
+ * "error" in its cells and once for the row, JUnit makes the client an
+ * error (not a pass), HTML links the first errored case. */
+START_TEST(matrix_error_cells_rendered)
+{
+  cJSON *d = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"plain\",\"case\":\"chat-basic\",\"status\":\"error\","
+    "\"checklist\":\"plain\",\"reason\":\"no ${MODEL}: /v1/models answered HTTP 404\"," NOFIND "},"
+    "{\"target\":\"a\",\"suite\":\"plain\",\"case\":\"unknown-model\",\"status\":\"pass\","
+    "\"checklist\":\"errors\"," NOFIND ",\"clients\":{"
+    "\"openai-node\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"NotFoundError\",\"basis\":\"verified\"},"
+    "\"openai-node-stream\":{\"works\":null,\"outcome\":\"not-exercised\",\"reason\":\"-\",\"basis\":\"verified\"},"
+    "\"ai-sdk\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"x\",\"basis\":\"verified\"},"
+    "\"langchain\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"x\",\"basis\":\"verified\"},"
+    "\"openai-python\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"x\",\"basis\":\"emulated\"},"
+    "\"openai-python-stream\":{\"works\":null,\"outcome\":\"not-exercised\",\"reason\":\"-\",\"basis\":\"emulated\"}}}]");
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  struct oc_console c;
+  oc_console_init(&c, f);
+  oc_console_matrix(&c, d);
+  long n = ftell(f);
+  rewind(f);
+  char *out = calloc(1, (size_t)n + 1);
+  ck_assert_uint_eq(fread(out, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  ck_assert_msg(strstr(out, "\n  plain               error   -            error   error      error   -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  errors              ok      -            ok      ok         ok      -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  error: a case of the row ended in error, so no verdict\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  error  plain: no verdict, 1 case ended in error: no ${MODEL}: /v1/models "
+                            "answered HTTP 404 (plain/chat-basic)\n"), "%s", out);
+  free(out);
+  char *x = junit(d);
+  const char *suite = strstr(x, "<testsuite name=\"Will my client work? (a)\"");
+  ck_assert_msg(suite != NULL, "%s", x);
+  ck_assert_ptr_nonnull(strstr(suite, "tests=\"6\" failures=\"0\" errors=\"4\" skipped=\"2\""));
+  ck_assert_ptr_nonnull(strstr(suite, "<testcase name=\"openai-node\" classname=\"Will my client work? (a)\" "
+                                      "time=\"0.000\">\n      <error type=\"no-verdict\" message=\"no verdict on "
+                                      "plain: no ${MODEL}: /v1/models answered HTTP 404 (plain/chat-basic)\">"));
+  ck_assert_ptr_nonnull(strstr(suite, "plain: error (no verdict): no ${MODEL}"));
+  ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"8\" failures=\"0\" errors=\"5\""));
+  free(x);
+  char *h = html(d);
+  ck_assert_msg(strstr(h, "<td class=\"cl cl-error\"><a href=\"#c-0\">no verdict</a><div class=\"why\">no ${MODEL}: "
+                          "/v1/models answered HTTP 404 <span class=\"muted\">(plain/chat-basic)</span></div></td>"), "%s", h);
+  free(h);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* ---- HTML ------------------------------------------------------------- */
 
 START_TEST(html_hostile_fixture)
@@ -1014,6 +1064,7 @@ int main(void)
   tcase_add_test(tc, junit_client_matrix);
   tcase_add_test(tc, console_client_matrix);
   tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
+  tcase_add_test(tc, matrix_error_cells_rendered);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);

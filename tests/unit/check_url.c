@@ -104,6 +104,49 @@ START_TEST(redact_keeping_the_query)
 }
 END_TEST
 
+static void endpoint_is(const char *url, const char *want)
+{
+  size_t len = 99, at = oc_url_endpoint(url, &len);
+  if(!want) {
+    ck_assert_msg(at == 0 && len == 0, "endpoint('%s') = '%.*s', want none", url, (int)len, url + at);
+    return;
+  }
+  ck_assert_msg(at > 0 && len == strlen(want) && strncmp(url + at, want, len) == 0,
+                "endpoint('%s') = '%.*s', want '%s'", url, at ? (int)len : 0, at ? url + at : "", want);
+}
+
+/* A target given as the full endpoint (the URL a client library is
+ * configured with elsewhere) would be joined into
+ * /v1/chat/completions/v1/models: told apart from a base with a path. */
+START_TEST(endpoint_in_the_path)
+{
+  endpoint_is("http://127.0.0.1:8080/v1/chat/completions", "/v1/chat/completions");
+  endpoint_is("http://h/v1/chat/completions/", "/v1/chat/completions");
+  endpoint_is("http://h/chat/completions", "/chat/completions");
+  endpoint_is("http://h/v1/completions", "/v1/completions");
+  endpoint_is("http://h/v1/embeddings", "/v1/embeddings");
+  endpoint_is("http://h/v1/models", "/v1/models");
+  endpoint_is("http://h/models", "/models");
+  endpoint_is("HTTP://H/V1/Chat/Completions", "/V1/Chat/Completions");
+  endpoint_is("http://u:p@h/llm/v1/chat/completions?api-version=1#x", "/v1/chat/completions");
+  endpoint_is("https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21",
+              "/chat/completions");
+  endpoint_is(" http://h/v1/models \n", "/v1/models");
+  /* roots, and bases with a path of their own */
+  endpoint_is("http://h:8080", NULL);
+  endpoint_is("http://h:8080/v1", NULL);
+  endpoint_is("http://h/openai/v1/", NULL);
+  endpoint_is("https://h/openai?api-version=1", NULL);
+  endpoint_is("https://h/openai/v1?api-version=2024-10-21", NULL);
+  endpoint_is("http://h/models/llama/v1", NULL);
+  endpoint_is("http://h/mycompletions", NULL);
+  endpoint_is("http://h/v1?path=/chat/completions", NULL);
+  endpoint_is("http://models", NULL);
+  endpoint_is("", NULL);
+  endpoint_is(NULL, NULL);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("url");
@@ -112,6 +155,7 @@ int main(void)
   tcase_add_test(tc, join_paths);
   tcase_add_test(tc, redact_for_messages);
   tcase_add_test(tc, redact_keeping_the_query);
+  tcase_add_test(tc, endpoint_in_the_path);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }
