@@ -652,8 +652,8 @@ START_TEST(console_matrix_cuts_reasons_on_characters)
 {
   cJSON *d = load_fixture("clients.json");
   char longer[400] = "tool_calls: x"; /* odd: a byte cut at an even count halves a character */
-  for(int i = 0; i < 120; i++)
-    strcat(longer, "\xD1\x84"); /* ф */
+  for(size_t i = 0, at = strlen(longer); i < 120; i++, at += 2)
+    memcpy(longer + at, "\xD1\x84", 3); /* ф, and the NUL after it */
   int set = 0;
   const cJSON *r;
   cJSON_ArrayForEach(r, oc_json_arr(d, "results"))
