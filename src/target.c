@@ -228,12 +228,6 @@ struct tfile {
   struct oc_buf *errs;
 };
 
-/* A string member (the schema has checked its type); NULL when absent. */
-static const char *jv_string(const struct oc_jv *o, const char *key)
-{
-  const struct oc_jv *v = oc_jv_get(o, key);
-  return v && v->type == OC_JSTRING ? v->u.str : NULL;
-}
 
 /* Messages quote values (a schema error says what arrived): each line is
  * masked of the secrets the file holds, registered before it is checked. */
@@ -256,10 +250,10 @@ static void tfile_secrets(const struct oc_jv *root, const struct tfile *f)
   const struct oc_jv *list = root->type == OC_JARRAY ? root : oc_jv_get(root, "targets");
   for(uint32_t i = 0; list && list->type == OC_JARRAY && i < list->len; i++) {
     const struct oc_jv *j = &list->u.items[i];
-    const char *url = jv_string(j, "url");
+    const char *url = oc_jv_str(j, "url", NULL);
     if(url)
       oc_secret_add_url(url);
-    const char *key = jv_string(j, "key_env");
+    const char *key = oc_jv_str(j, "key_env", NULL);
     if(key)
       oc_secret_add_env(key);
     const struct oc_jv *hs = oc_jv_get(j, "headers");
@@ -293,9 +287,9 @@ static int env_name_ok(const char *s)
 static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const struct tfile *f)
 {
   char msg[700];
-  const char *name = jv_string(j, "name");
-  const char *url = jv_string(j, "url");
-  const char *rec = jv_string(j, "recordings");
+  const char *name = oc_jv_str(j, "name", NULL);
+  const char *url = oc_jv_str(j, "url", NULL);
+  const char *rec = oc_jv_str(j, "recordings", NULL);
   int rc;
   oc_target_init(t); /* the caller frees *t whatever happens */
   if(!name || (!url && !rec) || (url && rec)) {
@@ -315,7 +309,7 @@ static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const stru
     tfile_err(f, oc_jv_get(j, url ? "url" : "recordings")->offset, msg);
     return OC_EPARSE;
   }
-  const char *profile = jv_string(j, "profile");
+  const char *profile = oc_jv_str(j, "profile", NULL);
   if(profile) {
     free(t->profile_name);
     t->profile_name = oc_strdup(profile);
@@ -327,10 +321,10 @@ static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const stru
       return OC_EPARSE;
     }
   }
-  const char *model = jv_string(j, "model");
+  const char *model = oc_jv_str(j, "model", NULL);
   if(model)
     t->model = oc_strdup(model);
-  const char *key = jv_string(j, "key_env");
+  const char *key = oc_jv_str(j, "key_env", NULL);
   if(key && !env_name_ok(key)) {
     tfile_err(f, oc_jv_get(j, "key_env")->offset, "key_env must be the name of an environment "
               "variable (letters, digits and '_', not first a digit); its value is not shown, "
@@ -340,6 +334,7 @@ static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const stru
   if(key) {
     free(t->key_env);
     t->key_env = oc_strdup(key);
+    t->key_env_given = 1;
     oc_secret_add_env(key);
   }
   const struct oc_jv *hs = oc_jv_get(j, "headers");
@@ -422,16 +417,47 @@ static int targets_validate(const struct oc_jv *root, const struct tfile *f, cha
   return rc;
 }
 
-/* A key_env that names no key sends every request without one: said, so
- * that a 401 is not the first sign (the name only, never a value). */
+/* Whether a target sends a credential header of its own (Authorization,
+ * Azure's api-key, …): then its key_env is not what authorises it. */
+static int sends_own_key(const struct oc_target *t)
+{
+  for(size_t i = 0; i < t->headers.count; i++)
+    if(oc_header_is_secret(t->headers.items[i].name))
+      return 1;
+  return 0;
+}
+
+/* Looks like a conventional variable name (OPENAI_API_KEY): upper case,
+ * digits and '_'.  Anything else is not echoed, since some keys are only
+ * letters, digits and '_' (hf_…, gsk_…) and may have been written where
+ * their variable's name goes. */
+static int shown_env_name(const char *s)
+{
+  size_t n = 0;
+  for(; s[n]; n++)
+    if(!((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_'))
+      return 0;
+  return n > 0 && n <= 64;
+}
+
+/* A key_env the file names that holds no key sends every request without
+ * one: said, so that a 401 is not the first sign (the name only when it
+ * looks like one, never a value).  OPENAI_API_KEY, the default, is
+ * optional (a local server needs none) and not warned about. */
 static void warn_missing_key(const struct oc_target *t)
 {
-  if(!t->live || !t->key_env || oc_headers_get(&t->headers, "Authorization"))
+  if(!t->live || !t->key_env || !t->key_env_given || sends_own_key(t))
     return;
   const char *v = getenv(t->key_env);
-  if(!v || !*v)
+  if(v && *v)
+    return;
+  if(shown_env_name(t->key_env))
     oc_warn("target %s: key_env %s is %s: requests go without a key", t->name, t->key_env,
             v ? "empty" : "not set");
+  else
+    oc_warn("target %s: its key_env names a variable that is %s: requests go without a key (the "
+            "name is not shown: it is not upper case, and may be a key written where its "
+            "variable's name goes)", t->name, v ? "empty" : "not set");
 }
 
 int oc_targets_load(const char *path, struct oc_target **ts, size_t *n, char *err, size_t errlen)
@@ -1229,6 +1255,7 @@ static int target_for_model(struct oc_target *d, const struct oc_target *src, co
   d->profile_source = src->profile_source;
   d->model = oc_strdup(model);
   d->key_env = src->key_env ? oc_strdup(src->key_env) : NULL;
+  d->key_env_given = src->key_env_given;
   d->allow = src->allow;
   d->ctx_size = src->ctx_size;
   d->router_name = oc_strdup(src->name);

@@ -31,6 +31,7 @@ struct oc_target {
   const char *profile_source;   /* "auto", "option", "targets-file", "default" */
   char *model;                  /* --model / targets file; NULL: first id of /v1/models */
   char *key_env;                /* environment variable holding the API key */
+  int key_env_given;            /* a targets file named it (else OPENAI_API_KEY, optional) */
   struct oc_headers headers;    /* extra headers for every request */
   struct oc_ruleset allow;      /* rules allowed for this target */
   long ctx_size;                /* --ctx-size; 0: learn it */

@@ -68,6 +68,20 @@ expect_no_grep "$KEY" "$TMP/key.r.json"
 printf '[ { "name": "r", "recordings": "%s", "key_env": "OACHECK_TEST_NOPE_KEY" } ]\n' "$R" > "$TMP/rkey.json"
 expect_status 0 "$OACHECK" run models --targets "$TMP/rkey.json"
 expect_no_grep 'key_env' "$TMP/err"
+# a key made of letters, digits and '_' only (Hugging Face's hf_…) written
+# where its variable's name goes passes the name check, and is unset: the
+# warning says so without echoing it
+HFKEY="hf_oacheckTestKeyEnv0123456789abcdef"
+printf '[ { "name": "llama", "url": "%s", "key_env": "%s" } ]\n' "$URL" "$HFKEY" > "$TMP/hf.json"
+expect_status 0 "$OACHECK" run models --targets "$TMP/hf.json"
+expect_grep "^oacheck: warning: target llama: its key_env names a variable that is not set: requests go without a key" "$TMP/err"
+expect_no_grep "$HFKEY" "$TMP/err"
+expect_no_grep "$HFKEY" "$TMP/out"
+# no key_env given (OPENAI_API_KEY, optional), or a key in a header of its
+# own (Azure's api-key): nothing to warn about
+printf '[ { "name": "a", "url": "%s" }, { "name": "b", "url": "%s", "key_env": "OACHECK_TEST_NOPE_KEY", "headers": { "api-key": "azure-key-123456" } } ]\n' "$URL" "$URL" > "$TMP/nokey.json"
+env -u OPENAI_API_KEY "$OACHECK" run models --targets "$TMP/nokey.json" >"$TMP/out" 2>"$TMP/err" || true
+expect_no_grep 'key_env|without a key' "$TMP/err"
 pass "a key_env that is unset or empty is a warning naming target and variable; a set one is never shown"
 
 # the key written where its variable's name goes, a secret header given as
