@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include "response.h"
 #include "results_json.h"
 #include "runner.h"
+#include "secret.h"
 #include "schema.h"
 #include "shard.h"
 #include "suite.h"
@@ -363,16 +365,38 @@ static void choose_jobs(struct oc_target *t, int jobs)
 /* The first lines about a target, after its identity: what its
  * recordings are, what the deployment says about itself, and how many
  * cases run at once. */
+/* One line about a target on stdout.  The line holds what its server
+ * said (a model id, a build, a Content-Type, a transport error): control
+ * characters are shown escaped, as every report shows them, so that a
+ * server cannot drive the terminal, and known secrets are masked. */
+static void target_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void target_say(const char *fmt, ...)
+{
+  struct oc_buf raw, shown;
+  oc_buf_init(&raw, OC_CAP_MESSAGE * 4);
+  oc_buf_init(&shown, OC_CAP_MESSAGE * 8);
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = oc_buf_vprintf(&raw, fmt, ap);
+  va_end(ap);
+  if(!rc && !oc_esc_add(&shown, raw.data, raw.len, OC_ESC_TEXT)) {
+    oc_secret_mask(shown.data, shown.len);
+    printf("%s\n", oc_buf_str(&shown));
+  }
+  oc_buf_free(&raw);
+  oc_buf_free(&shown);
+}
+
 static void target_lines(const struct oc_target *t)
 {
   struct oc_buf b;
   oc_buf_init(&b, OC_CAP_MESSAGE);
   cJSON *j = oc_target_json(t);
   if(oc_json_obj(j, "recorded") && oc_recorded_text(oc_json_obj(j, "recorded"), &b) == OC_OK)
-    printf("  recorded: %s\n", oc_buf_str(&b));
+    target_say("  recorded: %s", oc_buf_str(&b));
   oc_buf_reset(&b);
   if(oc_json_obj(j, "deployment") && oc_deployment_text(oc_json_obj(j, "deployment"), &b) == OC_OK)
-    printf("  deployment: %s\n", oc_buf_str(&b));
+    target_say("  deployment: %s", oc_buf_str(&b));
   if(t->live && t->jobs > 0) {
     const char *why = oc_streq(t->jobs_source, "total_slots") ? "the target's total_slots; --jobs N overrides"
                       : oc_streq(t->jobs_source, "option") ? "--jobs"
@@ -458,10 +482,10 @@ static void print_target(const struct oc_target *t)
 {
   const char *model = oc_json_str(t->identity, "model");
   if(!t->reachable) {
-    fprintf(stdout, "target %s: unreachable: %s\n", t->name, t->error ? t->error : "");
+    target_say("target %s: unreachable: %s", t->name, t->error ? t->error : "");
     return;
   }
-  fprintf(stdout, "target %s: %s %s, profile %s (%s)%s%s%s\n", t->name,
+  target_say("target %s: %s %s, profile %s (%s)%s%s%s", t->name,
           t->live ? "live" : "replay of", t->live ? "server" : t->recordings, t->profile->name,
           t->profile_source, t->router ? ", router" : "", model ? ", model " : "",
           model ? model : "");
@@ -472,7 +496,7 @@ static void print_target(const struct oc_target *t)
     char key[200];
     snprintf(key, sizeof(key), "does it want an API key? oacheck sends $%s as a bearer token",
              t->key_env ? t->key_env : "OPENAI_API_KEY");
-    fprintf(stdout, "target %s: %s: %s\n", t->name, problem,
+    target_say("target %s: %s: %s", t->name, problem,
             !t->live                                            ? "as recorded"
             : t->models_status == 401 || t->models_status == 403 ? key
                                                                   : "is this the server's root? oacheck adds /v1/… to it");
@@ -480,7 +504,7 @@ static void print_target(const struct oc_target *t)
   /* a model that loaded on first use: slow once, reported, not judged */
   const cJSON *load = oc_json_obj(t->identity, "load");
   if(load)
-    fprintf(stdout, "target %s: model %s was %s; its first request took %.1f ms (loading it)\n",
+    target_say("target %s: model %s was %s; its first request took %.1f ms (loading it)",
             t->name, model ? model : "?", oc_json_str(load, "was") ? oc_json_str(load, "was") : "?",
             oc_json_num(load, "first_request_ms", 0));
 }

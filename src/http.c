@@ -730,11 +730,18 @@ static void finish(struct req *r, enum oc_http_error err, const char *msg)
  * "wrong version number", 3.2 and later "packet length too long" or
  * "record layer failure", GnuTLS "An unexpected TLS packet was received",
  * wolfSSL "record layer version error". */
+/* What a TLS handshake's failure says about the peer: 1 when the TLS
+ * library read something that is not TLS (a plain HTTP answer), 2 when
+ * the peer closed or reset the connection during the handshake (a plain
+ * HTTP server that gave up on the ClientHello before answering: which of
+ * the two a client sees is a race), else 0. */
 static int tls_peer_not_tls(CURLcode cc, const char *msg)
 {
   static const char *const said[] = { "wrong version number", "packet length too long",
                                       "record layer failure", "unexpected tls packet",
                                       "record layer version error", "unknown protocol" };
+  static const char *const closed[] = { "ssl_error_syscall", "unexpected eof",
+                                        "connection reset", "connection was reset" };
   char low[CURL_ERROR_SIZE];
   size_t n = 0;
   if(cc != CURLE_SSL_CONNECT_ERROR || !msg)
@@ -745,6 +752,9 @@ static int tls_peer_not_tls(CURLcode cc, const char *msg)
   for(size_t i = 0; i < OC_ARRAY_LEN(said); i++)
     if(strstr(low, said[i]))
       return 1;
+  for(size_t i = 0; i < OC_ARRAY_LEN(closed); i++)
+    if(strstr(low, closed[i]))
+      return 2;
   return 0;
 }
 
@@ -840,8 +850,12 @@ static void finish_curl(struct req *r, CURLcode cc)
   }
   const char *why = r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc);
   /* OpenSSL's own words do not say what is wrong: the usual cause is */
+  int not_tls = tls_peer_not_tls(cc, why);
   snprintf(msg, sizeof(msg), "%s %s: %s%s", what, r->safe_url, why,
-           tls_peer_not_tls(cc, why) ? " (is the server plain HTTP? try http://)" : "");
+           not_tls == 1   ? " (is the server plain HTTP? try http://)"
+           : not_tls == 2 ? " (the connection closed during the TLS handshake: is the server plain "
+                            "HTTP? try http://)"
+                          : "");
   finish(r, e, msg);
 }
 

@@ -50,12 +50,12 @@ static const char *reset(const struct oc_console *c)
   return c->color ? "\033[0m" : "";
 }
 
-/* Server and suite text on the terminal: escape sequences, other
- * controls and invalid UTF-8 made visible, never interpreted. */
 /* bytes of a client's reason shown in the matrix's lines (the reports
  * keep it whole) */
 #define OC_CONSOLE_REASON_MAX 160
 
+/* Server and suite text on the terminal: escape sequences, other
+ * controls and invalid UTF-8 made visible, never interpreted. */
 static const char *safe(struct oc_buf *b, const char *s)
 {
   oc_buf_reset(b);
@@ -221,6 +221,19 @@ static const char *const short_names[OC_CLIENT__COUNT] = {
   "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream"
 };
 
+/* A cell's reason for one console line, into b: masked whole before it is
+ * cut (a secret cut in two would not be recognised any more), escaped,
+ * and cut at OC_CONSOLE_REASON_MAX bytes on a character with an ellipsis. */
+static const char *cell_reason(struct oc_buf *b, const struct oc_cell *cell)
+{
+  const char *full = cell->reason ? cell->reason : "";
+  char *masked = oc_secret_masked(full, strlen(full));
+  oc_buf_reset(b);
+  int rc = masked ? oc_esc_addn_cut(b, masked, OC_CONSOLE_REASON_MAX, OC_ESC_TEXT) : OC_ENOMEM;
+  free(masked);
+  return rc ? "?" : oc_buf_str(b);
+}
+
 static const char *cell_word(enum oc_cell_state s)
 {
   switch(s) {
@@ -264,16 +277,8 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
         (*more)++;
         continue;
       }
-      /* masked whole before it is cut: a secret cut in two would not
-       * be recognised any more; cut on a character, with an ellipsis */
-      const char *full = cell->reason ? cell->reason : "";
-      char *masked = oc_secret_masked(full, strlen(full));
-      oc_buf_reset(&b1);
-      if(!masked || oc_esc_addn_cut(&b1, masked, OC_CONSOLE_REASON_MAX, OC_ESC_TEXT))
-        oc_buf_reset(&b1);
-      free(masked);
       fprintf(c->out, "  %s%-6s%s %s, %s: %s (%s/%s)\n", cell_paint(c, want), cell_word(want), reset(c),
-              oc_client_name((enum oc_client_id)k), oc_row_title(row), b1.len ? oc_buf_str(&b1) : "?",
+              oc_client_name((enum oc_client_id)k), oc_row_title(row), cell_reason(&b1, cell),
               safe(&b2, cell->suite), safe(&b3, cell->kase));
       shown++;
     }
@@ -308,14 +313,9 @@ static int error_lines(struct oc_console *c, const struct oc_matrix *m, int show
       (*more)++;
       continue;
     }
-    char reason[121];
-    const char *full = cell->reason ? cell->reason : "";
-    char *masked = oc_secret_masked(full, strlen(full));
-    oc_strlcpy(reason, masked ? masked : "?", sizeof(reason));
-    free(masked);
     fprintf(c->out, "  %s%-6s%s %s: no verdict, %d case%s ended in error: %s (%s/%s)\n",
             cell_paint(c, OC_CELL_ERROR), cell_word(OC_CELL_ERROR), reset(c), oc_row_title(row), errors,
-            errors == 1 ? "" : "s", safe(&b1, reason), safe(&b2, cell->suite), safe(&b3, cell->kase));
+            errors == 1 ? "" : "s", cell_reason(&b1, cell), safe(&b2, cell->suite), safe(&b3, cell->kase));
     shown++;
   }
   oc_buf_free(&b1);

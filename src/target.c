@@ -342,6 +342,15 @@ static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const stru
     const struct oc_jmember *m = &hs->u.members[i];
     if(m->value.type != OC_JSTRING)
       continue; /* refused by the schema */
+    /* checked here, not by a schema pattern, whose message would quote
+     * the value: a header that cannot be sent, said before any request */
+    if(strpbrk(m->key, "\r\n") || memchr(m->value.u.str, '\r', m->value.len) ||
+       memchr(m->value.u.str, '\n', m->value.len) || memchr(m->value.u.str, '\0', m->value.len)) {
+      snprintf(msg, sizeof(msg), "header '%.80s' holds a line break or a NUL byte: it cannot be sent "
+               "(its value is not shown)", strpbrk(m->key, "\r\n") ? "(its name)" : m->key);
+      tfile_err(f, m->value.offset, msg);
+      return OC_EPARSE;
+    }
     if(oc_headers_add(&t->headers, m->key, m->value.u.str))
       return OC_ENOMEM;
     oc_secret_add_header(m->key, m->value.u.str);
@@ -749,7 +758,10 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
   uint64_t took = oc_now_ns() - t0;
   if(meta)
     meta->duration_ms = (double)took / 1e6;
-  if(meta && rc == OC_EIO)
+  /* every failure but memory's has a transport kind: a request that could
+   * not even be sent (OC_EUSAGE: a header with a line break in it) is not
+   * "no error" */
+  if(meta && rc != OC_OK && rc != OC_ENOMEM)
     meta->transport = resp.outcome.error != OC_HTTP_OK ? (int)resp.outcome.error : (int)OC_HTTP_OTHER;
   if(rc == OC_OK) {
     *status = resp.status;
@@ -1421,7 +1433,8 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *op
   if(rc && t->live) {
     set_error(t, err);
     /* the few words every case of this target is reported with */
-    t->error_kind = oc_http_error_phrase((enum oc_http_error)meta.transport);
+    t->error_kind = meta.transport != OC_HTTP_OK ? oc_http_error_phrase((enum oc_http_error)meta.transport)
+                                                 : NULL;
     goto done;
   }
   t->reachable = 1;

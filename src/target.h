@@ -124,7 +124,8 @@ int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, co
 struct oc_fetch_meta {
   char recorded_at[40];     /* replay: when the exchange was recorded (RFC 3339); "" live */
   double duration_ms;       /* live: measured; replay: as recorded; -1 unknown */
-  int transport;            /* live, OC_EIO: the http.h enum oc_http_error of the failure */
+  int transport;            /* live, a failure: the http.h enum oc_http_error of it (OC_HTTP_OTHER
+                               when the request could not be sent); OC_HTTP_OK otherwise */
 };
 
 /* The request as t sends it.  On a router (t->router) with a model, a

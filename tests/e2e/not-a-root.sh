@@ -53,3 +53,12 @@ hostile_start --default echo-401
 expect_status 1 "$OACHECK" run plain --target "auth=$HURL"
 expect_grep "^target auth: GET $HURL/v1/models answered HTTP 401 \\(application/json\\): does it want an API key\\? oacheck sends \\\$OPENAI_API_KEY as a bearer token$" "$TMP/out"
 pass "a 401 for /v1/models: the hint is the API key, not the root"
+
+# a server's bytes in the target's lines are shown escaped: a Content-Type
+# holding ESC sequences does not reach the terminal raw
+kill "$HOSTILE_PID" 2>/dev/null || true
+hostile_start --default escape-type
+expect_status 1 "$OACHECK" run models --target "esc=$HURL"
+expect_grep "^target esc: GET $HURL/v1/models answered HTTP 404 \\(text/\\\\u001B" "$TMP/out"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/out"; then fail "an ESC byte from the server reached the console"; fi
+pass "server bytes on the target's lines are escaped"

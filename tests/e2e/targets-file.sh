@@ -95,4 +95,9 @@ printf '[ { "name": "llama", "url": "%s", "headers": { "Authorization": 91827364
 expect_status 2 "$OACHECK" run models --targets "$TMP/leak2.json"
 expect_grep "leak2.json:1:[0-9]+: at '/0/headers/Authorization': expected string" "$TMP/err"
 expect_no_grep '918273645546372819' "$TMP/err"
+printf '[ { "name": "llama", "url": "%s", "headers": { "X-Token": "abc\\r\\nInjected: 1" } } ]\n' \
+  "$URL" > "$TMP/crlf.json"
+expect_status 2 "$OACHECK" run models --targets "$TMP/crlf.json"
+expect_grep "crlf.json:1:[0-9]+: header 'X-Token' holds a line break or a NUL byte: it cannot be sent" "$TMP/err"
+expect_no_grep 'Injected|no error' "$TMP/err"
 pass "no error shows a key the file holds"

@@ -16,8 +16,9 @@
  * is logged as "LISTENER METHOD TARGET auth=yes|no mode=MODE".  --default
  * gives requests without X-Hostile (identification's among them) a mode:
  * not-found (a 404 text/plain for every path, as a server or proxy with
- * nothing there answers) and html-page (a web application's page for
- * every path) make a target that is not an OpenAI server's root. */
+ * nothing there answers), html-page (a web application's page for
+ * every path) and escape-type (a 404 whose Content-Type holds terminal
+ * control sequences) make a target that is not an OpenAI server's root. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -270,6 +271,14 @@ static void serve_mode(const struct req *r)
      * net/http and many proxies answer every unknown path like this */
     const char *b = "404 page not found\n";
     head(404, "Not Found", "text/plain; charset=utf-8", (long)strlen(b), NULL);
+    puts_(b);
+  }
+  else if(!strcmp(m, "escape-type")) {
+    /* a 404 whose Content-Type holds terminal control sequences (clear
+     * the screen, set the window title): what oacheck says of it must
+     * show them escaped */
+    const char *b = "nothing here\n";
+    head(404, "Not Found", "text/\033[2J\033]0;owned\007plain", (long)strlen(b), NULL);
     puts_(b);
   }
   else if(!strcmp(m, "html-page")) {

@@ -30,7 +30,8 @@
 
 struct srv {
   int fd, port;
-  int garbage_on_accept; /* write a plain HTTP reply at once (for https:// clients) */
+  int garbage_on_accept; /* 1: write a plain HTTP reply at once (for https:// clients);
+                            2: close at once, as a plain server giving up on a ClientHello */
   pthread_t thr;
   atomic_int stop;
   pthread_mutex_t mu;
@@ -307,6 +308,12 @@ static void *accept_main(void *arg)
     int fd = accept(s->fd, NULL, NULL);
     if(fd < 0)
       continue;
+    if(s->garbage_on_accept == 2) {
+      char hello[512];
+      (void)recv(fd, hello, sizeof(hello), 0); /* the ClientHello, unanswered */
+      close(fd);
+      continue;
+    }
     if(s->garbage_on_accept) {
       send_str(fd, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
       usleep(50000);
@@ -1057,6 +1064,28 @@ START_TEST(tls_failure)
 }
 END_TEST
 
+/* A plain server that closes on the ClientHello before answering: the
+ * TLS library says only "SSL_ERROR_SYSCALL" or "unexpected eof"; the
+ * hint says what it likely means (an e2e test saw either this or the
+ * answer above, by a race). */
+START_TEST(tls_closed_during_handshake)
+{
+  struct srv *s = srv_start(2);
+  struct oc_http_request req;
+  struct rec r;
+  char *url = oc_asprintf("https://127.0.0.1:%d/v1/models", s->port);
+  oc_http_request_init(&req);
+  req.url = url;
+  rec_init(&r);
+  run_one(&req, &r);
+  ck_assert_msg(r.o.error == OC_HTTP_TLS, "%s: %s", oc_http_error_name(r.o.error), r.o.message);
+  ck_assert_msg(strstr(r.o.message, "is the server plain HTTP? try http://)") != NULL, "%s", r.o.message);
+  free(url);
+  oc_buf_free(&r.body);
+  srv_stop(s);
+}
+END_TEST
+
 START_TEST(bad_urls_are_outcomes)
 {
   static const char *const urls[] = { "ftp://127.0.0.1/x", "file:///etc/passwd", "http://[::1/x",
@@ -1433,6 +1462,7 @@ int main(void)
   tcase_add_test(tc, refused_names_url);
   tcase_add_test(tc, connect_timeout);
   tcase_add_test(tc, tls_failure);
+  tcase_add_test(tc, tls_closed_during_handshake);
   tcase_add_test(tc, bad_urls_are_outcomes);
   tcase_add_test(tc, submit_errors_never_call_back);
   tcase_add_test(tc, many_in_flight);
