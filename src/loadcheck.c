@@ -298,12 +298,12 @@ int oc_load_text(const cJSON *load, struct oc_buf *b)
     return OC_OK;
   const cJSON *only = oc_json_arr(load, "only_under_load");
   int n = cJSON_GetArraySize(only);
-  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f cases: "
+  double cases = oc_json_num(load, "cases", 0);
+  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f case%s: "
                             "%d case%s fail%s only under load%s\n",
                          oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
-                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s",
-                         oc_json_num(load, "cases", 0), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
-                         n ? ":" : "");
+                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s", cases, cases == 1 ? "" : "s",
+                         n, n == 1 ? "" : "s", n == 1 ? "s" : "", n ? ":" : "");
   const cJSON *w = oc_json_obj(load, "waited");
   if(w && oc_json_num(w, "requests", 0) > 0)
     rc |= oc_buf_printf(b, "  under load %.0f of %.0f requests waited for a slot: %.0f ms on "

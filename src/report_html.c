@@ -295,10 +295,11 @@ static void load_table(struct out *o, const cJSON *load)
     return;
   const cJSON *only = oc_json_arr(load, "only_under_load");
   int n = cJSON_GetArraySize(only);
+  double cases = oc_json_num(load, "cases", 0);
   oc_html_putf(&o->h, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
-          "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
+          "%.0f round%s of %.0f case%s: %d case%s passed alone and failed under load.</p>\n",
        oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
-       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
+       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", cases, cases == 1 ? "" : "s", n,
        n == 1 ? "" : "s");
   if(!n)
     return;

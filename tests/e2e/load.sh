@@ -107,6 +107,11 @@ n_lines=$(wc -l < "$TMP/load-lines")
 expect_grep '^oacheck: load: done, [0-9]+ rounds? in [0-9.]+ s: [0-9]+ cases? run with 4 in flight, [0-9]+ failed$' "$TMP/err"
 rounds=$(sed -n 's/^oacheck: load: done, \([0-9]*\) round.*/\1/p' "$TMP/err")
 expect_grep "^load: 4 requests in flight per target, $rounds rounds? of 5 cases: " "$TMP/out"
+# a round of one case is "1 round of 1 case", in the console and the HTML
+expect_status 0 "$OACHECK" run plain --filter 'plain/chat-basic' --target "fast=$URL" --load 4 \
+  --html "$TMP/one.html"
+expect_grep '^load: 4 requests in flight per target, 1 round of 1 case: 0 cases fail only under load$' "$TMP/out"
+expect_grep '<p>4 requests in flight per target, 1 round of 1 case: ' "$TMP/one.html"
 serve_stop
 pass "--load --duration 3: $n_lines progress lines, the last with the totals of its $rounds rounds"
 
