@@ -126,16 +126,39 @@ struct runs {
   size_t ran;                  /* ended with a verdict other than skip */
   size_t skipped;
   size_t failed;               /* of ran: failed or errored */
+  size_t failed_passing_alone; /* of failed: cases that passed in the baseline */
 };
 
-/* "7 cases run with 2 in flight (3 skipped), 1 failed" */
-static void runs_text(char *out, size_t len, const struct runs *rn, int in_flight)
+/* How the failures under load divide: those of the ncases cases that
+ * pass alone (the cases that fail only under load) and the others.  One
+ * wording for the progress lines and the console's load section, so that
+ * "1560 failed" never stands beside "0 cases fail only under load" as if
+ * the two disagreed. */
+static void failed_text(char *out, size_t len, size_t failed, size_t passing, size_t ncases)
 {
-  char sk[64] = "";
+  size_t rest = failed - (passing < failed ? passing : failed);
+  const char *s = ncases == 1 ? "" : "s", *fail = ncases == 1 ? "fails" : "fail";
+  if(!failed)
+    snprintf(out, len, "0 failed");
+  else if(!passing)
+    snprintf(out, len, "%zu failed, all in cases that do not pass alone either", failed);
+  else if(!rest)
+    snprintf(out, len, "%zu failed, all in the %zu case%s that %s only under load", failed, ncases, s,
+             fail);
+  else
+    snprintf(out, len, "%zu failed: %zu in the %zu case%s that %s only under load, %zu in cases "
+             "that do not pass alone either", failed, passing, ncases, s, fail, rest);
+}
+
+/* "7 cases run with 2 in flight (3 skipped), 1 failed, …" */
+static void runs_text(char *out, size_t len, const struct runs *rn, size_t ncases, int in_flight)
+{
+  char f[300], sk[64] = "";
+  failed_text(f, sizeof(f), rn->failed, rn->failed_passing_alone, ncases);
   if(rn->skipped)
     snprintf(sk, sizeof(sk), " (%zu skipped)", rn->skipped);
-  snprintf(out, len, "%zu case%s run with %d in flight%s, %zu failed", rn->ran,
-           rn->ran == 1 ? "" : "s", in_flight, sk, rn->failed);
+  snprintf(out, len, "%zu case%s run with %d in flight%s, %s", rn->ran, rn->ran == 1 ? "" : "s",
+           in_flight, sk, f);
 }
 
 int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out)
@@ -176,7 +199,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
    * skipped loses nothing, and the last line has the totals.  They count
    * only the cases that ran: a case the signal kept from starting, or one
    * skipped, sent nothing (or nothing judged) and is no run under load. */
-  struct runs runs = { 0, 0, 0 };
+  struct runs runs = { 0, 0, 0, 0 };
   uint64_t said = t0;
   /* why the load ended before its duration: the signal, or a round that
    * ran nothing (which would only repeat, as fast as it can) */
@@ -232,6 +255,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
         cJSON_Delete(res);
         continue; /* it fails (or is skipped) alone too: not the load's doing */
       }
+      runs.failed_passing_alone++;
       size_t m = 0;
       while(m < nld && ld[m].base != map[j])
         m++;
@@ -272,7 +296,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     more = !sig && ran && lo->duration_ms > 0 && (now - t0) / 1000000u < (uint64_t)lo->duration_ms;
     if(more && now - said >= 1000000000u) {
       char counts[400];
-      runs_text(counts, sizeof(counts), &runs, lo->in_flight);
+      runs_text(counts, sizeof(counts), &runs, nld, lo->in_flight);
       oc_info("load: %d round%s in %.0f s: %s", rounds, rounds == 1 ? "" : "s",
               (double)(now - t0) / 1e9, counts);
       said = now;
@@ -291,7 +315,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     snprintf(stopped, sizeof(stopped), "stopped%s%s after %d round%s%s", head ? " by " : "",
              head ? head : "", rounds, rounds == 1 ? "" : "s", why);
   char counts[400];
-  runs_text(counts, sizeof(counts), &runs, lo->in_flight);
+  runs_text(counts, sizeof(counts), &runs, nld, lo->in_flight);
   oc_info("load: %s%s%s, %d round%s%s in %.1f s: %s", stopped[0] ? "stopped" : "done",
           head ? " by " : "", head ? head : "", rounds, rounds == 1 ? "" : "s", why,
           (double)(oc_now_ns() - t0) / 1e9, counts);
@@ -304,6 +328,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     oc_json_put(&oom, rn, "ran", cJSON_CreateNumber((double)runs.ran));
     oc_json_put(&oom, rn, "skipped", cJSON_CreateNumber((double)runs.skipped));
     oc_json_put(&oom, rn, "failed", cJSON_CreateNumber((double)runs.failed));
+    oc_json_put(&oom, rn, "failed_passing_alone", cJSON_CreateNumber((double)runs.failed_passing_alone));
   }
   if(stopped[0]) {
     oc_json_put_str(&oom, load, "stopped", sig ? oc_run_signal_name(sig) : "nothing-ran");
@@ -386,8 +411,10 @@ int oc_load_runs_text(const cJSON *load, char *out, size_t len)
   const cJSON *rj = oc_json_obj(load, "runs");
   if(!rj || !len)
     return 0;
-  struct runs rn = { count_of(rj, "ran"), count_of(rj, "skipped"), count_of(rj, "failed") };
-  runs_text(out, len, &rn, (int)oc_json_num(load, "in_flight", 0));
+  struct runs rn = { count_of(rj, "ran"), count_of(rj, "skipped"), count_of(rj, "failed"),
+                     count_of(rj, "failed_passing_alone") };
+  size_t n = (size_t)cJSON_GetArraySize(oc_json_arr(load, "only_under_load"));
+  runs_text(out, len, &rn, n, (int)oc_json_num(load, "in_flight", 0));
   return 1;
 }
 

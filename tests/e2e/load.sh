@@ -74,6 +74,15 @@ fixes=$(grep -c '^    fix: Raise -c to hold every busy slot' "$TMP/load-section"
 while read -r _ name; do
   if grep -q "^  over $name:" "$TMP/load-section"; then fail "$name fails alone too, listed under load"; fi
 done < "$TMP/live-fails"
+# the failures under load are counted as what they are: those of the cases
+# that fail only under load, and those of cases that fail alone too (the
+# line said "N failed" beside "0 cases fail only under load"); the
+# progress line on stderr says the same
+plural="case that fails"
+[ "$n_cases" = 1 ] || plural="cases that fail"
+expect_grep "^  [0-9]+ cases run with 4 in flight, [0-9]+ failed: [0-9]+ in the $n_cases $plural only under load, [0-9]+ in cases that do not pass alone either\$" "$TMP/out"
+counts=$(sed -n 's/^  \([0-9]* cases run with 4 in flight, .*\)/\1/p' "$TMP/out")
+expect_grep "^oacheck: load: done, 1 round in [0-9.]+ s: $counts\$" "$TMP/err"
 # ... and each one fails the run with DEPLOY-LOAD
 expect_grep "^failing rules:.* DEPLOY-LOAD \\($n_cases\\)" "$TMP/out"
 expect_grep '"rule":[[:space:]]*"DEPLOY-LOAD"' "$TMP/load.json"
@@ -82,6 +91,9 @@ expect_grep '"id":[[:space:]]*"shared-context"' "$TMP/load.json"
 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/load.json" >/dev/null ||
   fail "the load results do not match the results schema"
 expect_grep '<h3 id="load">Fails only under load</h3>' "$TMP/load.html"
+expect_grep "[0-9]+ failed: [0-9]+ in the $n_cases $plural only under load" "$TMP/load.html"
+# one round: each case that fails only under load failed in it once
+expect_grep "\"failed_passing_alone\":[[:space:]]*$n_cases([^0-9]|\$)" "$TMP/load.json"
 expect_grep '<tr class="diagnosis"><td colspan="7"><b>cause</b> <code>shared-context</code>' "$TMP/load.html"
 expect_grep 'DEPLOY-LOAD' "$TMP/load.xml"
 expect_grep 'cause \(shared-context\)' "$TMP/load.xml"
@@ -92,6 +104,8 @@ serve_stop
 serve_start "$LIVE" --speed 4 --fault stall=50
 expect_status 1 "$OACHECK" run --target "fine=$URL" --load 4
 expect_grep '^load: 4 requests in flight per target, 1 round of 53 cases: 0 cases fail only under load$' "$TMP/out"
+# the live run's failures fail under load too, and are said to be theirs
+expect_grep '^  [0-9]+ cases run with 4 in flight, [0-9]+ failed, all in cases that do not pass alone either$' "$TMP/out"
 expect_no_grep 'DEPLOY-LOAD' "$TMP/out"
 serve_stop
 pass "a server that does not overload: nothing fails only under load"
@@ -106,7 +120,7 @@ n_lines=$(wc -l < "$TMP/load-lines")
 [ "$n_lines" -ge 1 ] && [ "$n_lines" -lt 20 ] ||
   { head -n 30 "$TMP/load-lines" >&2; fail "--duration 3 printed $n_lines load progress lines, expected 1 to 19"; }
 # the last says the totals, the rounds those of the load section
-expect_grep '^oacheck: load: done, [0-9]+ rounds? in [0-9.]+ s: [0-9]+ cases? run with 4 in flight, [0-9]+ failed$' "$TMP/err"
+expect_grep '^oacheck: load: done, [0-9]+ rounds? in [0-9.]+ s: [0-9]+ cases? run with 4 in flight, [0-9]+ failed, all in cases that do not pass alone either$' "$TMP/err"
 rounds=$(sed -n 's/^oacheck: load: done, \([0-9]*\) round.*/\1/p' "$TMP/err")
 expect_grep "^load: 4 requests in flight per target, $rounds rounds? of 5 cases: " "$TMP/out"
 # a round of one case is "1 round of 1 case", in the console and the HTML
