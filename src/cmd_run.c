@@ -817,6 +817,23 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     }
   }
   cJSON_Delete(load);
+  /* a signal during the load: the frame's "after 5 of 5 cases" would
+   * read as if nothing had been stopped; the load says what was */
+  const char *lstop = oc_json_str(oc_json_obj(doc, "load"), "stopped_reason");
+  if(doc && lstop && oc_json_bool(doc, "incomplete", 0) &&
+     !oc_streq(oc_json_str(oc_json_obj(doc, "load"), "stopped"), "nothing-ran")) {
+    char *why = oc_asprintf("interrupted during the load check, after all %zu cases had run alone: "
+                            "the load %s; its counts are those of the cases that ran",
+                            run.nitems, lstop);
+    int oom = !why;
+    if(why)
+      oc_json_set(&oom, doc, "incomplete_reason", cJSON_CreateString(why));
+    free(why);
+    if(oom) {
+      cJSON_Delete(doc);
+      doc = NULL;
+    }
+  }
   if(!doc || oc_run_results_of(&run, doc, &rs)) {
     oc_error("out of memory building the results");
     status = OC_EXIT_FAIL;

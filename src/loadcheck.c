@@ -52,13 +52,13 @@ static char *first_error(const cJSON *res)
 
 /* The prompt's tokens: the server's count, else the baseline's usage. */
 static long prompt_tokens(struct oc_plan_item *it, const cJSON *base_res,
-                          const struct oc_load_options *lo, const char **source)
+                          const struct oc_identify_options *identify, const char **source)
 {
   *source = "the server's /tokenize";
   const cJSON *req = oc_json_obj(oc_json_obj(oc_json_obj(base_res, "request"), "body"), "json");
   long n = -1;
-  if(lo->identify && it->target->live)
-    n = oc_deployment_count_prompt(it->target, lo->identify, req);
+  if(identify && it->target->live)
+    n = oc_deployment_count_prompt(it->target, identify, req);
   if(n < 0) {
     *source = "the usage of its run alone";
     const cJSON *pt = NULL;
@@ -116,13 +116,61 @@ static void add_finding(struct oc_run *base, struct loaded *l, int n, int rounds
   cJSON_Delete(res);
 }
 
+static int under_load(const struct oc_target *t)
+{
+  return t->live && t->reachable;
+}
+
+/* The cases run under load, over every round. */
+struct runs {
+  size_t ran;                  /* ended with a verdict other than skip */
+  size_t skipped;
+  size_t failed;               /* of ran: failed or errored */
+  size_t failed_passing_alone; /* of failed: cases that passed in the baseline */
+};
+
+/* How the failures under load divide: those of the ncases cases that
+ * pass alone (the cases that fail only under load) and the others.  One
+ * wording for the progress lines and the console's load section, so that
+ * "1560 failed" never stands beside "0 cases fail only under load" as if
+ * the two disagreed. */
+static void failed_text(char *out, size_t len, size_t failed, size_t passing, size_t ncases)
+{
+  size_t rest = failed - (passing < failed ? passing : failed);
+  const char *s = ncases == 1 ? "" : "s", *fail = ncases == 1 ? "fails" : "fail";
+  if(!failed)
+    snprintf(out, len, "0 failed");
+  else if(!passing)
+    snprintf(out, len, "%zu failed, all in cases that do not pass alone either", failed);
+  else if(!rest)
+    snprintf(out, len, "%zu failed, all in the %zu case%s that %s only under load", failed, ncases, s,
+             fail);
+  else
+    snprintf(out, len, "%zu failed: %zu in the %zu case%s that %s only under load, %zu in cases "
+             "that do not pass alone either", failed, passing, ncases, s, fail, rest);
+}
+
+/* "7 cases run with 2 in flight (3 skipped), 1 failed, …" */
+static void runs_text(char *out, size_t len, const struct runs *rn, size_t ncases, int in_flight)
+{
+  char f[300], sk[64] = "";
+  failed_text(f, sizeof(f), rn->failed, rn->failed_passing_alone, ncases);
+  if(rn->skipped)
+    snprintf(sk, sizeof(sk), " (%zu skipped)", rn->skipped);
+  snprintf(out, len, "%zu case%s run with %d in flight%s, %s", rn->ran, rn->ran == 1 ? "" : "s",
+           in_flight, sk, f);
+}
+
 int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out)
 {
   *out = NULL;
   int rc = OC_ENOMEM;
+  /* the cases of a target that could not be reached end at once as
+   * errors without a request: no load, and rounds of them would only
+   * spin until the duration was over */
   size_t nlive = 0;
   for(size_t i = 0; i < base->nitems; i++)
-    nlive += base->items[i].target->live;
+    nlive += under_load(base->items[i].target);
   struct oc_plan_item *items = calloc(nlive + 1, sizeof(*items));
   size_t *map = calloc(nlive + 1, sizeof(*map));
   struct loaded *ld = calloc(nlive + 1, sizeof(*ld));
@@ -131,7 +179,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     goto out;
   size_t k = 0;
   for(size_t i = 0; i < base->nitems; i++)
-    if(base->items[i].target->live) {
+    if(under_load(base->items[i].target)) {
       items[k] = base->items[i];
       items[k].index = k;
       map[k++] = i;
@@ -148,9 +196,15 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
   /* Progress at most once a second, terminal or not: a round of a few
    * fast cases takes milliseconds, and a line per round was thousands of
    * lines in a few seconds.  The counts are the run's so far, so a line
-   * skipped loses nothing, and the last line has the totals. */
-  size_t runs = 0, runs_failed = 0;
+   * skipped loses nothing, and the last line has the totals.  They count
+   * only the cases that ran: a case the signal kept from starting, or one
+   * skipped, sent nothing (or nothing judged) and is no run under load. */
+  struct runs runs = { 0, 0, 0, 0 };
   uint64_t said = t0;
+  /* why the load ended before its duration: the signal, or a round that
+   * ran nothing (which would only repeat, as fast as it can) */
+  int sig = 0, cut = 0;
+  char nothing[160] = "";
   int more;
   do {
     struct oc_run r;
@@ -169,9 +223,17 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     int erc = r.in_flight && r.deferred && r.firsts ? oc_run_execute(&r, err, sizeof(err)) : OC_ENOMEM;
     if(erc && erc != OC_ENOMEM)
       oc_error("load round: %s", err);
-    rounds++;
-    size_t nfail = 0;
+    size_t ran = 0, skipped = 0;
     for(size_t j = 0; erc == OC_OK && j < nlive; j++) {
+      /* no result: the signal stopped the round before the case ended
+       * (abandoned in flight or never started) */
+      if(!oc_spool_has(&r.spool, j))
+        continue;
+      if(r.refs[j].status == OC_ST_SKIP) {
+        skipped++;
+        continue;
+      }
+      ran++;
       /* what the round needs of a result is in its ref, but for its wait
        * and, when it failed, the result itself */
       cJSON *res = oc_run_result(&r, j);
@@ -188,11 +250,12 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
         cJSON_Delete(res);
         continue;
       }
-      nfail++;
+      runs.failed++;
       if(base->refs[map[j]].status != OC_ST_PASS) {
         cJSON_Delete(res);
         continue; /* it fails (or is skipped) alone too: not the load's doing */
       }
+      runs.failed_passing_alone++;
       size_t m = 0;
       while(m < nld && ld[m].base != map[j])
         m++;
@@ -206,30 +269,71 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
       cJSON_Delete(res);
       ld[m].rounds_failed++;
     }
-    runs += nlive;
-    runs_failed += nfail;
+    /* a round counts when a case of it ran; one the signal cut short
+     * counts with the cases it finished, one it stopped before any did
+     * does not */
+    rounds += ran > 0;
+    runs.ran += ran;
+    runs.skipped += skipped;
+    sig = r.stopped ? r.stopped : oc_run_signal();
+    cut = sig && ran + skipped < nlive;
     r.items = NULL; /* borrowed */
     oc_run_free(&r);
     if(erc) {
       rc = erc;
       goto out;
     }
+    if(!sig && !ran) {
+      if(!nlive)
+        snprintf(nothing, sizeof(nothing), "no live target was reachable");
+      else if(skipped)
+        snprintf(nothing, sizeof(nothing), "round %d ran no case: %s %zu case%s skipped", rounds + 1,
+                 skipped == 1 ? "its" : "all", skipped, skipped == 1 ? " was" : "s were");
+      else
+        snprintf(nothing, sizeof(nothing), "round %d ran no case", rounds + 1);
+    }
     uint64_t now = oc_now_ns();
-    more = lo->duration_ms > 0 && (now - t0) / 1000000u < (uint64_t)lo->duration_ms;
+    more = !sig && ran && lo->duration_ms > 0 && (now - t0) / 1000000u < (uint64_t)lo->duration_ms;
     if(more && now - said >= 1000000000u) {
-      oc_info("load: %d round%s in %.0f s: %zu case%s run with %d in flight, %zu failed", rounds,
-              rounds == 1 ? "" : "s", (double)(now - t0) / 1e9, runs, runs == 1 ? "" : "s",
-              lo->in_flight, runs_failed);
+      char counts[400];
+      runs_text(counts, sizeof(counts), &runs, nld, lo->in_flight);
+      oc_info("load: %d round%s in %.0f s: %s", rounds, rounds == 1 ? "" : "s",
+              (double)(now - t0) / 1e9, counts);
       said = now;
     }
   } while(more);
-  oc_info("load: done, %d round%s in %.1f s: %zu case%s run with %d in flight, %zu failed", rounds,
-          rounds == 1 ? "" : "s", (double)(oc_now_ns() - t0) / 1e9, runs, runs == 1 ? "" : "s",
-          lo->in_flight, runs_failed);
+  /* "stopped by SIGINT after 3 rounds (the last cut short)": the load
+   * object's, and the last line's in pieces */
+  const char *head = sig ? oc_run_signal_name(sig) : NULL;
+  char why[200] = "";
+  if(sig && cut && rounds)
+    snprintf(why, sizeof(why), " (the last cut short)");
+  else if(!sig && nothing[0])
+    snprintf(why, sizeof(why), " (%s)", nothing);
+  char stopped[300] = "";
+  if(sig || nothing[0])
+    snprintf(stopped, sizeof(stopped), "stopped%s%s after %d round%s%s", head ? " by " : "",
+             head ? head : "", rounds, rounds == 1 ? "" : "s", why);
+  char counts[400];
+  runs_text(counts, sizeof(counts), &runs, nld, lo->in_flight);
+  oc_info("load: %s%s%s, %d round%s%s in %.1f s: %s", stopped[0] ? "stopped" : "done",
+          head ? " by " : "", head ? head : "", rounds, rounds == 1 ? "" : "s", why,
+          (double)(oc_now_ns() - t0) / 1e9, counts);
   oc_json_put(&oom, load, "in_flight", cJSON_CreateNumber(lo->in_flight));
   oc_json_put(&oom, load, "duration_ms", cJSON_CreateNumber((double)((oc_now_ns() - t0) / 1000000u)));
   oc_json_put(&oom, load, "rounds", cJSON_CreateNumber(rounds));
   oc_json_put(&oom, load, "cases", cJSON_CreateNumber((double)nlive));
+  cJSON *rn = oc_json_put(&oom, load, "runs", cJSON_CreateObject());
+  if(rn) {
+    oc_json_put(&oom, rn, "ran", cJSON_CreateNumber((double)runs.ran));
+    oc_json_put(&oom, rn, "skipped", cJSON_CreateNumber((double)runs.skipped));
+    oc_json_put(&oom, rn, "failed", cJSON_CreateNumber((double)runs.failed));
+    oc_json_put(&oom, rn, "failed_passing_alone", cJSON_CreateNumber((double)runs.failed_passing_alone));
+  }
+  if(stopped[0]) {
+    oc_json_put_str(&oom, load, "stopped", sig ? oc_run_signal_name(sig) : "nothing-ran");
+    oc_json_put_str(&oom, load, "stopped_reason", stopped);
+  }
   if(ntimed) {
     cJSON *w = oc_json_put(&oom, load, "waited", cJSON_CreateObject());
     if(w) {
@@ -245,7 +349,9 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     cJSON *was = oc_run_result(base, ld[m].base);
     /* the load failure diagnosed with the prompt's size, now known */
     struct oc_diag_context ctx = { ld[m].in_flight, -1, NULL };
-    ctx.prompt_tokens = prompt_tokens(it, was, lo, &ctx.prompt_source);
+    /* after a signal, nothing more is asked of the server: the user
+     * wants the run to end, and the baseline's usage will do */
+    ctx.prompt_tokens = prompt_tokens(it, was, sig ? NULL : lo->identify, &ctx.prompt_source);
     oc_deployment_diagnose(&it->target->deployment, ld[m].result, &ctx);
     const cJSON *dg = oc_result_diagnosis(ld[m].result);
     char *what = first_error(ld[m].result);
@@ -292,18 +398,44 @@ out:
   return rc;
 }
 
+/* A count from a results document (which may come from anywhere). */
+static size_t count_of(const cJSON *o, const char *name)
+{
+  double v = oc_json_num(o, name, 0);
+  return v > 0 && v < 1e15 ? (size_t)v : 0;
+}
+
+int oc_load_runs_text(const cJSON *load, char *out, size_t len)
+{
+  /* results written before the load counted its runs have no "runs" */
+  const cJSON *rj = oc_json_obj(load, "runs");
+  if(!rj || !len)
+    return 0;
+  struct runs rn = { count_of(rj, "ran"), count_of(rj, "skipped"), count_of(rj, "failed"),
+                     count_of(rj, "failed_passing_alone") };
+  size_t n = (size_t)cJSON_GetArraySize(oc_json_arr(load, "only_under_load"));
+  runs_text(out, len, &rn, n, (int)oc_json_num(load, "in_flight", 0));
+  return 1;
+}
+
 int oc_load_text(const cJSON *load, struct oc_buf *b)
 {
   if(!cJSON_IsObject(load))
     return OC_OK;
   const cJSON *only = oc_json_arr(load, "only_under_load");
   int n = cJSON_GetArraySize(only);
-  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f cases: "
+  double cases = oc_json_num(load, "cases", 0);
+  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f case%s: "
                             "%d case%s fail%s only under load%s\n",
                          oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
-                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s",
-                         oc_json_num(load, "cases", 0), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
-                         n ? ":" : "");
+                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s", cases, cases == 1 ? "" : "s",
+                         n, n == 1 ? "" : "s", n == 1 ? "s" : "", n ? ":" : "");
+  const char *stopped = oc_json_str(load, "stopped_reason");
+  if(stopped)
+    rc |= oc_buf_printf(b, "  %s\n", stopped);
+  char counts[400];
+  if(oc_load_runs_text(load, counts, sizeof(counts)))
+    rc |= oc_buf_printf(b, "  %s\n", counts);
   const cJSON *w = oc_json_obj(load, "waited");
   if(w && oc_json_num(w, "requests", 0) > 0)
     rc |= oc_buf_printf(b, "  under load %.0f of %.0f requests waited for a slot: %.0f ms on "

@@ -2,7 +2,8 @@
  * on purpose.  The plan has already run as one client sees it (the
  * baseline: each target's own concurrency, shared-context failures run
  * again alone); its live cases then run again with N in flight per
- * target, round after round until S seconds have passed (at least once),
+ * target, round after round until S seconds have passed (at least once;
+ * a signal ends it within a round, and so does a round that ran no case),
  * and every case that passed in the baseline and failed under load gets a
  * DEPLOY-LOAD finding in its baseline result, carrying the load failure's
  * diagnosis: "works for one client, fails for four".  Running cases is
@@ -28,6 +29,10 @@ struct oc_load_options {
  * or OC_ENOMEM. */
 int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out);
 
+/* "2695 cases run with 2 in flight, 539 failed, all in cases that do not
+ * pass alone either": a "load" object's runs in words, into out; 0 when
+ * it has none (results from before they were counted). */
+int oc_load_runs_text(const cJSON *load, char *out, size_t len);
 /* The console lines for a "load" object (from a results document). */
 int oc_load_text(const cJSON *load, struct oc_buf *b);
 

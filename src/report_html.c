@@ -20,6 +20,7 @@
 #include "headers.h"
 #include "html_out.h"
 #include "json.h"
+#include "loadcheck.h"
 #include "matrix.h"
 #include "report.h"
 #include "response.h"
@@ -295,11 +296,25 @@ static void load_table(struct out *o, const cJSON *load)
     return;
   const cJSON *only = oc_json_arr(load, "only_under_load");
   int n = cJSON_GetArraySize(only);
+  double cases = oc_json_num(load, "cases", 0);
   oc_html_putf(&o->h, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
-          "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
+          "%.0f round%s of %.0f case%s: %d case%s passed alone and failed under load.",
        oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
-       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
+       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", cases, cases == 1 ? "" : "s", n,
        n == 1 ? "" : "s");
+  /* the same counts and stop as the console's load section */
+  char counts[400];
+  if(oc_load_runs_text(load, counts, sizeof(counts))) {
+    oc_html_put(&o->h, " ");
+    oc_html_txt(&o->h, counts);
+    oc_html_put(&o->h, ".");
+  }
+  if(oc_json_str(load, "stopped_reason")) {
+    oc_html_put(&o->h, " <b>Load ");
+    oc_html_txt(&o->h, oc_json_str(load, "stopped_reason"));
+    oc_html_put(&o->h, ".</b>");
+  }
+  oc_html_put(&o->h, "</p>\n");
   if(!n)
     return;
   oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"

@@ -66,6 +66,11 @@ int oc_run_signal(void)
   return atomic_load(&caught);
 }
 
+const char *oc_run_signal_name(int sig)
+{
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
 char *oc_run_record_dir(const struct oc_run *r, const struct oc_target *t)
 {
   if(t->record_dir) /* its own (a router's model, or set by oc_run_record_dirs) */
@@ -1336,8 +1341,7 @@ cJSON *oc_run_frame(const struct oc_run *r, const char *command, const char *not
   if(sig) {
     char why[200];
     snprintf(why, sizeof(why), "interrupted by %s after %zu of %zu cases; the cases that had not "
-             "finished are not in the results", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM"
-             : "a signal", r->done, r->nitems);
+             "finished are not in the results", oc_run_signal_name(sig), r->done, r->nitems);
     oc_json_put(&oom, doc, "incomplete", cJSON_CreateBool(1));
     oc_json_put_str(&oom, doc, "incomplete_reason", why);
   }

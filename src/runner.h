@@ -118,6 +118,8 @@ int oc_run_record_dirs(struct oc_target *ts, size_t n, const char *dir);
 void oc_run_catch_signals(void);
 /* The signal caught since oc_run_catch_signals, or 0. */
 int oc_run_signal(void);
+/* "SIGINT", "SIGTERM", else "a signal": how the results name it. */
+const char *oc_run_signal_name(int sig);
 
 /* Build the plan from every case of every suite × every target, keeping
  * what the filters, tags and shard select.  Sharding is by case (the same
