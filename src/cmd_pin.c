@@ -458,6 +458,12 @@ int oc_cmd_pin(int argc, char **argv)
     free(text);
     for(size_t i = 0; i < nt; i++)
       printf("pinned %s%s\n", ts[i].name, ts[i].reachable ? "" : " (unreachable: not pinned)");
+    /* the last line names the file, as every report's does (report.c) */
+    struct oc_buf shown;
+    oc_buf_init(&shown, OC_CAP_MESSAGE);
+    oc_esc_addn_cut(&shown, out, 1000, OC_ESC_TEXT);
+    printf("wrote %s (pin of %zu target%s)\n", oc_buf_str(&shown), reachable, reachable == 1 ? "" : "s");
+    oc_buf_free(&shown);
     status = reachable == nt ? OC_EXIT_OK : OC_EXIT_FAIL;
     goto out;
   }

@@ -14,6 +14,8 @@ set -eu
 R="$OACHECK_SRCDIR/suites/recordings/llama-server"
 
 expect_status 0 "$OACHECK" pin --replay "$R" --out "$TMP/pin.json"
+[ "$(cat "$TMP/out")" = "pinned llama-server
+wrote $TMP/pin.json (pin of 1 target)" ] || { cat "$TMP/out" >&2; fail "pin --out does not say what it wrote"; }
 expect_grep '"n_ctx":[[:space:]]*512' "$TMP/pin.json"
 expect_grep '"build":[[:space:]]*"b10587-3f545becc"' "$TMP/pin.json"
 expect_grep '"chat_template_sha256":[[:space:]]*"[0-9a-f]{64}"' "$TMP/pin.json"
@@ -103,6 +105,7 @@ pass "a pin of one target checks one target whatever its name, and says so"
 
 # otherwise a target the pin does not hold is an error naming what it holds
 expect_status 0 "$OACHECK" pin --target "a=$URL" --target "b=$URL" --out "$TMP/two.json"
+[ "$(tail -n 1 "$TMP/out")" = "wrote $TMP/two.json (pin of 2 targets)" ] || fail "pin of two: $(tail -n 1 "$TMP/out")"
 expect_status 2 "$OACHECK" pin --check "$TMP/two.json" --target "c=$URL"
 expect_grep "target c is not in the pin file .*two\.json \(it pins a, b\): targets are matched by name" "$TMP/err"
 expect_no_grep 'pin/identity' "$TMP/out"
