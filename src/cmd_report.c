@@ -291,8 +291,9 @@ static void print_summary(struct oc_results *rs)
 {
   struct oc_counts c;
   oc_results_counts(rs, NULL, NULL, &c);
-  printf("%ld cases: %ld pass, %ld fail, %ld error, %ld skip, %ld warnings\n", c.total, c.pass,
-         c.fail, c.error, c.skip, c.warnings);
+  /* pass, fail, error and skip are the statuses' names; the nouns agree */
+  printf("%ld case%s: %ld pass, %ld fail, %ld error, %ld skip, %ld warning%s\n", c.total,
+         c.total == 1 ? "" : "s", c.pass, c.fail, c.error, c.skip, c.warnings, c.warnings == 1 ? "" : "s");
   struct oc_buf line;
   oc_buf_init(&line, OC_CAP_MESSAGE * 4);
   for(size_t i = 0; i < rs->count; i++) {

@@ -97,7 +97,8 @@ static void header_section(struct out *o, const cJSON *doc)
          oc_json_num(sh, "count", 0));
   const cJSON *mf = oc_json_get(run, "merged_from");
   if(oc_json_is_integer(mf))
-    oc_html_putf(&o->h, "<span>merged from %.0f result files</span>", mf->valuedouble);
+    oc_html_putf(&o->h, "<span>merged from %.0f result file%s</span>", mf->valuedouble,
+                 mf->valuedouble == 1 ? "" : "s");
   const char *mode = oc_json_str(oc_json_obj(run, "policy"), "mode");
   if(mode) {
     oc_html_put(&o->h, "<span id=\"verdict-mode\">verdict: ");
@@ -296,10 +297,10 @@ static void load_table(struct out *o, const cJSON *load)
   const cJSON *only = oc_json_arr(load, "only_under_load");
   int n = cJSON_GetArraySize(only);
   oc_html_putf(&o->h, "<h3 id=\"load\">Fails only under load</h3>\n<p>%.0f requests in flight per target, "
-          "%.0f round%s of %.0f cases: %d case%s passed alone and failed under load.</p>\n",
+          "%.0f round%s of %.0f case%s: %d case%s passed alone and failed under load.</p>\n",
        oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
-       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0), n,
-       n == 1 ? "" : "s");
+       oc_json_num(load, "rounds", 0) == 1 ? "" : "s", oc_json_num(load, "cases", 0),
+       oc_json_num(load, "cases", 0) == 1 ? "" : "s", n, n == 1 ? "" : "s");
   if(!n)
     return;
   oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"load\"><thead><tr><th>target</th><th>case</th>"
