@@ -833,6 +833,69 @@ out:
   return rc;
 }
 
+/* The tally of what record mode wrote: the paths, not a count, since one
+ * run writes some files twice (a case run again alone, an identification
+ * request asked again for a router's model) and the operator wants the
+ * cassettes in the directory, not the writes.  Off unless a command turns
+ * it on: a proxy recording for days would keep every path. */
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  int on, lost;
+  char **paths;
+  size_t n, alloc;
+} tally;
+
+void oc_cassette_tally_start(void)
+{
+  pthread_mutex_lock(&tally_lock);
+  tally.on = 1;
+  pthread_mutex_unlock(&tally_lock);
+}
+
+static void tally_add(const char *path)
+{
+  pthread_mutex_lock(&tally_lock);
+  if(tally.on) {
+    char *p = oc_strdup(path);
+    char **grown = p ? oc_array_grow(tally.paths, &tally.alloc, tally.n + 1, sizeof(*grown)) : NULL;
+    if(grown) {
+      tally.paths = grown;
+      tally.paths[tally.n++] = p;
+    }
+    else {
+      free(p);
+      tally.lost = 1;
+    }
+  }
+  pthread_mutex_unlock(&tally_lock);
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t oc_cassette_tally_stop(int *lost)
+{
+  pthread_mutex_lock(&tally_lock);
+  size_t distinct = 0;
+  if(tally.n)
+    qsort(tally.paths, tally.n, sizeof(*tally.paths), path_cmp);
+  for(size_t i = 0; i < tally.n; i++) {
+    distinct += i == 0 || strcmp(tally.paths[i - 1], tally.paths[i]) != 0;
+    if(i)
+      free(tally.paths[i - 1]);
+  }
+  if(tally.n)
+    free(tally.paths[tally.n - 1]);
+  free(tally.paths);
+  if(lost)
+    *lost = tally.lost;
+  memset(&tally, 0, sizeof(tally));
+  pthread_mutex_unlock(&tally_lock);
+  return distinct;
+}
+
 int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, size_t errlen)
 {
   char *gz = NULL;
@@ -841,6 +904,8 @@ int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, 
   if(!rc)
     rc = oc_write_file(path, gz, gzlen, err, errlen);
   free(gz);
+  if(!rc)
+    tally_add(path);
   return rc;
 }
 

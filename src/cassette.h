@@ -143,6 +143,13 @@ int oc_cassette_decode(const char *gz, size_t len, const char *what, struct oc_c
                        char *err, size_t errlen);
 /* Write c to path (oc_cassette_encode, then the file). */
 int oc_cassette_write(const char *path, const struct oc_cassette *c, char *err, size_t errlen);
+/* From start to stop, every path oc_cassette_write writes (from any
+ * thread) is kept; stop returns how many distinct files that was, with
+ * *lost (when not NULL) set when a path could not be kept for memory (the
+ * count is then short), and forgets them.  For record mode's "wrote N
+ * cassettes to DIR". */
+void oc_cassette_tally_start(void);
+size_t oc_cassette_tally_stop(int *lost);
 /* Read path into *c (c->file and, when the metadata has none, c->name
  * are set from the path).  err names the file and what is wrong. */
 int oc_cassette_read(const char *path, struct oc_cassette *c, char *err, size_t errlen);

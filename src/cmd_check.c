@@ -338,7 +338,8 @@ static void print_verdict(FILE *out, const cJSON *res)
   fprintf(out, "%s %s: %d error%s, %d warning%s, %d info", up, safe(&b, oc_json_str(res, "case")),
           errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", infos);
   if(oc_json_get(rs, "events_total"))
-    fprintf(out, " (%ld events)", (long)oc_json_num(rs, "events_total", 0));
+    fprintf(out, " (%ld event%s)", (long)oc_json_num(rs, "events_total", 0),
+            (long)oc_json_num(rs, "events_total", 0) == 1 ? "" : "s");
   fputc('\n', out);
   cJSON_ArrayForEach(f, fs)
   {

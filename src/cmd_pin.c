@@ -36,12 +36,14 @@ static const char pin_usage[] =
   "(PIN-TEMPLATE), context per request, slot count or slot context (PIN-CONTEXT)\n"
   "or a router model's flag, named (PIN-FLAGS) is an error; a new build\n"
   "(PIN-BUILD) and other endpoints on (PIN-DEPLOYMENT) are warnings.\n"
-  "Targets are matched to the pin file by name.\n";
+  "Targets are matched to the pin file by name; a pin of one target checked\n"
+  "against one target compares the two whatever their names (a note says so).\n"
+  "A target the pin file does not hold is an error.\n";
 
 static const char pin_footer[] =
   "Exit status: 0 pinned, or nothing changed but what only warns, 1 an error\n"
-  "finding (or a target unreachable), 2 usage error or an unreadable pin file,\n"
-  "3 no target reachable.\n";
+  "finding (or a target unreachable), 2 usage error, an unreadable pin file or\n"
+  "a target it does not hold, 3 no target reachable.\n";
 
 /* Which identity fields a pin holds, and the rule a change breaks. */
 static const struct {
@@ -285,6 +287,85 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
   }
 }
 
+/* The names of the pin's targets (the first eight), ", " between them,
+ * escaped for a terminal: into b. */
+static int pin_names(struct oc_buf *b, const cJSON *arr)
+{
+  int n = cJSON_GetArraySize(arr), rc = n ? OC_OK : oc_buf_adds(b, "no target");
+  for(int i = 0; i < n && i < 8 && !rc; i++) {
+    const char *name = oc_json_str(cJSON_GetArrayItem(arr, i), "name");
+    rc = i ? oc_buf_adds(b, ", ") : OC_OK;
+    rc = rc ? rc : oc_esc_addn_cut(b, name ? name : "(unnamed)", 200, OC_ESC_TEXT);
+  }
+  return rc ? rc : n > 8 ? oc_buf_adds(b, ", …") : OC_OK;
+}
+
+/* The pin entry each target is checked against, into entries[0..nt).
+ * By name; but a pin of one target checked against one target compares
+ * the two whatever their names, since a default name is made of the
+ * host and port (127.0.0.1-8080 pinned, localhost-8080 or a new CI port
+ * checked) and skipping would let a changed deployment pass: then *note
+ * says which was compared with which, worded as `report diff` words its
+ * pairing of lone targets.  Any other target without an entry is an
+ * error naming what the pin holds (checking it against nothing would be
+ * green again): OC_EUSAGE, said here.  OC_ENOMEM said too. */
+static int pin_entries(const cJSON *pin, const char *file, const struct oc_target *ts, size_t nt,
+                       const cJSON **entries, char **note)
+{
+  const cJSON *arr = oc_json_arr(pin, "targets"), *e;
+  size_t missing = 0;
+  *note = NULL;
+  for(size_t i = 0; i < nt; i++) {
+    entries[i] = NULL;
+    cJSON_ArrayForEach(e, arr)
+      if(oc_streq(oc_json_str(e, "name"), ts[i].name))
+        entries[i] = e;
+    missing += !entries[i];
+  }
+  if(!missing)
+    return OC_OK;
+  struct oc_buf b;
+  oc_buf_init(&b, OC_CAP_MESSAGE);
+  int rc = OC_OK;
+  if(nt == 1 && cJSON_GetArraySize(arr) == 1) {
+    entries[0] = cJSON_GetArrayItem(arr, 0);
+    const char *pinned_name = oc_json_str(entries[0], "name");
+    rc = oc_buf_adds(&b, "the pin and the check have one target each, named differently: ");
+    rc = rc ? rc : oc_esc_addn_cut(&b, pinned_name ? pinned_name : "(unnamed)", 200, OC_ESC_TEXT);
+    rc = rc ? rc : oc_buf_adds(&b, " (pinned) is compared with ");
+    rc = rc ? rc : oc_esc_addn_cut(&b, ts[0].name, 200, OC_ESC_TEXT);
+    rc = rc ? rc : oc_buf_adds(&b, " (checked)");
+    *note = rc ? NULL : oc_buf_take(&b, NULL);
+    oc_buf_free(&b);
+    if(!*note) {
+      oc_error("out of memory");
+      return OC_ENOMEM;
+    }
+    return OC_OK;
+  }
+  for(size_t i = 0; i < nt && !rc; i++) {
+    if(entries[i])
+      continue;
+    oc_buf_reset(&b);
+    rc = oc_buf_adds(&b, "target ");
+    rc = rc ? rc : oc_esc_addn_cut(&b, ts[i].name, 200, OC_ESC_TEXT);
+    rc = rc ? rc : oc_buf_adds(&b, " is not in the pin file ");
+    rc = rc ? rc : oc_esc_addn_cut(&b, file, 1000, OC_ESC_TEXT);
+    rc = rc ? rc : oc_buf_adds(&b, " (it pins ");
+    rc = rc ? rc : pin_names(&b, arr);
+    rc = rc ? rc : oc_buf_adds(&b, "): targets are matched by name; name it as pinned "
+                                   "(--target NAME=URL) to check it");
+    if(!rc)
+      oc_error("%s", oc_buf_str(&b));
+  }
+  oc_buf_free(&b);
+  if(rc) {
+    oc_error("out of memory");
+    return OC_ENOMEM;
+  }
+  return OC_EUSAGE;
+}
+
 int oc_cmd_pin(int argc, char **argv)
 {
   struct oc_target *ts = NULL;
@@ -295,6 +376,8 @@ int oc_cmd_pin(int argc, char **argv)
   int status = OC_EXIT_USAGE;
   char err[700];
   cJSON *pin = NULL, *doc = NULL;
+  const cJSON **entries = NULL;
+  char *pair_note = NULL;
   memset(&ta, 0, sizeof(ta));
   memset(&ra, 0, sizeof(ra));
   const struct oc_option options[] = {
@@ -326,6 +409,19 @@ int oc_cmd_pin(int argc, char **argv)
     pin = oc_json_parse_file(check, err, sizeof(err));
     if(!pin || !oc_json_arr(pin, "targets")) {
       oc_error("%s", pin ? "the pin file has no \"targets\" array" : err);
+      goto out;
+    }
+    /* before any target is asked: a target the pin cannot check is a
+     * mistake in the command, not something the deployment did */
+    entries = calloc(nt, sizeof(*entries));
+    if(!entries) {
+      oc_error("out of memory");
+      status = OC_EXIT_FAIL;
+      goto out;
+    }
+    int erc = pin_entries(pin, check, ts, nt, entries, &pair_note);
+    if(erc) {
+      status = erc == OC_EUSAGE ? OC_EXIT_USAGE : OC_EXIT_FAIL;
       goto out;
     }
   }
@@ -362,13 +458,23 @@ int oc_cmd_pin(int argc, char **argv)
     free(text);
     for(size_t i = 0; i < nt; i++)
       printf("pinned %s%s\n", ts[i].name, ts[i].reachable ? "" : " (unreachable: not pinned)");
+    /* the last line names the file, as every report's does (report.c) */
+    struct oc_buf shown;
+    oc_buf_init(&shown, OC_CAP_MESSAGE);
+    oc_esc_addn_cut(&shown, out, 1000, OC_ESC_TEXT);
+    printf("wrote %s (pin of %zu target%s)\n", oc_buf_str(&shown), reachable, reachable == 1 ? "" : "s");
+    oc_buf_free(&shown);
     status = reachable == nt ? OC_EXIT_OK : OC_EXIT_FAIL;
     goto out;
   }
   /* --check: one result per target */
-  doc = oc_results_doc_new(ts[0].live ? "live" : "replay", NULL, NULL, NULL);
+  doc = oc_results_doc_new(ts[0].live ? "live" : "replay", NULL, pair_note, NULL);
   if(!doc)
     goto out;
+  if(pair_note) {
+    /* escaped when it was made */
+    printf("note: %s\n", pair_note);
+  }
   cJSON *targets = oc_json_arr(doc, "targets");
   cJSON *results = oc_json_arr(doc, "results");
   struct oc_console con;
@@ -381,12 +487,7 @@ int oc_cmd_pin(int argc, char **argv)
   int oom = 0;
   for(size_t i = 0; !oom && i < nt; i++) {
     oc_json_put(&oom, targets, NULL, oc_target_json(&ts[i]));
-    const cJSON *entry = NULL, *e;
-    cJSON_ArrayForEach(e, oc_json_arr(pin, "targets"))
-    {
-      if(oc_streq(oc_json_str(e, "name"), ts[i].name))
-        entry = e;
-    }
+    const cJSON *entry = entries[i];
     struct oc_findings f;
     oc_findings_init(&f);
     struct oc_check ck;
@@ -395,10 +496,6 @@ int oc_cmd_pin(int argc, char **argv)
     if(!ts[i].reachable) {
       st = "error";
       reason = ts[i].error ? ts[i].error : "unreachable";
-    }
-    else if(!entry) {
-      st = "skip";
-      reason = "not in the pin file";
     }
     else {
       compare(&ck, oc_json_obj(entry, "identity"), ts[i].identity);
@@ -434,6 +531,8 @@ int oc_cmd_pin(int argc, char **argv)
 out:
   cJSON_Delete(doc);
   cJSON_Delete(pin);
+  free(entries);
+  free(pair_note);
   oc_targets_free(ts, nt);
   oc_strlist_free(&ta.targets);
   oc_strlist_free(&ta.replays);

@@ -125,7 +125,7 @@ static void print_worst(const cJSON *doc)
   for(int i = 0; i < 5 && worst[i]; i++) {
     oc_buf_reset(&line);
     const cJSON *first = oc_result_first_error(worst[i]);
-    if(!oc_buf_printf(&line, "  %2d errors  ", score[i]) &&
+    if(!oc_buf_printf(&line, "  %2d error%s  ", score[i], score[i] == 1 ? " " : "s") &&
        !oc_esc_addn_cut(&line, oc_json_str(worst[i], "case"), 200, OC_ESC_TEXT) &&
        !oc_buf_adds(&line, "  first: ") &&
        !oc_esc_addn_cut(&line, first ? oc_json_str(first, "rule") : "?", 100, OC_ESC_TEXT))

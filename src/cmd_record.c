@@ -108,7 +108,7 @@ static int show_one(const char *file)
   fprintf(out, "request: %s %s\n", c.method, c.path);
   show_headers(out, &c.req_headers);
   if(c.req_body) {
-    fprintf(out, "request body: %zu bytes\n", c.req_body_len);
+    fprintf(out, "request body: %zu byte%s\n", c.req_body_len, c.req_body_len == 1 ? "" : "s");
     put_escaped(out, c.req_body, c.req_body_len);
     if(c.req_body_len && c.req_body[c.req_body_len - 1] != '\n')
       fputs("\n(no newline at the end)\n", out);
@@ -133,9 +133,10 @@ static int show_one(const char *file)
   else
     fputs("timing: not recorded\n", out);
   if(c.npieces)
-    fprintf(out, "body: %zu bytes in %zu pieces\n", c.body_len, c.npieces);
+    fprintf(out, "body: %zu byte%s in %zu piece%s\n", c.body_len, c.body_len == 1 ? "" : "s", c.npieces,
+            c.npieces == 1 ? "" : "s");
   else
-    fprintf(out, "body: %zu bytes (piece boundaries not recorded)\n", c.body_len);
+    fprintf(out, "body: %zu byte%s (piece boundaries not recorded)\n", c.body_len, c.body_len == 1 ? "" : "s");
   size_t start = 0;
   for(size_t i = 0; i < c.npieces; i++) {
     fprintf(out, "--- piece %zu: bytes %zu..%zu", i + 1, start, c.pieces[i].end);
@@ -550,10 +551,11 @@ static int cmd_import(struct import *im)
        copy_readme(im, im->test_out))
       im->failed++;
   }
-  oc_info("imported %zu recordings from %s into %s", im->written, im->rawdir, im->out);
+  oc_info("imported %zu recording%s from %s into %s", im->written, im->written == 1 ? "" : "s",
+          im->rawdir, im->out);
   if(im->written_test)
-    oc_info("imported %zu test-only recordings into %s", im->written_test,
-            im->test_out ? im->test_out : im->out);
+    oc_info("imported %zu test-only recording%s into %s", im->written_test,
+            im->written_test == 1 ? "" : "s", im->test_out ? im->test_out : im->out);
   rc = im->failed ? OC_EXIT_FAIL : OC_EXIT_OK;
 out:
   free(readme_path);

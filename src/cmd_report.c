@@ -142,8 +142,11 @@ static const char *real_getenv(const char *name)
 }
 
 /* A merged run that lacks a shard says so on stderr; returns how many
- * problems oc_shards_problems found. */
-static long warn_shards(const cJSON *doc)
+ * problems oc_shards_problems found.  label is "error" where the problem
+ * sets the exit status (merge: exit 1), "warning" where it does not
+ * (render of a merge made earlier): a line saying warning above an exit
+ * status of 1 sends the reader looking for another cause. */
+static long say_shards(const cJSON *doc, const char *label)
 {
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 16);
@@ -156,7 +159,7 @@ static long warn_shards(const cJSON *doc)
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     oc_buf_reset(&line);
     if(!oc_esc_add(&line, p, len, OC_ESC_TEXT))
-      fprintf(stderr, "oacheck report: warning: %s\n", oc_buf_str(&line));
+      fprintf(stderr, "oacheck report: %s: %s\n", label, oc_buf_str(&line));
     /* else: the line is left out; the reset above starts the next one */
     p += len + (nl ? 1 : 0);
   }
@@ -288,8 +291,9 @@ static void print_summary(struct oc_results *rs)
 {
   struct oc_counts c;
   oc_results_counts(rs, NULL, NULL, &c);
-  printf("%ld cases: %ld pass, %ld fail, %ld error, %ld skip, %ld warnings\n", c.total, c.pass,
-         c.fail, c.error, c.skip, c.warnings);
+  /* pass, fail, error and skip are the statuses' names; the nouns agree */
+  printf("%ld case%s: %ld pass, %ld fail, %ld error, %ld skip, %ld warning%s\n", c.total,
+         c.total == 1 ? "" : "s", c.pass, c.fail, c.error, c.skip, c.warnings, c.warnings == 1 ? "" : "s");
   struct oc_buf line;
   oc_buf_init(&line, OC_CAP_MESSAGE * 4);
   for(size_t i = 0; i < rs->count; i++) {
@@ -415,7 +419,7 @@ static int cmd_render(int argc, char **argv)
   st.refs = NULL; /* rs has them */
   st.at = NULL;
   int status;
-  warn_shards(frame);
+  say_shards(frame, "warning");
   if(!out.junit && !out.html && !out.json && !out.ci.github && !out.ci.markdown) {
     print_summary(&rs);
     status = OC_EXIT_OK;
@@ -503,6 +507,11 @@ static int cmd_merge(int argc, char **argv)
     status = OC_EXIT_FAIL;
     goto out;
   }
+  /* said here rather than by the merge, in the prefix of every other line
+   * report merge writes */
+  if(kept < st.count)
+    fprintf(stderr, "oacheck report: warning: %zu duplicate case result%s; the later input wins\n",
+            st.count - kept, st.count - kept == 1 ? "" : "s");
   /* the summary counted again over what was kept, read back one at a time */
   struct oc_summary sum;
   oc_summary_init(&sum);
@@ -534,7 +543,7 @@ static int cmd_merge(int argc, char **argv)
   status = write_outputs_of(&rs, &out);
   oc_results_free(&rs);
   /* everything is written all the same: the reports show the gap too */
-  if(warn_shards(merged))
+  if(say_shards(merged, "error"))
     status = OC_EXIT_FAIL;
 out:
   for(size_t k = 0; frames && k < n; k++)

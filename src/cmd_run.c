@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cassette.h"
 #include "cli.h"
 #include "datadir.h"
 #include "deployment.h"
@@ -598,6 +599,27 @@ static void plan_line(const struct oc_run *r, const struct oc_suite_set *set)
   putchar('\n');
 }
 
+/* Record mode's last word on the cassettes, beside the reports' "wrote
+ * PATH (JSON report)" lines and on the same stream: how many files it left
+ * in DIR, so an operator who records into a fresh directory knows what to
+ * commit and one who finds fewer than the cases knows to look. */
+static void say_recorded(FILE *said, const char *dir, const struct oc_target *ts, size_t n)
+{
+  int lost = 0;
+  size_t written = oc_cassette_tally_stop(&lost);
+  int several = 0;
+  for(size_t i = 0; i < n; i++)
+    several |= ts[i].record_dir != NULL;
+  struct oc_buf shown;
+  oc_buf_init(&shown, OC_CAP_MESSAGE);
+  oc_esc_addn_cut(&shown, dir, 1000, OC_ESC_TEXT);
+  size_t len = strlen(dir);
+  fprintf(said, "wrote %s%zu cassette%s to %s%s%s\n", lost ? "at least " : "", written,
+          written == 1 ? "" : "s", oc_buf_str(&shown), len && dir[len - 1] == '/' ? "" : "/",
+          several ? " (a directory per target)" : "");
+  oc_buf_free(&shown);
+}
+
 int oc_run_main(int argc, char **argv, const char *cmd, int record)
 {
   struct run_args a;
@@ -612,7 +634,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   struct oc_run run;
   struct progress prog;
   struct oc_results rs;
-  int have_rs = 0;
+  int have_rs = 0, tallying = 0;
   cJSON *doc = NULL;
   char *cmdline = NULL;
   const char *note = NULL;
@@ -634,6 +656,10 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_USAGE;
     goto out;
   }
+  /* identification and cases alike: every cassette this run writes */
+  tallying = record_dir != NULL;
+  if(tallying)
+    oc_cassette_tally_start();
   a.opts.filters = a.filters.items;
   a.opts.nfilters = a.filters.n;
   a.opts.tags = a.tags.items;
@@ -850,6 +876,13 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   if(oc_deploy_tally_text(&run.deploy, &dsum) == OC_OK && dsum.len)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_free(&dsum);
+  if(tallying) {
+    /* where the reports say what they wrote: stderr when one goes to stdout */
+    int to_stdout = oc_streq(a.reports.json, "-") || oc_streq(a.reports.junit, "-") ||
+                    oc_streq(a.reports.html, "-");
+    say_recorded(to_stdout ? stderr : stdout, record_dir, targets, ntargets);
+    tallying = 0;
+  }
   int bad_reports = oc_reports_write_from(&rs, a.reports.json, a.reports.junit, a.reports.html);
   bad_reports += oc_ci_reports_write_from(&rs, &a.ci, stdout, real_getenv);
   if(run.lost)
@@ -871,6 +904,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   else
     status = OC_EXIT_OK;
 out:
+  if(tallying)
+    oc_cassette_tally_stop(NULL);
   if(have_rs)
     oc_results_free(&rs);
   cJSON_Delete(doc);

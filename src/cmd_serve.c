@@ -171,8 +171,9 @@ int oc_cmd_serve(int argc, char **argv)
   for(size_t i = 0; i < store.count; i++)
     untimed += !store.items[i].timing_recorded;
   if(opt.speed > 0 && untimed)
-    oc_info("%zu of %zu recordings have no recorded timing: they are sent without pacing",
-            untimed, store.count);
+    oc_info("%zu of %zu recording%s %s no recorded timing: %s sent without pacing", untimed,
+            store.count, store.count == 1 ? "" : "s", untimed == 1 ? "has" : "have",
+            untimed == 1 ? "it is" : "they are");
   /* SIGINT and SIGTERM are taken with sigwait below; block them first so
    * that the server's threads, which inherit the mask, never get them. */
   sigset_t sigs;
@@ -202,8 +203,8 @@ int oc_cmd_serve(int argc, char **argv)
 out:
   oc_server_stop(srv);
   if(overload.above >= 0)
-    oc_info("%ld requests were answered from the --overload recordings",
-            (long)atomic_load(&overload.answered));
+    oc_info("%ld request%s answered from the --overload recordings",
+            (long)atomic_load(&overload.answered), atomic_load(&overload.answered) == 1 ? " was" : "s were");
   oc_overload_free(&overload);
   oc_cassette_store_free(&store);
   oc_faults_free(&opt.faults);

@@ -797,11 +797,11 @@ int oc_deploy_tally_text(struct oc_deploy_tally *t, struct oc_buf *b)
   if(t->nw && t->max_flight > 0 && t->slots > 0 && t->max_flight > t->slots) {
     /* sorted in place: the tally is the caller's, its order not a fact */
     qsort(t->waits, t->nw, sizeof(*t->waits), cmp_double);
-    rc |= oc_buf_printf(b, "with up to %d requests in flight on %d slots, %zu of %zu waited for a "
+    rc |= oc_buf_printf(b, "with up to %d requests in flight on %d slot%s, %zu of %zu waited for a "
                            "slot: median %.0f ms, longest %.0f ms (TTFT and total times include "
                            "it; the server's own timings say how long it worked)\n",
-                        t->max_flight, t->slots, t->nw, t->timed, t->waits[t->nw / 2],
-                        t->waits[t->nw - 1]);
+                        t->max_flight, t->slots, t->slots == 1 ? "" : "s", t->nw, t->timed,
+                        t->waits[t->nw / 2], t->waits[t->nw - 1]);
   }
   for(size_t k = 0; k < OC_DIAG__COUNT; k++)
     if(t->ndiag[k])

@@ -499,8 +499,9 @@ int oc_ci_markdown_summary_from(struct oc_results *rs, const char *url, struct o
   struct oc_counts c;
   oc_results_counts(rs, NULL, NULL, &c);
   const cJSON *run = oc_json_obj(doc, "oacheck");
-  putf(&o, "### oacheck: %s — %ld cases: %ld pass, %ld fail, %ld error, %ld skip\n\n",
-       c.fail || c.error ? "failed" : "passed", c.total, c.pass, c.fail, c.error, c.skip);
+  putf(&o, "### oacheck: %s — %ld case%s: %ld pass, %ld fail, %ld error, %ld skip\n\n",
+       c.fail || c.error ? "failed" : "passed", c.total, c.total == 1 ? "" : "s", c.pass, c.fail, c.error,
+       c.skip);
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 16);
   if(oc_shards_problems(doc, &t)) {
@@ -538,7 +539,7 @@ int oc_ci_markdown_summary_from(struct oc_results *rs, const char *url, struct o
     putf(&o, ", shard %.0f of %.0f", oc_json_num(sh, "index", 0), oc_json_num(sh, "count", 0));
   const cJSON *mf = oc_json_get(run, "merged_from");
   if(oc_json_is_integer(mf))
-    putf(&o, ", merged from %.0f files", mf->valuedouble);
+    putf(&o, ", merged from %.0f file%s", mf->valuedouble, mf->valuedouble == 1 ? "" : "s");
   put(&o, "</sub>\n");
   return o.rc;
 }

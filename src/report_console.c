@@ -400,10 +400,13 @@ void oc_console_summary_from(struct oc_console *c, const cJSON *doc, struct oc_r
   long total = (long)oc_json_num(s, "total", 0), pass = (long)oc_json_num(s, "pass", 0);
   long fail = (long)oc_json_num(s, "fail", 0), error = (long)oc_json_num(s, "error", 0);
   long skip = (long)oc_json_num(s, "skip", 0), warn = (long)oc_json_num(s, "warnings", 0);
-  fprintf(c->out, "\n%ld cases: %s%ld passed%s, %s%ld failed%s, %s%ld errors%s, %s%ld skipped%s; %ld warnings\n",
-          total, paint(c, "pass"), pass, reset(c), fail ? paint(c, "fail") : "", fail,
-          fail ? reset(c) : "", error ? paint(c, "error") : "", error, error ? reset(c) : "",
-          skip ? paint(c, "skip") : "", skip, skip ? reset(c) : "", warn);
+  /* the nouns agree with their counts (a one-case `pin --check` or
+   * `check` said "1 cases"); passed, failed and skipped need not */
+  fprintf(c->out, "\n%ld case%s: %s%ld passed%s, %s%ld failed%s, %s%ld error%s%s, %s%ld skipped%s; %ld warning%s\n",
+          total, total == 1 ? "" : "s", paint(c, "pass"), pass, reset(c), fail ? paint(c, "fail") : "",
+          fail, fail ? reset(c) : "", error ? paint(c, "error") : "", error, error == 1 ? "" : "s",
+          error ? reset(c) : "", skip ? paint(c, "skip") : "", skip, skip ? reset(c) : "", warn,
+          warn == 1 ? "" : "s");
   if(oc_json_bool(doc, "incomplete", 0)) {
     struct oc_buf b1;
     oc_buf_init(&b1, 64u << 10);

@@ -976,7 +976,8 @@ static void target_section(struct oc_html *o, const struct axis *a, const cJSON 
 {
   oc_html_putf(o, "<section class=\"target\" id=\"t-%d\">\n<h2>target ", ti);
   oc_html_txtcut(o, oc_json_str(t, "name"), OC_HISTORY_TEXT_MAX);
-  oc_html_putf(o, " <span class=\"muted\">%d runs</span></h2>\n", cJSON_GetArraySize(oc_json_arr(t, "runs")));
+  int nruns = cJSON_GetArraySize(oc_json_arr(t, "runs"));
+  oc_html_putf(o, " <span class=\"muted\">%d run%s</span></h2>\n", nruns, nruns == 1 ? "" : "s");
   const cJSON *pin = oc_json_obj(t, "pin"), *v;
   oc_html_put(o, "<p class=\"pin\">pin now:");
   cJSON_ArrayForEach(v, pin) {
@@ -1126,9 +1127,10 @@ int oc_history_html(const cJSON *h, const char *assets_dir, struct oc_buf *b, ch
     else if(strcmp(name, "STYLE") == 0)
       oc_html_put(&o, css);
     else if(strcmp(name, "TITLE") == 0)
-      oc_html_putf(&o, "oacheck history: %d runs", a.nruns);
+      oc_html_putf(&o, "oacheck history: %d run%s", a.nruns, a.nruns == 1 ? "" : "s");
     else if(strcmp(name, "HEADER") == 0) {
-      oc_html_putf(&o, "<h1>oacheck history</h1>\n<div class=\"meta\"><span>%d runs</span>", a.nruns);
+      oc_html_putf(&o, "<h1>oacheck history</h1>\n<div class=\"meta\"><span>%d run%s</span>", a.nruns,
+                   a.nruns == 1 ? "" : "s");
       if(a.nruns) {
         oc_html_put(&o, "<span>");
         oc_html_txtcut(&o, oc_json_str(cJSON_GetArrayItem(runs, 0), "started"), OC_HISTORY_TEXT_MAX);
@@ -1136,7 +1138,8 @@ int oc_history_html(const cJSON *h, const char *assets_dir, struct oc_buf *b, ch
         oc_html_txtcut(&o, oc_json_str(cJSON_GetArrayItem(runs, a.nruns - 1), "started"), OC_HISTORY_TEXT_MAX);
         oc_html_put(&o, "</span>");
       }
-      oc_html_putf(&o, "<span>%d targets</span></div>\n", cJSON_GetArraySize(oc_json_arr(h, "targets")));
+      int ntargets = cJSON_GetArraySize(oc_json_arr(h, "targets"));
+      oc_html_putf(&o, "<span>%d target%s</span></div>\n", ntargets, ntargets == 1 ? "" : "s");
     }
     else if(strcmp(name, "TARGETS") == 0) {
       int ti = 0;

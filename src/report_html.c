@@ -98,7 +98,8 @@ static void header_section(struct out *o, const cJSON *doc)
          oc_json_num(sh, "count", 0));
   const cJSON *mf = oc_json_get(run, "merged_from");
   if(oc_json_is_integer(mf))
-    oc_html_putf(&o->h, "<span>merged from %.0f result files</span>", mf->valuedouble);
+    oc_html_putf(&o->h, "<span>merged from %.0f result file%s</span>", mf->valuedouble,
+                 mf->valuedouble == 1 ? "" : "s");
   const char *mode = oc_json_str(oc_json_obj(run, "policy"), "mode");
   if(mode) {
     oc_html_put(&o->h, "<span id=\"verdict-mode\">verdict: ");

@@ -215,8 +215,8 @@ cJSON *oc_results_merge_frame(const cJSON *const *docs, size_t n, const struct o
       continue;
     e[kept++] = e[i];
   }
-  if(kept < nitems)
-    oc_warn("report merge: %zu duplicate case result(s); the later input wins", nitems - kept);
+  /* duplicates (nitems - kept) are the caller's to say, in its own
+   * prefix: report merge says all it has to say the one way */
   if(kept)
     qsort(e, kept, sizeof(*e), entry_by_order);
 

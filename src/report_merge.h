@@ -15,7 +15,8 @@
  *   - targets de-duplicated by name, the first description wins, in order
  *     of first appearance;
  *   - results keyed by target + suite + case; when two inputs hold the
- *     same case the later input wins;
+ *     same case the later input wins (silently: the caller says how many
+ *     results were dropped);
  *   - results ordered by target (as above), suite (as oacheck.suites
  *     lists them, then first appearance), the case's index in its suite
  *     (cases without one after those with), case name, input order — so

@@ -131,20 +131,23 @@ expect_status 2 "$OACHECK" run "$TMP/fleet.json" --shard 1/2 --durations "$TMP/n
 expect_grep 'notresults\.json' "$TMP/err"
 pass "--shard auto: OACHECK_SHARD_*, GitLab, Buildkite and Kubernetes variables; clear errors"
 
-# a merge that lacks shard 3: a warning, exit 1, and every report says so
+# a merge that lacks shard 3: an error (it makes the exit status 1, so it
+# must not read as a warning), and every report says so
 expect_status 1 "$OACHECK" report merge "$TMP/s1.json" "$TMP/s2.json" "$TMP/s4.json" -o "$TMP/gap.json" \
   --junit "$TMP/gap.xml" --html "$TMP/gap.html" --markdown "$TMP/gap.md"
-expect_grep 'warning: shard 3 of 4 is missing for target llama-server: its cases did not run' "$TMP/err"
+expect_grep '^oacheck report: error: shard 3 of 4 is missing for target llama-server: its cases did not run$' "$TMP/err"
+expect_no_grep 'warning' "$TMP/err"
 expect_grep '"missing":[[:space:]]*\[3\]' "$TMP/gap.json"
 expect_grep '<div class="banner" id="shards-problem" role="alert"><b>Incomplete run\.</b><br>shard 3 of 4 is missing for target llama-server' "$TMP/gap.html"
 expect_grep '<testsuite name="oacheck.shards" package="oacheck" id="[0-9]+" tests="1" failures="0" errors="1"' "$TMP/gap.xml"
 expect_grep '<error type="error" message="shard 3 of 4 is missing for target llama-server: its cases did not run"/>' "$TMP/gap.xml"
 expect_grep '^> \*\*Warning:\*\* shard 3 of 4 is missing for target llama-server' "$TMP/gap.md"
+# rendered later it changes no exit status: a warning there
 expect_status 0 "$OACHECK" report render "$TMP/gap.json"
-expect_grep 'warning: shard 3 of 4 is missing' "$TMP/err"
+expect_grep '^oacheck report: warning: shard 3 of 4 is missing' "$TMP/err"
 # shards of two different plans do not fit together
 expect_status 1 "$OACHECK" report merge "$TMP/s1.json" "$TMP/d2.json" -o "$TMP/mixed.json"
-expect_grep 'do not fit together: the inputs were split differently' "$TMP/err"
+expect_grep '^oacheck report: error: .*do not fit together: the inputs were split differently' "$TMP/err"
 # and the missing shard completes it
 expect_status 0 "$OACHECK" report merge "$TMP/gap.json" "$TMP/s3.json" -o "$TMP/whole.json"
-pass "a merge without shard 3: warned, exit 1, shown in JSON, HTML, JUnit and Markdown; completed by it"
+pass "a merge without shard 3: an error, exit 1, shown in JSON, HTML, JUnit and Markdown; completed by it"

@@ -6,11 +6,16 @@
 # named by its rule on the console with the pinned and the current value,
 # exit 1 for an error, 0 when only warnings (build, endpoints) changed; a
 # pin written before those facts existed still checks what it holds.
+# A pin of one target is checked against one target whatever its name (a
+# default name holds the port, so a new port is a new name), and a target
+# the pin does not hold fails the check instead of skipping it.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 R="$OACHECK_SRCDIR/suites/recordings/llama-server"
 
 expect_status 0 "$OACHECK" pin --replay "$R" --out "$TMP/pin.json"
+[ "$(cat "$TMP/out")" = "pinned llama-server
+wrote $TMP/pin.json (pin of 1 target)" ] || { cat "$TMP/out" >&2; fail "pin --out does not say what it wrote"; }
 expect_grep '"n_ctx":[[:space:]]*512' "$TMP/pin.json"
 expect_grep '"build":[[:space:]]*"b10587-3f545becc"' "$TMP/pin.json"
 expect_grep '"chat_template_sha256":[[:space:]]*"[0-9a-f]{64}"' "$TMP/pin.json"
@@ -73,6 +78,43 @@ EOF
 expect_no_grep '"deployment"' "$TMP/old.json"
 expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/old.json"
 pass "the deployment's facts drift by their rules; an identity-only pin still checks"
+
+# pinned live on one port, checked on another: the default names differ
+# (127.0.0.1-PORT), and so does a named target; the drift is still found
+serve_start "$R"
+U1=$URL P1=$PORT
+expect_status 0 "$OACHECK" pin --target "$U1" --out "$TMP/live.json"
+sed -e 's/"n_ctx":[[:space:]]*512/"n_ctx": 4096/' \
+    -e 's/"chat_template_sha256":[[:space:]]*"[0-9a-f]*"/"chat_template_sha256": "00"/' \
+    "$TMP/live.json" > "$TMP/live-drift.json"
+serve_start "$R"
+[ "$PORT" != "$P1" ] || fail "the second server has the first one's port"
+expect_status 1 "$OACHECK" pin --check "$TMP/live-drift.json" --target "$URL" --json "$TMP/r3.json"
+expect_grep "^note: the pin and the check have one target each, named differently: 127\.0\.0\.1-$P1 \(pinned\) is compared with 127\.0\.0\.1-$PORT \(checked\)\$" "$TMP/out"
+expect_grep "^FAIL +127\.0\.0\.1-$PORT pin/identity" "$TMP/out"
+expect_grep 'PIN-TEMPLATE error: the chat template changed' "$TMP/out"
+expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 4096, now 512' "$TMP/out"
+expect_grep '"note":[[:space:]]*"the pin and the check have one target each' "$TMP/r3.json"
+expect_status 1 "$OACHECK" pin --check "$TMP/live-drift.json" --target "other=$URL"
+expect_grep "127\.0\.0\.1-$P1 \(pinned\) is compared with other \(checked\)" "$TMP/out"
+expect_grep 'PIN-TEMPLATE error' "$TMP/out"
+# the same name: compared without a note
+expect_status 0 "$OACHECK" pin --check "$TMP/live.json" --target "127.0.0.1-$P1=$URL"
+expect_no_grep '^note:' "$TMP/out"
+pass "a pin of one target checks one target whatever its name, and says so"
+
+# otherwise a target the pin does not hold is an error naming what it holds
+expect_status 0 "$OACHECK" pin --target "a=$URL" --target "b=$URL" --out "$TMP/two.json"
+[ "$(tail -n 1 "$TMP/out")" = "wrote $TMP/two.json (pin of 2 targets)" ] || fail "pin of two: $(tail -n 1 "$TMP/out")"
+expect_status 2 "$OACHECK" pin --check "$TMP/two.json" --target "c=$URL"
+expect_grep "target c is not in the pin file .*two\.json \(it pins a, b\): targets are matched by name" "$TMP/err"
+expect_no_grep 'pin/identity' "$TMP/out"
+expect_status 2 "$OACHECK" pin --check "$TMP/live.json" --target "a=$URL" --target "b=$URL"
+expect_grep "target a is not in the pin file .*\(it pins 127\.0\.0\.1-$P1\)" "$TMP/err"
+expect_grep "target b is not in the pin file" "$TMP/err"
+expect_status 0 "$OACHECK" pin --check "$TMP/two.json" --target "b=$URL"
+expect_grep '^PASS +b pin/identity' "$TMP/out"
+pass "a target the pin does not hold fails the check (exit 2), naming the pin's targets"
 
 expect_status 2 "$OACHECK" pin --replay "$R"
 expect_status 2 "$OACHECK" pin --replay "$R" --check "$TMP/nope.json"

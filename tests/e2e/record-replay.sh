@@ -20,7 +20,11 @@ ls "$TMP/rec"/streaming.stream-basic.cassette.gz >/dev/null || fail "no cassette
 ls "$TMP/rec"/identify-v1-models-*.cassette.gz >/dev/null || fail "the identification was not recorded"
 # a skipped (not recorded) case leaves no cassette
 [ ! -e "$TMP/rec/tool-call.named.cassette.gz" ] || fail "a not-recorded case got a cassette"
-pass "record wrote a cassette per answered case, and the identification"
+# and says so last: as many as the directory holds, and where
+nfiles=$(ls "$TMP/rec" | wc -l | tr -d ' ')
+[ "$(tail -n 1 "$TMP/out")" = "wrote $nfiles cassettes to $TMP/rec/" ] ||
+  { tail -n 3 "$TMP/out" >&2; fail "record does not end with 'wrote $nfiles cassettes to $TMP/rec/'"; }
+pass "record wrote a cassette per answered case, and the identification, and said how many"
 
 # the new cassettes carry arrival times, unlike the imported ones
 expect_status 0 "$OACHECK" record --show "$TMP/rec/streaming.stream-basic.cassette.gz"

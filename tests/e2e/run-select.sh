@@ -3,7 +3,8 @@
 # case of the loaded suites is a usage error naming it (exit 2, before any
 # target is asked anything), alone or among others that do take cases, in
 # run, run --list and record alike; a shard that --shard leaves empty is
-# not (exit 0); the plan's line counts the suites the cases come from.
+# not (exit 0); the plan's line counts the suites the cases come from, and
+# the summary of a run of one case says "1 case", "1 error", "1 warning".
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 NS=$(ls "$OACHECK_SRCDIR"/suites/*.json | wc -l | tr -d ' ')   # the shipped suites
@@ -58,3 +59,15 @@ expect_grep '^5 cases from 1 suite \(8 loaded\)$' "$TMP/out"
 expect_status 1 "$OACHECK" run plain
 expect_grep '^5 cases from 1 suite$' "$TMP/out"
 pass "the plan's line counts the suites its cases come from"
+
+# one case: the summary's nouns agree with their counts, as those of many do
+expect_status 1 "$OACHECK" run --filter json-schema/json-object-stream --json "$TMP/one.json"
+expect_grep '^1 case: 0 passed, 1 failed, 0 errors, 0 skipped; 1 warning$' "$TMP/out"
+expect_status 0 "$OACHECK" report render "$TMP/one.json"
+expect_grep '^1 case: 0 pass, 1 fail, 0 error, 0 skip, 1 warning$' "$TMP/out"
+# a case error, against a port nothing listens on (refused at once)
+expect_status 3 "$OACHECK" run plain --filter plain/chat-basic --target http://127.0.0.1:1
+expect_grep '^1 case: 0 passed, 0 failed, 1 error, 0 skipped; 0 warnings$' "$TMP/out"
+expect_status 1 "$OACHECK" run plain
+expect_grep '^5 cases: [0-9]+ passed, [0-9]+ failed, 0 errors, 0 skipped; [0-9]+ warnings$' "$TMP/out"
+pass "a one-case run's summary says 1 case, 1 error, 1 warning"

@@ -166,6 +166,37 @@ START_TEST(no_body_and_no_pieces_round_trip)
 }
 END_TEST
 
+/* Record mode counts the files it left, not its writes: a case run again
+ * alone rewrites its cassette, and that is still one; nothing is kept
+ * before the tally starts or after it stops. */
+START_TEST(tally_counts_distinct_files)
+{
+  char *dir = tmpdir_new();
+  struct oc_cassette a, b;
+  fill(&a, "plain.a", "{\"model\":\"m\"}");
+  fill(&b, "plain.b", "{\"model\":\"n\"}");
+  write_in(dir, &a); /* before the tally: not counted */
+  oc_cassette_tally_start();
+  write_in(dir, &a);
+  write_in(dir, &b);
+  write_in(dir, &a);
+  char err[256];
+  char *bad = oc_asprintf("%s/no/such/dir/x%s", dir, OC_CASSETTE_EXT);
+  ck_assert_int_ne(oc_cassette_write(bad, &a, err, sizeof(err)), 0); /* failed: not counted */
+  int lost = 1;
+  ck_assert_uint_eq(oc_cassette_tally_stop(&lost), 2);
+  ck_assert_int_eq(lost, 0);
+  write_in(dir, &b);
+  oc_cassette_tally_start();
+  ck_assert_uint_eq(oc_cassette_tally_stop(NULL), 0);
+  free(bad);
+  oc_cassette_free(&a);
+  oc_cassette_free(&b);
+  rm_rf(dir);
+  free(dir);
+}
+END_TEST
+
 START_TEST(secrets_never_written)
 {
   struct oc_cassette c;
@@ -674,6 +705,7 @@ static Suite *cassette_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, round_trip_is_byte_exact);
   tcase_add_test(tc, no_body_and_no_pieces_round_trip);
+  tcase_add_test(tc, tally_counts_distinct_files);
   tcase_add_test(tc, secrets_never_written);
   tcase_add_test(tc, keys_are_canonical);
   tcase_add_test(tc, keys_in_pieces);
