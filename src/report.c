@@ -70,6 +70,8 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   double d = oc_json_num(r, "duration_ms", 0);
   f->duration_ms = isfinite(d) && d > 0 ? d : 0;
   f->row = (signed char)oc_row_find(oc_json_str(r, "checklist"));
+  if(oc_json_str(r, "not_run"))
+    f->flags |= OC_REF_NOT_RUN;
   if(f->row == OC_ROW_STREAMING || f->row == OC_ROW_TOOL_CALL_STREAM ||
      cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream")))
     f->flags |= OC_REF_STREAM;

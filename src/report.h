@@ -43,6 +43,8 @@ struct oc_result_ref {
 #define OC_REF_STREAM 2u  /* the case streams: its row is a streamed one, or its request says
                              "stream": true (the matrix: which clients an error would have
                              reached) */
+#define OC_REF_NOT_RUN 4u /* the result has "not_run": never sent (its target could not be
+                             reached); the CI outputs say such cases once per target */
 /* A client's verdict in a ref: what "works" and "limitation" say, and
  * OC_REF_CL_RAN when its "outcome" says it was exercised (the matrix
  * counts only those; the CI table counts by "works" alone). */
