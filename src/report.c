@@ -277,6 +277,59 @@ void oc_pairs_free(struct oc_pairs *p)
   memset(p, 0, sizeof(*p));
 }
 
+/* ---- cases not run -------------------------------------------------------------- */
+
+int oc_results_not_run(const struct oc_results *rs, struct oc_not_run **out, size_t *n)
+{
+  struct oc_pairs targets, suites;
+  struct oc_not_run *g = NULL;
+  size_t alloc = 0;
+  int rc = OC_OK;
+  oc_pairs_init(&targets);
+  oc_pairs_init(&suites);
+  *out = NULL;
+  *n = 0;
+  for(size_t i = 0; i < rs->count; i++) {
+    const struct oc_result_ref *f = &rs->refs[i];
+    if(!(f->flags & OC_REF_NOT_RUN))
+      continue;
+    size_t t, su, nt = targets.count, ns = suites.count;
+    if((rc = oc_pairs_id(&targets, f->target, NULL, &t)) ||
+       (rc = oc_pairs_id(&suites, f->target, f->suite, &su)))
+      break;
+    if(t == nt) { /* a target not seen before: the ids count up from 0 */
+      struct oc_not_run *p = oc_array_grow(g, &alloc, t + 1, sizeof(*g));
+      if(!p) {
+        rc = OC_ENOMEM;
+        break;
+      }
+      g = p;
+      g[t] = (struct oc_not_run){ f->target, i, 0, 0 };
+    }
+    g[t].cases++;
+    g[t].suites += su == ns;
+  }
+  if(rc)
+    free(g);
+  else {
+    *out = g;
+    *n = targets.count;
+  }
+  oc_pairs_free(&targets);
+  oc_pairs_free(&suites);
+  return rc;
+}
+
+int oc_not_run_text(struct oc_buf *b, const struct oc_not_run *g, const char *reason)
+{
+  int rc = oc_buf_printf(b, "%ld case%s not run", g->cases, g->cases == 1 ? "" : "s");
+  if(!rc && g->suites > 1)
+    rc = oc_buf_printf(b, " (%ld suites)", g->suites);
+  if(!rc && reason)
+    rc = oc_buf_printf(b, ": %s", reason);
+  return rc;
+}
+
 /* ---- the sink ------------------------------------------------------------------- */
 
 #define SINK_PIECE (1u << 20)

@@ -124,6 +124,24 @@ void oc_pairs_init(struct oc_pairs *p);
 int oc_pairs_id(struct oc_pairs *p, const char *a, const char *b, size_t *id);
 void oc_pairs_free(struct oc_pairs *p);
 
+/* The cases that were never sent (OC_REF_NOT_RUN: their target could
+ * not be reached), a group per target in the order first seen.  The
+ * reports that keep every failure visible under a cap (annotations, the
+ * Markdown summary, report render's summary) say each group once, after
+ * the real failures and outside the cap; JSON, JUnit and HTML keep every
+ * case. */
+struct oc_not_run {
+  const char *target; /* borrowed from the refs */
+  size_t first;       /* its first case: every case of the group has the same reason */
+  long cases, suites;
+};
+/* The groups of rs into *out (caller frees; NULL when none) and *n.
+ * OC_OK or OC_ENOMEM. */
+int oc_results_not_run(const struct oc_results *rs, struct oc_not_run **out, size_t *n);
+/* "53 cases not run (8 suites)", then ": " and reason unless it is NULL,
+ * appended to b (raw text: the caller escapes it for its medium). */
+int oc_not_run_text(struct oc_buf *b, const struct oc_not_run *g, const char *reason);
+
 /* ---- the file a report streams into ------------------------------------------ */
 
 /* Writers render into b; oc_sink_flush hands what is there to the file

@@ -189,6 +189,39 @@ static const cJSON *read_result(struct oc_results *rs, size_t i)
   return r;
 }
 
+/* An unreachable target's cases (oc_results_not_run): one ::error for
+ * all of them, with how many and why (its first case's reason, which
+ * every case of it shares), after the real failures and outside their
+ * cap.  No file: no one case is meant. */
+static int not_run_annotations(struct oc_results *rs, struct oc_buf *b)
+{
+  struct oc_not_run *g;
+  size_t n;
+  int rc = oc_results_not_run(rs, &g, &n);
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  for(size_t k = 0; !rc && k < n; k++) {
+    const cJSON *r = read_result(rs, g[k].first);
+    if(!r) {
+      rc = OC_EIO;
+      break;
+    }
+    oc_buf_reset(&t);
+    rc = oc_buf_adds(b, "::error title=target unreachable::");
+    if(!rc)
+      rc = add_esc(b, g[k].target, 200, WF_DATA);
+    if(!rc)
+      rc = oc_buf_adds(b, ": ");
+    if(!rc && !(rc = oc_not_run_text(&t, &g[k], oc_json_str(r, "reason"))))
+      rc = add_esc(b, oc_buf_str(&t), OC_CI_FIELD_MAX, WF_DATA);
+    if(!rc)
+      rc = oc_buf_addc(b, '\n');
+  }
+  oc_buf_free(&t);
+  free(g);
+  return rc;
+}
+
 int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, struct oc_buf *b)
 {
   const cJSON *doc = rs->doc;
@@ -196,7 +229,9 @@ int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, 
   long shown = 0, more = 0;
   for(size_t i = 0; i < rs->count; i++) {
     enum oc_status st = rs->refs[i].status;
-    if(st == OC_ST_PASS || st == OC_ST_SKIP)
+    /* a case never sent is said with the rest of its target's, below:
+     * 53 copies of one connection error took the room of real failures */
+    if(st == OC_ST_PASS || st == OC_ST_SKIP || (rs->refs[i].flags & OC_REF_NOT_RUN))
       continue;
     if(shown >= OC_CI_ANNOTATIONS) {
       more++;
@@ -212,6 +247,8 @@ int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, 
   if(more && (rc = oc_buf_printf(b, "::warning title=oacheck::%ld more failing cases are not "
                                     "annotated (GitHub shows %d per job); the step summary and the "
                                     "reports list them\n", more, OC_CI_ANNOTATIONS)))
+    return rc;
+  if((rc = not_run_annotations(rs, b)))
     return rc;
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 16);
@@ -388,8 +425,29 @@ static void clients_table(struct md *o, const char *url)
   }
 }
 
+/* A row of the failing rules table: the rule (borrowed from the list),
+ * its cases, its first failing case and that finding's message. */
+struct rule_row {
+  const char *rule;
+  long cases;
+  long first;
+  char *msg;
+};
+
+/* The summary's order: most cases first, then by rule ID. */
+static int rule_row_cmp(const void *a, const void *b)
+{
+  const struct rule_row *x = a, *y = b;
+  if(x->cases != y->cases)
+    return x->cases > y->cases ? -1 : 1;
+  return strcmp(x->rule, y->rule);
+}
+
 /* The failing rules with the first case each failed in: the failures are
- * read in order until every rule has its first case. */
+ * read in order until every rule has its first case.  The cases never
+ * sent are counted in the run's summary under their HTTP-TRANSPORT
+ * finding; here they are said once per target (not_run_rows), so what
+ * they counted is taken back out, reading only them. */
 static void rules_table(struct md *o, const cJSON *doc, const char *url)
 {
   struct oc_results *rs = o->rs;
@@ -399,16 +457,35 @@ static void rules_table(struct md *o, const cJSON *doc, const char *url)
     o->rc = o->rc ? o->rc : OC_ENOMEM;
     return;
   }
-  size_t nr = (size_t)cJSON_GetArraySize(rules);
-  long *first = nr ? calloc(nr, sizeof(*first)) : NULL;
-  char **msg = nr ? calloc(nr, sizeof(*msg)) : NULL;
-  if(nr && (!first || !msg)) {
-    o->rc = o->rc ? o->rc : OC_ENOMEM;
-    goto out;
+  struct oc_summary minus;
+  oc_summary_init(&minus);
+  for(size_t i = 0; i < rs->count && !o->rc; i++) {
+    if(!(rs->refs[i].flags & OC_REF_NOT_RUN))
+      continue;
+    const cJSON *r = read_result(rs, i);
+    if(r)
+      oc_summary_add(&minus, r);
+    else
+      o->rc = OC_EIO;
   }
+  if(minus.oom && !o->rc)
+    o->rc = OC_ENOMEM;
+  size_t nr = 0, all = (size_t)cJSON_GetArraySize(rules);
+  struct rule_row *rows = all ? calloc(all, sizeof(*rows)) : NULL;
+  if(all && !rows && !o->rc)
+    o->rc = OC_ENOMEM;
+  for(const cJSON *fr = rules->child; fr && rows && !o->rc; fr = fr->next) {
+    const char *rule = oc_json_str(fr, "rule");
+    long cases = (long)oc_json_num(fr, "cases", 0);
+    for(size_t m = 0; rule && m < minus.nrules; m++)
+      if(strcmp(minus.rules[m].rule, rule) == 0)
+        cases -= minus.rules[m].cases;
+    if(rule && cases > 0)
+      rows[nr++] = (struct rule_row){ rule, cases, -1, NULL };
+  }
+  if(nr)
+    qsort(rows, nr, sizeof(*rows), rule_row_cmp);
   size_t found = 0;
-  for(size_t k = 0; k < nr; k++)
-    first[k] = -1;
   for(size_t i = 0; i < rs->count && found < nr && !o->rc; i++) {
     if(rs->refs[i].status != OC_ST_FAIL)
       continue;
@@ -417,16 +494,14 @@ static void rules_table(struct md *o, const cJSON *doc, const char *url)
       o->rc = OC_EIO;
       break;
     }
-    size_t k = 0;
-    for(const cJSON *fr = rules->child; fr; fr = fr->next, k++) {
-      if(first[k] >= 0)
+    for(size_t k = 0; k < nr; k++) {
+      if(rows[k].first >= 0)
         continue;
-      const char *rule = oc_json_str(fr, "rule");
       cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
-        if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rule)) {
-          first[k] = (long)i;
+        if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rows[k].rule)) {
+          rows[k].first = (long)i;
           const char *m = oc_json_str(f, "message");
-          msg[k] = oc_strdup(m ? m : "");
+          rows[k].msg = oc_strdup(m ? m : "");
           found++;
           break;
         }
@@ -434,42 +509,95 @@ static void rules_table(struct md *o, const cJSON *doc, const char *url)
   }
   if(nr) {
     put(o, "\n#### Failing rules\n\n| rule | cases | first case |\n| --- | ---: | --- |\n");
-    size_t k = 0;
-    for(const cJSON *fr = rules->child; fr; fr = fr->next, k++) {
+    for(size_t k = 0; k < nr; k++) {
       put(o, "| ");
-      cell(o, oc_json_str(fr, "rule"));
-      putf(o, " | %.0f | ", oc_json_num(fr, "cases", 0));
-      if(first[k] >= 0) {
-        case_cell(o, (size_t)first[k], url);
+      cell(o, rows[k].rule);
+      putf(o, " | %ld | ", rows[k].cases);
+      if(rows[k].first >= 0) {
+        case_cell(o, (size_t)rows[k].first, url);
         put(o, ": ");
-        cell(o, msg[k]);
+        cell(o, rows[k].msg);
       }
       put(o, " |\n");
     }
   }
-out:
-  for(size_t k = 0; msg && k < nr; k++)
-    free(msg[k]);
-  free(msg);
-  free(first);
+  for(size_t k = 0; k < nr; k++)
+    free(rows[k].msg);
+  free(rows);
+  oc_summary_free(&minus);
   cJSON_Delete(rules);
+}
+
+/* A row per unreachable target (oc_results_not_run): its name, linked to
+ * its first case, how many cases were not run, and why. */
+static void not_run_rows(struct md *o, const char *url)
+{
+  struct oc_not_run *g;
+  size_t n;
+  int rc = oc_results_not_run(o->rs, &g, &n);
+  if(rc) {
+    o->rc = o->rc ? o->rc : rc;
+    return;
+  }
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  for(size_t k = 0; k < n && !o->rc; k++) {
+    const cJSON *r = read_result(o->rs, g[k].first);
+    if(!r) {
+      o->rc = OC_EIO;
+      break;
+    }
+    /* the reason first: the result is borrowed until the next read */
+    char *why = oc_strdup(oc_json_str(r, "reason"));
+    oc_buf_reset(&t);
+    int trc = add_esc(&t, g[k].target, 200, MD_CELL);
+    char frag[32];
+    snprintf(frag, sizeof(frag), "c-%zu", g[k].first);
+    put(o, "| error | ");
+    if(trc)
+      o->rc = trc;
+    link(o, url, frag, oc_buf_str(&t));
+    oc_buf_reset(&t);
+    if(oc_not_run_text(&t, &g[k], NULL))
+      o->rc = o->rc ? o->rc : OC_ENOMEM;
+    put(o, ": ");
+    cell(o, oc_buf_str(&t));
+    put(o, " | ");
+    cell(o, why ? why : "target unreachable");
+    put(o, " |\n");
+    free(why);
+  }
+  oc_buf_free(&t);
+  free(g);
 }
 
 static void cases_table(struct md *o, const char *url)
 {
   struct oc_results *rs = o->rs;
-  long bad = 0, shown = 0;
+  long bad = 0, notrun = 0, shown = 0;
   for(size_t i = 0; i < rs->count; i++)
-    if(oc_status_is_failure(rs->refs[i].status))
-      bad++;
-  if(!bad)
+    if(oc_status_is_failure(rs->refs[i].status)) {
+      if(rs->refs[i].flags & OC_REF_NOT_RUN)
+        notrun++;
+      else
+        bad++;
+    }
+  if(!bad && !notrun)
     return;
-  putf(o, "\n#### Failing cases (%ld)\n\n| status | case | why |\n| --- | --- | --- |\n", bad);
+  /* the cases never sent are a row per target after the real failures,
+   * outside their cap, so that a dead target cannot push them out */
+  if(!notrun)
+    putf(o, "\n#### Failing cases (%ld)\n\n", bad);
+  else if(!bad)
+    putf(o, "\n#### Failing cases (%ld not run)\n\n", notrun);
+  else
+    putf(o, "\n#### Failing cases (%ld, and %ld not run)\n\n", bad, notrun);
+  put(o, "| status | case | why |\n| --- | --- | --- |\n");
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 4);
   for(size_t i = 0; i < rs->count && !o->rc; i++) {
     enum oc_status st = rs->refs[i].status;
-    if(!oc_status_is_failure(st))
+    if(!oc_status_is_failure(st) || (rs->refs[i].flags & OC_REF_NOT_RUN))
       continue;
     if(shown++ >= OC_CI_SUMMARY_CASES)
       break;
@@ -488,6 +616,8 @@ static void cases_table(struct md *o, const char *url)
     put(o, " |\n");
   }
   oc_buf_free(&t);
+  if(notrun)
+    not_run_rows(o, url);
   if(bad > OC_CI_SUMMARY_CASES)
     putf(o, "\n… and %ld more: see the reports.\n", bad - OC_CI_SUMMARY_CASES);
 }

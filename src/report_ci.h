@@ -43,13 +43,17 @@ int oc_ci_opt_report_url(const struct oc_option *o, const char *arg, char *err, 
  * file=F,line=L,title=RULE::TARGET suite/case: message" per failing or
  * erroring case (file and line when the suite file is relative or under
  * workspace, which may be NULL), at most OC_CI_ANNOTATIONS then a warning
- * saying how many more; one per missing shard.  Values are escaped as
+ * saying how many more; then one per target for the cases it did not run
+ * (unreachable: oc_results_not_run), outside that cap; one per missing
+ * shard.  Values are escaped as
  * the workflow-command rules say (data: % CR LF; properties also : and
  * ,), control characters shown as \u001B.  OC_OK, OC_ENOMEM, OC_ETOOBIG
  * (the buffer keeps that error; its owner frees it). */
 int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b);
 
-/* The GitHub-flavoured Markdown summary of doc, appended to b.  report_url
+/* The GitHub-flavoured Markdown summary of doc, appended to b: the
+ * failing cases at most OC_CI_SUMMARY_CASES rows, then a row per target
+ * for the cases it did not run (their rules not counted).  report_url
  * may be NULL.  Everything from the results is escaped for Markdown
  * (& < > as entities, Markdown punctuation backslashed, | in cells, @
  * so no one is mentioned, line breaks as spaces). */

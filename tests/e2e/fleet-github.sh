@@ -6,7 +6,9 @@
 # suite file, relative to $GITHUB_WORKSPACE; it appends a GitHub-flavoured
 # Markdown summary to $GITHUB_STEP_SUMMARY (what was there stays), whose
 # tables are well formed and whose text from the results is escaped;
-# --markdown writes the same summary; run and report render agree.
+# --markdown writes the same summary; run and report render agree; an
+# unreachable target is one annotation, one row and one line, after the
+# real failures and outside their caps.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 GEN="${OACHECK_BUILDDIR:-.}/tests/e2e/fleet-gen"
@@ -111,3 +113,28 @@ expect_grep '^::warning title=oacheck::10 more failing cases are not annotated' 
 expect_status 2 "$OACHECK" run "$TMP/many.json" --report-url 'javascript:alert(1)'
 expect_grep 'wants an http:// or https:// URL' "$TMP/err"
 pass "50 annotations at most, then a warning; --report-url must be http(s)"
+
+# one target replayed, one that cannot be reached: the dead one's 90 cases
+# are one annotation, one Markdown row and one summary line, and do not
+# take the room of the 60 real failures
+DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 9)
+printf '[ { "name": "llama-server", "recordings": "%s" },\n  { "name": "dead", "url": "http://127.0.0.1:%s" } ]\n' \
+  "$OACHECK_SRCDIR/suites/recordings/llama-server" "$DEAD" >"$TMP/two.json"
+expect_status 1 "$OACHECK" run "$TMP/many.json" --targets "$TMP/two.json" --connect-timeout 5 --github \
+  --markdown "$TMP/two.md" --json "$TMP/two-r.json"
+[ "$(grep -c '^::error title=HTTP-STATUS::llama-server ' "$TMP/out")" = 50 ] ||
+  fail "$(grep -c '^::error title=HTTP-STATUS::llama-server ' "$TMP/out") of the 50 annotations are real failures"
+expect_grep '^::warning title=oacheck::10 more failing cases are not annotated' "$TMP/out"
+expect_grep "^::error title=target unreachable::dead: 90 cases not run: target unreachable: connection refused by http://127.0.0.1:$DEAD/v1/models" "$TMP/out"
+[ "$(grep -c '^::error ' "$TMP/out")" = 51 ] || fail "expected 51 ::error lines, got $(grep -c '^::error ' "$TMP/out")"
+[ "$(grep -c '"not_run": "target-unreachable"' "$TMP/two-r.json")" = 90 ] || fail "the JSON does not keep every case not run"
+expect_grep '^#### Failing cases \(60, and 90 not run\)$' "$TMP/two.md"
+[ "$(grep -c '^| fail | llama-server · ' "$TMP/two.md")" = 50 ] || fail "not 50 rows of real failures"
+expect_grep "^\| error \| dead: 90 cases not run \| target unreachable: connection refused by http://127\.0\.0\.1:$DEAD/v1/models" "$TMP/two.md"
+expect_no_grep 'dead · |HTTP-TRANSPORT' "$TMP/two.md"
+expect_status 0 "$OACHECK" report render "$TMP/two-r.json"
+[ "$(grep -c '^fail  llama-server\.' "$TMP/out")" = 60 ] || fail "report render does not list the 60 failures"
+expect_grep "^error dead  90 cases not run: target unreachable: connection refused by http://127.0.0.1:$DEAD/v1/models" "$TMP/out"
+[ "$(grep -c 'dead' "$TMP/out")" = 1 ] || fail "report render names the unreachable target more than once"
+[ "$(tail -n 1 "$TMP/out" | cut -c1-10)" = "error dead" ] || fail "the unreachable target is not said after the real failures"
+pass "an unreachable target: one annotation, one Markdown row, one summary line, after the real failures"

@@ -111,6 +111,90 @@ START_TEST(test_annotation_paths)
 }
 END_TEST
 
+/* A run of two targets: "up" with nfail failing cases (CASE-ASSERT) and
+ * one that errored on its own transport (HTTP-TRANSPORT, sent and lost),
+ * "down" unreachable, its ndown cases in two suites never sent. */
+static cJSON *not_run_doc(int nfail, int ndown)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1 << 20);
+  oc_buf_adds(&b, "{\"oacheck\": {\"version\": \"0.1.0\", \"started\": \"2026-12-01T00:00:00Z\", \"mode\": \"live\"},"
+                  " \"targets\": [{\"name\": \"up\", \"kind\": \"live\", \"profile\": \"llama-server\", \"reachable\": true},"
+                  " {\"name\": \"down\", \"kind\": \"live\", \"profile\": \"openai\", \"reachable\": false,"
+                  " \"error\": \"connection refused by http://127.0.0.1:9/v1/models\"}],"
+                  " \"summary\": {}, \"results\": [");
+  for(int i = 0; i < nfail; i++)
+    oc_buf_printf(&b, "{\"target\": \"up\", \"suite\": \"s\", \"case\": \"c%d\", \"status\": \"fail\","
+                      " \"findings\": [{\"rule\": \"CASE-ASSERT\", \"severity\": \"error\", \"message\": \"m%d\"}]},",
+                  i, i);
+  oc_buf_adds(&b, "{\"target\": \"up\", \"suite\": \"s\", \"case\": \"lost\", \"status\": \"error\","
+                  " \"reason\": \"reset: the connection was reset\","
+                  " \"findings\": [{\"rule\": \"HTTP-TRANSPORT\", \"severity\": \"error\", \"message\": \"reset\"}]}");
+  for(int i = 0; i < ndown; i++)
+    oc_buf_printf(&b, ",{\"target\": \"down\", \"suite\": \"%s\", \"case\": \"c%d\", \"status\": \"error\","
+                      " \"not_run\": \"target-unreachable\","
+                      " \"reason\": \"target unreachable: connection refused by http://127.0.0.1:9/v1/models\","
+                      " \"findings\": [{\"rule\": \"HTTP-TRANSPORT\", \"severity\": \"error\", \"message\": \"x\"}]}",
+                  i % 2 ? "s" : "t", i);
+  oc_buf_adds(&b, "]}");
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+  cJSON *doc = parse(oc_buf_str(&b));
+  oc_buf_free(&b);
+  return doc;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+  size_t n = 0;
+  for(const char *p = hay; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+START_TEST(test_not_run_said_once)
+{
+  /* 60 real failures, one transport error and 70 cases never sent: the
+   * 50 annotations go to real failures, the unreachable target gets one
+   * more of its own; the summary a row, its rules not counted */
+  cJSON *doc = not_run_doc(60, 70);
+  char *a = annotations(doc, NULL);
+  ck_assert_uint_eq(count(a, "::error "), 51);
+  ck_assert_uint_eq(count(a, "::error title=CASE-ASSERT::up s/c"), 50);
+  HAS(a, "::warning title=oacheck::11 more failing cases are not annotated");
+  HAS(a, "::error title=target unreachable::down: 70 cases not run (2 suites): target unreachable: "
+         "connection refused by http://127.0.0.1:9/v1/models\n");
+  HASNT(a, "down t/");
+  HASNT(a, "down s/");
+  free(a);
+  char *md = summary(doc, "https://ci.example/r.html");
+  HAS(md, "#### Failing cases (61, and 70 not run)\n");
+  ck_assert_uint_eq(count(md, "| fail | [up · s/c"), 50);
+  ck_assert_uint_eq(count(md, "| error | [down"), 1);
+  ck_assert_uint_eq(count(md, "down · "), 0);
+  HAS(md, "| error | [down](https://ci.example/r.html#c-61): 70 cases not run (2 suites) | target unreachable: "
+          "connection refused by http://127.0.0.1:9/v1/models |\n");
+  HAS(md, "… and 11 more: see the reports.");
+  /* HTTP-TRANSPORT is the lost case's alone */
+  HAS(md, "| CASE-ASSERT | 60 | ");
+  HAS(md, "| HTTP-TRANSPORT | 1 | ");
+  free(md);
+  cJSON_Delete(doc);
+  /* no real failure: the row alone, and no rules table */
+  doc = not_run_doc(0, 1);
+  cJSON_DeleteItemFromArray(oc_json_arr(doc, "results"), 0);
+  md = summary(doc, NULL);
+  HAS(md, "#### Failing cases (1 not run)\n");
+  HAS(md, "| error | down: 1 case not run | target unreachable: ");
+  HASNT(md, "Failing rules");
+  free(md);
+  a = annotations(doc, NULL);
+  ck_assert_str_eq(a, "::error title=target unreachable::down: 1 case not run: target unreachable: "
+                      "connection refused by http://127.0.0.1:9/v1/models\n");
+  free(a);
+  cJSON_Delete(doc);
+}
+END_TEST
+
 /* ---- history ------------------------------------------------------------- */
 
 /* One run: day d, target "t" with template tmpl (NULL: the target is
@@ -212,6 +296,7 @@ static Suite *ci_suite(void)
   tcase_add_test(tc, test_markdown_escaping);
   tcase_add_test(tc, test_client_matrix);
   tcase_add_test(tc, test_annotation_paths);
+  tcase_add_test(tc, test_not_run_said_once);
   tcase_add_test(tc, test_history_absent_and_skips);
   tcase_add_test(tc, test_history_pin_change_is_no_flip);
   suite_add_tcase(s, tc);
