@@ -353,12 +353,17 @@ static void targets_table(struct md *o, const cJSON *doc)
     const char *name = oc_json_str(t, "name");
     struct oc_counts c;
     oc_results_counts(rs, name, NULL, &c);
+    int unreachable = cJSON_IsFalse(oc_json_get(t, "reachable"));
     put(o, "| ");
     cell(o, name);
-    if(cJSON_IsFalse(oc_json_get(t, "reachable")))
+    if(unreachable)
       put(o, " (unreachable)");
     put(o, " | ");
-    cell(o, oc_json_str(t, "profile"));
+    /* an unreachable target's automatic profile is a guess from nothing
+     * (it said nothing): no profile; one given by the user is still its */
+    const char *src = oc_json_str(t, "profile_source");
+    int guessed = !oc_streq(src, "option") && !oc_streq(src, "targets-file");
+    cell(o, unreachable && guessed ? NULL : oc_json_str(t, "profile"));
     put(o, " | ");
     cell(o, oc_json_str(oc_json_obj(t, "identity"), "model"));
     putf(o, " | %ld | %ld | %ld | %ld | %ld |\n", c.total, c.pass, c.fail, c.error, c.skip);

@@ -129,6 +129,8 @@ expect_grep "^::error title=target unreachable::dead: 90 cases not run: target u
 [ "$(grep -c '^::error ' "$TMP/out")" = 51 ] || fail "expected 51 ::error lines, got $(grep -c '^::error ' "$TMP/out")"
 [ "$(grep -c '"not_run": "target-unreachable"' "$TMP/two-r.json")" = 90 ] || fail "the JSON does not keep every case not run"
 expect_grep '^#### Failing cases \(60, and 90 not run\)$' "$TMP/two.md"
+# no profile guessed for a target that said nothing
+expect_grep '^\| dead \(unreachable\) \| — \| — \| 90 \| 0 \| 0 \| 90 \| 0 \|$' "$TMP/two.md"
 [ "$(grep -c '^| fail | llama-server · ' "$TMP/two.md")" = 50 ] || fail "not 50 rows of real failures"
 expect_grep "^\| error \| dead: 90 cases not run \| target unreachable: connection refused by http://127\.0\.0\.1:$DEAD/v1/models" "$TMP/two.md"
 expect_no_grep 'dead · |HTTP-TRANSPORT' "$TMP/two.md"

@@ -120,7 +120,8 @@ static cJSON *not_run_doc(int nfail, int ndown)
   oc_buf_init(&b, 1 << 20);
   oc_buf_adds(&b, "{\"oacheck\": {\"version\": \"0.1.0\", \"started\": \"2026-12-01T00:00:00Z\", \"mode\": \"live\"},"
                   " \"targets\": [{\"name\": \"up\", \"kind\": \"live\", \"profile\": \"llama-server\", \"reachable\": true},"
-                  " {\"name\": \"down\", \"kind\": \"live\", \"profile\": \"openai\", \"reachable\": false,"
+                  " {\"name\": \"down\", \"kind\": \"live\", \"profile\": \"openai\", \"profile_source\": \"auto\","
+                  " \"reachable\": false,"
                   " \"error\": \"connection refused by http://127.0.0.1:9/v1/models\"}],"
                   " \"summary\": {}, \"results\": [");
   for(int i = 0; i < nfail; i++)
@@ -168,6 +169,9 @@ START_TEST(test_not_run_said_once)
   free(a);
   char *md = summary(doc, "https://ci.example/r.html");
   HAS(md, "#### Failing cases (61, and 70 not run)\n");
+  /* the automatic profile of a target that said nothing is no profile */
+  HAS(md, "| up | llama-server | — | 61 | 0 | 60 | 1 | 0 |\n");
+  HAS(md, "| down (unreachable) | — | — | 70 | 0 | 0 | 70 | 0 |\n");
   ck_assert_uint_eq(count(md, "| fail | [up · s/c"), 50);
   ck_assert_uint_eq(count(md, "| error | [down"), 1);
   ck_assert_uint_eq(count(md, "down · "), 0);
@@ -186,6 +190,12 @@ START_TEST(test_not_run_said_once)
   HAS(md, "#### Failing cases (1 not run)\n");
   HAS(md, "| error | down: 1 case not run | target unreachable: ");
   HASNT(md, "Failing rules");
+  free(md);
+  /* a profile the user gave is the target's, reached or not */
+  cJSON *down = cJSON_GetArrayItem(oc_json_arr(doc, "targets"), 1);
+  cJSON_ReplaceItemInObject(down, "profile_source", cJSON_CreateString("option"));
+  md = summary(doc, NULL);
+  HAS(md, "| down (unreachable) | openai | — | 1 | 0 | 0 | 1 | 0 |\n");
   free(md);
   a = annotations(doc, NULL);
   ck_assert_str_eq(a, "::error title=target unreachable::down: 1 case not run: target unreachable: "
