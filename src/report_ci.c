@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report.h"
@@ -93,19 +95,79 @@ static int add_esc(struct oc_buf *b, const char *s, size_t max, enum medium m)
 
 /* ---- annotations ---------------------------------------------------------- */
 
-/* The suite file as GitHub can show it: relative to the workspace. */
-static const char *repo_path(const char *file, const char *workspace)
+#define OC_CI_PATH_SEGS 256 /* segments of a suite file's path; deeper is not annotated */
+
+/* path with empty and "." segments dropped and each ".." taking the one
+ * before it off, appended to out; lexical only (the results may be read
+ * on another machine than the one that ran): a relative path keeps the
+ * ".." that climb above its start, an absolute one stops at "/". */
+static int clean_path(struct oc_buf *out, const char *path)
+{
+  const char *seg[OC_CI_PATH_SEGS];
+  size_t len[OC_CI_PATH_SEGS], n = 0, ups = 0;
+  int abs = path[0] == '/';
+  for(const char *p = path; *p;) {
+    if(*p == '/') {
+      p++;
+      continue;
+    }
+    size_t l = strcspn(p, "/");
+    int dot = l == 1 && p[0] == '.', dotdot = l == 2 && p[0] == '.' && p[1] == '.';
+    if(dotdot && n > ups)
+      n--; /* the ".." are all in front: the last one is a name */
+    else if(!dot && !(dotdot && abs)) {
+      if(n == OC_CI_PATH_SEGS)
+        return OC_ETOOBIG;
+      seg[n] = p;
+      len[n++] = l;
+      ups += dotdot;
+    }
+    p += l;
+  }
+  int rc = abs ? oc_buf_addc(out, '/') : OC_OK;
+  for(size_t i = 0; !rc && i < n; i++)
+    rc = (i ? oc_buf_addc(out, '/') : OC_OK) || oc_buf_add(out, seg[i], len[i]) ? OC_ETOOBIG : OC_OK;
+  return rc ? rc : oc_buf_error(out);
+}
+
+/* The suite file as GitHub can show it, into t: relative to the
+ * repository's root, which GitHub resolves file= against.  With a
+ * workspace ($GITHUB_WORKSPACE, the root) a relative file is taken from
+ * cwd (where oacheck runs: a step's working-directory may be below the
+ * root) and must end up under the workspace.  Without one, cwd is taken
+ * for the root, as it is in a step by default: a relative path that stays
+ * inside it is kept, one that climbs out of it ("../s/env.json") or an
+ * absolute one is not known to be in the repository.  NULL then: no
+ * file= rather than one GitHub cannot resolve, or resolves to another
+ * file. */
+static const char *repo_path(struct oc_buf *t, const char *file, const char *workspace,
+                             const char *cwd)
 {
   if(!file || !*file)
     return NULL;
-  if(file[0] != '/')
-    return strncmp(file, "./", 2) == 0 ? file + 2 : file;
-  size_t n = workspace ? strlen(workspace) : 0;
-  while(n > 1 && workspace[n - 1] == '/')
-    n--;
-  if(n && strncmp(file, workspace, n) == 0 && file[n] == '/')
-    return file + n + 1;
-  return NULL;
+  if(!workspace || !*workspace) {
+    if(file[0] == '/' || clean_path(t, file))
+      return NULL;
+    const char *p = oc_buf_str(t);
+    return *p && !oc_streq(p, "..") && !oc_startswith(p, "../") ? p : NULL;
+  }
+  /* both made absolute (a relative one from cwd; a relative file with no
+   * cwd known from the root), then cleaned, and the file under the root */
+  char *root = oc_path_join(cwd, workspace);
+  char *full = root ? oc_path_join(cwd ? cwd : root, file) : NULL;
+  struct oc_buf w;
+  oc_buf_init(&w, 8 * OC_CAP_MESSAGE);
+  const char *out = NULL;
+  if(full && root[0] == '/' && full[0] == '/' && !clean_path(&w, root) && !clean_path(t, full)) {
+    const char *r = oc_buf_str(&w), *p = oc_buf_str(t);
+    size_t n = oc_streq(r, "/") ? 0 : w.len;
+    if(strncmp(p, r, n) == 0 && p[n] == '/' && p[n + 1])
+      out = p + n + 1;
+  }
+  free(root);
+  free(full);
+  oc_buf_free(&w);
+  return out;
 }
 
 static int case_label_of(struct oc_buf *b, const char *target, const char *suite, const char *kase,
@@ -139,14 +201,16 @@ static int why_text(struct oc_buf *t, const cJSON *r)
   return oc_buf_adds(t, reason ? reason : oc_result_status(r) == OC_ST_FAIL ? "failed" : "error");
 }
 
-static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace)
+static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace, const char *cwd)
 {
   enum oc_status st = oc_result_status(r);
   const cJSON *first = st == OC_ST_FAIL ? oc_result_first_error(r) : NULL;
   const char *title = first && oc_json_str(first, "rule") ? oc_json_str(first, "rule")
                       : st == OC_ST_FAIL                  ? "failed"
                                                           : "error";
-  const char *file = repo_path(oc_json_str(r, "suite_file"), workspace);
+  struct oc_buf path;
+  oc_buf_init(&path, 8 * OC_CAP_MESSAGE);
+  const char *file = repo_path(&path, oc_json_str(r, "suite_file"), workspace, cwd);
   const cJSON *line = oc_json_get(r, "suite_line");
   int rc = oc_buf_adds(b, "::error ");
   if(!rc && file) {
@@ -173,6 +237,7 @@ static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace)
   if(!rc && !(rc = why_text(&t, r)))
     rc = add_esc(b, oc_buf_str(&t), OC_CI_FIELD_MAX, WF_DATA);
   oc_buf_free(&t);
+  oc_buf_free(&path);
   if(!rc)
     rc = oc_buf_addc(b, '\n');
   return rc;
@@ -222,7 +287,8 @@ static int not_run_annotations(struct oc_results *rs, struct oc_buf *b)
   return rc;
 }
 
-int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, struct oc_buf *b)
+int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, const char *cwd,
+                                  struct oc_buf *b)
 {
   const cJSON *doc = rs->doc;
   int rc = OC_OK;
@@ -240,7 +306,7 @@ int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, 
     const cJSON *r = read_result(rs, i);
     if(!r)
       return OC_EIO;
-    if((rc = annotation(b, r, workspace)))
+    if((rc = annotation(b, r, workspace, cwd)))
       return rc;
     shown++;
   }
@@ -272,12 +338,13 @@ int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, 
   return rc;
 }
 
-int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b)
+int oc_ci_github_annotations(const cJSON *doc, const char *workspace, const char *cwd,
+                             struct oc_buf *b)
 {
   struct oc_results rs;
   if(oc_results_from_doc(&rs, doc))
     return OC_ENOMEM;
-  int rc = oc_ci_github_annotations_from(&rs, workspace, b);
+  int rc = oc_ci_github_annotations_from(&rs, workspace, cwd, b);
   oc_results_free(&rs);
   return rc;
 }
@@ -316,7 +383,7 @@ static void cell(struct md *o, const char *s)
 
 /* The URL of the report (checked to be http(s) without spaces, quotes or
  * angle brackets when parsed), with a fragment. */
-static void link(struct md *o, const char *url, const char *fragment, const char *text)
+static void md_link(struct md *o, const char *url, const char *fragment, const char *text)
 {
   if(!url) {
     put(o, text);
@@ -339,7 +406,7 @@ static void case_cell(struct md *o, size_t index, const char *url)
   }
   char frag[32];
   snprintf(frag, sizeof(frag), "c-%zu", index);
-  link(o, url, frag, oc_buf_str(&t));
+  md_link(o, url, frag, oc_buf_str(&t));
   oc_buf_free(&t);
 }
 
@@ -561,7 +628,7 @@ static void not_run_rows(struct md *o, const char *url)
     put(o, "| error | ");
     if(trc)
       o->rc = trc;
-    link(o, url, frag, oc_buf_str(&t));
+    md_link(o, url, frag, oc_buf_str(&t));
     oc_buf_reset(&t);
     if(oc_not_run_text(&t, &g[k], NULL))
       o->rc = o->rc ? o->rc : OC_ENOMEM;
@@ -659,7 +726,7 @@ int oc_ci_markdown_summary_from(struct oc_results *rs, const char *url, struct o
   cases_table(&o, url);
   put(&o, "\n");
   if(url) {
-    link(&o, url, NULL, "The HTML report");
+    md_link(&o, url, NULL, "The HTML report");
     put(&o, " has every finding, the request and response, and a command that reproduces each case.\n\n");
   }
   put(&o, "<sub>oacheck ");
@@ -722,6 +789,19 @@ static int append_file(const char *path, const char *data, size_t n, char *err, 
   return OC_OK;
 }
 
+/* Where oacheck runs, as the shell names it ($PWD when that is this
+ * directory: through the same symlinks as $GITHUB_WORKSPACE), else as the
+ * system resolves it; NULL when neither can say. */
+static const char *current_dir(oc_getenv_fn env, char *buf, size_t n)
+{
+  const char *pwd = env("PWD");
+  struct stat a, b;
+  if(pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 && a.st_dev == b.st_dev &&
+     a.st_ino == b.st_ino)
+    return pwd;
+  return getcwd(buf, n);
+}
+
 int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, FILE *out,
                              oc_getenv_fn env)
 {
@@ -743,7 +823,9 @@ int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, 
   if(a->github) {
     struct oc_buf ann;
     oc_buf_init(&ann, OC_CI_CAP);
-    if(oc_ci_github_annotations_from(rs, env("GITHUB_WORKSPACE"), &ann)) {
+    char cwdbuf[4096];
+    if(oc_ci_github_annotations_from(rs, env("GITHUB_WORKSPACE"), current_dir(env, cwdbuf, sizeof(cwdbuf)),
+                                     &ann)) {
       oc_error("cannot build the GitHub annotations: out of memory");
       bad++;
     }

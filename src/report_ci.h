@@ -41,15 +41,18 @@ int oc_ci_opt_report_url(const struct oc_option *o, const char *arg, char *err, 
 
 /* The workflow commands for doc, appended to b: one "::error
  * file=F,line=L,title=RULE::TARGET suite/case: message" per failing or
- * erroring case (file and line when the suite file is relative or under
- * workspace, which may be NULL), at most OC_CI_ANNOTATIONS then a warning
+ * erroring case (file and line when the suite file is in the repository:
+ * under workspace, $GITHUB_WORKSPACE, a relative one taken from cwd, the
+ * directory the run is in; without a workspace, a relative path that
+ * stays inside cwd; either may be NULL), at most OC_CI_ANNOTATIONS then a warning
  * saying how many more; then one per target for the cases it did not run
  * (unreachable: oc_results_not_run), outside that cap; one per missing
  * shard.  Values are escaped as
  * the workflow-command rules say (data: % CR LF; properties also : and
  * ,), control characters shown as \u001B.  OC_OK, OC_ENOMEM, OC_ETOOBIG
  * (the buffer keeps that error; its owner frees it). */
-int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b);
+int oc_ci_github_annotations(const cJSON *doc, const char *workspace, const char *cwd,
+                             struct oc_buf *b);
 
 /* The GitHub-flavoured Markdown summary of doc, appended to b: the
  * failing cases at most OC_CI_SUMMARY_CASES rows, then a row per target
@@ -69,7 +72,8 @@ int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
 /* The same three from results read one at a time (report.h): a run's
  * spool or a document. */
 struct oc_results;
-int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, struct oc_buf *b);
+int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, const char *cwd,
+                                  struct oc_buf *b);
 int oc_ci_markdown_summary_from(struct oc_results *rs, const char *report_url, struct oc_buf *b);
 int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, FILE *out,
                              oc_getenv_fn getenv_fn);

@@ -3,7 +3,8 @@
 # CI: --github prints workflow commands in GitHub's documented format
 # (::error file=F,line=L,title=T::MESSAGE, data escaping % CR LF and
 # properties also : and ,) pointing at the failing case's line in its
-# suite file, relative to $GITHUB_WORKSPACE; it appends a GitHub-flavoured
+# suite file, relative to $GITHUB_WORKSPACE (a suite named from below it
+# too; none outside it); it appends a GitHub-flavoured
 # Markdown summary to $GITHUB_STEP_SUMMARY (what was there stays), whose
 # tables are well formed and whose text from the results is escaped;
 # --markdown writes the same summary; run and report render agree; an
@@ -103,6 +104,20 @@ expect_grep '^::error file=dir%2Cx/a%3Ab%25\.json,line=6,title=HTTP-STATUS::llam
 [ "$(grep -c '' "$TMP/out")" = "$(grep -c '^::error ' "$TMP/out")" ] || fail "a line that is not a command"
 expect_grep '100% broken, +::warning::injected, a:b' "$TMP/hostile.md"
 pass "workflow-command escaping: % CR LF in the message, also , and : in properties; nothing injected"
+
+# GitHub resolves file= from the repository's root: a suite named from a
+# step's working-directory below it is made relative to the root, and a
+# path that cannot be resolved there is left out, never emitted wrong
+mkdir -p "$TMP/s"
+cp "$WS/suites/mine.json" "$TMP/s/env.json"
+expect_status 1 "$OACHECK" run ../s/env.json --github
+expect_grep '^::error title=HTTP-STATUS::llama-server mine/will-fail failed: ' "$TMP/out"
+expect_no_grep 'file=' "$TMP/out"
+GITHUB_WORKSPACE="$TMP" expect_status 1 "$OACHECK" run ../s/env.json --github
+expect_grep '^::error file=s/env\.json,line=6,title=HTTP-STATUS::llama-server mine/will-fail' "$TMP/out"
+(cd suites && GITHUB_WORKSPACE="$WS" expect_status 1 "$OACHECK" run mine.json --github)
+expect_grep '^::error file=suites/mine\.json,line=6,title=HTTP-STATUS::llama-server mine/will-fail' "$TMP/out"
+pass "annotation paths: from the repository's root, a working directory below it included; none outside it"
 
 # at most 50 annotations, then one warning saying how many more
 cd "$TMP"

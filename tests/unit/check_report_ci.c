@@ -28,13 +28,18 @@ static char *summary(const cJSON *doc, const char *url)
   return oc_buf_take(&b, NULL);
 }
 
-static char *annotations(const cJSON *doc, const char *ws)
+static char *annotations_in(const cJSON *doc, const char *ws, const char *cwd)
 {
   struct oc_buf b;
   oc_buf_init(&b, 1 << 20);
-  ck_assert_int_eq(oc_ci_github_annotations(doc, ws, &b), OC_OK);
+  ck_assert_int_eq(oc_ci_github_annotations(doc, ws, cwd, &b), OC_OK);
   oc_buf_adds(&b, "");
   return oc_buf_take(&b, NULL);
+}
+
+static char *annotations(const cJSON *doc, const char *ws)
+{
+  return annotations_in(doc, ws, NULL);
 }
 
 #define HAS(hay, needle) ck_assert_msg(strstr(hay, needle) != NULL, "'%s' not in:\n%s", needle, hay)
@@ -108,6 +113,53 @@ START_TEST(test_annotation_paths)
   HAS(a, "::error file=a%2Cb%3Ac.json,line=12,title=");
   free(a);
   cJSON_Delete(doc);
+}
+END_TEST
+
+/* The file of each annotation (suite_file), in the workspace ws, run in
+ * cwd: the file= property, or "" when there is none. */
+static char *file_of(const char *suite_file, const char *ws, const char *cwd)
+{
+  cJSON *doc = parse(hostile);
+  cJSON *r = cJSON_GetArrayItem(oc_json_arr(doc, "results"), 0);
+  cJSON_ReplaceItemInObject(r, "suite_file", cJSON_CreateString(suite_file));
+  char *a = annotations_in(doc, ws, cwd);
+  cJSON_Delete(doc);
+  char *f = strstr(a, "file=");
+  char *out = oc_strndup(f ? f + 5 : "", f ? strcspn(f + 5, ",") : 0);
+  free(a);
+  return out;
+}
+
+#define FILE_IS(want, suite_file, ws, cwd)                                                       \
+  do {                                                                                          \
+    char *got_ = file_of(suite_file, ws, cwd);                                                  \
+    ck_assert_msg(strcmp(got_, want) == 0, "%s in %s from %s: file=%s, not %s", suite_file,      \
+                  ws ? ws : "(no workspace)", cwd ? cwd : "(no cwd)", got_, want);              \
+    free(got_);                                                                                 \
+  } while(0)
+
+START_TEST(test_annotation_repo_paths)
+{
+  /* GitHub resolves file= from the repository's root: a path it cannot
+   * resolve there is left out, never emitted wrong.  Without a
+   * workspace, the directory the run is in is the root */
+  FILE_IS("", "../s/env.json", NULL, NULL);
+  FILE_IS("", "../s/env.json", NULL, "/repo/sub");
+  FILE_IS("", "a/../../x.json", NULL, NULL);
+  FILE_IS("a/c.json", "./a/./b/..//c.json", NULL, NULL);
+  FILE_IS("", "/repo/s.json", NULL, "/repo");
+  /* with one, a relative file is taken from where the run is: a step's
+   * working-directory below the root, or somewhere else altogether */
+  FILE_IS("s/env.json", "../s/env.json", "/repo", "/repo/sub");
+  FILE_IS("sub/s.json", "s.json", "/repo/", "/repo/sub");
+  FILE_IS("", "s.json", "/repo", "/tmp");
+  FILE_IS("", "../../x.json", "/repo", "/repo/sub");
+  FILE_IS("s.json", "s.json", "/repo", NULL);
+  FILE_IS("", "/repository/s.json", "/repo", "/repo");
+  FILE_IS("", "/repo", "/repo", "/repo");
+  FILE_IS("a/s.json", "/repo/x/../a/s.json", "/repo/.", "/");
+  FILE_IS("repo/s.json", "/repo/s.json", "/", "/");
 }
 END_TEST
 
@@ -306,6 +358,7 @@ static Suite *ci_suite(void)
   tcase_add_test(tc, test_markdown_escaping);
   tcase_add_test(tc, test_client_matrix);
   tcase_add_test(tc, test_annotation_paths);
+  tcase_add_test(tc, test_annotation_repo_paths);
   tcase_add_test(tc, test_not_run_said_once);
   tcase_add_test(tc, test_history_absent_and_skips);
   tcase_add_test(tc, test_history_pin_change_is_no_flip);
