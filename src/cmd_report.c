@@ -392,7 +392,9 @@ static int write_outputs_of(struct oc_results *rs, const struct outputs *out)
   }
   if(oc_reports_write_from(rs, out->canonical ? NULL : out->json, out->junit, out->html))
     status = OC_EXIT_FAIL;
-  if(oc_ci_reports_write_from(rs, &out->ci, stdout, real_getenv))
+  struct oc_ci_args ci = out->ci;
+  ci.stdout_report = oc_streq(out->json, "-") || oc_streq(out->junit, "-") || oc_streq(out->html, "-");
+  if(oc_ci_reports_write_from(rs, &ci, stdout, real_getenv))
     status = OC_EXIT_FAIL;
   return status;
 }

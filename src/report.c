@@ -510,7 +510,7 @@ static int write_one(struct oc_results *rs, const char *path, const char *what,
   }
   int rc = render(rs, &s);
   if(oc_sink_close(&s, rc, err, sizeof(err))) {
-    oc_error("%s report: %s", what, err);
+    oc_error("%s: %s", what, err);
     return 1;
   }
   return 0;
@@ -530,11 +530,20 @@ static int render_html(struct oc_results *rs, struct oc_sink *s)
   return rc;
 }
 
+void oc_report_said(FILE *said, const char *path, const char *what)
+{
+  struct oc_buf shown;
+  oc_buf_init(&shown, OC_CAP_MESSAGE);
+  oc_esc_addn_cut(&shown, path, 1000, OC_ESC_TEXT);
+  fprintf(said, "wrote %s (%s)\n", oc_buf_str(&shown), what);
+  oc_buf_free(&shown);
+}
+
 int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,
                           const char *html)
 {
   const char *paths[3] = { json, junit, html };
-  static const char *const what[3] = { "JSON", "JUnit", "HTML" };
+  static const char *const what[3] = { "JSON report", "JUnit report", "HTML report" };
   int (*const render[3])(struct oc_results *, struct oc_sink *) = { oc_report_json_render,
                                                                     render_junit, render_html };
   /* what went where is said last, on stdout, unless a report itself
@@ -549,13 +558,8 @@ int oc_reports_write_from(struct oc_results *rs, const char *json, const char *j
       continue;
     int failed = write_one(rs, paths[k], what[k], render[k]);
     bad += failed;
-    if(!failed && !oc_streq(paths[k], "-")) {
-      struct oc_buf shown;
-      oc_buf_init(&shown, OC_CAP_MESSAGE);
-      oc_esc_addn_cut(&shown, paths[k], 1000, OC_ESC_TEXT);
-      fprintf(said, "wrote %s (%s report)\n", oc_buf_str(&shown), what[k]);
-      oc_buf_free(&shown);
-    }
+    if(!failed && !oc_streq(paths[k], "-"))
+      oc_report_said(said, paths[k], what[k]);
   }
   fflush(said);
   return bad;

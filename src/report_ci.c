@@ -820,6 +820,9 @@ int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, 
   /* the results are masked when built and when loaded; a document handed
    * over by other means is masked here all the same */
   oc_secret_mask(md.data, md.len);
+  /* each file written is named, as the other reports are; on stderr when
+   * a report is stdout's */
+  FILE *said = a->stdout_report || oc_streq(a->markdown, "-") ? stderr : stdout;
   if(a->github) {
     struct oc_buf ann;
     oc_buf_init(&ann, OC_CI_CAP);
@@ -846,11 +849,18 @@ int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, 
       oc_error("--github: the step summary: %s", err);
       bad++;
     }
+    else
+      oc_report_said(said, summary, "GitHub step summary, appended");
   }
-  if(a->markdown && oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) { /* masked above */
-    oc_error("--markdown: %s", err);
-    bad++;
+  if(a->markdown) {
+    if(oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) { /* masked above */
+      oc_error("--markdown: %s", err);
+      bad++;
+    }
+    else if(!oc_streq(a->markdown, "-"))
+      oc_report_said(said, a->markdown, "Markdown summary");
   }
+  fflush(said);
   oc_buf_free(&md);
   return bad;
 }

@@ -23,6 +23,8 @@ struct oc_ci_args {
   int github;             /* --github */
   const char *markdown;   /* --markdown FILE */
   const char *report_url; /* --report-url URL */
+  int stdout_report;      /* set by the caller when another report goes to stdout ("-"):
+                             the "wrote FILE" lines go to stderr, as oc_reports_write's do */
 };
 
 int oc_ci_opt_report_url(const struct oc_option *o, const char *arg, char *err, size_t errlen);
@@ -64,8 +66,9 @@ int oc_ci_markdown_summary(const cJSON *doc, const char *report_url, struct oc_b
 
 /* What a: the annotations to out, the summary appended to
  * $GITHUB_STEP_SUMMARY (env lookup through getenv_fn; unset: a warning)
- * and written to a->markdown.  Errors are logged naming the file; returns
- * how many outputs failed. */
+ * and written to a->markdown, each file written then named ("wrote FILE
+ * (Markdown summary)").  Errors are logged naming the file; returns how
+ * many outputs failed. */
 int oc_ci_reports_write(const cJSON *doc, const struct oc_ci_args *a, FILE *out,
                         oc_getenv_fn getenv_fn);
 

@@ -82,6 +82,24 @@ awk '/^\|/ { line = $0; gsub(/\\\|/, "", line); n = gsub(/\|/, "", line)
      { inrow = 0 } END { exit bad }' "$S" || fail "a Markdown table row does not match its header"
 pass "a GitHub-flavoured Markdown summary appended to \$GITHUB_STEP_SUMMARY, the same as --markdown"
 
+# each file written is named, as the other reports name theirs; on stderr
+# when a report goes to stdout, which then holds that report alone
+expect_grep "^wrote $TMP/r\.json \(JSON report\)\$" "$TMP/out"
+expect_grep "^wrote $TMP/summary\.md \(Markdown summary\)\$" "$TMP/out"
+expect_grep "^wrote $TMP/step-summary\.md \(GitHub step summary, appended\)\$" "$TMP/out"
+expect_status 0 "$OACHECK" report render "$TMP/r.json" --json - --markdown "$TMP/again.md"
+expect_grep "^wrote $TMP/again\.md \(Markdown summary\)\$" "$TMP/err"
+expect_no_grep '^wrote ' "$TMP/out"
+head -c 1 "$TMP/out" | grep -q '{' || fail "report render --json - wrote more than the JSON on stdout"
+expect_status 0 "$OACHECK" report merge "$TMP/r.json" --markdown "$TMP/merged.md"
+expect_grep "^wrote $TMP/merged\.md \(Markdown summary\)\$" "$TMP/err"
+expect_no_grep '^wrote ' "$TMP/out"
+expect_status 0 "$OACHECK" report render "$TMP/r.json" --markdown -
+expect_grep '^### oacheck: failed' "$TMP/out"
+expect_no_grep '^wrote ' "$TMP/out"
+expect_no_grep '^wrote ' "$TMP/err"
+pass "wrote FILE (Markdown summary), and the step summary, as the other reports say theirs"
+
 # report render gives the same, later
 GITHUB_WORKSPACE="$WS" expect_status 0 "$OACHECK" report render "$TMP/r.json" --github
 expect_grep 'GITHUB_STEP_SUMMARY is not set' "$TMP/err"
@@ -101,7 +119,9 @@ expect_grep 'injected' "$TMP/hostile.json"
 expect_status 0 "$OACHECK" report render "$TMP/hostile.json" --github --markdown "$TMP/hostile.md"
 expect_no_grep '^::warning::injected' "$TMP/out"
 expect_grep '^::error file=dir%2Cx/a%3Ab%25\.json,line=6,title=HTTP-STATUS::llama-server mine/will-fail failed: \[error\] HTTP-STATUS: 100%25 broken,%0D%0A::warning::injected, a:b$' "$TMP/out"
-[ "$(grep -c '' "$TMP/out")" = "$(grep -c '^::error ' "$TMP/out")" ] || fail "a line that is not a command"
+# every line a command, but the one naming the Markdown file
+expect_grep "^wrote $TMP/hostile\.md \(Markdown summary\)\$" "$TMP/out"
+[ "$(grep -vc '^wrote ' "$TMP/out")" = "$(grep -c '^::error ' "$TMP/out")" ] || fail "a line that is not a command"
 expect_grep '100% broken, +::warning::injected, a:b' "$TMP/hostile.md"
 pass "workflow-command escaping: % CR LF in the message, also , and : in properties; nothing injected"
 
