@@ -50,7 +50,8 @@ static const char render_usage[] =
   "writes with the same options.  '-' reads stdin or writes stdout.\n";
 
 static const char render_footer[] =
-  "With no output option, prints the counts and the failing cases.\n"
+  "With no output option, prints the counts and the failing cases (the cases\n"
+  "of a target that could not be reached: one line for the target).\n"
   "Exit status: 0 written, 1 a file could not be written, 2 usage error or\n"
   "RESULTS.json cannot be read or is not valid results.\n";
 
@@ -286,7 +287,9 @@ static void store_free(struct render_store *st)
 }
 
 /* The counts, then a line per case that failed or erred (its first
- * failing rule or its reason), from results read one at a time. */
+ * failing rule or its reason), from results read one at a time; the
+ * cases never sent (an unreachable target's) last, a line per target:
+ * one connection error 53 times buried the real failures. */
 static void print_summary(struct oc_results *rs)
 {
   struct oc_counts c;
@@ -298,7 +301,7 @@ static void print_summary(struct oc_results *rs)
   oc_buf_init(&line, OC_CAP_MESSAGE * 4);
   for(size_t i = 0; i < rs->count; i++) {
     enum oc_status st = rs->refs[i].status;
-    if(st == OC_ST_PASS || st == OC_ST_SKIP)
+    if(st == OC_ST_PASS || st == OC_ST_SKIP || (rs->refs[i].flags & OC_REF_NOT_RUN))
       continue;
     char err[700];
     const cJSON *r = oc_results_get(rs, i, err, sizeof(err));
@@ -317,6 +320,30 @@ static void print_summary(struct oc_results *rs)
       continue; /* the next reset clears the error */
     printf("%s\n", oc_buf_str(&line));
   }
+  struct oc_not_run *g = NULL;
+  size_t ng = 0;
+  if(oc_results_not_run(rs, &g, &ng))
+    fprintf(stderr, "oacheck report: out of memory counting the cases not run\n");
+  struct oc_buf why;
+  oc_buf_init(&why, OC_CAP_MESSAGE * 4);
+  for(size_t k = 0; k < ng; k++) {
+    char err[700];
+    const cJSON *r = oc_results_get(rs, g[k].first, err, sizeof(err));
+    if(!r) {
+      fprintf(stderr, "oacheck report: %s\n", err);
+      continue;
+    }
+    oc_buf_reset(&line);
+    oc_buf_reset(&why);
+    if(oc_not_run_text(&why, &g[k], oc_json_str(r, "reason")) ||
+       oc_buf_printf(&line, "%-5s ", oc_status_name(rs->refs[g[k].first].status)) ||
+       oc_esc_addn_cut(&line, g[k].target, 200, OC_ESC_TEXT) || oc_buf_adds(&line, "  ") ||
+       oc_esc_addn_cut(&line, oc_buf_str(&why), 300, OC_ESC_TEXT))
+      continue;
+    printf("%s\n", oc_buf_str(&line));
+  }
+  oc_buf_free(&why);
+  free(g);
   oc_buf_free(&line);
 }
 
@@ -369,7 +396,9 @@ static int write_outputs_of(struct oc_results *rs, const struct outputs *out)
   }
   if(oc_reports_write_from(rs, out->canonical ? NULL : out->json, out->junit, out->html))
     status = OC_EXIT_FAIL;
-  if(oc_ci_reports_write_from(rs, &out->ci, stdout, real_getenv))
+  struct oc_ci_args ci = out->ci;
+  ci.stdout_report = oc_streq(out->json, "-") || oc_streq(out->junit, "-") || oc_streq(out->html, "-");
+  if(oc_ci_reports_write_from(rs, &ci, stdout, real_getenv))
     status = OC_EXIT_FAIL;
   return status;
 }

@@ -884,6 +884,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     tallying = 0;
   }
   int bad_reports = oc_reports_write_from(&rs, a.reports.json, a.reports.junit, a.reports.html);
+  a.ci.stdout_report = oc_streq(a.reports.json, "-") || oc_streq(a.reports.junit, "-") ||
+                       oc_streq(a.reports.html, "-");
   bad_reports += oc_ci_reports_write_from(&rs, &a.ci, stdout, real_getenv);
   if(run.lost)
     oc_error("%zu result%s could not be kept (see above): the reports lack them", run.lost,

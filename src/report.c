@@ -70,6 +70,8 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   double d = oc_json_num(r, "duration_ms", 0);
   f->duration_ms = isfinite(d) && d > 0 ? d : 0;
   f->row = (signed char)oc_row_find(oc_json_str(r, "checklist"));
+  if(oc_json_str(r, "not_run"))
+    f->flags |= OC_REF_NOT_RUN;
   if(f->row == OC_ROW_STREAMING || f->row == OC_ROW_TOOL_CALL_STREAM ||
      cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream")))
     f->flags |= OC_REF_STREAM;
@@ -275,6 +277,59 @@ void oc_pairs_free(struct oc_pairs *p)
   memset(p, 0, sizeof(*p));
 }
 
+/* ---- cases not run -------------------------------------------------------------- */
+
+int oc_results_not_run(const struct oc_results *rs, struct oc_not_run **out, size_t *n)
+{
+  struct oc_pairs targets, suites;
+  struct oc_not_run *g = NULL;
+  size_t alloc = 0;
+  int rc = OC_OK;
+  oc_pairs_init(&targets);
+  oc_pairs_init(&suites);
+  *out = NULL;
+  *n = 0;
+  for(size_t i = 0; i < rs->count; i++) {
+    const struct oc_result_ref *f = &rs->refs[i];
+    if(!(f->flags & OC_REF_NOT_RUN))
+      continue;
+    size_t t, su, nt = targets.count, ns = suites.count;
+    if((rc = oc_pairs_id(&targets, f->target, NULL, &t)) ||
+       (rc = oc_pairs_id(&suites, f->target, f->suite, &su)))
+      break;
+    if(t == nt) { /* a target not seen before: the ids count up from 0 */
+      struct oc_not_run *p = oc_array_grow(g, &alloc, t + 1, sizeof(*g));
+      if(!p) {
+        rc = OC_ENOMEM;
+        break;
+      }
+      g = p;
+      g[t] = (struct oc_not_run){ f->target, i, 0, 0 };
+    }
+    g[t].cases++;
+    g[t].suites += su == ns;
+  }
+  if(rc)
+    free(g);
+  else {
+    *out = g;
+    *n = targets.count;
+  }
+  oc_pairs_free(&targets);
+  oc_pairs_free(&suites);
+  return rc;
+}
+
+int oc_not_run_text(struct oc_buf *b, const struct oc_not_run *g, const char *reason)
+{
+  int rc = oc_buf_printf(b, "%ld case%s not run", g->cases, g->cases == 1 ? "" : "s");
+  if(!rc && g->suites > 1)
+    rc = oc_buf_printf(b, " (%ld suites)", g->suites);
+  if(!rc && reason)
+    rc = oc_buf_printf(b, ": %s", reason);
+  return rc;
+}
+
 /* ---- the sink ------------------------------------------------------------------- */
 
 #define SINK_PIECE (1u << 20)
@@ -455,7 +510,7 @@ static int write_one(struct oc_results *rs, const char *path, const char *what,
   }
   int rc = render(rs, &s);
   if(oc_sink_close(&s, rc, err, sizeof(err))) {
-    oc_error("%s report: %s", what, err);
+    oc_error("%s: %s", what, err);
     return 1;
   }
   return 0;
@@ -475,11 +530,20 @@ static int render_html(struct oc_results *rs, struct oc_sink *s)
   return rc;
 }
 
+void oc_report_said(FILE *said, const char *path, const char *what)
+{
+  struct oc_buf shown;
+  oc_buf_init(&shown, OC_CAP_MESSAGE);
+  oc_esc_addn_cut(&shown, path, 1000, OC_ESC_TEXT);
+  fprintf(said, "wrote %s (%s)\n", oc_buf_str(&shown), what);
+  oc_buf_free(&shown);
+}
+
 int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,
                           const char *html)
 {
   const char *paths[3] = { json, junit, html };
-  static const char *const what[3] = { "JSON", "JUnit", "HTML" };
+  static const char *const what[3] = { "JSON report", "JUnit report", "HTML report" };
   int (*const render[3])(struct oc_results *, struct oc_sink *) = { oc_report_json_render,
                                                                     render_junit, render_html };
   /* what went where is said last, on stdout, unless a report itself
@@ -494,13 +558,8 @@ int oc_reports_write_from(struct oc_results *rs, const char *json, const char *j
       continue;
     int failed = write_one(rs, paths[k], what[k], render[k]);
     bad += failed;
-    if(!failed && !oc_streq(paths[k], "-")) {
-      struct oc_buf shown;
-      oc_buf_init(&shown, OC_CAP_MESSAGE);
-      oc_esc_addn_cut(&shown, paths[k], 1000, OC_ESC_TEXT);
-      fprintf(said, "wrote %s (%s report)\n", oc_buf_str(&shown), what[k]);
-      oc_buf_free(&shown);
-    }
+    if(!failed && !oc_streq(paths[k], "-"))
+      oc_report_said(said, paths[k], what[k]);
   }
   fflush(said);
   return bad;

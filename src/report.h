@@ -43,6 +43,8 @@ struct oc_result_ref {
 #define OC_REF_STREAM 2u  /* the case streams: its row is a streamed one, or its request says
                              "stream": true (the matrix: which clients an error would have
                              reached) */
+#define OC_REF_NOT_RUN 4u /* the result has "not_run": never sent (its target could not be
+                             reached); the CI outputs say such cases once per target */
 /* A client's verdict in a ref: what "works" and "limitation" say, and
  * OC_REF_CL_RAN when its "outcome" says it was exercised (the matrix
  * counts only those; the CI table counts by "works" alone). */
@@ -122,6 +124,24 @@ void oc_pairs_init(struct oc_pairs *p);
 int oc_pairs_id(struct oc_pairs *p, const char *a, const char *b, size_t *id);
 void oc_pairs_free(struct oc_pairs *p);
 
+/* The cases that were never sent (OC_REF_NOT_RUN: their target could
+ * not be reached), a group per target in the order first seen.  The
+ * reports that keep every failure visible under a cap (annotations, the
+ * Markdown summary, report render's summary) say each group once, after
+ * the real failures and outside the cap; JSON, JUnit and HTML keep every
+ * case. */
+struct oc_not_run {
+  const char *target; /* borrowed from the refs */
+  size_t first;       /* its first case: every case of the group has the same reason */
+  long cases, suites;
+};
+/* The groups of rs into *out (caller frees; NULL when none) and *n.
+ * OC_OK or OC_ENOMEM. */
+int oc_results_not_run(const struct oc_results *rs, struct oc_not_run **out, size_t *n);
+/* "53 cases not run (8 suites)", then ": " and reason unless it is NULL,
+ * appended to b (raw text: the caller escapes it for its medium). */
+int oc_not_run_text(struct oc_buf *b, const struct oc_not_run *g, const char *reason);
+
 /* ---- the file a report streams into ------------------------------------------ */
 
 /* Writers render into b; oc_sink_flush hands what is there to the file
@@ -156,6 +176,10 @@ int oc_sink_close(struct oc_sink *s, int rc, char *err, size_t errlen);
 /* The JSON results, pretty-printed: the frame's members, then "results",
  * streamed from rs (each result's text re-indented, not parsed). */
 int oc_report_json_render(struct oc_results *rs, struct oc_sink *s);
+/* "wrote PATH (WHAT)" on said, PATH made safe for a terminal: a command
+ * that wrote files ends by naming each ("JSON report", "Markdown
+ * summary"); said is stderr when a report itself goes to stdout. */
+void oc_report_said(FILE *said, const char *path, const char *what);
 /* Write the requested reports of rs (each path may be NULL).  Errors are
  * logged naming the file; returns the number of reports that failed. */
 int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,

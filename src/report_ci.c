@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report.h"
@@ -93,19 +95,79 @@ static int add_esc(struct oc_buf *b, const char *s, size_t max, enum medium m)
 
 /* ---- annotations ---------------------------------------------------------- */
 
-/* The suite file as GitHub can show it: relative to the workspace. */
-static const char *repo_path(const char *file, const char *workspace)
+#define OC_CI_PATH_SEGS 256 /* segments of a suite file's path; deeper is not annotated */
+
+/* path with empty and "." segments dropped and each ".." taking the one
+ * before it off, appended to out; lexical only (the results may be read
+ * on another machine than the one that ran): a relative path keeps the
+ * ".." that climb above its start, an absolute one stops at "/". */
+static int clean_path(struct oc_buf *out, const char *path)
+{
+  const char *seg[OC_CI_PATH_SEGS];
+  size_t len[OC_CI_PATH_SEGS], n = 0, ups = 0;
+  int abs = path[0] == '/';
+  for(const char *p = path; *p;) {
+    if(*p == '/') {
+      p++;
+      continue;
+    }
+    size_t l = strcspn(p, "/");
+    int dot = l == 1 && p[0] == '.', dotdot = l == 2 && p[0] == '.' && p[1] == '.';
+    if(dotdot && n > ups)
+      n--; /* the ".." are all in front: the last one is a name */
+    else if(!dot && !(dotdot && abs)) {
+      if(n == OC_CI_PATH_SEGS)
+        return OC_ETOOBIG;
+      seg[n] = p;
+      len[n++] = l;
+      ups += dotdot;
+    }
+    p += l;
+  }
+  int rc = abs ? oc_buf_addc(out, '/') : OC_OK;
+  for(size_t i = 0; !rc && i < n; i++)
+    rc = (i ? oc_buf_addc(out, '/') : OC_OK) || oc_buf_add(out, seg[i], len[i]) ? OC_ETOOBIG : OC_OK;
+  return rc ? rc : oc_buf_error(out);
+}
+
+/* The suite file as GitHub can show it, into t: relative to the
+ * repository's root, which GitHub resolves file= against.  With a
+ * workspace ($GITHUB_WORKSPACE, the root) a relative file is taken from
+ * cwd (where oacheck runs: a step's working-directory may be below the
+ * root) and must end up under the workspace.  Without one, cwd is taken
+ * for the root, as it is in a step by default: a relative path that stays
+ * inside it is kept, one that climbs out of it ("../s/env.json") or an
+ * absolute one is not known to be in the repository.  NULL then: no
+ * file= rather than one GitHub cannot resolve, or resolves to another
+ * file. */
+static const char *repo_path(struct oc_buf *t, const char *file, const char *workspace,
+                             const char *cwd)
 {
   if(!file || !*file)
     return NULL;
-  if(file[0] != '/')
-    return strncmp(file, "./", 2) == 0 ? file + 2 : file;
-  size_t n = workspace ? strlen(workspace) : 0;
-  while(n > 1 && workspace[n - 1] == '/')
-    n--;
-  if(n && strncmp(file, workspace, n) == 0 && file[n] == '/')
-    return file + n + 1;
-  return NULL;
+  if(!workspace || !*workspace) {
+    if(file[0] == '/' || clean_path(t, file))
+      return NULL;
+    const char *p = oc_buf_str(t);
+    return *p && !oc_streq(p, "..") && !oc_startswith(p, "../") ? p : NULL;
+  }
+  /* both made absolute (a relative one from cwd; a relative file with no
+   * cwd known from the root), then cleaned, and the file under the root */
+  char *root = oc_path_join(cwd, workspace);
+  char *full = root ? oc_path_join(cwd ? cwd : root, file) : NULL;
+  struct oc_buf w;
+  oc_buf_init(&w, 8 * OC_CAP_MESSAGE);
+  const char *out = NULL;
+  if(full && root[0] == '/' && full[0] == '/' && !clean_path(&w, root) && !clean_path(t, full)) {
+    const char *r = oc_buf_str(&w), *p = oc_buf_str(t);
+    size_t n = oc_streq(r, "/") ? 0 : w.len;
+    if(strncmp(p, r, n) == 0 && p[n] == '/' && p[n + 1])
+      out = p + n + 1;
+  }
+  free(root);
+  free(full);
+  oc_buf_free(&w);
+  return out;
 }
 
 static int case_label_of(struct oc_buf *b, const char *target, const char *suite, const char *kase,
@@ -139,14 +201,16 @@ static int why_text(struct oc_buf *t, const cJSON *r)
   return oc_buf_adds(t, reason ? reason : oc_result_status(r) == OC_ST_FAIL ? "failed" : "error");
 }
 
-static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace)
+static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace, const char *cwd)
 {
   enum oc_status st = oc_result_status(r);
   const cJSON *first = st == OC_ST_FAIL ? oc_result_first_error(r) : NULL;
   const char *title = first && oc_json_str(first, "rule") ? oc_json_str(first, "rule")
                       : st == OC_ST_FAIL                  ? "failed"
                                                           : "error";
-  const char *file = repo_path(oc_json_str(r, "suite_file"), workspace);
+  struct oc_buf path;
+  oc_buf_init(&path, 8 * OC_CAP_MESSAGE);
+  const char *file = repo_path(&path, oc_json_str(r, "suite_file"), workspace, cwd);
   const cJSON *line = oc_json_get(r, "suite_line");
   int rc = oc_buf_adds(b, "::error ");
   if(!rc && file) {
@@ -173,6 +237,7 @@ static int annotation(struct oc_buf *b, const cJSON *r, const char *workspace)
   if(!rc && !(rc = why_text(&t, r)))
     rc = add_esc(b, oc_buf_str(&t), OC_CI_FIELD_MAX, WF_DATA);
   oc_buf_free(&t);
+  oc_buf_free(&path);
   if(!rc)
     rc = oc_buf_addc(b, '\n');
   return rc;
@@ -189,14 +254,50 @@ static const cJSON *read_result(struct oc_results *rs, size_t i)
   return r;
 }
 
-int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, struct oc_buf *b)
+/* An unreachable target's cases (oc_results_not_run): one ::error for
+ * all of them, with how many and why (its first case's reason, which
+ * every case of it shares), after the real failures and outside their
+ * cap.  No file: no one case is meant. */
+static int not_run_annotations(struct oc_results *rs, struct oc_buf *b)
+{
+  struct oc_not_run *g;
+  size_t n;
+  int rc = oc_results_not_run(rs, &g, &n);
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  for(size_t k = 0; !rc && k < n; k++) {
+    const cJSON *r = read_result(rs, g[k].first);
+    if(!r) {
+      rc = OC_EIO;
+      break;
+    }
+    oc_buf_reset(&t);
+    rc = oc_buf_adds(b, "::error title=target unreachable::");
+    if(!rc)
+      rc = add_esc(b, g[k].target, 200, WF_DATA);
+    if(!rc)
+      rc = oc_buf_adds(b, ": ");
+    if(!rc && !(rc = oc_not_run_text(&t, &g[k], oc_json_str(r, "reason"))))
+      rc = add_esc(b, oc_buf_str(&t), OC_CI_FIELD_MAX, WF_DATA);
+    if(!rc)
+      rc = oc_buf_addc(b, '\n');
+  }
+  oc_buf_free(&t);
+  free(g);
+  return rc;
+}
+
+int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, const char *cwd,
+                                  struct oc_buf *b)
 {
   const cJSON *doc = rs->doc;
   int rc = OC_OK;
   long shown = 0, more = 0;
   for(size_t i = 0; i < rs->count; i++) {
     enum oc_status st = rs->refs[i].status;
-    if(st == OC_ST_PASS || st == OC_ST_SKIP)
+    /* a case never sent is said with the rest of its target's, below:
+     * 53 copies of one connection error took the room of real failures */
+    if(st == OC_ST_PASS || st == OC_ST_SKIP || (rs->refs[i].flags & OC_REF_NOT_RUN))
       continue;
     if(shown >= OC_CI_ANNOTATIONS) {
       more++;
@@ -205,13 +306,15 @@ int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, 
     const cJSON *r = read_result(rs, i);
     if(!r)
       return OC_EIO;
-    if((rc = annotation(b, r, workspace)))
+    if((rc = annotation(b, r, workspace, cwd)))
       return rc;
     shown++;
   }
   if(more && (rc = oc_buf_printf(b, "::warning title=oacheck::%ld more failing cases are not "
                                     "annotated (GitHub shows %d per job); the step summary and the "
                                     "reports list them\n", more, OC_CI_ANNOTATIONS)))
+    return rc;
+  if((rc = not_run_annotations(rs, b)))
     return rc;
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 16);
@@ -235,12 +338,13 @@ int oc_ci_github_annotations_from(struct oc_results *rs, const char *workspace, 
   return rc;
 }
 
-int oc_ci_github_annotations(const cJSON *doc, const char *workspace, struct oc_buf *b)
+int oc_ci_github_annotations(const cJSON *doc, const char *workspace, const char *cwd,
+                             struct oc_buf *b)
 {
   struct oc_results rs;
   if(oc_results_from_doc(&rs, doc))
     return OC_ENOMEM;
-  int rc = oc_ci_github_annotations_from(&rs, workspace, b);
+  int rc = oc_ci_github_annotations_from(&rs, workspace, cwd, b);
   oc_results_free(&rs);
   return rc;
 }
@@ -279,7 +383,7 @@ static void cell(struct md *o, const char *s)
 
 /* The URL of the report (checked to be http(s) without spaces, quotes or
  * angle brackets when parsed), with a fragment. */
-static void link(struct md *o, const char *url, const char *fragment, const char *text)
+static void md_link(struct md *o, const char *url, const char *fragment, const char *text)
 {
   if(!url) {
     put(o, text);
@@ -302,7 +406,7 @@ static void case_cell(struct md *o, size_t index, const char *url)
   }
   char frag[32];
   snprintf(frag, sizeof(frag), "c-%zu", index);
-  link(o, url, frag, oc_buf_str(&t));
+  md_link(o, url, frag, oc_buf_str(&t));
   oc_buf_free(&t);
 }
 
@@ -316,12 +420,17 @@ static void targets_table(struct md *o, const cJSON *doc)
     const char *name = oc_json_str(t, "name");
     struct oc_counts c;
     oc_results_counts(rs, name, NULL, &c);
+    int unreachable = cJSON_IsFalse(oc_json_get(t, "reachable"));
     put(o, "| ");
     cell(o, name);
-    if(cJSON_IsFalse(oc_json_get(t, "reachable")))
+    if(unreachable)
       put(o, " (unreachable)");
     put(o, " | ");
-    cell(o, oc_json_str(t, "profile"));
+    /* an unreachable target's automatic profile is a guess from nothing
+     * (it said nothing): no profile; one given by the user is still its */
+    const char *src = oc_json_str(t, "profile_source");
+    int guessed = !oc_streq(src, "option") && !oc_streq(src, "targets-file");
+    cell(o, unreachable && guessed ? NULL : oc_json_str(t, "profile"));
     put(o, " | ");
     cell(o, oc_json_str(oc_json_obj(t, "identity"), "model"));
     putf(o, " | %ld | %ld | %ld | %ld | %ld |\n", c.total, c.pass, c.fail, c.error, c.skip);
@@ -388,8 +497,29 @@ static void clients_table(struct md *o, const char *url)
   }
 }
 
+/* A row of the failing rules table: the rule (borrowed from the list),
+ * its cases, its first failing case and that finding's message. */
+struct rule_row {
+  const char *rule;
+  long cases;
+  long first;
+  char *msg;
+};
+
+/* The summary's order: most cases first, then by rule ID. */
+static int rule_row_cmp(const void *a, const void *b)
+{
+  const struct rule_row *x = a, *y = b;
+  if(x->cases != y->cases)
+    return x->cases > y->cases ? -1 : 1;
+  return strcmp(x->rule, y->rule);
+}
+
 /* The failing rules with the first case each failed in: the failures are
- * read in order until every rule has its first case. */
+ * read in order until every rule has its first case.  The cases never
+ * sent are counted in the run's summary under their HTTP-TRANSPORT
+ * finding; here they are said once per target (not_run_rows), so what
+ * they counted is taken back out, reading only them. */
 static void rules_table(struct md *o, const cJSON *doc, const char *url)
 {
   struct oc_results *rs = o->rs;
@@ -399,16 +529,35 @@ static void rules_table(struct md *o, const cJSON *doc, const char *url)
     o->rc = o->rc ? o->rc : OC_ENOMEM;
     return;
   }
-  size_t nr = (size_t)cJSON_GetArraySize(rules);
-  long *first = nr ? calloc(nr, sizeof(*first)) : NULL;
-  char **msg = nr ? calloc(nr, sizeof(*msg)) : NULL;
-  if(nr && (!first || !msg)) {
-    o->rc = o->rc ? o->rc : OC_ENOMEM;
-    goto out;
+  struct oc_summary minus;
+  oc_summary_init(&minus);
+  for(size_t i = 0; i < rs->count && !o->rc; i++) {
+    if(!(rs->refs[i].flags & OC_REF_NOT_RUN))
+      continue;
+    const cJSON *r = read_result(rs, i);
+    if(r)
+      oc_summary_add(&minus, r);
+    else
+      o->rc = OC_EIO;
   }
+  if(minus.oom && !o->rc)
+    o->rc = OC_ENOMEM;
+  size_t nr = 0, all = (size_t)cJSON_GetArraySize(rules);
+  struct rule_row *rows = all ? calloc(all, sizeof(*rows)) : NULL;
+  if(all && !rows && !o->rc)
+    o->rc = OC_ENOMEM;
+  for(const cJSON *fr = rules->child; fr && rows && !o->rc; fr = fr->next) {
+    const char *rule = oc_json_str(fr, "rule");
+    long cases = (long)oc_json_num(fr, "cases", 0);
+    for(size_t m = 0; rule && m < minus.nrules; m++)
+      if(strcmp(minus.rules[m].rule, rule) == 0)
+        cases -= minus.rules[m].cases;
+    if(rule && cases > 0)
+      rows[nr++] = (struct rule_row){ rule, cases, -1, NULL };
+  }
+  if(nr)
+    qsort(rows, nr, sizeof(*rows), rule_row_cmp);
   size_t found = 0;
-  for(size_t k = 0; k < nr; k++)
-    first[k] = -1;
   for(size_t i = 0; i < rs->count && found < nr && !o->rc; i++) {
     if(rs->refs[i].status != OC_ST_FAIL)
       continue;
@@ -417,16 +566,14 @@ static void rules_table(struct md *o, const cJSON *doc, const char *url)
       o->rc = OC_EIO;
       break;
     }
-    size_t k = 0;
-    for(const cJSON *fr = rules->child; fr; fr = fr->next, k++) {
-      if(first[k] >= 0)
+    for(size_t k = 0; k < nr; k++) {
+      if(rows[k].first >= 0)
         continue;
-      const char *rule = oc_json_str(fr, "rule");
       cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
-        if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rule)) {
-          first[k] = (long)i;
+        if(oc_finding_counts(f) && oc_streq(oc_json_str(f, "rule"), rows[k].rule)) {
+          rows[k].first = (long)i;
           const char *m = oc_json_str(f, "message");
-          msg[k] = oc_strdup(m ? m : "");
+          rows[k].msg = oc_strdup(m ? m : "");
           found++;
           break;
         }
@@ -434,42 +581,95 @@ static void rules_table(struct md *o, const cJSON *doc, const char *url)
   }
   if(nr) {
     put(o, "\n#### Failing rules\n\n| rule | cases | first case |\n| --- | ---: | --- |\n");
-    size_t k = 0;
-    for(const cJSON *fr = rules->child; fr; fr = fr->next, k++) {
+    for(size_t k = 0; k < nr; k++) {
       put(o, "| ");
-      cell(o, oc_json_str(fr, "rule"));
-      putf(o, " | %.0f | ", oc_json_num(fr, "cases", 0));
-      if(first[k] >= 0) {
-        case_cell(o, (size_t)first[k], url);
+      cell(o, rows[k].rule);
+      putf(o, " | %ld | ", rows[k].cases);
+      if(rows[k].first >= 0) {
+        case_cell(o, (size_t)rows[k].first, url);
         put(o, ": ");
-        cell(o, msg[k]);
+        cell(o, rows[k].msg);
       }
       put(o, " |\n");
     }
   }
-out:
-  for(size_t k = 0; msg && k < nr; k++)
-    free(msg[k]);
-  free(msg);
-  free(first);
+  for(size_t k = 0; k < nr; k++)
+    free(rows[k].msg);
+  free(rows);
+  oc_summary_free(&minus);
   cJSON_Delete(rules);
+}
+
+/* A row per unreachable target (oc_results_not_run): its name, linked to
+ * its first case, how many cases were not run, and why. */
+static void not_run_rows(struct md *o, const char *url)
+{
+  struct oc_not_run *g;
+  size_t n;
+  int rc = oc_results_not_run(o->rs, &g, &n);
+  if(rc) {
+    o->rc = o->rc ? o->rc : rc;
+    return;
+  }
+  struct oc_buf t;
+  oc_buf_init(&t, OC_CAP_MESSAGE * 4);
+  for(size_t k = 0; k < n && !o->rc; k++) {
+    const cJSON *r = read_result(o->rs, g[k].first);
+    if(!r) {
+      o->rc = OC_EIO;
+      break;
+    }
+    /* the reason first: the result is borrowed until the next read */
+    char *why = oc_strdup(oc_json_str(r, "reason"));
+    oc_buf_reset(&t);
+    int trc = add_esc(&t, g[k].target, 200, MD_CELL);
+    char frag[32];
+    snprintf(frag, sizeof(frag), "c-%zu", g[k].first);
+    put(o, "| error | ");
+    if(trc)
+      o->rc = trc;
+    md_link(o, url, frag, oc_buf_str(&t));
+    oc_buf_reset(&t);
+    if(oc_not_run_text(&t, &g[k], NULL))
+      o->rc = o->rc ? o->rc : OC_ENOMEM;
+    put(o, ": ");
+    cell(o, oc_buf_str(&t));
+    put(o, " | ");
+    cell(o, why ? why : "target unreachable");
+    put(o, " |\n");
+    free(why);
+  }
+  oc_buf_free(&t);
+  free(g);
 }
 
 static void cases_table(struct md *o, const char *url)
 {
   struct oc_results *rs = o->rs;
-  long bad = 0, shown = 0;
+  long bad = 0, notrun = 0, shown = 0;
   for(size_t i = 0; i < rs->count; i++)
-    if(oc_status_is_failure(rs->refs[i].status))
-      bad++;
-  if(!bad)
+    if(oc_status_is_failure(rs->refs[i].status)) {
+      if(rs->refs[i].flags & OC_REF_NOT_RUN)
+        notrun++;
+      else
+        bad++;
+    }
+  if(!bad && !notrun)
     return;
-  putf(o, "\n#### Failing cases (%ld)\n\n| status | case | why |\n| --- | --- | --- |\n", bad);
+  /* the cases never sent are a row per target after the real failures,
+   * outside their cap, so that a dead target cannot push them out */
+  if(!notrun)
+    putf(o, "\n#### Failing cases (%ld)\n\n", bad);
+  else if(!bad)
+    putf(o, "\n#### Failing cases (%ld not run)\n\n", notrun);
+  else
+    putf(o, "\n#### Failing cases (%ld, and %ld not run)\n\n", bad, notrun);
+  put(o, "| status | case | why |\n| --- | --- | --- |\n");
   struct oc_buf t;
   oc_buf_init(&t, OC_CAP_MESSAGE * 4);
   for(size_t i = 0; i < rs->count && !o->rc; i++) {
     enum oc_status st = rs->refs[i].status;
-    if(!oc_status_is_failure(st))
+    if(!oc_status_is_failure(st) || (rs->refs[i].flags & OC_REF_NOT_RUN))
       continue;
     if(shown++ >= OC_CI_SUMMARY_CASES)
       break;
@@ -488,6 +688,8 @@ static void cases_table(struct md *o, const char *url)
     put(o, " |\n");
   }
   oc_buf_free(&t);
+  if(notrun)
+    not_run_rows(o, url);
   if(bad > OC_CI_SUMMARY_CASES)
     putf(o, "\n… and %ld more: see the reports.\n", bad - OC_CI_SUMMARY_CASES);
 }
@@ -525,7 +727,7 @@ int oc_ci_markdown_summary_from(struct oc_results *rs, const char *url, struct o
   cases_table(&o, url);
   put(&o, "\n");
   if(url) {
-    link(&o, url, NULL, "The HTML report");
+    md_link(&o, url, NULL, "The HTML report");
     put(&o, " has every finding, the request and response, and a command that reproduces each case.\n\n");
   }
   put(&o, "<sub>oacheck ");
@@ -588,6 +790,19 @@ static int append_file(const char *path, const char *data, size_t n, char *err, 
   return OC_OK;
 }
 
+/* Where oacheck runs, as the shell names it ($PWD when that is this
+ * directory: through the same symlinks as $GITHUB_WORKSPACE), else as the
+ * system resolves it; NULL when neither can say. */
+static const char *current_dir(oc_getenv_fn env, char *buf, size_t n)
+{
+  const char *pwd = env("PWD");
+  struct stat a, b;
+  if(pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 && a.st_dev == b.st_dev &&
+     a.st_ino == b.st_ino)
+    return pwd;
+  return getcwd(buf, n);
+}
+
 int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, FILE *out,
                              oc_getenv_fn env)
 {
@@ -606,10 +821,15 @@ int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, 
   /* the results are masked when built and when loaded; a document handed
    * over by other means is masked here all the same */
   oc_secret_mask(md.data, md.len);
+  /* each file written is named, as the other reports are; on stderr when
+   * a report is stdout's */
+  FILE *said = a->stdout_report || oc_streq(a->markdown, "-") ? stderr : stdout;
   if(a->github) {
     struct oc_buf ann;
     oc_buf_init(&ann, OC_CI_CAP);
-    if(oc_ci_github_annotations_from(rs, env("GITHUB_WORKSPACE"), &ann)) {
+    char cwdbuf[4096];
+    if(oc_ci_github_annotations_from(rs, env("GITHUB_WORKSPACE"), current_dir(env, cwdbuf, sizeof(cwdbuf)),
+                                     &ann)) {
       oc_error("cannot build the GitHub annotations: out of memory");
       bad++;
     }
@@ -630,11 +850,18 @@ int oc_ci_reports_write_from(struct oc_results *rs, const struct oc_ci_args *a, 
       oc_error("--github: the step summary: %s", err);
       bad++;
     }
+    else
+      oc_report_said(said, summary, "GitHub step summary, appended");
   }
-  if(a->markdown && oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) { /* masked above */
-    oc_error("--markdown: %s", err);
-    bad++;
+  if(a->markdown) {
+    if(oc_write_file(a->markdown, oc_buf_str(&md), md.len, err, sizeof(err))) { /* masked above */
+      oc_error("--markdown: %s", err);
+      bad++;
+    }
+    else if(!oc_streq(a->markdown, "-"))
+      oc_report_said(said, a->markdown, "Markdown summary");
   }
+  fflush(said);
   oc_buf_free(&md);
   return bad;
 }

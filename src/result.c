@@ -264,6 +264,8 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
     oc_json_put(&oom, tags, NULL, cJSON_CreateString(k->tags[i]));
   oc_json_put_str(&oom, r, "status", oc_case_status(o));
   oc_json_put_str_or_null(&oom, r, "reason", o->reason);
+  if(o->not_run)
+    oc_json_put_str(&oom, r, "not_run", o->not_run);
   oc_json_put_str(&oom, r, "checklist", o->checklist);
   oc_json_put_str(&oom, r, "profile", o->target->profile ? o->target->profile->name : "openai");
   oc_json_put(&oom, r, "duration_ms",

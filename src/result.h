@@ -26,6 +26,8 @@ struct oc_case_outcome {
   const struct oc_case *kase;
   enum oc_case_end end;
   const char *reason;               /* skip/error reason, may be NULL */
+  const char *not_run;              /* why the case was never sent ("target-unreachable"), or
+                                     * NULL: the results schema's "not_run" */
   const struct oc_built_request *request; /* may be NULL when it could not be built */
   cJSON *response;                  /* oc_response_json's object, taken over; NULL when no
                                      * response head arrived */

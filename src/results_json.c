@@ -369,6 +369,7 @@ static void check_finding(struct check *c, const cJSON *f, const char *base)
 static void check_result(struct check *c, const cJSON *r, const char *base)
 {
   static const char *const st[] = { "pass", "fail", "error", "skip" };
+  static const char *const not_run[] = { "target-unreachable" };
   if(!cJSON_IsObject(r)) {
     check_fail(c, base, "expected a result object, got %s", type_of(r));
     return;
@@ -378,6 +379,7 @@ static void check_result(struct check *c, const cJSON *r, const char *base)
   check_member(c, r, base, "case", "s", 1);
   check_enum(c, r, base, "status", st, OC_ARRAY_LEN(st), 1);
   check_member(c, r, base, "reason", "sn", 0);
+  check_enum(c, r, base, "not_run", not_run, OC_ARRAY_LEN(not_run), 0);
   check_member(c, r, base, "duration_ms", "dn", 0);
   check_member(c, r, base, "index", "i", 0);
   const cJSON *fs = check_member(c, r, base, "findings", "a", 1);

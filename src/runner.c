@@ -330,6 +330,7 @@ struct job {
   int resp_started;
   enum oc_case_end end;
   char reason[700];
+  const char *not_run;      /* the result's "not_run": why the case was never sent, or NULL */
   cJSON *retries;
   int retries_oom;          /* a retry could not be written down */
   uint64_t t_start;
@@ -530,6 +531,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   j->retries = NULL;
   o.duration_ms = j->t_start ? (double)(oc_now_ns() - j->t_start) / 1e6 : -1;
   o.source = j->source;
+  o.not_run = j->not_run;
   o.verdicts = j->resp_started && j->resp.judged ? j->resp.verdicts : NULL;
   /* a case whose request could not be built (no ${MODEL}, the target
    * unreachable) is in its row all the same, judged by what its suite
@@ -618,6 +620,9 @@ static int prepare(struct job *j)
    * every case of it is not run, and says why */
   if(!t->reachable) {
     j->end = OC_END_ERROR;
+    /* said in a field, not only in the reason's words: the CI outputs
+     * give such cases one line per target instead of one per case */
+    j->not_run = "target-unreachable";
     snprintf(j->reason, sizeof(j->reason), "target unreachable: %s", t->error ? t->error : "");
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
             OC_AT(.expected = "a reachable server", .actual = "unreachable"),

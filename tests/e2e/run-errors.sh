@@ -106,6 +106,9 @@ expect_no_grep 'HTTP-TRANSPORT error|^ERROR +dead [a-z-]+/' "$TMP/out"
 cases=$(grep -c '"case": ' "$TMP/dead.json")
 errors=$(grep -c '"reason": "target unreachable: connection refused by http://127.0.0.1:'"$DEAD"'/v1/models' "$TMP/dead.json")
 [ "$cases" -gt 40 ] && [ "$cases" = "$errors" ] || fail "$errors of $cases results are errors saying the target was unreachable"
+# said in a field too, which the CI outputs group by (not the reason's words)
+notrun=$(grep -c '"not_run": "target-unreachable"' "$TMP/dead.json")
+[ "$notrun" = "$cases" ] || fail "$notrun of $cases results say not_run: target-unreachable"
 expect_grep "\"error\": $cases," "$TMP/dead.json"
 [ "$(grep -c '<error ' "$TMP/dead.xml")" = "$cases" ] || fail "JUnit has not an error per case"
 pass "an unreachable target: said once, a line per suite, every case an error in the reports"

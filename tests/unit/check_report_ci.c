@@ -28,13 +28,18 @@ static char *summary(const cJSON *doc, const char *url)
   return oc_buf_take(&b, NULL);
 }
 
-static char *annotations(const cJSON *doc, const char *ws)
+static char *annotations_in(const cJSON *doc, const char *ws, const char *cwd)
 {
   struct oc_buf b;
   oc_buf_init(&b, 1 << 20);
-  ck_assert_int_eq(oc_ci_github_annotations(doc, ws, &b), OC_OK);
+  ck_assert_int_eq(oc_ci_github_annotations(doc, ws, cwd, &b), OC_OK);
   oc_buf_adds(&b, "");
   return oc_buf_take(&b, NULL);
+}
+
+static char *annotations(const cJSON *doc, const char *ws)
+{
+  return annotations_in(doc, ws, NULL);
 }
 
 #define HAS(hay, needle) ck_assert_msg(strstr(hay, needle) != NULL, "'%s' not in:\n%s", needle, hay)
@@ -106,6 +111,147 @@ START_TEST(test_annotation_paths)
   cJSON_ReplaceItemInObject(r, "suite_file", cJSON_CreateString("./a,b:c.json"));
   a = annotations(doc, NULL);
   HAS(a, "::error file=a%2Cb%3Ac.json,line=12,title=");
+  free(a);
+  cJSON_Delete(doc);
+}
+END_TEST
+
+/* The file of each annotation (suite_file), in the workspace ws, run in
+ * cwd: the file= property, or "" when there is none. */
+static char *file_of(const char *suite_file, const char *ws, const char *cwd)
+{
+  cJSON *doc = parse(hostile);
+  cJSON *r = cJSON_GetArrayItem(oc_json_arr(doc, "results"), 0);
+  cJSON_ReplaceItemInObject(r, "suite_file", cJSON_CreateString(suite_file));
+  char *a = annotations_in(doc, ws, cwd);
+  cJSON_Delete(doc);
+  char *f = strstr(a, "file=");
+  char *out = oc_strndup(f ? f + 5 : "", f ? strcspn(f + 5, ",") : 0);
+  free(a);
+  return out;
+}
+
+#define FILE_IS(want, suite_file, ws, cwd)                                                       \
+  do {                                                                                          \
+    char *got_ = file_of(suite_file, ws, cwd);                                                  \
+    ck_assert_msg(strcmp(got_, want) == 0, "%s in %s from %s: file=%s, not %s", suite_file,      \
+                  ws ? ws : "(no workspace)", cwd ? cwd : "(no cwd)", got_, want);              \
+    free(got_);                                                                                 \
+  } while(0)
+
+START_TEST(test_annotation_repo_paths)
+{
+  /* GitHub resolves file= from the repository's root: a path it cannot
+   * resolve there is left out, never emitted wrong.  Without a
+   * workspace, the directory the run is in is the root */
+  FILE_IS("", "../s/env.json", NULL, NULL);
+  FILE_IS("", "../s/env.json", NULL, "/repo/sub");
+  FILE_IS("", "a/../../x.json", NULL, NULL);
+  FILE_IS("a/c.json", "./a/./b/..//c.json", NULL, NULL);
+  FILE_IS("", "/repo/s.json", NULL, "/repo");
+  /* with one, a relative file is taken from where the run is: a step's
+   * working-directory below the root, or somewhere else altogether */
+  FILE_IS("s/env.json", "../s/env.json", "/repo", "/repo/sub");
+  FILE_IS("sub/s.json", "s.json", "/repo/", "/repo/sub");
+  FILE_IS("", "s.json", "/repo", "/tmp");
+  FILE_IS("", "../../x.json", "/repo", "/repo/sub");
+  FILE_IS("s.json", "s.json", "/repo", NULL);
+  FILE_IS("", "/repository/s.json", "/repo", "/repo");
+  FILE_IS("", "/repo", "/repo", "/repo");
+  FILE_IS("a/s.json", "/repo/x/../a/s.json", "/repo/.", "/");
+  FILE_IS("repo/s.json", "/repo/s.json", "/", "/");
+}
+END_TEST
+
+/* A run of two targets: "up" with nfail failing cases (CASE-ASSERT) and
+ * one that errored on its own transport (HTTP-TRANSPORT, sent and lost),
+ * "down" unreachable, its ndown cases in two suites never sent. */
+static cJSON *not_run_doc(int nfail, int ndown)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 1 << 20);
+  oc_buf_adds(&b, "{\"oacheck\": {\"version\": \"0.1.0\", \"started\": \"2026-12-01T00:00:00Z\", \"mode\": \"live\"},"
+                  " \"targets\": [{\"name\": \"up\", \"kind\": \"live\", \"profile\": \"llama-server\", \"reachable\": true},"
+                  " {\"name\": \"down\", \"kind\": \"live\", \"profile\": \"openai\", \"profile_source\": \"auto\","
+                  " \"reachable\": false,"
+                  " \"error\": \"connection refused by http://127.0.0.1:9/v1/models\"}],"
+                  " \"summary\": {}, \"results\": [");
+  for(int i = 0; i < nfail; i++)
+    oc_buf_printf(&b, "{\"target\": \"up\", \"suite\": \"s\", \"case\": \"c%d\", \"status\": \"fail\","
+                      " \"findings\": [{\"rule\": \"CASE-ASSERT\", \"severity\": \"error\", \"message\": \"m%d\"}]},",
+                  i, i);
+  oc_buf_adds(&b, "{\"target\": \"up\", \"suite\": \"s\", \"case\": \"lost\", \"status\": \"error\","
+                  " \"reason\": \"reset: the connection was reset\","
+                  " \"findings\": [{\"rule\": \"HTTP-TRANSPORT\", \"severity\": \"error\", \"message\": \"reset\"}]}");
+  for(int i = 0; i < ndown; i++)
+    oc_buf_printf(&b, ",{\"target\": \"down\", \"suite\": \"%s\", \"case\": \"c%d\", \"status\": \"error\","
+                      " \"not_run\": \"target-unreachable\","
+                      " \"reason\": \"target unreachable: connection refused by http://127.0.0.1:9/v1/models\","
+                      " \"findings\": [{\"rule\": \"HTTP-TRANSPORT\", \"severity\": \"error\", \"message\": \"x\"}]}",
+                  i % 2 ? "s" : "t", i);
+  oc_buf_adds(&b, "]}");
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+  cJSON *doc = parse(oc_buf_str(&b));
+  oc_buf_free(&b);
+  return doc;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+  size_t n = 0;
+  for(const char *p = hay; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+START_TEST(test_not_run_said_once)
+{
+  /* 60 real failures, one transport error and 70 cases never sent: the
+   * 50 annotations go to real failures, the unreachable target gets one
+   * more of its own; the summary a row, its rules not counted */
+  cJSON *doc = not_run_doc(60, 70);
+  char *a = annotations(doc, NULL);
+  ck_assert_uint_eq(count(a, "::error "), 51);
+  ck_assert_uint_eq(count(a, "::error title=CASE-ASSERT::up s/c"), 50);
+  HAS(a, "::warning title=oacheck::11 more failing cases are not annotated");
+  HAS(a, "::error title=target unreachable::down: 70 cases not run (2 suites): target unreachable: "
+         "connection refused by http://127.0.0.1:9/v1/models\n");
+  HASNT(a, "down t/");
+  HASNT(a, "down s/");
+  free(a);
+  char *md = summary(doc, "https://ci.example/r.html");
+  HAS(md, "#### Failing cases (61, and 70 not run)\n");
+  /* the automatic profile of a target that said nothing is no profile */
+  HAS(md, "| up | llama-server | — | 61 | 0 | 60 | 1 | 0 |\n");
+  HAS(md, "| down (unreachable) | — | — | 70 | 0 | 0 | 70 | 0 |\n");
+  ck_assert_uint_eq(count(md, "| fail | [up · s/c"), 50);
+  ck_assert_uint_eq(count(md, "| error | [down"), 1);
+  ck_assert_uint_eq(count(md, "down · "), 0);
+  HAS(md, "| error | [down](https://ci.example/r.html#c-61): 70 cases not run (2 suites) | target unreachable: "
+          "connection refused by http://127.0.0.1:9/v1/models |\n");
+  HAS(md, "… and 11 more: see the reports.");
+  /* HTTP-TRANSPORT is the lost case's alone */
+  HAS(md, "| CASE-ASSERT | 60 | ");
+  HAS(md, "| HTTP-TRANSPORT | 1 | ");
+  free(md);
+  cJSON_Delete(doc);
+  /* no real failure: the row alone, and no rules table */
+  doc = not_run_doc(0, 1);
+  cJSON_DeleteItemFromArray(oc_json_arr(doc, "results"), 0);
+  md = summary(doc, NULL);
+  HAS(md, "#### Failing cases (1 not run)\n");
+  HAS(md, "| error | down: 1 case not run | target unreachable: ");
+  HASNT(md, "Failing rules");
+  free(md);
+  /* a profile the user gave is the target's, reached or not */
+  cJSON *down = cJSON_GetArrayItem(oc_json_arr(doc, "targets"), 1);
+  cJSON_ReplaceItemInObject(down, "profile_source", cJSON_CreateString("option"));
+  md = summary(doc, NULL);
+  HAS(md, "| down (unreachable) | openai | — | 1 | 0 | 0 | 1 | 0 |\n");
+  free(md);
+  a = annotations(doc, NULL);
+  ck_assert_str_eq(a, "::error title=target unreachable::down: 1 case not run: target unreachable: "
+                      "connection refused by http://127.0.0.1:9/v1/models\n");
   free(a);
   cJSON_Delete(doc);
 }
@@ -212,6 +358,8 @@ static Suite *ci_suite(void)
   tcase_add_test(tc, test_markdown_escaping);
   tcase_add_test(tc, test_client_matrix);
   tcase_add_test(tc, test_annotation_paths);
+  tcase_add_test(tc, test_annotation_repo_paths);
+  tcase_add_test(tc, test_not_run_said_once);
   tcase_add_test(tc, test_history_absent_and_skips);
   tcase_add_test(tc, test_history_pin_change_is_no_flip);
   suite_add_tcase(s, tc);
