@@ -3,8 +3,9 @@
  * context overflow) and, from a results document, a matrix per target of
  * row × client cells: works, breaks (with the first reason and case), the
  * client's own limitation, error (a case of the row ended in error: no
- * verdict), or not exercised.  The console, HTML, JUnit and
- * CI reports render it; which case is in which row is decided here once
+ * verdict), or not exercised.  The console, HTML and JUnit reports
+ * render it (the CI Markdown summary counts per client from the same
+ * refs, report_ci.c); which case is in which row is decided here once
  * (runner.c writes it into each result as "checklist"), and the cells come
  * from the results' "clients" verdicts only, like every report: counted
  * from the results' refs (report.h: each ref carries its row and each

@@ -438,7 +438,8 @@ static void targets_table(struct md *o, const cJSON *doc)
 }
 
 /* Issue 12's per-case "clients": {name: {works, reason, ...}}: a row per
- * client with how many cases it works on, how many the server breaks it
+ * client with how many cases it works on (cases that ended in error left
+ * out), how many the server breaks it
  * on (its first break shown), and how many break it the way OpenAI's own
  * answers do ("limitation": its own, no failure).  Counted from the refs
  * (each says what every client made of its case); only the result of a
@@ -459,7 +460,10 @@ static void clients_table(struct md *o, const char *url)
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
       unsigned st = OC_REF_CL_STATE(f->clients[k]);
       any |= seen[k] |= st != OC_REF_CL_ABSENT;
-      works[k] += st == OC_REF_CL_WORKS;
+      /* a case that ended in error is no evidence that a client works
+       * (the matrix shows its row as no verdict); a break seen on it
+       * still counts */
+      works[k] += st == OC_REF_CL_WORKS && f->status != OC_ST_ERROR;
       limits[k] += st == OC_REF_CL_LIMIT;
       if(st == OC_REF_CL_BREAKS && !breaks[k]++)
         first[k] = (long)i;

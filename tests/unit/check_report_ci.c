@@ -91,6 +91,12 @@ START_TEST(test_client_matrix)
   HAS(md, "| langchain | 2 | 0 | 0 | — |\n");
   HAS(md, "| ai-sdk | 0 | 0 | 1 | — |\n");
   free(md);
+  /* a case that ended in error is no evidence that langchain works */
+  cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(rs, 1), "status", cJSON_CreateString("error"));
+  md = summary(doc, NULL);
+  HAS(md, "| langchain | 1 | 0 | 0 | — |\n");
+  HAS(md, "| ai-sdk | 0 | 0 | 1 | — |\n"); /* what it showed on it still counts */
+  free(md);
   cJSON_Delete(doc);
 }
 END_TEST
