@@ -467,22 +467,35 @@ static void print_target(const struct oc_target *t)
           model ? model : "");
   /* said here, once: otherwise only each case needing ${MODEL} would
    * say that the target lists no model */
-  const char *problem = oc_json_str(t->identity, "models_problem");
-  if(problem) {
-    char key[200];
-    snprintf(key, sizeof(key), "does it want an API key? oacheck sends $%s as a bearer token",
-             t->key_env ? t->key_env : "OPENAI_API_KEY");
-    fprintf(stdout, "target %s: %s: %s\n", t->name, problem,
-            !t->live                                            ? "as recorded"
-            : t->models_status == 401 || t->models_status == 403 ? key
-                                                                  : "is this the server's root? oacheck adds /v1/… to it");
-  }
+  char problem[1200];
+  oc_target_models_note(t, problem, sizeof(problem));
+  if(problem[0])
+    fprintf(stdout, "target %s: %s\n", t->name, problem);
   /* a model that loaded on first use: slow once, reported, not judged */
   const cJSON *load = oc_json_obj(t->identity, "load");
   if(load)
     fprintf(stdout, "target %s: model %s was %s; its first request took %.1f ms (loading it)\n",
             t->name, model ? model : "?", oc_json_str(load, "was") ? oc_json_str(load, "was") : "?",
             oc_json_num(load, "first_request_ms", 0));
+}
+
+/* Said once per target after the summary, from what its cases met (struct
+ * oc_run_tally): a key refused (a line of HTTP-STATUS failures reads as
+ * a broken server otherwise). */
+static void target_tallies(const struct oc_run *r)
+{
+  for(size_t i = 0; r->tally && i < r->ntargets; i++) {
+    const struct oc_target *t = &r->targets[i];
+    const struct oc_run_tally *ty = &r->tally[i];
+    for(int k = 0; k < 2; k++)
+      if(ty->refused[k]) {
+        char hint[300];
+        oc_target_key_hint(t, hint, sizeof(hint));
+        fprintf(stdout, "target %s answered HTTP %d to %zu case%s: %s\n", t->name, k ? 403 : 401,
+                ty->refused[k], ty->refused[k] == 1 ? "" : "s", hint);
+      }
+  }
+  fflush(stdout);
 }
 
 /* The model matrix: a line per model of each router (or model list),
@@ -805,6 +818,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_reset(&dsum);
   oc_console_summary_from(&con, doc, &rs);
+  target_tallies(&run);
   model_matrix(&rs, targets, ntargets);
   if(oc_deploy_tally_text(&run.deploy, &dsum) == OC_OK && dsum.len)
     fputs(oc_buf_str(&dsum), stdout);

@@ -576,6 +576,11 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   int trc = res ? oc_spool_encode(res, idx, text, err, sizeof(err)) : OC_ENOMEM;
   run_lock(r);
   r->done++;
+  if(r->tally) {
+    struct oc_run_tally *ty = &r->tally[j->item->target - r->targets];
+    if(!j->unmatched && j->resp_started && (j->resp.status == 401 || j->resp.status == 403))
+      ty->refused[j->resp.status == 403]++;
+  }
   if(res) {
     oc_summary_add(&r->summary, res);
     oc_deploy_tally_add(&r->deploy, res);
@@ -1212,8 +1217,10 @@ static cJSON *first_attempt(const cJSON *res, int in_flight)
 int oc_run_execute(struct oc_run *r, char *err, size_t errlen)
 {
   free(r->refs);
+  free(r->tally);
   r->refs = calloc(r->nitems + 1, sizeof(*r->refs));
-  if(!r->refs) {
+  r->tally = calloc(r->ntargets + 1, sizeof(*r->tally));
+  if(!r->refs || !r->tally) {
     snprintf(err, errlen, "out of memory");
     return OC_ENOMEM;
   }
@@ -1401,6 +1408,8 @@ void oc_run_free(struct oc_run *r)
   oc_deploy_tally_free(&r->deploy);
   free(r->refs);
   r->refs = NULL;
+  free(r->tally);
+  r->tally = NULL;
   for(size_t i = 0; r->firsts && i < r->nitems; i++)
     cJSON_Delete(r->firsts[i]);
   free(r->firsts);
