@@ -333,7 +333,8 @@ struct job {
   int recording;
   struct oc_headers send_headers;
   char *url;
-  int unmatched;
+  int unmatched;            /* no recording of its request: a replay target's, or oacheck
+                               serve's 404 with X-Oacheck-Unmatched */
   struct tstate *ts;        /* live */
   struct lane *lane;        /* live: the thread whose loop carries it */
   int max_in_flight;        /* on its target, while it ran */
@@ -576,8 +577,10 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   int trc = res ? oc_spool_encode(res, idx, text, err, sizeof(err)) : OC_ENOMEM;
   run_lock(r);
   r->done++;
-  if(r->tally) {
+  if(r->tally && j->req_built) {
     struct oc_run_tally *ty = &r->tally[j->item->target - r->targets];
+    ty->asked++;
+    ty->unrecorded += j->unmatched;
     if(!j->unmatched && j->resp_started && (j->resp.status == 401 || j->resp.status == 403))
       ty->refused[j->resp.status == 403]++;
   }
@@ -724,6 +727,7 @@ static void run_replay(struct job *j)
   }
   const struct oc_cassette *c = oc_cassette_store_find_key(&t->store, key);
   if(!c) {
+    j->unmatched = 1; /* as oacheck serve's miss is: counted for the target's tally */
     j->end = OC_END_SKIP;
     oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
     finish_job(j, 1, 0);

@@ -66,8 +66,12 @@ typedef void (*oc_run_result_cb)(void *ud, const struct oc_plan_item *item, cons
                                  size_t done, size_t total);
 
 /* What one target's cases met, counted as they end, for what is said
- * once per target after the summary (cmd_run.c): a key refused. */
+ * once per target after the summary (cmd_run.c): a key refused on every
+ * case, recordings that hold none of the selected cases. */
 struct oc_run_tally {
+  size_t asked;             /* cases whose request was built (sent, or looked up) */
+  size_t unrecorded;        /* of those, "not recorded": no cassette of a replay target, or
+                               oacheck serve's X-Oacheck-Unmatched */
   size_t refused[2];        /* answered HTTP 401, HTTP 403 */
 };
 

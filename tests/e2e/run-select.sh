@@ -3,7 +3,9 @@
 # case of the loaded suites is a usage error naming it (exit 2, before any
 # target is asked anything), alone or among others that do take cases, in
 # run, run --list and record alike; a shard that --shard leaves empty is
-# not (exit 0); the plan's line counts the suites the cases come from.
+# not (exit 0); the plan's line counts the suites the cases come from; a
+# replay target (or oacheck serve) holding none of the selected cases is
+# an error after the run (exit 2), one holding some of them is not.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 NS=$(ls "$OACHECK_SRCDIR"/suites/*.json | wc -l | tr -d ' ')   # the shipped suites
@@ -58,3 +60,24 @@ expect_grep '^5 cases from 1 suite \(8 loaded\)$' "$TMP/out"
 expect_status 1 "$OACHECK" run plain
 expect_grep '^5 cases from 1 suite$' "$TMP/out"
 pass "the plan's line counts the suites its cases come from"
+
+# recordings that hold none of the selected cases: every case a skip
+# ("not recorded") and the run green, having tested nothing.  Said after
+# the summary, naming the target and the directory, and exit 2, as a
+# filter that selects nothing is; a selection some of whose cases are
+# recorded stays a run with skips (exit 0)
+REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
+mkdir "$TMP/plain-only"
+cp "$REC"/plain.*.cassette.gz "$REC"/identify-*.cassette.gz "$TMP/plain-only/"
+expect_status 2 "$OACHECK" run streaming --replay "$TMP/plain-only" --json "$TMP/none.json"
+expect_grep '^5 cases: 0 passed, 0 failed, 0 errors, 5 skipped' "$TMP/out"
+expect_grep "^oacheck: error: replay target plain-only: none of the 5 selected cases has a recording in $TMP/plain-only$" "$TMP/err"
+[ -s "$TMP/none.json" ] || fail "the results were not written"
+expect_status 0 "$OACHECK" run --replay "$TMP/plain-only" --filter plain/chat-basic --filter 'streaming/*'
+expect_grep '^6 cases: 1 passed, 0 failed, 0 errors, 5 skipped' "$TMP/out"
+expect_no_grep 'has a recording' "$TMP/err"
+serve_start "$TMP/plain-only"
+expect_status 2 "$OACHECK" run streaming --target "s=$URL"
+expect_grep "^oacheck: error: target s: the oacheck serve at $URL has no recording of any of the 5 selected cases$" "$TMP/err"
+serve_stop
+pass "recordings holding none of the selected cases exit 2 and say so; some recorded is a run with skips"
