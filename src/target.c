@@ -356,8 +356,13 @@ static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const stru
     const struct oc_jv *a = &as->u.items[i];
     if(a->type == OC_JSTRING && !oc_ruleset_add_pattern(&t->allow, a->u.str))
       continue;
-    snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
-             "('oacheck rules' lists them)", a->type == OC_JSTRING ? a->u.str : "(not a string)");
+    char near[140];
+    if(a->type == OC_JSTRING && oc_rule_suggest(a->u.str, near, sizeof(near)))
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue: did you "
+               "mean '%s'? ('oacheck rules' lists them)", a->u.str, near);
+    else
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
+               "('oacheck rules' lists them)", a->type == OC_JSTRING ? a->u.str : "(not a string)");
     tfile_err(f, a->offset, msg);
     return OC_EPARSE;
   }
