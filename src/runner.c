@@ -173,6 +173,54 @@ static int selected(const struct oc_run_options *o, const struct oc_case *c)
   return 1;
 }
 
+/* What a --filter (i < nf) or --tag that takes no case was meant to
+ * name, within two edits, regardless of case, into out: a case's name or
+ * a suite's ("chat-basci" was chat-basic), suite/case for a filter with
+ * a '/', a tag of some case for a tag.  0 when none is that close, and
+ * for a glob, whose typo is not one name's. */
+static int near_selection(const char *opt, int tag, const struct oc_suite_set *set, char *out,
+                          size_t outlen)
+{
+  if(!tag && strpbrk(opt, "*?["))
+    return 0;
+  int full = !tag && strchr(opt, '/');
+  struct oc_nearest nr;
+  oc_nearest_init(&nr, opt, strlen(opt), 1);
+  out[0] = '\0';
+  char name[256];
+  for(size_t s = 0; s < set->count; s++)
+    for(size_t k = 0; k < set->items[s].ncases; k++) {
+      const struct oc_case *c = &set->items[s].cases[k];
+      /* the candidate's text may be a buffer of this loop: what is near
+       * is copied out as it becomes the nearest */
+      size_t before = nr.best;
+      if(tag)
+        for(size_t j = 0; j < c->ntags; j++) {
+          oc_nearest_offer(&nr, c->tags[j], strlen(c->tags[j]));
+          if(nr.best < before) {
+            oc_strlcpy(out, c->tags[j], outlen);
+            before = nr.best;
+          }
+        }
+      else if(full) {
+        snprintf(name, sizeof(name), "%s/%s", c->suite, c->name);
+        oc_nearest_offer(&nr, name, strlen(name));
+        if(nr.best < before)
+          oc_strlcpy(out, name, outlen);
+      }
+      else {
+        oc_nearest_offer(&nr, c->name, strlen(c->name));
+        if(nr.best < before)
+          oc_strlcpy(out, c->name, outlen);
+        before = nr.best;
+        oc_nearest_offer(&nr, c->suite, strlen(c->suite));
+        if(nr.best < before)
+          oc_strlcpy(out, c->suite, outlen);
+      }
+    }
+  return out[0] != '\0';
+}
+
 int oc_run_check_selection(const struct oc_run_options *o, const struct oc_suite_set *set,
                            struct oc_buf *msg)
 {
@@ -220,6 +268,20 @@ int oc_run_check_selection(const struct oc_run_options *o, const struct oc_suite
     }
     oc_buf_printf(msg, " %s no case of the %zu suite%s loaded", left == 1 ? "selects" : "select",
                   loaded, loaded == 1 ? "" : "s");
+    /* and what each was most likely meant to be */
+    size_t guessed = 0;
+    for(size_t i = 0; i < nf + nt; i++) {
+      char near[256];
+      const char *opt = i < nf ? o->filters[i] : o->tags[i - nf];
+      if(hit[i] || !near_selection(opt, i >= nf, set, near, sizeof(near)))
+        continue;
+      if(left == 1)
+        oc_buf_printf(msg, ": did you mean '%s'?", near);
+      else
+        oc_buf_printf(msg, "%s'%s' for '%.100s'", guessed++ ? ", " : ": did you mean ", near, opt);
+    }
+    if(guessed)
+      oc_buf_adds(msg, "?");
   }
   else
     /* each takes cases, but no case has both a matching name and a tag */

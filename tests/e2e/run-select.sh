@@ -13,6 +13,10 @@ NS=$(ls "$OACHECK_SRCDIR"/suites/*.json | wc -l | tr -d ' ')   # the shipped sui
 expect_status 2 "$OACHECK" run --filter 'nomatch*'
 expect_grep "--filter 'nomatch\\*' selects no case of the $NS suites loaded \\(--list without it shows" "$TMP/err"
 expect_no_grep 'passed' "$TMP/out"
+expect_status 2 "$OACHECK" run --filter chat-basci
+expect_grep "--filter 'chat-basci' selects no case of the $NS suites loaded: did you mean 'chat-basic'\\? \\(--list" "$TMP/err"
+expect_status 2 "$OACHECK" run --filter plain/chat-basci --filter chat-basic --tag smok
+expect_grep "--filter 'plain/chat-basci' and --tag 'smok' select no case .*: did you mean 'plain/chat-basic' for 'plain/chat-basci', 'smoke' for 'smok'\\?" "$TMP/err"
 expect_status 2 "$OACHECK" run --tag nosuchtag
 expect_grep "--tag 'nosuchtag' selects no case" "$TMP/err"
 pass "a --filter or --tag that matches nothing exits 2 and names it"
@@ -20,7 +24,8 @@ pass "a --filter or --tag that matches nothing exits 2 and names it"
 # a typo among several is still a typo: only it is named
 expect_status 2 "$OACHECK" run --filter 'plain/*' --filter 'nomatch*' --tag smoke --tag smkoe
 expect_grep "--filter 'nomatch\\*' and --tag 'smkoe' select no case" "$TMP/err"
-expect_no_grep "plain/\\*'|'smoke'" "$TMP/err"
+expect_no_grep "--filter 'plain/\\*'|--tag 'smoke'" "$TMP/err"
+expect_grep ": did you mean 'smoke' for 'smkoe'\\?" "$TMP/err"
 pass "each --filter and --tag that takes no case is named, among others that do"
 
 # each takes cases, together none
