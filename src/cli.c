@@ -263,7 +263,12 @@ int oc_cli_opt_allow(const struct oc_option *o, const char *arg, char *err, size
 {
   if(oc_ruleset_add_pattern(o->value, arg) == OC_OK)
     return 0;
-  snprintf(err, errlen, "unknown rule or family '%s' ('oacheck rules' lists them)", arg);
+  char near[140];
+  if(oc_rule_suggest(arg, near, sizeof(near)))
+    snprintf(err, errlen, "unknown rule or family '%s': did you mean '%s'? ('oacheck rules' lists them)",
+             arg, near);
+  else
+    snprintf(err, errlen, "unknown rule or family '%s' ('oacheck rules' lists them)", arg);
   return 1;
 }
 

@@ -205,6 +205,33 @@ int oc_cmd_rules(int argc, char **argv)
   return status;
 }
 
+/* Does name name anything `oacheck rules` explains (a rule, a family, a
+ * diagnosis)?  If not, say so, with the nearest of them when one is
+ * within two edits: "TOOL-NAME-ONE" was TOOL-NAME-ONCE. */
+static int known_name(const char *name)
+{
+  struct oc_nearest nr;
+  oc_nearest_init(&nr, name, strlen(name), 1);
+  for(const struct oc_rule *r = oc_rules; r < oc_rules + OC_R__COUNT; r++) {
+    if(oc_strcaseeq(name, r->id) || oc_strcaseeq(name, r->family))
+      return 1;
+    oc_nearest_offer(&nr, r->id, strlen(r->id));
+    oc_nearest_offer(&nr, r->family, strlen(r->family));
+  }
+  for(size_t i = 0; i < OC_DIAG__COUNT; i++) {
+    if(oc_strcaseeq(name, oc_diags[i].id))
+      return 1;
+    oc_nearest_offer(&nr, oc_diags[i].id, strlen(oc_diags[i].id));
+  }
+  if(nr.near)
+    fprintf(stderr, "oacheck rules: no rule, family or diagnosis named '%s': did you mean '%.*s'? "
+            "('oacheck rules' lists them)\n", name, (int)nr.nearlen, nr.near);
+  else
+    fprintf(stderr, "oacheck rules: no rule, family or diagnosis named '%s' ('oacheck rules' "
+            "lists them)\n", name);
+  return 0;
+}
+
 static int list(const struct oc_strlist *names, int md, const struct oc_profile *profile)
 {
   if(md) {
@@ -241,10 +268,10 @@ static int list(const struct oc_strlist *names, int md, const struct oc_profile 
     }
     shown++;
   }
-  if(!shown) {
-    fprintf(stderr, "oacheck rules: no rule or family named '%s' ('oacheck rules' lists them)\n",
-            names->items[0]);
-    return OC_EXIT_USAGE;
-  }
-  return OC_EXIT_OK;
+  /* every name that explains nothing is said, also among names that do:
+   * a typo among several is still a typo */
+  int unknown = 0;
+  for(size_t k = 0; k < names->n; k++)
+    unknown |= !known_name(names->items[k]);
+  return unknown || !shown ? OC_EXIT_USAGE : OC_EXIT_OK;
 }

@@ -52,7 +52,8 @@ static const char run_footer[] =
   "targets-file entry does not set them.  The API key comes from $OPENAI_API_KEY\n"
   "(or a target's key_env) and never appears in any output.\n"
   "Exit status: 0 all passed or skipped, 1 a case failed or errored, 2 usage\n"
-  "error or a suite that cannot be loaded, 3 no target could be reached.\n";
+  "error, a suite that cannot be loaded, or recordings (--replay, oacheck serve)\n"
+  "holding none of the selected cases, 3 no target could be reached.\n";
 
 struct run_args {
   struct oc_run_options opts;
@@ -492,22 +493,56 @@ static void print_target(const struct oc_target *t)
           model ? model : "");
   /* said here, once: otherwise only each case needing ${MODEL} would
    * say that the target lists no model */
-  const char *problem = oc_json_str(t->identity, "models_problem");
-  if(problem) {
-    char key[200];
-    snprintf(key, sizeof(key), "does it want an API key? oacheck sends $%s as a bearer token",
-             t->key_env ? t->key_env : "OPENAI_API_KEY");
-    target_say("target %s: %s: %s", t->name, problem,
-            !t->live                                            ? "as recorded"
-            : t->models_status == 401 || t->models_status == 403 ? key
-                                                                  : "is this the server's root? oacheck adds /v1/… to it");
-  }
+  char problem[1200];
+  oc_target_models_note(t, problem, sizeof(problem));
+  if(problem[0])
+    target_say("target %s: %s", t->name, problem);
   /* a model that loaded on first use: slow once, reported, not judged */
   const cJSON *load = oc_json_obj(t->identity, "load");
   if(load)
     target_say("target %s: model %s was %s; its first request took %.1f ms (loading it)",
             t->name, model ? model : "?", oc_json_str(load, "was") ? oc_json_str(load, "was") : "?",
             oc_json_num(load, "first_request_ms", 0));
+}
+
+/* Said once per target after the summary, from what its cases met (struct
+ * oc_run_tally): a key refused (a line of HTTP-STATUS failures reads as
+ * a broken server otherwise), and recordings holding none of the cases
+ * asked.  Returns how many targets had no recording of any case asked
+ * of them: the run tested nothing there, most often a wrong directory,
+ * and that is not a pass (exit 2, as a filter that selects nothing is). */
+static size_t target_tallies(const struct oc_run *r)
+{
+  size_t none = 0;
+  for(size_t i = 0; r->tally && i < r->ntargets; i++) {
+    const struct oc_target *t = &r->targets[i];
+    const struct oc_run_tally *ty = &r->tally[i];
+    for(int k = 0; k < 2; k++)
+      if(ty->refused[k]) {
+        char hint[300];
+        oc_target_key_hint(t, hint, sizeof(hint));
+        fprintf(stdout, "target %s answered HTTP %d to %zu case%s: %s\n", t->name, k ? 403 : 401,
+                ty->refused[k], ty->refused[k] == 1 ? "" : "s", hint);
+      }
+  }
+  fflush(stdout);
+  for(size_t i = 0; r->tally && i < r->ntargets; i++) {
+    const struct oc_target *t = &r->targets[i];
+    const struct oc_run_tally *ty = &r->tally[i];
+    if(!ty->asked || ty->unrecorded != ty->asked)
+      continue;
+    none++;
+    char where[600];
+    if(t->live)
+      oc_url_redact(t->url, where, sizeof(where));
+    if(t->live)
+      oc_error("target %s: the oacheck serve at %s has no recording of any of the %zu selected "
+               "case%s", t->name, where, ty->asked, ty->asked == 1 ? "" : "s");
+    else
+      oc_error("replay target %s: none of the %zu selected case%s has a recording in %s", t->name,
+               ty->asked, ty->asked == 1 ? "" : "s", t->recordings ? t->recordings : "?");
+  }
+  return none;
 }
 
 /* The model matrix: a line per model of each router (or model list),
@@ -872,6 +907,7 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_reset(&dsum);
   oc_console_summary_from(&con, doc, &rs);
+  size_t unrecorded = target_tallies(&run);
   model_matrix(&rs, targets, ntargets);
   if(oc_deploy_tally_text(&run.deploy, &dsum) == OC_OK && dsum.len)
     fputs(oc_buf_str(&dsum), stdout);
@@ -901,6 +937,8 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   }
   else if(reachable == 0)
     status = OC_EXIT_UNREACHABLE;
+  else if(unrecorded)
+    status = OC_EXIT_USAGE;
   else if(counts->fail || counts->error || bad_reports || run.lost)
     status = OC_EXIT_FAIL;
   else

@@ -257,6 +257,11 @@ int oc_cmd_templates(int argc, char **argv)
     printf("target %s: %s%s%.12s\n", ts[i].name, ts[i].reachable ? "" : "unreachable: ",
            ts[i].reachable ? (sha ? "template sha256 " : "template unknown") : (ts[i].error ? ts[i].error : ""),
            ts[i].reachable && sha ? sha : "");
+    /* as run says it: a key refused there is refused for every render */
+    char problem[1200];
+    oc_target_models_note(&ts[i], problem, sizeof(problem));
+    if(problem[0] && ts[i].live)
+      printf("target %s: %s\n", ts[i].name, problem);
   }
   results = oc_templates_run(ts, nt, fixtures, &io);
   if(!results) {

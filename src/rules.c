@@ -111,6 +111,34 @@ int oc_ruleset_add_pattern(struct oc_ruleset *s, const char *pattern)
   return found ? OC_OK : OC_ENOTFOUND;
 }
 
+int oc_rule_suggest(const char *pattern, char *out, size_t outlen)
+{
+  size_t n = strlen(pattern);
+  int prefix = n >= 2 && pattern[n - 1] == '*';
+  /* "STREEM-*" is compared as the family STREEM */
+  size_t base = prefix ? n - 1 - (pattern[n - 2] == '-') : n;
+  struct oc_nearest nr;
+  oc_nearest_init(&nr, pattern, base, 1);
+  int family = 0;
+  for(size_t i = 0; i < OC_R__COUNT; i++) {
+    const char *was = nr.near;
+    if(!prefix) {
+      oc_nearest_offer(&nr, oc_rules[i].id, strlen(oc_rules[i].id));
+      if(nr.near != was)
+        family = 0;
+      was = nr.near;
+    }
+    oc_nearest_offer(&nr, oc_rules[i].family, strlen(oc_rules[i].family));
+    if(nr.near != was)
+      family = 1;
+  }
+  out[0] = '\0';
+  if(!nr.near)
+    return 0;
+  snprintf(out, outlen, "%.*s%s", (int)nr.nearlen, nr.near, family ? "-*" : "");
+  return 1;
+}
+
 void oc_ruleset_merge(struct oc_ruleset *s, const struct oc_ruleset *other)
 {
   if(other)

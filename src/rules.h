@@ -55,6 +55,12 @@ int oc_ruleset_has(const struct oc_ruleset *s, enum oc_rule_id rule);
 /* Add every rule that pattern names: an ID ("TOOL-NAME-ONCE") or a family
  * prefix ending in '*' ("TOOL-*").  OC_ENOTFOUND when it names none. */
 int oc_ruleset_add_pattern(struct oc_ruleset *s, const char *pattern);
+/* For a pattern that names no rule, the one meant, within two edits and
+ * regardless of case, into out: the nearest rule ID ("TOOL-NAME-ONE",
+ * "tool-name-once" → TOOL-NAME-ONCE), or "FAMILY-*" for a family written
+ * without its star or a mistyped family pattern ("STREEM-*").  0 when
+ * nothing is that close (out is then ""). */
+int oc_rule_suggest(const char *pattern, char *out, size_t outlen);
 /* s |= other */
 void oc_ruleset_merge(struct oc_ruleset *s, const struct oc_ruleset *other);
 int oc_ruleset_empty(const struct oc_ruleset *s);

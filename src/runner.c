@@ -178,6 +178,54 @@ static int selected(const struct oc_run_options *o, const struct oc_case *c)
   return 1;
 }
 
+/* What a --filter (i < nf) or --tag that takes no case was meant to
+ * name, within two edits, regardless of case, into out: a case's name or
+ * a suite's ("chat-basci" was chat-basic), suite/case for a filter with
+ * a '/', a tag of some case for a tag.  0 when none is that close, and
+ * for a glob, whose typo is not one name's. */
+static int near_selection(const char *opt, int tag, const struct oc_suite_set *set, char *out,
+                          size_t outlen)
+{
+  if(!tag && strpbrk(opt, "*?["))
+    return 0;
+  int full = !tag && strchr(opt, '/');
+  struct oc_nearest nr;
+  oc_nearest_init(&nr, opt, strlen(opt), 1);
+  out[0] = '\0';
+  char name[256];
+  for(size_t s = 0; s < set->count; s++)
+    for(size_t k = 0; k < set->items[s].ncases; k++) {
+      const struct oc_case *c = &set->items[s].cases[k];
+      /* the candidate's text may be a buffer of this loop: what is near
+       * is copied out as it becomes the nearest */
+      size_t before = nr.best;
+      if(tag)
+        for(size_t j = 0; j < c->ntags; j++) {
+          oc_nearest_offer(&nr, c->tags[j], strlen(c->tags[j]));
+          if(nr.best < before) {
+            oc_strlcpy(out, c->tags[j], outlen);
+            before = nr.best;
+          }
+        }
+      else if(full) {
+        snprintf(name, sizeof(name), "%s/%s", c->suite, c->name);
+        oc_nearest_offer(&nr, name, strlen(name));
+        if(nr.best < before)
+          oc_strlcpy(out, name, outlen);
+      }
+      else {
+        oc_nearest_offer(&nr, c->name, strlen(c->name));
+        if(nr.best < before)
+          oc_strlcpy(out, c->name, outlen);
+        before = nr.best;
+        oc_nearest_offer(&nr, c->suite, strlen(c->suite));
+        if(nr.best < before)
+          oc_strlcpy(out, c->suite, outlen);
+      }
+    }
+  return out[0] != '\0';
+}
+
 int oc_run_check_selection(const struct oc_run_options *o, const struct oc_suite_set *set,
                            struct oc_buf *msg)
 {
@@ -225,6 +273,20 @@ int oc_run_check_selection(const struct oc_run_options *o, const struct oc_suite
     }
     oc_buf_printf(msg, " %s no case of the %zu suite%s loaded", left == 1 ? "selects" : "select",
                   loaded, loaded == 1 ? "" : "s");
+    /* and what each was most likely meant to be */
+    size_t guessed = 0;
+    for(size_t i = 0; i < nf + nt; i++) {
+      char near[256];
+      const char *opt = i < nf ? o->filters[i] : o->tags[i - nf];
+      if(hit[i] || !near_selection(opt, i >= nf, set, near, sizeof(near)))
+        continue;
+      if(left == 1)
+        oc_buf_printf(msg, ": did you mean '%s'?", near);
+      else
+        oc_buf_printf(msg, "%s'%s' for '%.100s'", guessed++ ? ", " : ": did you mean ", near, opt);
+    }
+    if(guessed)
+      oc_buf_adds(msg, "?");
   }
   else
     /* each takes cases, but no case has both a matching name and a tag */
@@ -339,7 +401,8 @@ struct job {
   int recording;
   struct oc_headers send_headers;
   char *url;
-  int unmatched;
+  int unmatched;            /* no recording of its request: a replay target's, or oacheck
+                               serve's 404 with X-Oacheck-Unmatched */
   struct tstate *ts;        /* live */
   struct lane *lane;        /* live: the thread whose loop carries it */
   int max_in_flight;        /* on its target, while it ran */
@@ -583,6 +646,13 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   int trc = res ? oc_spool_encode(res, idx, text, err, sizeof(err)) : OC_ENOMEM;
   run_lock(r);
   r->done++;
+  if(r->tally && j->req_built) {
+    struct oc_run_tally *ty = &r->tally[j->item->target - r->targets];
+    ty->asked++;
+    ty->unrecorded += j->unmatched;
+    if(!j->unmatched && j->resp_started && (j->resp.status == 401 || j->resp.status == 403))
+      ty->refused[j->resp.status == 403]++;
+  }
   if(res) {
     oc_summary_add(&r->summary, res);
     oc_deploy_tally_add(&r->deploy, res);
@@ -729,6 +799,7 @@ static void run_replay(struct job *j)
   }
   const struct oc_cassette *c = oc_cassette_store_find_key(&t->store, key);
   if(!c) {
+    j->unmatched = 1; /* as oacheck serve's miss is: counted for the target's tally */
     j->end = OC_END_SKIP;
     oc_strlcpy(j->reason, "not recorded", sizeof(j->reason));
     finish_job(j, 1, 0);
@@ -1222,8 +1293,10 @@ static cJSON *first_attempt(const cJSON *res, int in_flight)
 int oc_run_execute(struct oc_run *r, char *err, size_t errlen)
 {
   free(r->refs);
+  free(r->tally);
   r->refs = calloc(r->nitems + 1, sizeof(*r->refs));
-  if(!r->refs) {
+  r->tally = calloc(r->ntargets + 1, sizeof(*r->tally));
+  if(!r->refs || !r->tally) {
     snprintf(err, errlen, "out of memory");
     return OC_ENOMEM;
   }
@@ -1410,6 +1483,8 @@ void oc_run_free(struct oc_run *r)
   oc_deploy_tally_free(&r->deploy);
   free(r->refs);
   r->refs = NULL;
+  free(r->tally);
+  r->tally = NULL;
   for(size_t i = 0; r->firsts && i < r->nitems; i++)
     cJSON_Delete(r->firsts[i]);
   free(r->firsts);

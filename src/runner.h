@@ -65,6 +65,16 @@ struct oc_plan_item {
 typedef void (*oc_run_result_cb)(void *ud, const struct oc_plan_item *item, const cJSON *result,
                                  size_t done, size_t total);
 
+/* What one target's cases met, counted as they end, for what is said
+ * once per target after the summary (cmd_run.c): a key refused on every
+ * case, recordings that hold none of the selected cases. */
+struct oc_run_tally {
+  size_t asked;             /* cases whose request was built (sent, or looked up) */
+  size_t unrecorded;        /* of those, "not recorded": no cassette of a replay target, or
+                               oacheck serve's X-Oacheck-Unmatched */
+  size_t refused[2];        /* answered HTTP 401, HTTP 403 */
+};
+
 struct oc_run {
   const struct oc_run_options *opts;
   struct oc_target *targets;
@@ -81,6 +91,7 @@ struct oc_run {
   struct oc_summary summary; /* counted as each case ends */
   struct oc_deploy_tally deploy; /* the deployment's lines, tallied as each case ends */
   struct oc_result_ref *refs; /* by plan index: what writers know of a result unread */
+  struct oc_run_tally *tally; /* by target index, made by oc_run_execute */
   oc_run_result_cb on_result;
   void *ud;
   size_t done;

@@ -167,7 +167,8 @@ int oc_suite_target_var(const char *name)
  * closest of them within an edit distance of 2, or NULL. */
 static int var_known(const char *name, size_t n, const struct oc_jv *vars, const char **near)
 {
-  size_t best = 3;
+  struct oc_nearest nr;
+  oc_nearest_init(&nr, name, n, 0); /* ${model} is not ${MODEL}: names keep their case */
   *near = NULL;
   for(size_t i = 0; i < OC_ARRAY_LEN(target_vars) + (vars && vars->type == OC_JOBJECT ? vars->len : 0);
       i++) {
@@ -183,13 +184,9 @@ static int var_known(const char *name, size_t n, const struct oc_jv *vars, const
     }
     if(kn == n && memcmp(k, name, n) == 0)
       return 1;
-    /* a one-letter name is one edit from every other: no guess */
-    size_t d = oc_edit_distance(name, n, k, kn, 2);
-    if(d < best && d < n) {
-      best = d;
-      *near = k;
-    }
+    oc_nearest_offer(&nr, k, kn);
   }
+  *near = nr.near;
   return 0;
 }
 
@@ -323,9 +320,13 @@ static int check_allow(const struct oc_jv *list, const char *path, const char *b
     oc_ruleset_init(&probe);
     if(a->type != OC_JSTRING || !oc_ruleset_add_pattern(&probe, a->u.str))
       continue;
-    char msg[200];
-    snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
-             "('oacheck rules' lists them)", a->u.str);
+    char msg[360], near[140];
+    if(oc_rule_suggest(a->u.str, near, sizeof(near)))
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue: did you "
+               "mean '%s'? ('oacheck rules' lists them)", a->u.str, near);
+    else
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
+               "('oacheck rules' lists them)", a->u.str);
     err_at(err, path, buf, len, a->offset, msg);
     bad = 1;
   }
@@ -667,20 +668,14 @@ void oc_suite_resolve_why(const char *arg, struct oc_buf *out)
     return;
   }
   /* the names, from their paths: DIR/NAME.json */
-  const char *near = NULL;
-  size_t best = 3, nearlen = 0;
+  struct oc_nearest nr;
+  oc_nearest_init(&nr, arg, n, 0);
   for(size_t i = 0; i < np; i++) {
     const char *b = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
-    size_t bn = strlen(b) - 5;
-    size_t d = oc_edit_distance(arg, n, b, bn, 2);
-    if(d < best && d < n) {
-      best = d;
-      near = b;
-      nearlen = bn;
-    }
+    oc_nearest_offer(&nr, b, strlen(b) - 5);
   }
-  if(near)
-    oc_buf_printf(out, ": did you mean '%.*s'?", (int)nearlen, near);
+  if(nr.near)
+    oc_buf_printf(out, ": did you mean '%.*s'?", (int)nr.nearlen, nr.near);
   oc_buf_adds(out, " (shipped: ");
   for(size_t i = 0; i < np; i++) {
     const char *b = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];

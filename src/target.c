@@ -360,8 +360,13 @@ static int target_from_jv(struct oc_target *t, const struct oc_jv *j, const stru
     const struct oc_jv *a = &as->u.items[i];
     if(a->type == OC_JSTRING && !oc_ruleset_add_pattern(&t->allow, a->u.str))
       continue;
-    snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
-             "('oacheck rules' lists them)", a->type == OC_JSTRING ? a->u.str : "(not a string)");
+    char near[140];
+    if(a->type == OC_JSTRING && oc_rule_suggest(a->u.str, near, sizeof(near)))
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue: did you "
+               "mean '%s'? ('oacheck rules' lists them)", a->u.str, near);
+    else
+      snprintf(msg, sizeof(msg), "allow: '%.80s' is not a rule or family of the catalogue "
+               "('oacheck rules' lists them)", a->type == OC_JSTRING ? a->u.str : "(not a string)");
     tfile_err(f, a->offset, msg);
     return OC_EPARSE;
   }
@@ -604,6 +609,46 @@ int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
     return rc;
   }
   return OC_OK;
+}
+
+void oc_target_key_hint(const struct oc_target *t, char *out, size_t outlen)
+{
+  if(!t->live) {
+    oc_strlcpy(out, "as recorded", outlen);
+    return;
+  }
+  /* a header of the target's own wins over the variable: that is the key sent */
+  if(oc_headers_get(&t->headers, "Authorization")) {
+    oc_strlcpy(out, "does the target's Authorization header hold a key this server accepts?",
+               outlen);
+    return;
+  }
+  const char *env = t->key_env ? t->key_env : "OPENAI_API_KEY";
+  /* the default variable may be what the user meant to override, per
+   * target, in a targets file: both are named */
+  const char *which = strcmp(env, "OPENAI_API_KEY") == 0 ? " (or the target's key_env)"
+                                                         : " (the target's key_env)";
+  const char *v = getenv(env);
+  if(!v || !*v)
+    snprintf(out, outlen, "%s%s is %s, so no key was sent: set it to a key this server accepts",
+             env, which, v ? "empty" : "not set");
+  else
+    snprintf(out, outlen, "is %s%s set to a key this server accepts?", env, which);
+}
+
+void oc_target_models_note(const struct oc_target *t, char *out, size_t outlen)
+{
+  const char *problem = oc_json_str(t->identity, "models_problem");
+  out[0] = '\0';
+  if(!problem)
+    return;
+  char hint[300];
+  if(t->live && (t->models_status == 401 || t->models_status == 403))
+    oc_target_key_hint(t, hint, sizeof(hint));
+  else
+    oc_strlcpy(hint, t->live ? "is this the server's root? oacheck adds /v1/… to it" : "as recorded",
+               sizeof(hint));
+  snprintf(out, outlen, "%s: %s", problem, hint);
 }
 
 /* Identification exchanges are part of a recording: replaying a run needs

@@ -181,6 +181,17 @@ long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_option
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */
 int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out);
+/* What to check when t answered 401 or 403: where the key it was sent
+ * comes from (the variable's name, or its Authorization header), as a
+ * question ("is OPENAI_API_KEY (or the target's key_env) set to a key
+ * this server accepts?"); never the key.  A replay target's answer is
+ * what was recorded: "as recorded". */
+void oc_target_key_hint(const struct oc_target *t, char *out, size_t outlen);
+/* What identification says once about a /v1/models that is no model
+ * list, with what to check: "GET URL answered HTTP 401
+ * (application/json): " and the key hint after a 401 or 403, else
+ * whether the URL is the server's root; "" when the list was fine. */
+void oc_target_models_note(const struct oc_target *t, char *out, size_t outlen);
 
 /* The results "targets" entry (URL without credentials). */
 cJSON *oc_target_json(const struct oc_target *t);

@@ -878,6 +878,40 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   return n;
 }
 
+/* Is a non-2xx answer to a render the template's doing?  A render that
+ * fails comes back as the request's fault (400, 422: llama-server's
+ * invalid_request_error carrying the Jinja exception) or the server's
+ * (500: its server_error); any other status says nothing about the
+ * template (a key refused, a proxy or a loading model's 502/503/504, a
+ * limit's 408/413/429, a redirect), and blaming the template for it sent
+ * people reading a chat template for an API key's fault. */
+static int render_status(int status)
+{
+  return status == 400 || status == 422 || status == 500;
+}
+
+/* A non-2xx answer that is not the template's, said as the HTTP failure
+ * it is: "POST /apply-template answered HTTP 401: <its message>", with
+ * the key to check after a 401 or 403. */
+static void http_failure(const struct oc_target *t, int status, const struct oc_headers *h,
+                         const cJSON *parsed, char *out, size_t outlen)
+{
+  const cJSON *e = oc_json_get(parsed, "error");
+  const char *msg = cJSON_IsString(e) ? e->valuestring : oc_json_str(e, "message");
+  char line[320], media[128], hint[300] = "";
+  if(msg)
+    one_line(msg, line, sizeof(line));
+  else {
+    const char *ct = oc_headers_get(h, "Content-Type");
+    oc_media_type(ct ? ct : "", media, sizeof(media));
+    snprintf(line, sizeof(line), "(%s)", media[0] ? media : "no Content-Type");
+  }
+  if(status == 401 || status == 403)
+    oc_target_key_hint(t, hint, sizeof(hint));
+  snprintf(out, outlen, "POST /apply-template answered HTTP %d%s%s%s%s", status, msg ? ": " : " ",
+           line, hint[0] ? "; " : "", hint);
+}
+
 /* One (target, fixture) result object in the results schema's shape. */
 static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
                          const struct oc_identify_options *o)
@@ -902,6 +936,7 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
                                      &len, &meta, err, sizeof(err))
                 : OC_ENOMEM;
   const char *result_status = "pass", *reason = NULL;
+  char why[800];
   cJSON *parsed = resp ? oc_json_parse(resp, len, NULL) : NULL;
   if(rc == OC_ENOTFOUND) {
     result_status = "skip";
@@ -911,10 +946,22 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
     result_status = "error";
     reason = err;
   }
+  else if(oc_headers_get(&h, "X-Oacheck-Unmatched")) {
+    /* oacheck serve's 404 for a request it has no recording of, as run
+     * reads it: a miss of the recordings, not a server without the
+     * endpoint (the other fixtures were rendered there) */
+    result_status = "skip";
+    reason = "not recorded";
+  }
   else if(status == 404 || status == 405 || status == 501) {
     /* vLLM, OpenAI, Ollama: no template endpoint at all */
     result_status = "skip";
     reason = "unsupported: the target has no POST /apply-template";
+  }
+  else if((status < 200 || status >= 300) && !render_status(status)) {
+    result_status = "error";
+    http_failure(t, status, &h, parsed, why, sizeof(why));
+    reason = why;
   }
   else {
     const char *emsg = oc_json_str(oc_json_get(parsed, "error"), "message");

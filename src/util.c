@@ -245,6 +245,36 @@ size_t oc_edit_distance(const char *a, size_t an, const char *b, size_t bn, size
   return row[bn] > max ? max + 1 : row[bn];
 }
 
+static void fold_lower(char *out, const char *in, size_t n, int nocase)
+{
+  for(size_t i = 0; i < n; i++)
+    out[i] = nocase && in[i] >= 'A' && in[i] <= 'Z' ? (char)(in[i] - 'A' + 'a') : in[i];
+}
+
+void oc_nearest_init(struct oc_nearest *n, const char *name, size_t len, int nocase)
+{
+  memset(n, 0, sizeof(*n));
+  n->nocase = nocase;
+  n->best = 3;
+  n->len = len;
+  if(len <= OC_EDIT_MAX_LEN)
+    fold_lower(n->name, name, len, nocase);
+}
+
+void oc_nearest_offer(struct oc_nearest *n, const char *cand, size_t len)
+{
+  char c[OC_EDIT_MAX_LEN];
+  if(!cand || n->len > OC_EDIT_MAX_LEN || len > OC_EDIT_MAX_LEN)
+    return;
+  fold_lower(c, cand, len, n->nocase);
+  size_t d = oc_edit_distance(n->name, n->len, c, len, 2);
+  if(d < n->best && d < n->len) {
+    n->best = d;
+    n->near = cand;
+    n->nearlen = len;
+  }
+}
+
 void *oc_array_grow(void *p, size_t *alloc, size_t need, size_t elem)
 {
   return oc_array_grow_from(p, alloc, need, elem, 8);

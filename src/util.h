@@ -103,6 +103,23 @@ int oc_endswith(const char *s, const char *suffix);
  * bytes are never close (a ranking compares their first bytes). */
 #define OC_EDIT_MAX_LEN 128
 size_t oc_edit_distance(const char *a, size_t an, const char *b, size_t bn, size_t max);
+/* "Did you mean": the candidate nearest a mistyped name among those
+ * offered, within two edits and fewer edits than the name has bytes (a
+ * two-letter name is two edits from every other), ties going to the
+ * first offered.  With nocase, ASCII case is no difference: rule IDs are
+ * upper case, and what people type is often not.  near stays NULL while
+ * nothing offered is that close; it points at the candidate offered
+ * (borrowed), nearlen its length. */
+struct oc_nearest {
+  char name[OC_EDIT_MAX_LEN];
+  size_t len;                /* > OC_EDIT_MAX_LEN: too long to be near anything */
+  int nocase;
+  size_t best;
+  const char *near;
+  size_t nearlen;
+};
+void oc_nearest_init(struct oc_nearest *n, const char *name, size_t len, int nocase);
+void oc_nearest_offer(struct oc_nearest *n, const char *cand, size_t len);
 /* The first n bytes of needle inside the hl bytes of h (either may hold
  * NULs), or NULL; an empty needle is never found. */
 const char *oc_memfind(const char *h, size_t hl, const char *needle, size_t n);

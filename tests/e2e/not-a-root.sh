@@ -50,9 +50,29 @@ pass "a web page for every path: not JSON, said once with the URL asked"
 
 kill "$HOSTILE_PID" 2>/dev/null || true
 hostile_start --default echo-401
+unset OPENAI_API_KEY
 expect_status 1 "$OACHECK" run plain --target "auth=$HURL"
-expect_grep "^target auth: GET $HURL/v1/models answered HTTP 401 \\(application/json\\): does it want an API key\\? oacheck sends \\\$OPENAI_API_KEY as a bearer token$" "$TMP/out"
+expect_grep "^target auth: GET $HURL/v1/models answered HTTP 401 \\(application/json\\): OPENAI_API_KEY \\(or the target's key_env\\) is not set, so no key was sent: set it to a key this server accepts$" "$TMP/out"
 pass "a 401 for /v1/models: the hint is the API key, not the root"
+
+# every case answered 401: said once for the target after the summary,
+# with the variable the key comes from (its name, never the key)
+KEY="sk-oacheck-not-a-root-0123456789"
+OPENAI_API_KEY=$KEY; export OPENAI_API_KEY
+expect_status 1 "$OACHECK" run plain --target "auth=$HURL" --model m
+expect_grep "^target auth: GET $HURL/v1/models answered HTTP 401 \\(application/json\\): is OPENAI_API_KEY \\(or the target's key_env\\) set to a key this server accepts\\?$" "$TMP/out"
+sed -n '/^[0-9]* cases: /,$p' "$TMP/out" > "$TMP/after"
+expect_grep "^target auth answered HTTP 401 to 5 cases: is OPENAI_API_KEY \\(or the target's key_env\\) set to a key this server accepts\\?$" "$TMP/after"
+[ "$(grep -c 'answered HTTP 401 to' "$TMP/out")" = 1 ] || fail "the 401 hint is not said once"
+if grep -q "$KEY" "$TMP/out" "$TMP/err"; then fail "the key is in the output"; fi
+cat > "$TMP/targets.json" <<EOT
+[{"name": "auth", "url": "$HURL", "key_env": "OACHECK_TEST_AUTH_KEY", "model": "m"}]
+EOT
+OACHECK_TEST_AUTH_KEY=$KEY; export OACHECK_TEST_AUTH_KEY
+expect_status 1 "$OACHECK" run plain --targets "$TMP/targets.json"
+expect_grep "^target auth answered HTTP 401 to 5 cases: is OACHECK_TEST_AUTH_KEY \\(the target's key_env\\) set to a key this server accepts\\?$" "$TMP/out"
+unset OPENAI_API_KEY OACHECK_TEST_AUTH_KEY
+pass "cases answered 401: one line for the target naming the key's variable"
 
 # a server's bytes in the target's lines are shown escaped: a Content-Type
 # holding ESC sequences does not reach the terminal raw

@@ -23,8 +23,18 @@ expect_grep '^ERROR-SHAPE +warning' "$TMP/out"
 pass "rules --profile shows the profile's severities"
 
 expect_status 2 "$OACHECK" rules NO-SUCH-RULE
-expect_grep "no rule or family named 'NO-SUCH-RULE'" "$TMP/err"
+expect_grep "no rule, family or diagnosis named 'NO-SUCH-RULE' \\('oacheck rules' lists them\\)$" "$TMP/err"
 pass "unknown rule exits 2"
+
+# a mistyped name: the one meant, whatever its case; among names that
+# do explain something it is still said (and still exit 2)
+expect_status 2 "$OACHECK" rules TOOL-NAME-ONE
+expect_grep "^oacheck rules: no rule, family or diagnosis named 'TOOL-NAME-ONE': did you mean 'TOOL-NAME-ONCE'\\?" "$TMP/err"
+expect_status 2 "$OACHECK" rules STREAM-DONE tool-name-onse shared-contxt
+expect_grep '^STREAM-DONE ' "$TMP/out"
+expect_grep "named 'tool-name-onse': did you mean 'TOOL-NAME-ONCE'\\?" "$TMP/err"
+expect_grep "named 'shared-contxt': did you mean 'shared-context'\\?" "$TMP/err"
+pass "a mistyped rule or diagnosis gets the nearest name, also among good ones"
 
 "$OACHECK" rules --markdown > "$TMP/rules.md"
 if ! cmp -s "$TMP/rules.md" "$OACHECK_SRCDIR/docs/rules.md"; then

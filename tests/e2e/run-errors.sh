@@ -229,8 +229,22 @@ expect_grep "big.json:90002:[0-9]+: case name 'c000007' appears twice" "$TMP/err
 pass "a 100,000-case suite with four broken cases: all four reported with their lines"
 
 expect_status 2 "$OACHECK" run models --allow 'NOPE-*'
-expect_grep "unknown rule or family 'NOPE-\\*'" "$TMP/err"
+expect_grep "unknown rule or family 'NOPE-\\*' \\('oacheck rules' lists them\\)" "$TMP/err"
 pass "--allow checks families too"
+
+expect_status 2 "$OACHECK" run models --allow TOOL-NAME-ONE
+expect_grep "unknown rule or family 'TOOL-NAME-ONE': did you mean 'TOOL-NAME-ONCE'\\?" "$TMP/err"
+expect_status 2 "$OACHECK" run models --allow 'STREEM-*'
+expect_grep "unknown rule or family 'STREEM-\\*': did you mean 'STREAM-\\*'\\?" "$TMP/err"
+expect_status 2 "$OACHECK" run models --allow tool
+expect_grep "unknown rule or family 'tool': did you mean 'TOOL-\\*'\\?" "$TMP/err"
+cat > "$TMP/allow-typo.json" <<'EOS'
+{ "suite": "allow-typo", "description": "x", "allow": ["TOOL-NAME-ONE"],
+  "cases": [ { "name": "a", "description": "b", "request": { "method": "GET", "path": "/v1/models" } } ] }
+EOS
+expect_status 2 "$OACHECK" run "$TMP/allow-typo.json"
+expect_grep "allow-typo.json:1:[0-9]+: allow: 'TOOL-NAME-ONE' is not a rule or family of the catalogue: did you mean 'TOOL-NAME-ONCE'\\?" "$TMP/err"
+pass "a mistyped rule in --allow or a suite's allow gets the rule it was meant to be"
 
 # 429 with Retry-After: retried a bounded number of times, each retry reported
 serve_start "$OACHECK_SRCDIR/tests/data/crafted/rate-limited"

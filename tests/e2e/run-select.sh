@@ -3,8 +3,10 @@
 # case of the loaded suites is a usage error naming it (exit 2, before any
 # target is asked anything), alone or among others that do take cases, in
 # run, run --list and record alike; a shard that --shard leaves empty is
-# not (exit 0); the plan's line counts the suites the cases come from, and
-# the summary of a run of one case says "1 case", "1 error", "1 warning".
+# not (exit 0); the plan's line counts the suites the cases come from; the
+# summary of a run of one case says "1 case", "1 error", "1 warning"; a
+# replay target (or oacheck serve) holding none of the selected cases is
+# an error after the run (exit 2), one holding some of them is not.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 NS=$(ls "$OACHECK_SRCDIR"/suites/*.json | wc -l | tr -d ' ')   # the shipped suites
@@ -12,6 +14,10 @@ NS=$(ls "$OACHECK_SRCDIR"/suites/*.json | wc -l | tr -d ' ')   # the shipped sui
 expect_status 2 "$OACHECK" run --filter 'nomatch*'
 expect_grep "--filter 'nomatch\\*' selects no case of the $NS suites loaded \\(--list without it shows" "$TMP/err"
 expect_no_grep 'passed' "$TMP/out"
+expect_status 2 "$OACHECK" run --filter chat-basci
+expect_grep "--filter 'chat-basci' selects no case of the $NS suites loaded: did you mean 'chat-basic'\\? \\(--list" "$TMP/err"
+expect_status 2 "$OACHECK" run --filter plain/chat-basci --filter chat-basic --tag smok
+expect_grep "--filter 'plain/chat-basci' and --tag 'smok' select no case .*: did you mean 'plain/chat-basic' for 'plain/chat-basci', 'smoke' for 'smok'\\?" "$TMP/err"
 expect_status 2 "$OACHECK" run --tag nosuchtag
 expect_grep "--tag 'nosuchtag' selects no case" "$TMP/err"
 pass "a --filter or --tag that matches nothing exits 2 and names it"
@@ -19,7 +25,8 @@ pass "a --filter or --tag that matches nothing exits 2 and names it"
 # a typo among several is still a typo: only it is named
 expect_status 2 "$OACHECK" run --filter 'plain/*' --filter 'nomatch*' --tag smoke --tag smkoe
 expect_grep "--filter 'nomatch\\*' and --tag 'smkoe' select no case" "$TMP/err"
-expect_no_grep "plain/\\*'|'smoke'" "$TMP/err"
+expect_no_grep "--filter 'plain/\\*'|--tag 'smoke'" "$TMP/err"
+expect_grep ": did you mean 'smoke' for 'smkoe'\\?" "$TMP/err"
 pass "each --filter and --tag that takes no case is named, among others that do"
 
 # each takes cases, together none
@@ -71,3 +78,24 @@ expect_grep '^1 case: 0 passed, 0 failed, 1 error, 0 skipped; 0 warnings$' "$TMP
 expect_status 1 "$OACHECK" run plain
 expect_grep '^5 cases: [0-9]+ passed, [0-9]+ failed, 0 errors, 0 skipped; [0-9]+ warnings$' "$TMP/out"
 pass "a one-case run's summary says 1 case, 1 error, 1 warning"
+
+# recordings that hold none of the selected cases: every case a skip
+# ("not recorded") and the run green, having tested nothing.  Said after
+# the summary, naming the target and the directory, and exit 2, as a
+# filter that selects nothing is; a selection some of whose cases are
+# recorded stays a run with skips (exit 0)
+REC="$OACHECK_SRCDIR/suites/recordings/llama-server"
+mkdir "$TMP/plain-only"
+cp "$REC"/plain.*.cassette.gz "$REC"/identify-*.cassette.gz "$TMP/plain-only/"
+expect_status 2 "$OACHECK" run streaming --replay "$TMP/plain-only" --json "$TMP/none.json"
+expect_grep '^5 cases: 0 passed, 0 failed, 0 errors, 5 skipped' "$TMP/out"
+expect_grep "^oacheck: error: replay target plain-only: none of the 5 selected cases has a recording in $TMP/plain-only$" "$TMP/err"
+[ -s "$TMP/none.json" ] || fail "the results were not written"
+expect_status 0 "$OACHECK" run --replay "$TMP/plain-only" --filter plain/chat-basic --filter 'streaming/*'
+expect_grep '^6 cases: 1 passed, 0 failed, 0 errors, 5 skipped' "$TMP/out"
+expect_no_grep 'has a recording' "$TMP/err"
+serve_start "$TMP/plain-only"
+expect_status 2 "$OACHECK" run streaming --target "s=$URL"
+expect_grep "^oacheck: error: target s: the oacheck serve at $URL has no recording of any of the 5 selected cases$" "$TMP/err"
+serve_stop
+pass "recordings holding none of the selected cases exit 2 and say so; some recorded is a run with skips"

@@ -49,6 +49,11 @@ expect_status 2 "$OACHECK" run models --targets "$TMP/nodir.json"
 expect_grep "nodir.json:1:32: recordings directory '.*/nope' does not exist" "$TMP/err"
 pass "no targets, neither url nor recordings, a name twice, a missing directory: each at its place"
 
+printf '[ { "name": "a", "url": "%s", "allow": ["TOOL-NAME-ONE"] } ]\n' "$URL" > "$TMP/allow.json"
+expect_status 2 "$OACHECK" run models --targets "$TMP/allow.json"
+expect_grep "allow.json:1:[0-9]+: allow: 'TOOL-NAME-ONE' is not a rule or family of the catalogue: did you mean 'TOOL-NAME-ONCE'\\?" "$TMP/err"
+pass "a mistyped allowed rule is said at its place with the rule it was meant to be"
+
 # key_env names a variable that is not there: said, and the run goes on
 printf '{ "targets": [ { "name": "llama", "url": "%s", "key_env": "OACHECK_TEST_NOPE_KEY" } ] }\n' \
   "$URL" > "$TMP/key.json"

@@ -55,13 +55,46 @@ expect_grep '^----- Qwen-Qwen2.5-7B-Instruct / multiturn -----' "$TMP/out"
 expect_grep '<\|im_start\|>system' "$TMP/out"
 pass "--show prints the rendered prompts"
 
-# a server without /apply-template (OpenAI's recordings): unsupported, not failed
-serve_start "$OACHECK_SRCDIR/tests/data/recordings/openai"
-expect_status 0 "$OACHECK" templates --target "openai=$URL"
+# a server without /apply-template (a 404 for it, as OpenAI and vLLM
+# answer): unsupported, not failed.  (oacheck serve over OpenAI's
+# recordings is no such server: its 404 is a miss of the recordings.)
+hostile_start --default models-only
+expect_status 0 "$OACHECK" templates --target "openai=$HURL"
 expect_grep '^SKIP +openai templates/three-turns \(unsupported: the target has no POST /apply-template\)' "$TMP/out"
 expect_no_grep '^FAIL' "$TMP/out"
-serve_stop
+kill "$HOSTILE_PID" 2>/dev/null || true
 pass "a target without /apply-template is skipped as unsupported"
+
+# oacheck serve without a recording of one render: its 404 carries
+# X-Oacheck-Unmatched, a miss of the recordings (as run reads it), not a
+# server without the endpoint it answered the other fixtures on
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+expect_status 0 "$OACHECK" templates --target "ls=$URL"
+expect_grep '^SKIP +ls templates/tool-call-id9 \(not recorded\)$' "$TMP/out"
+expect_grep '^PASS +ls templates/three-turns' "$TMP/out"
+expect_no_grep 'the target has no POST /apply-template' "$TMP/out"
+serve_stop
+pass "a render oacheck serve has no recording of is 'not recorded', not unsupported"
+
+# a server that refuses the key: every render is the HTTP failure it is
+# (an error of the case, with the key to check), never the template's
+# TEMPLATE-RENDER, and the unknown role's 4xx is not taken for a refusal
+KEY="sk-oacheck-templates-0123456789"
+hostile_start --default echo-401
+OPENAI_API_KEY=$KEY; export OPENAI_API_KEY
+expect_status 1 "$OACHECK" templates --target "auth=$HURL" --json "$TMP/auth.json"
+for fx in three-turns multiturn tool-call tool-call-id9 unknown-role; do
+  expect_grep "^ERROR +auth templates/$fx \\(POST /apply-template answered HTTP 401: Incorrect API key provided: \\[secret\\*+\\]\\..*; is OPENAI_API_KEY \\(or the target's key_env\\) set to a key this server accepts\\?\\)$" "$TMP/out"
+done
+expect_grep "^target auth: GET $HURL/v1/models answered HTTP 401 \\(application/json\\): is OPENAI_API_KEY" "$TMP/out"
+expect_no_grep 'TEMPLATE-RENDER|^PASS|^FAIL' "$TMP/out"
+expect_grep '^5 cases: 0 passed, 0 failed, 5 errors' "$TMP/out"
+if grep -q "$KEY" "$TMP/out" "$TMP/err" "$TMP/auth.json"; then fail "the key is in the output"; fi
+unset OPENAI_API_KEY
+expect_status 1 "$OACHECK" templates --target "auth=$HURL"
+expect_grep "^ERROR +auth templates/three-turns \\(POST /apply-template answered HTTP 401: .*; OPENAI_API_KEY \\(or the target's key_env\\) is not set, so no key was sent" "$TMP/out"
+kill "$HOSTILE_PID" 2>/dev/null || true
+pass "a 401 for every render is an HTTP failure naming the key, not a template that cannot render"
 
 # tens of templates at once: one grid line per template
 TPL="${OACHECK_SHARED:-}/recordings/llama-server-templates"

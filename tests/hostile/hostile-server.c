@@ -18,7 +18,10 @@
  * not-found (a 404 text/plain for every path, as a server or proxy with
  * nothing there answers), html-page (a web application's page for
  * every path) and escape-type (a 404 whose Content-Type holds terminal
- * control sequences) make a target that is not an OpenAI server's root. */
+ * control sequences) make a target that is not an OpenAI server's root;
+ * models-only (its model list, and that 404 for every other path) is a
+ * server without llama-server's own endpoints (/apply-template, …), as
+ * OpenAI's and vLLM's are. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -266,7 +269,10 @@ static void serve_mode(const struct req *r)
     head(302, "Found", "application/json", n, extra);
     put(body, (size_t)n);
   }
-  else if(!strcmp(m, "not-found")) {
+  else if(!strcmp(m, "models-only") && strstr(r->target, "/v1/models")) {
+    answer_models();
+  }
+  else if(!strcmp(m, "not-found") || !strcmp(m, "models-only")) {
     /* a server (or a reverse proxy) with nothing at the path asked: Go's
      * net/http and many proxies answer every unknown path like this */
     const char *b = "404 page not found\n";

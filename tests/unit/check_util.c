@@ -249,6 +249,36 @@ START_TEST(edit_distance)
 }
 END_TEST
 
+START_TEST(nearest_name)
+{
+  static const char *const ids[] = { "TOOL-NAME-ONCE", "TOOL-DELTA-INDEX", "STREAM-DONE" };
+  struct oc_nearest n;
+  oc_nearest_init(&n, "TOOL-NAME-ONE", 13, 0);
+  for(size_t i = 0; i < 3; i++)
+    oc_nearest_offer(&n, ids[i], strlen(ids[i]));
+  ck_assert_ptr_eq(n.near, ids[0]);
+  ck_assert_uint_eq(n.nearlen, 14);
+  /* case is a difference only without nocase */
+  oc_nearest_init(&n, "stream-done", 11, 0);
+  for(size_t i = 0; i < 3; i++)
+    oc_nearest_offer(&n, ids[i], strlen(ids[i]));
+  ck_assert_ptr_null(n.near);
+  oc_nearest_init(&n, "stream-dnoe", 11, 1);
+  for(size_t i = 0; i < 3; i++)
+    oc_nearest_offer(&n, ids[i], strlen(ids[i]));
+  ck_assert_ptr_eq(n.near, ids[2]);
+  /* a two-letter name is near nothing two edits away; ties go to the first */
+  oc_nearest_init(&n, "ab", 2, 0);
+  oc_nearest_offer(&n, "cd", 2);
+  ck_assert_ptr_null(n.near);
+  oc_nearest_init(&n, "abcd", 4, 0);
+  oc_nearest_offer(&n, "abce", 4);
+  oc_nearest_offer(&n, "abcf", 4);
+  ck_assert_str_eq(n.near, "abce");
+  ck_assert_uint_eq(n.best, 1);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("util");
@@ -265,6 +295,7 @@ int main(void)
   tcase_add_test(tc, utf8_sanitize);
   tcase_add_test(tc, strings);
   tcase_add_test(tc, edit_distance);
+  tcase_add_test(tc, nearest_name);
   tcase_add_test(tc, read_file_names_the_file);
   tcase_add_test(tc, clock_is_monotonic);
   suite_add_tcase(s, tc);
