@@ -73,25 +73,52 @@ static int is_var_name(const char *s, size_t n)
   return 1;
 }
 
+/* One ${…} reference: at its '$', name what stands between the braces
+ * (n bytes), or NULL when the reference has no closing brace. */
+struct ref {
+  const char *at, *name;
+  size_t n;
+};
+
+/* The first reference in [p, end) (a '$' not before '{' is text): fills
+ * *r and returns where the text after it starts (end for one without its
+ * closing brace), or NULL when there is none.  The one scanner of the
+ * syntax for the checks, the sizes and the names below. */
+static const char *next_ref(const char *p, const char *end, struct ref *r)
+{
+  for(;;) {
+    const char *d = memchr(p, '$', (size_t)(end - p));
+    if(!d || d + 1 >= end)
+      return NULL;
+    if(d[1] != '{') {
+      p = d + 1;
+      continue;
+    }
+    r->at = d;
+    r->name = d + 2;
+    const char *e = memchr(r->name, '}', (size_t)(end - r->name));
+    if(!e) {
+      r->name = NULL;
+      r->n = 0;
+      return end;
+    }
+    r->n = (size_t)(e - r->name);
+    return e + 1;
+  }
+}
+
 /* What is wrong with the ${…} references of s, or NULL.  A malformed
  * reference is a suite error (exit 2), unlike an undefined variable,
  * which depends on the target. */
 static const char *reference_problem(const char *s, size_t len)
 {
   const char *end = s + len;
-  for(const char *p = s; p < end;) {
-    const char *d = memchr(p, '$', (size_t)(end - p));
-    if(!d || d + 1 >= end)
-      break;
-    if(d[1] != '{') {
-      p = d + 1;
-      continue;
-    }
-    const char *name = d + 2;
-    const char *e = memchr(name, '}', (size_t)(end - name));
-    if(!e)
+  struct ref r;
+  for(const char *p = s; (p = next_ref(p, end, &r));) {
+    if(!r.name)
       return "'${' without its closing '}'";
-    size_t n = (size_t)(e - name);
+    const char *name = r.name, *e = r.name + r.n;
+    size_t n = r.n;
     if(n == 0)
       return "an empty variable reference '${}'";
     if(memchr(name, '$', n))
@@ -115,7 +142,6 @@ static const char *reference_problem(const char *s, size_t len)
     }
     else if(!is_var_name(name, n))
       return "a variable name is upper case letters, digits and '_' (e.g. ${MODEL})";
-    p = e + 1;
   }
   return NULL;
 }
@@ -126,24 +152,20 @@ static const char *reference_problem(const char *s, size_t len)
 static size_t static_size(const char *s, size_t len)
 {
   size_t n = 0;
-  const char *end = s + len;
-  for(const char *p = s; p < end;) {
-    const char *d = memchr(p, '$', (size_t)(end - p));
-    const char *e = d && d + 1 < end && d[1] == '{' ? memchr(d, '}', (size_t)(end - d)) : NULL;
-    if(!e) {
-      n += (size_t)(end - p);
-      break;
-    }
-    n += (size_t)(d - p);
-    if((size_t)(e - d) > 8 && memcmp(d + 2, "words:", 6) == 0 && d[8] >= '0' && d[8] <= '9') {
-      char *colon = memchr(d + 8, ':', (size_t)(e - d - 8));
-      long count = strtol(d + 8, NULL, 10);
+  const char *end = s + len, *p = s, *after;
+  struct ref r;
+  while((after = next_ref(p, end, &r)) && r.name) {
+    n += (size_t)(r.at - p);
+    const char *e = r.name + r.n;
+    if(r.n > 6 && memcmp(r.name, "words:", 6) == 0 && r.name[6] >= '0' && r.name[6] <= '9') {
+      const char *colon = memchr(r.name + 6, ':', r.n - 6);
+      long count = strtol(r.name + 6, NULL, 10);
       if(colon && count > 0 && count <= OC_WORDS_MAX)
         n += (size_t)count * ((size_t)(e - colon - 1) + 1);
     }
-    p = e + 1;
+    p = after;
   }
-  return n;
+  return n + (size_t)(end - p);
 }
 
 /* The variables a target can define (target.c sets them as it identifies
@@ -200,20 +222,10 @@ static int check_names(const struct oc_jv *v, const struct oc_jv *vars, const ch
 {
   int bad = 0;
   const char *s = v->u.str, *end = s + v->len;
-  for(const char *p = s; p < end;) {
-    const char *d = memchr(p, '$', (size_t)(end - p));
-    if(!d || d + 1 >= end)
-      break;
-    if(d[1] != '{') {
-      p = d + 1;
-      continue;
-    }
-    const char *name = d + 2;
-    const char *e = memchr(name, '}', (size_t)(end - name));
-    if(!e)
-      break;
-    p = e + 1;
-    size_t n = (size_t)(e - name);
+  struct ref r;
+  for(const char *p = s; (p = next_ref(p, end, &r)) && r.name;) {
+    const char *d = r.at, *name = r.name, *e = r.name + r.n;
+    size_t n = r.n;
     const char *var = name, *words = NULL;
     if(n >= 4 && memcmp(name, "env:", 4) == 0)
       continue;

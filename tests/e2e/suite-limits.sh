@@ -30,6 +30,15 @@ expect_grep 'no case was run' "$TMP/err"
 ! rss_checked || [ "$(cat "$TMP/rss")" -lt 204800 ] || fail "loading the huge suite peaked at $(cat "$TMP/rss") KiB"
 pass "a static request over the cap is a suite error at load, with its line"
 
+# a lone '$' (a price, a shell prompt) before the references: still
+# counted, the '$' being text (its scan stopped there, and the 64 MiB
+# were found only when building)
+sed 's/"\${words:1000000:abcd}"/"costs $5: ${words:1000000:abcd}"/' "$TMP/huge.json" >"$TMP/dollar.json"
+grep -q 'costs \$5: ' "$TMP/dollar.json" || fail "the lone \$ was not put in"
+expect_status 2 "$OACHECK" run "$TMP/dollar.json"
+expect_grep 'dollar.json:18:[0-9]+: with this string the request would be at least 6[0-9] MiB' "$TMP/err"
+pass "a lone \$ before the references does not stop their count"
+
 suite count '        { "role": "user", "content": "${words:2000000:a}" }' "" >"$TMP/count.json"
 expect_status 2 "$OACHECK" run "$TMP/count.json"
 expect_grep 'count.json:5:[0-9]+: the COUNT of \$\{words:COUNT:WORD\} is over 1,000,000' "$TMP/err"

@@ -617,11 +617,9 @@ START_TEST(junit_client_matrix)
 }
 END_TEST
 
-/* The console's matrix: a row per checklist item, a word per cell, the
- * breaks and limitations one line each; nothing without verdicts. */
-START_TEST(console_client_matrix)
+/* What the console's matrix prints for doc (caller frees). */
+static char *console_matrix_text(const cJSON *d)
 {
-  cJSON *d = load_fixture("clients.json");
   FILE *f = tmpfile();
   ck_assert_ptr_nonnull(f);
   struct oc_console c;
@@ -630,8 +628,18 @@ START_TEST(console_client_matrix)
   long n = ftell(f);
   rewind(f);
   char *out = calloc(1, (size_t)n + 1);
+  ck_assert_ptr_nonnull(out);
   ck_assert_uint_eq(fread(out, 1, (size_t)n, f), (size_t)n);
   fclose(f);
+  return out;
+}
+
+/* The console's matrix: a row per checklist item, a word per cell, the
+ * breaks and limitations one line each; nothing without verdicts. */
+START_TEST(console_client_matrix)
+{
+  cJSON *d = load_fixture("clients.json");
+  char *out = console_matrix_text(d);
   ck_assert_msg(strstr(out, "\nWill my client work? (llama-server-b10587)\n") != NULL, "%s", out);
   ck_assert_msg(strstr(out, "\n  plain               ok      -            ok      ok         ok      -\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  tool call streamed  ok      ok           ok      BREAKS     ok      limit\n"), "%s", out);
@@ -665,16 +673,7 @@ START_TEST(console_matrix_cuts_reasons_on_characters)
     }
   }
   ck_assert_int_gt(set, 0);
-  FILE *f = tmpfile();
-  ck_assert_ptr_nonnull(f);
-  struct oc_console c;
-  oc_console_init(&c, f);
-  oc_console_matrix(&c, d);
-  long n = ftell(f);
-  rewind(f);
-  char *out = calloc(1, (size_t)n + 1);
-  ck_assert_uint_eq(fread(out, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
+  char *out = console_matrix_text(d);
   const char *line = strstr(out, "\n  BREAKS langchain, tool call streamed: tool_calls: x");
   ck_assert_msg(line != NULL, "%s", out);
   const char *eol = strchr(line + 1, '\n');
@@ -705,16 +704,7 @@ START_TEST(matrix_error_cells_rendered)
     "\"langchain\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"x\",\"basis\":\"verified\"},"
     "\"openai-python\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"x\",\"basis\":\"emulated\"},"
     "\"openai-python-stream\":{\"works\":null,\"outcome\":\"not-exercised\",\"reason\":\"-\",\"basis\":\"emulated\"}}}]");
-  FILE *f = tmpfile();
-  ck_assert_ptr_nonnull(f);
-  struct oc_console c;
-  oc_console_init(&c, f);
-  oc_console_matrix(&c, d);
-  long n = ftell(f);
-  rewind(f);
-  char *out = calloc(1, (size_t)n + 1);
-  ck_assert_uint_eq(fread(out, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
+  char *out = console_matrix_text(d);
   ck_assert_msg(strstr(out, "\n  plain               error   -            error   error      error   -\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  errors              ok      -            ok      ok         ok      -\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  error: a case of the row ended in error, so no verdict\n"), "%s", out);
