@@ -416,15 +416,24 @@ static const char matrix_doc[] =
   "  \"openai-node\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"x\"}}},"
   "{\"target\": \"b\", \"suite\": \"s\", \"case\": \"skipped\", \"checklist\": \"plain\"}]}";
 
+/* The matrix of a results document whose one target with a matrix is
+ * "a" (*doc and the matrix the caller's to free). */
+static struct oc_matrix *matrix_of_a(const char *text, cJSON **doc, size_t *n)
+{
+  *doc = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(*doc);
+  struct oc_matrix *m;
+  ck_assert_int_eq(oc_matrix_build(*doc, &m, n), OC_OK);
+  ck_assert_uint_eq(*n, 1);
+  ck_assert_str_eq(m[0].target, "a");
+  return m;
+}
+
 START_TEST(matrix_cells)
 {
-  cJSON *doc = cJSON_Parse(matrix_doc);
-  ck_assert_ptr_nonnull(doc);
-  struct oc_matrix *m;
+  cJSON *doc;
   size_t n;
-  ck_assert_int_eq(oc_matrix_build(doc, &m, &n), OC_OK);
-  ck_assert_uint_eq(n, 1);
-  ck_assert_str_eq(m[0].target, "a");
+  struct oc_matrix *m = matrix_of_a(matrix_doc, &doc, &n);
   const struct oc_cell *ai = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_AI_SDK];
   ck_assert_int_eq(ai->state, OC_CELL_BREAKS);
   ck_assert_str_eq(ai->reason, "first break");
@@ -474,13 +483,9 @@ static const char matrix_errors_doc[] =
 
 START_TEST(matrix_errors_are_no_verdict)
 {
-  cJSON *doc = cJSON_Parse(matrix_errors_doc);
-  ck_assert_ptr_nonnull(doc);
-  struct oc_matrix *m;
+  cJSON *doc;
   size_t n;
-  ck_assert_int_eq(oc_matrix_build(doc, &m, &n), OC_OK);
-  ck_assert_uint_eq(n, 1);
-  ck_assert_str_eq(m[0].target, "a");
+  struct oc_matrix *m = matrix_of_a(matrix_errors_doc, &doc, &n);
   /* every plain case errored: no client's plain cell is "works" */
   const struct oc_cell *node = &m[0].cells[OC_ROW_PLAIN][OC_CLIENT_OPENAI_NODE];
   ck_assert_int_eq(node->state, OC_CELL_ERROR);

@@ -1043,9 +1043,14 @@ START_TEST(connect_timeout)
 }
 END_TEST
 
-START_TEST(tls_failure)
+/* An https:// URL for a plain-HTTP server, which answers in plain text
+ * (mode 1) or closes on the ClientHello before answering (mode 2): the
+ * TLS library's words ("wrong version number", "SSL_ERROR_SYSCALL") do
+ * not say what is wrong, the hint does (an e2e test saw either, by a
+ * race). */
+static void tls_hint(int mode, const char *want)
 {
-  struct srv *s = srv_start(1); /* answers in plain text */
+  struct srv *s = srv_start(mode);
   struct oc_http_request req;
   struct rec r;
   char *url = oc_asprintf("https://127.0.0.1:%d/v1/models", s->port);
@@ -1055,34 +1060,21 @@ START_TEST(tls_failure)
   run_one(&req, &r);
   ck_assert_msg(r.o.error == OC_HTTP_TLS, "%s: %s", oc_http_error_name(r.o.error), r.o.message);
   ck_assert_ptr_nonnull(strstr(r.o.message, url));
-  /* the TLS library's words ("wrong version number") do not say what is
-   * wrong: an https:// URL for a plain-HTTP server */
-  ck_assert_msg(strstr(r.o.message, " (is the server plain HTTP? try http://)") != NULL, "%s", r.o.message);
+  ck_assert_msg(strstr(r.o.message, want) != NULL, "%s", r.o.message);
   free(url);
   oc_buf_free(&r.body);
   srv_stop(s);
 }
+
+START_TEST(tls_failure)
+{
+  tls_hint(1, " (is the server plain HTTP? try http://)");
+}
 END_TEST
 
-/* A plain server that closes on the ClientHello before answering: the
- * TLS library says only "SSL_ERROR_SYSCALL" or "unexpected eof"; the
- * hint says what it likely means (an e2e test saw either this or the
- * answer above, by a race). */
 START_TEST(tls_closed_during_handshake)
 {
-  struct srv *s = srv_start(2);
-  struct oc_http_request req;
-  struct rec r;
-  char *url = oc_asprintf("https://127.0.0.1:%d/v1/models", s->port);
-  oc_http_request_init(&req);
-  req.url = url;
-  rec_init(&r);
-  run_one(&req, &r);
-  ck_assert_msg(r.o.error == OC_HTTP_TLS, "%s: %s", oc_http_error_name(r.o.error), r.o.message);
-  ck_assert_msg(strstr(r.o.message, "is the server plain HTTP? try http://)") != NULL, "%s", r.o.message);
-  free(url);
-  oc_buf_free(&r.body);
-  srv_stop(s);
+  tls_hint(2, "is the server plain HTTP? try http://)");
 }
 END_TEST
 
