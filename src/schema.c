@@ -3471,22 +3471,21 @@ static const struct prop *find_prop(const struct op *o, const char *k, uint32_t 
 }
 
 /* The declared property a member not allowed was most likely meant to be
- * ("profle" for "profile"): the nearest by edit distance, when at most a
- * third of the longer name differs, so that "x" never suggests "y".  Only
- * on the reporting path: a misspelt member of a hand-written file (a
- * suite, a targets file) is the usual reason for this error. */
+ * ("profle" for "profile"), by the one "did you mean" (oc_nearest: within
+ * two edits, so that "x" never suggests "y").  Only on the reporting
+ * path: a misspelt member of a hand-written file (a suite, a targets
+ * file) is the usual reason for this error. */
 static const struct prop *near_prop(const struct op *o, const char *k, uint32_t kl)
 {
+  struct oc_nearest n;
+  oc_nearest_init(&n, k, kl, 0);
   const struct prop *best = NULL;
-  size_t bestd = 0;
   for(size_t i = 0; i < o->u.props.nprops; i++) {
     const struct prop *p = &o->u.props.props[i];
-    size_t longer = p->name.len > kl ? p->name.len : kl;
-    size_t d = oc_edit_distance(k, kl, p->name.s, p->name.len, longer / 3);
-    if(d > 0 && d <= longer / 3 && (!best || d < bestd)) {
+    const char *before = n.near;
+    oc_nearest_offer(&n, p->name.s, p->name.len);
+    if(n.near != before)
       best = p;
-      bestd = d;
-    }
   }
   return best;
 }
