@@ -4,7 +4,9 @@
 #include "config.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,17 @@ static void print_usage(FILE *out)
           "Exit status: 0 all passed or skipped, 1 a case failed or errored,\n"
           "2 usage error or a suite or schema that cannot be loaded, 3 no target reachable,\n"
           "130/143 stopped by SIGINT/SIGTERM (the finished cases are written, marked incomplete).\n");
+}
+
+int oc_cli_reports_take_stdout(const char *cmd, const struct oc_report_args *ra, const char *also)
+{
+  if(!oc_streq(ra->json, "-") && !oc_streq(ra->junit, "-") && !oc_streq(ra->html, "-") &&
+     !oc_streq(also, "-"))
+    return OC_OK;
+  if(oc_stdout_to_report() == OC_OK)
+    return OC_OK;
+  fprintf(stderr, "oacheck %s: cannot keep standard output for the report: %s\n", cmd, strerror(errno));
+  return OC_EIO;
 }
 
 int oc_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -129,6 +129,13 @@ struct oc_report_args {
   const char *json, *junit, *html;
 };
 
+/* When a report (or also, another output such as --markdown) is "-",
+ * stdout becomes the report's alone and everything else a command says
+ * goes to stderr (oc_stdout_to_report).  Called once the arguments are
+ * read, before the command's first line.  OC_OK, or OC_EIO said as the
+ * command's error. */
+int oc_cli_reports_take_stdout(const char *cmd, const struct oc_report_args *ra, const char *also);
+
 #define OC_OPT_REPORTS(ra)                                                                  \
   OC_OPT_STRING(0, "json", &(ra)->json, "FILE", "write the results (the canonical report)"), \
   OC_OPT_STRING(0, "junit", &(ra)->junit, "FILE", "write JUnit XML"),                        \

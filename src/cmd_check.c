@@ -405,6 +405,10 @@ int oc_cmd_check(int argc, char **argv)
     status = oc_cli_usage_error("check", "--partial and --complete contradict each other");
     goto out;
   }
+  if(oc_cli_reports_take_stdout("check", &a.reports, NULL)) {
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   status = OC_EXIT_USAGE;
   /* a captured answer may quote the key it was sent with (a 401): this
    * environment's key is masked out of the console and the reports */

@@ -405,6 +405,10 @@ int oc_cmd_pin(int argc, char **argv)
     status = oc_cli_usage_error("pin", "give targets and exactly one of --out FILE or --check FILE");
     goto out;
   }
+  if(oc_cli_reports_take_stdout("pin", &ra, NULL)) {
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   if(check) {
     pin = oc_json_parse_file(check, err, sizeof(err));
     if(!pin || !oc_json_arr(pin, "targets")) {

@@ -180,6 +180,10 @@ int oc_cmd_proxy(int argc, char **argv)
     status = oc_cli_usage_error("proxy", "which server?  Give --target URL");
     goto out;
   }
+  if(oc_cli_reports_take_stdout("proxy", &a.reports, NULL)) {
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   if(split_listen(a.listen, host, sizeof(host), &port)) {
     status = oc_cli_usage_error("proxy", "--listen wants HOST:PORT, not '%s'", a.listen);
     goto out;

@@ -385,6 +385,13 @@ static int canonical_render(struct oc_results *rs, struct oc_sink *s)
 static int write_outputs_of(struct oc_results *rs, const struct outputs *out)
 {
   int status = OC_EXIT_OK;
+  struct oc_ci_args ci = out->ci;
+  ci.stdout_report = oc_streq(out->json, "-") || oc_streq(out->junit, "-") || oc_streq(out->html, "-");
+  /* a report on stdout has it alone: the annotations and the "wrote"
+   * lines go to stderr (oc_stdout_to_report) */
+  const struct oc_report_args ra = { out->json, out->junit, out->html };
+  if(oc_cli_reports_take_stdout("report", &ra, ci.markdown))
+    return OC_EXIT_FAIL;
   if(out->json && out->canonical) {
     char err[1024];
     struct oc_sink s;
@@ -396,8 +403,6 @@ static int write_outputs_of(struct oc_results *rs, const struct outputs *out)
   }
   if(oc_reports_write_from(rs, out->canonical ? NULL : out->json, out->junit, out->html))
     status = OC_EXIT_FAIL;
-  struct oc_ci_args ci = out->ci;
-  ci.stdout_report = oc_streq(out->json, "-") || oc_streq(out->junit, "-") || oc_streq(out->html, "-");
   if(oc_ci_reports_write_from(rs, &ci, stdout, real_getenv))
     status = OC_EXIT_FAIL;
   return status;

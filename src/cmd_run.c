@@ -754,6 +754,14 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   }
   char started[32];
   oc_now_rfc3339(started);
+  /* a report on stdout ("-") has it alone: the console, the "wrote"
+   * lines and the GitHub annotations go to stderr (oc_stdout_to_report) */
+  int report_on_stdout = oc_streq(a.reports.json, "-") || oc_streq(a.reports.junit, "-") ||
+                         oc_streq(a.reports.html, "-");
+  if(!a.list && oc_cli_reports_take_stdout(cmd, &a.reports, a.ci.markdown)) {
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   struct oc_console con;
   oc_console_init(&con, stdout);
   con.verbose = a.verbose;
@@ -913,15 +921,11 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     fputs(oc_buf_str(&dsum), stdout);
   oc_buf_free(&dsum);
   if(tallying) {
-    /* where the reports say what they wrote: stderr when one goes to stdout */
-    int to_stdout = oc_streq(a.reports.json, "-") || oc_streq(a.reports.junit, "-") ||
-                    oc_streq(a.reports.html, "-");
-    say_recorded(to_stdout ? stderr : stdout, record_dir, targets, ntargets);
+    say_recorded(stdout, record_dir, targets, ntargets); /* stderr's when a report is stdout's */
     tallying = 0;
   }
   int bad_reports = oc_reports_write_from(&rs, a.reports.json, a.reports.junit, a.reports.html);
-  a.ci.stdout_report = oc_streq(a.reports.json, "-") || oc_streq(a.reports.junit, "-") ||
-                       oc_streq(a.reports.html, "-");
+  a.ci.stdout_report = report_on_stdout;
   bad_reports += oc_ci_reports_write_from(&rs, &a.ci, stdout, real_getenv);
   if(run.lost)
     oc_error("%zu result%s could not be kept (see above): the reports lack them", run.lost,

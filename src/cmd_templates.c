@@ -214,6 +214,10 @@ int oc_cmd_templates(int argc, char **argv)
     status = brc;
     goto out;
   }
+  if(oc_cli_reports_take_stdout("templates", &ra, NULL)) {
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   const char *note = NULL;
   if(nt == 0) {
     if(default_targets(&ts, &nt)) {

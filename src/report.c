@@ -354,7 +354,7 @@ int oc_sink_open(struct oc_sink *s, const char *path, char *err, size_t errlen)
     return OC_ENOMEM;
   }
   if(strcmp(path, "-") == 0) {
-    s->fd = STDOUT_FILENO;
+    s->fd = oc_report_fd();
     s->is_stdout = 1;
     return OC_OK;
   }

@@ -505,11 +505,43 @@ int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
   return *out ? OC_OK : OC_ENOMEM;
 }
 
+static int report_fd = STDOUT_FILENO;
+
+int oc_report_fd(void)
+{
+  return report_fd;
+}
+
+int oc_stdout_to_report(void)
+{
+  if(report_fd != STDOUT_FILENO)
+    return OC_OK;
+  fflush(stdout);
+  int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if(fd < 0)
+    return OC_EIO;
+  if(dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    close(fd);
+    return OC_EIO;
+  }
+  report_fd = fd;
+  return OC_OK;
+}
+
 static int write_stdout(const void *p, size_t n, char *err, size_t errlen)
 {
-  if((n && fwrite(p, 1, n, stdout) != n) || fflush(stdout)) {
-    snprintf(err, errlen, "cannot write to standard output: %s", strerror(errno));
-    return OC_EIO;
+  const char *at = p;
+  fflush(stdout);
+  while(n) {
+    ssize_t w = write(report_fd, at, n);
+    if(w < 0 && errno == EINTR)
+      continue;
+    if(w <= 0) {
+      snprintf(err, errlen, "cannot write to standard output: %s", w < 0 ? strerror(errno) : "nothing written");
+      return OC_EIO;
+    }
+    at += w;
+    n -= (size_t)w;
   }
   return OC_OK;
 }

@@ -169,6 +169,15 @@ int oc_read_file(const char *path, size_t max, char **out, size_t *outlen,
  * kill) never leaves a truncated file: the previous one stays as it was.
  * err says what failed and whether the previous file is kept. */
 int oc_write_file(const char *path, const void *p, size_t n, char *err, size_t errlen);
+/* Where a report named "-" goes: standard output, unless
+ * oc_stdout_to_report moved the console off it. */
+int oc_report_fd(void);
+/* For a command one of whose reports is "-": from here on stdout (fd 1,
+ * so every print, the libraries' too) is a copy of stderr and the
+ * original stdout is the report's alone (oc_report_fd), so that a pipe
+ * into jq or a file gets the report byte for byte, with no console line
+ * in it.  OC_OK, or OC_EIO with nothing moved. */
+int oc_stdout_to_report(void);
 /* Join a directory and a relative name into a new string (caller frees). */
 char *oc_path_join(const char *dir, const char *name);
 int oc_is_dir(const char *path);
