@@ -16,6 +16,7 @@
 #include "report.h"
 #include "results_json.h"
 #include "templates.h"
+#include "url.h"
 #include "util.h"
 
 static const char templates_usage[] =
@@ -48,6 +49,39 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The shipped template recordings: one replay target per subdirectory. */
+/* The targets whose every fixture was "not recorded" (a replay, or an
+ * oacheck serve, holding no render of any): each said as run says it.
+ * Returns how many. */
+static size_t unrecorded_targets(const cJSON *doc, const struct oc_target *ts, size_t nt)
+{
+  size_t none = 0;
+  for(size_t i = 0; i < nt; i++) {
+    size_t asked = 0, missed = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
+    {
+      if(!oc_streq(oc_json_str(r, "target"), ts[i].name))
+        continue;
+      asked++;
+      missed += oc_streq(oc_json_str(r, "status"), "skip") && oc_streq(oc_json_str(r, "reason"), "not recorded");
+    }
+    if(!asked || missed != asked || !ts[i].reachable)
+      continue;
+    none++;
+    if(ts[i].live) {
+      char where[600];
+      oc_url_redact(ts[i].url, where, sizeof(where));
+      oc_error("target %s: the oacheck serve at %s has no recording of any of the %zu template "
+               "fixture%s", ts[i].name, where, asked, asked == 1 ? "" : "s");
+    }
+    else
+      oc_error("replay target %s: none of the %zu template fixture%s has a recording in %s "
+               "(its apply-template*.cassette.gz)",
+               ts[i].name, asked, asked == 1 ? "" : "s", ts[i].recordings ? ts[i].recordings : "?");
+  }
+  return none;
+}
+
 static int default_targets(struct oc_target **ts, size_t *n)
 {
   char *dir = oc_data_path("suites/recordings/llama-server/templates");
@@ -308,10 +342,14 @@ int oc_cmd_templates(int argc, char **argv)
     goto out;
   }
   oc_console_summary(&con, doc);
+  size_t unrecorded = unrecorded_targets(doc, ts, nt);
   int bad = oc_reports_write(doc, ra.json, ra.junit, ra.html);
   struct oc_counts counts;
   oc_results_count(doc, NULL, NULL, &counts);
+  /* as run does: recordings that hold none of the fixtures tested
+   * nothing, most often a wrong directory, and that is not a pass */
   status = reachable == 0 ? OC_EXIT_UNREACHABLE
+         : unrecorded     ? OC_EXIT_USAGE
          : (counts.fail || counts.error || bad) ? OC_EXIT_FAIL : OC_EXIT_OK;
 out:
   cJSON_Delete(doc);

@@ -55,6 +55,16 @@ expect_grep '^----- Qwen-Qwen2.5-7B-Instruct / multiturn -----' "$TMP/out"
 expect_grep '<\|im_start\|>system' "$TMP/out"
 pass "--show prints the rendered prompts"
 
+# recordings that hold no render of any fixture tested nothing (a wrong
+# directory): exit 2 and say so, as run does, not a green row of skips
+expect_status 2 "$OACHECK" templates --replay "$OACHECK_SRCDIR/tests/data/recordings/openai"
+expect_grep '^SKIP +openai templates/multiturn \(not recorded\)' "$TMP/out"
+expect_grep "replay target openai: none of the 5 template fixtures has a recording in .*tests/data/recordings/openai" "$TMP/err"
+expect_status 2 "$OACHECK" templates --replay "$OACHECK_SRCDIR/tests/data/recordings/openai" \
+  --replay "$OACHECK_SRCDIR/suites/recordings/llama-server/templates/Qwen-Qwen2.5-7B-Instruct"
+expect_no_grep 'Qwen.*none of' "$TMP/err"
+pass "templates --replay of recordings with no render: exit 2, the directory named"
+
 # a server without /apply-template (a 404 for it, as OpenAI and vLLM
 # answer): unsupported, not failed.  (oacheck serve over OpenAI's
 # recordings is no such server: its 404 is a miss of the recordings.)
