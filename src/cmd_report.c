@@ -747,6 +747,11 @@ static int cmd_history(int argc, char **argv)
     status = oc_cli_usage_error("report history", "which folder of results?");
     goto out;
   }
+  const struct oc_report_args ra = { json, NULL, html };
+  if(oc_cli_reports_take_stdout("report history", &ra, NULL)) {
+    status = OC_EXIT_FAIL;
+    goto out;
+  }
   for(size_t i = 0; i < args.n; i++) {
     int is_dir = 0;
     size_t before = paths.n;

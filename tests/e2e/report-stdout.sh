@@ -1,6 +1,6 @@
 #!/bin/sh
 # report-stdout.sh — a report named "-" has stdout to itself: `run`,
-# `check`, `templates` and `report render` with --json/--junit/--html -
+# `check`, `templates`, `report render` and `report history` with --json/--junit/--html -
 # write the report alone there (so that `| jq` or a redirect gets a
 # document), and everything else they say — the console, the summary,
 # the "wrote" lines, the GitHub annotations — goes to stderr.
@@ -70,3 +70,12 @@ expect_status 1 "$OACHECK" run --json "$TMP/plain.json"
 expect_grep 'cases: ' "$TMP/out"
 expect_grep "^wrote $TMP/plain\\.json \\(JSON report\\)\$" "$TMP/out"
 pass "with no report on stdout the console stays there"
+
+# report history: its console table on stderr, the history alone on stdout
+expect_status 0 "$OACHECK" report history "$TMP/r.json" --json -
+head -c 1 "$TMP/out" | grep -q '{' || fail "report history --json -: stdout does not start with the document"
+expect_grep '^history of 1 run' "$TMP/err"
+expect_no_grep '^history of ' "$TMP/out"
+expect_status 0 "$OACHECK" report history "$TMP/r.json" --html -
+head -c 15 "$TMP/out" | grep -qi '^<!doctype html>' || fail "report history --html -: stdout does not start with the page"
+pass "report history --json - / --html -: the history alone on stdout"
