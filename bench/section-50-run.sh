@@ -73,6 +73,14 @@ openai_version=""
 rate_of() { awk -v n="$n" -v w="$(kv wall_s "$1")" 'BEGIN { printf "%.1f", n / w }'; }
 cpu_of() { awk -v n="$n" -v c="$(kv cpu_s "$1")" 'BEGIN { printf "%.4f", c * 1000 / n }'; }
 
+# serve's CPU so far in clock ticks (fields 14 and 15 of /proc/PID/stat,
+# counted after the command name, which may hold spaces)
+clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+serve_ticks() {
+  [ -r "/proc/$serve_pid/stat" ] || return 0
+  sed 's/^.*) //' "/proc/$serve_pid/stat" | awk '{ print $12 + $13 }'
+}
+serve_us=""
 ours_rate=""; ours_cpu=""; one_rate=""; one_cpu=""; floor_rate=""; floor_cpu=""
 wrk_rate=""; node_rate=""; node_cpu=""
 for r in $(seq "$runs"); do
@@ -96,11 +104,18 @@ for r in $(seq "$runs"); do
     echo "libcurl alone failed: $(tail -n 2 "$tmp/floor.out" | tr '\n' ' ')" >>"$tmp/raw"
   fi
   if [ "$have_wrk" = 1 ]; then
+    # the server's own CPU over wrk's run (utime + stime, /proc): what
+    # each request costs the server, and so what is left for a client
+    t0=$(serve_ticks)
     out=$(BENCH_BODY="$tmp/request.json" wrk -t2 -c8 -d"${dur}s" -s "$BENCH_SRCDIR/bench/serve-post.lua" \
       "$url/v1/chat/completions" 2>&1)
+    t1=$(serve_ticks)
     rate=$(printf '%s\n' "$out" | sed -n 's/^Requests\/sec: *//p')
-    echo "wrk: $rate req/s $(printf '%s\n' "$out" | sed -n 's/^ *\(Non-2xx.*\|Socket errors.*\)$/\1/p' | tr '\n' ' ')" >>"$tmp/raw"
+    reqs=$(printf '%s\n' "$out" | sed -n 's/^ *\([0-9]*\) requests in .*/\1/p')
+    echo "wrk: $rate req/s, $reqs requests, serve CPU ticks $t0 -> $t1 $(printf '%s\n' "$out" | sed -n 's/^ *\(Non-2xx.*\|Socket errors.*\)$/\1/p' | tr '\n' ' ')" >>"$tmp/raw"
     wrk_rate="$wrk_rate $rate"
+    [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$reqs" ] ||
+      serve_us="$serve_us $(awk -v a="$t0" -v b="$t1" -v hz="$clk_tck" -v n="$reqs" 'BEGIN { if (n > 0) printf "%.1f", (b - a) / hz * 1e6 / n }')"
   fi
   if [ "$have_node" = 1 ]; then
     if "$b/measure" -o "$tmp/node.kv" "$NODE" "$BENCH_SRCDIR/bench/peer_run.mjs" "$url" "$tmp/request.json" \
@@ -156,6 +171,15 @@ else
 fi
 echo
 echo "Goals (issue 15): oacheck ≥ 0.5× wrk's rate; ≥ 3× openai-node's cases/s at ≤ ⅓ of its CPU per case."
+ms=$(printf '%s\n' "$serve_us" | bench_median)
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+[ "$have_wrk" = 0 ] || [ -z "$ms" ] || [ -z "$mw" ] ||
+  echo "The budget that goal leaves: under wrk, \`oacheck serve\` spent $ms µs of CPU per request;" \
+    "at half wrk's rate ($(human "$(awk -v w="$mw" 'BEGIN { printf "%.0f", w / 2 }')") cases/s), what the server" \
+    "leaves of the machine's $ncpu CPUs gives a client" \
+    "$(awk -v w="$mw" -v s="$ms" -v c="$ncpu" 'BEGIN { b = (c - w / 2 * s / 1e6) / (w / 2) * 1e6; printf "%.0f", b }') µs" \
+    "of CPU per case for all of its work.  oacheck spends $(awk -v c="${mc:-0}" 'BEGIN { printf "%.0f", c * 1000 }') µs," \
+    "libcurl alone $(awk -v c="${mfc:-0}" 'BEGIN { printf "%.0f", c * 1000 }') µs."
 [ "$have_wrk" = 0 ] || [ -z "$mf" ] ||
   echo "The transport alone reaches $(ratio "$mf" "$mw")× wrk's rate in this run (oacheck with" \
     "--threads 1: $(ratio "$m1" "$mw")×, with its default threads: $(ratio "$mo" "$mw")×)."
