@@ -197,14 +197,20 @@ static cJSON *pinned_facts(const struct oc_target *t)
 }
 
 /* A value for a message: scalars as oc_json_brief says them, arrays and
- * objects as compact JSON (a list of slot sizes says more than "[…]"). */
+ * objects as compact JSON (a list of slot sizes or of models says more
+ * than "[…]": the log reader must see which model came or went), cut at
+ * 100 bytes on a UTF-8 boundary. */
 static char *brief(const cJSON *v)
 {
   if(!cJSON_IsArray(v) && !cJSON_IsObject(v))
     return oc_json_brief(v, 100);
   char *s = oc_json_print(v);
-  if(s && strlen(s) > 100)
-    oc_strlcpy(s + 97, "...", 4);
+  if(s && strlen(s) > 100) {
+    size_t cut = 97;
+    while(cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+      cut--;
+    oc_strlcpy(s + cut, "...", 4);
+  }
   return s;
 }
 
@@ -276,7 +282,7 @@ static void compare(struct oc_check *c, const cJSON *pin, const cJSON *now)
       }
       continue;
     }
-    char *w = oc_json_brief(want, 100), *g = oc_json_brief(got, 100);
+    char *w = brief(want), *g = brief(got);
     char path[64];
     snprintf(path, sizeof(path), "/%s", pinned[i].field);
     oc_emit(c, pinned[i].rule, OC_AT(.path = path, .expected = w, .actual = g),

@@ -48,6 +48,15 @@ n_json=$(grep -c '"severity":' "$TMP/r.json")
 n_out=$(grep -c '^      PIN-' "$TMP/out")
 [ "$n_out" = "$n_json" ] || fail "the console shows $n_out of the $n_json pin findings"
 pass "every drift is named by its rule, on the console as in the results"
+# a list (the model list) is named by its elements, not "[…]": the log
+# reader must see which model came or went
+sed -e 's/"models":[[:space:]]*\["tiny-random.gguf"\]/"models": ["tiny-random.gguf", "gone.gguf"]/' \
+    "$TMP/pin.json" > "$TMP/models.json"
+expect_grep 'gone\.gguf' "$TMP/models.json"
+expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/models.json" --json "$TMP/rm.json"
+expect_grep 'PIN-MODEL error: the model list changed: pinned \["tiny-random.gguf", ?"gone.gguf"\], now \["tiny-random.gguf"\] \[/models\]' "$TMP/out"
+expect_grep '"expected":[[:space:]]*"\[\\"tiny-random.gguf\\", ?\\"gone.gguf\\"\]"' "$TMP/rm.json"
+pass "a changed model list names the models pinned and served"
 
 # what only warns passes, and the console still says what changed
 sed -e 's/"build":[[:space:]]*"[^"]*"/"build": "b1-old"/' "$TMP/pin.json" > "$TMP/build.json"
