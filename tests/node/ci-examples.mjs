@@ -5,6 +5,9 @@
 // Kubernetes Jobs parsed as YAML and held to the structure they promise,
 // and every `oacheck ...` command line in them against `oacheck CMD
 // --help`: a renamed or mistyped option fails here, not in a user's CI.
+// Also what would run and mislead: an exit status lost in a pipe, a tool
+// the GitLab image lacks, a report's exit 1 ending a script before the
+// history is written, a --report-url that is not the HTML report.
 //
 //   node tests/node/ci-examples.mjs OACHECK_BIN SRCDIR
 // Exit 0 when everything holds; 1 with one line per problem.
@@ -57,6 +60,12 @@ for (const rel of workflows) {
   for (const [name, job] of Object.entries(wf?.jobs ?? {}))
     for (const step of job.steps ?? []) {
       if (typeof step.run === 'string') commands.push({ file: `${rel} (job ${name})`, text: step.run });
+      // a step without `shell:` runs `bash -e {0}`: no pipefail, so
+      // `oacheck ... | tee` ends with tee's status and a red run is green
+      const shell = step.shell ?? job.defaults?.run?.shell ?? wf.defaults?.run?.shell;
+      if (typeof step.run === 'string' && /\boacheck\b[^\n|]*\|(?!\|)/.test(step.run.replace(/\\\n/g, ' ')) &&
+          shell !== 'bash' && !/set -[a-z]*o pipefail/.test(step.run))
+        problem(rel, `job ${name}, step '${step.name ?? step.run.slice(0, 40)}': oacheck's exit status is lost in a pipe (the default shell has no pipefail): say shell: bash`);
       if (typeof step.uses === 'string' && /^oacheck\/oacheck@/.test(step.uses))
         commands.push({ file: `${rel} (job ${name}, action)`, text: `oacheck ${step.with?.args ?? 'run'}` });
     }
@@ -89,6 +98,21 @@ for (const rel of workflows) {
     for (const key of ['before_script', 'script'])
       for (const line of [job[key] ?? []].flat()) commands.push({ file: `${rel} (${name})`, text: String(line) });
   }
+  // what the scripts call must be in the image: the .oacheck template
+  // installs with apt-get on debian, which has no unzip, curl or git
+  const installed = new Set();
+  for (const line of [g?.['.oacheck']?.before_script ?? []].flat())
+    if (/apt-get install/.test(line)) for (const w of String(line).split(/\s+/)) installed.add(w);
+  const tools = { unzip: 'unzip', curl: 'curl', git: 'git', jq: 'jq', xmllint: 'libxml2-utils', zip: 'zip' };
+  for (const [name, job] of jobs) {
+    if (name !== '.oacheck' && job.extends !== '.oacheck') continue;
+    for (const line of [job.before_script ?? [], job.script ?? []].flat()) {
+      if (/apt-get install/.test(line)) continue;
+      for (const [tool, pkg] of Object.entries(tools))
+        if (new RegExp(`(^|[\\s;&|(])${tool}\\s`).test(String(line)) && !installed.has(pkg))
+          problem(rel, `${name} calls ${tool} but .oacheck does not install ${pkg}`);
+    }
+  }
   const shard = g?.['oacheck-shard'];
   if (!(Number.isInteger(shard?.parallel) && shard.parallel >= 2)) problem(rel, 'oacheck-shard has no parallel: N');
   if (!g?.['oacheck-report']?.artifacts?.reports?.junit) problem(rel, 'oacheck-report hands no JUnit report to GitLab');
@@ -116,6 +140,38 @@ for (const rel of workflows) {
       if (d.apiVersion !== 'batch/v1') problem(rel, `${d.metadata?.name}: apiVersion ${d.apiVersion}`);
       for (const a of c.args ?? []) commands.push({ file: `${rel} (${d.metadata?.name})`, text: a });
     }
+}
+
+// ---- a report step's exit status ends no script early --------------------------
+// `report merge` exits 1 for a missing shard and `report diff` for a newly
+// failing case, after writing everything: the job is to fail, but only
+// once the history and the other reports are written.  GitLab stops a
+// script at its first failing line and a `set -e` script stops there too,
+// so such a line that is not the last must keep its status (`|| st=$?`).
+{
+  const early = (file, lines) => {
+    const ls = lines.map((l) => String(l).replace(/\\\n\s*/g, ' ')).filter((l) => l.trim() && !/^\s*#/.test(l));
+    ls.forEach((l, i) => {
+      if (i < ls.length - 1 && /\boacheck report (merge|diff)\b/.test(l) && !/\|\|/.test(l))
+        problem(file, `'${l.trim().slice(0, 40)}…' can exit 1 and end the script before the ${ls.length - 1 - i} lines after it: keep its status (|| st=$?) and exit with it at the end`);
+    });
+  };
+  const rel = 'docs/ci/gitlab-ci.yml';
+  const [g] = parseYaml(rel);
+  for (const [name, job] of Object.entries(g ?? {}))
+    if (job && Array.isArray(job.script)) early(`${rel} (${name})`, job.script);
+  const k8s = 'docs/ci/k8s-indexed-job.yaml';
+  for (const d of parseYaml(k8s, true))
+    for (const c of d?.spec?.template?.spec?.containers ?? [])
+      for (const a of c.args ?? [])
+        if (/^\s*set -e/m.test(a)) early(`${k8s} (${d.metadata?.name})`, a.replace(/\\\n\s*/g, ' ').split('\n'));
+}
+
+// ---- --report-url is the HTML report: the summary links URL#case to it ------------
+for (const { file, text } of commands) {
+  const m = text.replace(/\$\{\{[^}]*\}\}/g, 'X').match(/--report-url[= ]+"?([^"\s]+)"?/);
+  if (m && !/\.html$/.test(m[1]))
+    problem(file, `--report-url ${m[1]} is not an HTML report: the summary links each case to URL#case`);
 }
 
 // ---- every oacheck command line against --help --------------------------------
