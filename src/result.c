@@ -178,12 +178,20 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   /* a shipped suite by name; any other by the file it came from */
   const char *suite = o->kase->shipped || !o->kase->file ? o->kase->suite : o->kase->file;
   /* every word quoted for the shell where it needs it: a case named
-   * "it's" must not end the command early */
+   * "it's" must not end the command early.  A target's key in another
+   * variable (a targets file's key_env) goes where --target looks for
+   * it, as a reference, never a value (the form of key_env is checked
+   * when the file loads: letters, digits, _) */
+  const struct oc_target *t = o->target;
+  if(t->live && t->key_env && !oc_streq(t->key_env, "OPENAI_API_KEY"))
+    oc_buf_printf(&b, "OPENAI_API_KEY=$%s ", t->key_env);
   oc_buf_adds(&b, "oacheck run ");
   shell_word(&b, suite);
   if(o->target->live) {
     char *red = shown_url(o->target->base);
-    char *spec = red ? oc_asprintf("%s=%s", o->target->name, red) : NULL;
+    /* a router's model is a target NAME/MODEL, which --target does not
+     * take: the router's own name, and the model below */
+    char *spec = red ? oc_asprintf("%s=%s", t->router_name ? t->router_name : t->name, red) : NULL;
     free(red);
     oom |= !spec;
     oc_buf_adds(&b, " --target ");
@@ -201,6 +209,15 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
   free(filter);
   if(o->target->profile && strcmp(o->target->profile_source, "auto") != 0)
     oc_buf_printf(&b, " --profile %s", o->target->profile->name);
+  /* the model and context the case ran with, when they were given (an
+   * option, a targets file, a router's model): the first id of
+   * /v1/models may be another model */
+  if(t->model) {
+    oc_buf_adds(&b, " --model ");
+    shell_word(&b, t->model);
+  }
+  if(t->ctx_size > 0)
+    oc_buf_printf(&b, " --ctx-size %ld", t->ctx_size);
   if(oom || oc_buf_error(&b) == OC_ENOMEM)
     goto fail;
   if(!oc_buf_error(&b) && !oc_json_put_str(&oom, r, "oacheck", oc_buf_str(&b)))
