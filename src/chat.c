@@ -248,19 +248,26 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   int id_str = id && id->type == OC_JSTRING;
   int name_str = name && name->type == OC_JSTRING;
   if(first) {
-    const char *missing = NULL;
-    if(!id_str || id->len == 0)
-      missing = "id";
-    else if(!type || type->type != OC_JSTRING || strcmp(type->u.str, "function") != 0)
-      missing = "type \"function\"";
-    else if(!name_str || name->len == 0)
-      missing = "function.name";
-    if(missing)
+    /* every part it lacks, each said once: "lacks id and type" and
+     * "no id, no type" (a named tool_choice on vLLM sends neither) */
+    int no_id = !id_str || id->len == 0;
+    int no_type = !type || type->type != OC_JSTRING || strcmp(type->u.str, "function") != 0;
+    int no_name = !name_str || name->len == 0;
+    if(no_id || no_type || no_name) {
+      char lacks[96], actual[96];
+      snprintf(lacks, sizeof(lacks), "%s%s%s%s%s", no_id ? "id" : "",
+               no_id && (no_type || no_name) ? (no_type && no_name ? ", " : " and ") : "",
+               no_type ? "type \"function\"" : "", no_type && no_name ? " and " : "",
+               no_name ? "function.name" : "");
+      snprintf(actual, sizeof(actual), "%s%s%s%s%s", no_id ? "no id" : "",
+               no_id && (no_type || no_name) ? ", " : "", no_type ? "no type \"function\"" : "",
+               no_type && no_name ? ", " : "", no_name ? "no name" : "");
       EMIT(s, OC_R_TOOL_DELTA_HEAD,
            OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = TPATH(),
                  .expected = "id, type \"function\" and name on the first fragment",
-                 .actual = missing),
-              "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, missing);
+                 .actual = actual),
+              "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, lacks);
+    }
     if(id_str && !(t->id = oc_strndup(id->u.str, id->len)))
       s->check->oom = 1;
     if(type && type->type == OC_JSTRING && !(t->type = oc_strndup(type->u.str, type->len)))

@@ -48,7 +48,6 @@ static int cmp_str(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The shipped template recordings: one replay target per subdirectory. */
 /* The targets whose every fixture was "not recorded" (a replay, or an
  * oacheck serve, holding no render of any): each said as run says it.
  * Returns how many. */
@@ -82,6 +81,7 @@ static size_t unrecorded_targets(const cJSON *doc, const struct oc_target *ts, s
   return none;
 }
 
+/* The shipped template recordings: one replay target per subdirectory. */
 static int default_targets(struct oc_target **ts, size_t *n)
 {
   char *dir = oc_data_path("suites/recordings/llama-server/templates");

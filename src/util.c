@@ -520,10 +520,16 @@ int oc_stdout_to_report(void)
   int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if(fd < 0)
     return OC_EIO;
-  if(dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+  /* stderr closed (2>&-): the console goes nowhere, as it would have */
+  int to = fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : open("/dev/null", O_WRONLY);
+  if(to < 0 || dup2(to, STDOUT_FILENO) < 0) {
+    if(to > STDERR_FILENO)
+      close(to);
     close(fd);
     return OC_EIO;
   }
+  if(to > STDOUT_FILENO && to != STDERR_FILENO)
+    close(to);
   report_fd = fd;
   return OC_OK;
 }

@@ -26,6 +26,15 @@ expect_grep "^wrote $TMP/run\\.md \\(Markdown summary\\)\$" "$TMP/err"
 expect_no_grep '^::error|^wrote |cases: ' "$TMP/out"
 pass "run --json -: the document alone on stdout; the console, annotations and 'wrote' on stderr"
 
+# with stderr closed the console goes nowhere and the report is whole
+set +e
+"$OACHECK" run --json - >"$TMP/closed.json" 2>&-
+st=$?
+set -e
+[ "$st" = 1 ] || fail "run --json - 2>&- exited $st, expected 1 (the replay's failures)"
+readable "$TMP/closed.json" "run --json - 2>&-"
+pass "run --json - with stderr closed: the document alone"
+
 expect_status 1 "$OACHECK" run --junit -
 head -n 1 "$TMP/out" | grep -q '^<?xml ' || fail "run --junit -: stdout does not start with the XML declaration"
 [ "$(grep -c '^<?xml ' "$TMP/out")" = 1 ] || fail "run --junit -: more than one XML document"

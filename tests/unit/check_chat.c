@@ -285,6 +285,51 @@ START_TEST(a_huge_body_gets_no_cjson_copy)
 }
 END_TEST
 
+static const struct oc_finding *first_of(const struct oc_findings *f, const char *rule)
+{
+  for(size_t i = 0; i < f->count; i++)
+    if(strcmp(oc_rule_name(f->items[i].rule), rule) == 0)
+      return &f->items[i];
+  return NULL;
+}
+
+/* vLLM's named tool_choice sends neither id nor type: the finding says
+ * both, not the first it met ("actual: id" read as if the id were there) */
+START_TEST(a_tool_head_names_every_part_it_lacks)
+{
+  static const struct {
+    const char *frag, *lacks, *actual;
+  } cases[] = {
+    { "{\"index\":0,\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}", "lacks id and type \"function\"",
+      "no id, no type \"function\"" },
+    { "{\"index\":0,\"id\":\"call_1\",\"function\":{\"arguments\":\"{}\"}}",
+      "lacks type \"function\" and function.name", "no type \"function\", no name" },
+    { "{\"index\":0,\"function\":{\"arguments\":\"{}\"}}", "lacks id, type \"function\" and function.name",
+      "no id, no type \"function\", no name" },
+    { "{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"arguments\":\"{}\"}}",
+      "lacks function.name", "no name" },
+  };
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char body[2048];
+    snprintf(body, sizeof(body),
+             "%sdata: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+             "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[%s]},"
+             "\"finish_reason\":null}]}\n\n%sdata: [DONE]\n\n",
+             CHUNK("{\"role\":\"assistant\"}", "null"), cases[i].frag, CHUNK("{}", "\"tool_calls\""));
+    struct oc_findings f;
+    oc_findings_init(&f);
+    long validations;
+    run(body, &validations, &f);
+    const struct oc_finding *h = first_of(&f, "TOOL-DELTA-HEAD");
+    ck_assert_msg(h != NULL, "case %zu: no TOOL-DELTA-HEAD", i);
+    ck_assert_msg(strstr(h->message, cases[i].lacks) != NULL, "case %zu: %s", i, h->message);
+    ck_assert_str_eq(h->actual, cases[i].actual);
+    ck_assert_int_eq(h->chunk, 2);
+    oc_findings_free(&f);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("chat");
@@ -292,6 +337,7 @@ int main(void)
   tcase_add_test(tc, chunk_schemas_constrain_free_text_by_type_only);
   tcase_add_test(tc, one_validation_per_shape);
   tcase_add_test(tc, a_bad_value_breaks_the_shape);
+  tcase_add_test(tc, a_tool_head_names_every_part_it_lacks);
   suite_add_tcase(s, tc);
   TCase *caps = tcase_create("caps");
   tcase_set_timeout(caps, 60);
