@@ -236,6 +236,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     }
     t->first_chunk = n;
     t->first_byte = data_byte(ev, frag->offset);
+    t->first_pos = pos;
   }
   t->fragments++;
   s->payload_seen = 1;
@@ -998,6 +999,43 @@ int oc_stream_push(struct oc_stream *s, const void *buf, size_t len, uint64_t t_
   return oc_sse_push(&s->sse, buf, len, t_ns);
 }
 
+/* TOOL-INDEX-GAP: the indexes of a choice's tool calls must be 0..n-1.
+ * Judged at the end, not when a call opens: an index that a later
+ * fragment fills (calls out of order, index 2 before 1) leaves no hole in
+ * what a client built, and only a hole is this rule's.  Reported at the first
+ * fragment of the lowest call above the first missing index, the call a
+ * client that keeps calls in an array at their index finds a hole before. */
+static void check_tool_index_gap(struct oc_stream *s, const struct oc_message *m)
+{
+  /* calls past OC_MAX_TOOL_CALLS were not kept: their indexes are unknown */
+  if(m->ncalls == 0 || m->calls_dropped)
+    return;
+  long missing = -1;
+  for(long want = 0; want < (long)m->ncalls && missing < 0; want++) {
+    int seen = 0;
+    for(size_t i = 0; i < m->ncalls && !seen; i++)
+      seen = m->calls[i].index == want;
+    if(!seen)
+      missing = want;
+  }
+  /* ncalls distinct indexes with none of 0..ncalls-1 missing are exactly those */
+  if(missing < 0)
+    return;
+  const struct oc_tool_call *above = NULL;
+  for(size_t i = 0; i < m->ncalls; i++)
+    if(m->calls[i].index > missing && (!above || m->calls[i].index < above->index))
+      above = &m->calls[i];
+  char path[160], exp[48], act[48];
+  snprintf(path, sizeof(path), "/choices/%d/delta/tool_calls/%u", m->index, above->first_pos);
+  snprintf(exp, sizeof(exp), "a call at index %ld", missing);
+  snprintf(act, sizeof(act), "none below index %ld", above->index);
+  EMIT(s, OC_R_TOOL_INDEX_GAP,
+       OC_AT(.chunk = above->first_chunk, .byte = above->first_byte, .path = path,
+             .expected = exp, .actual = act),
+          "choice %d has %zu tool call%s but no call at index %ld: the call at index %ld leaves a "
+          "hole below it", m->index, m->ncalls, m->ncalls == 1 ? "" : "s", missing, above->index);
+}
+
 void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
 {
   if(s->finished)
@@ -1130,6 +1168,10 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
             "n=%d was requested but the stream carries %zu choice%s", s->req->n,
             s->nchoices, s->nchoices == 1 ? "" : "s");
   }
+  /* A capture cut by whoever made it may have lost the call that fills a
+   * gap; a failed stream is already reported. */
+  for(size_t i = 0; i < s->nchoices && !partial && !s->error_at; i++)
+    check_tool_index_gap(s, &s->choices[i]);
   /* The message rules judge finished answers only: a cut or failed stream
    * is already reported, and judging half an answer would only add noise. */
   for(size_t i = 0; i < s->nchoices; i++)

@@ -403,9 +403,12 @@ static void finalize(struct nstream *n, const struct oc_cctx *cx)
     long expect = 0;
     for(size_t k = 0; k < ch->ncalls; k++, expect++)
       if(ch->calls[k].key != expect) {
-        /* for...of over the calls meets undefined first */
+        /* for...of over the calls meets undefined first.  The server's
+         * fault is the skipped index (TOOL-INDEX-GAP), unless the index
+         * above the hole is one chat.c does not take as an index at all
+         * (past 10^6: TOOL-DELTA-INDEX). */
         ns_raise(n, "TypeError", "Cannot read properties of undefined (reading 'type')",
-                 OC_CAUSE_SERVER, OC_R_TOOL_DELTA_INDEX);
+                 OC_CAUSE_SERVER, ch->calls[k].key > 1000000 ? OC_R_TOOL_DELTA_INDEX : OC_R_TOOL_INDEX_GAP);
         return;
       }
     for(size_t k = 0; k < ch->ncalls; k++) {

@@ -481,8 +481,10 @@ static void ps_chunk(struct pystream *p, const struct oc_cctx *cx, const struct 
       long k = index->type == OC_JNUMBER ? oc_jv_long(index) : index->type == OC_JTRUE;
       long pos = k < 0 ? k + (long)c->ncalls : k;
       if(pos < 0 || pos >= (long)c->ncalls) {
-        ps_raise(p, "IndexError", "list index out of range (a tool call's first index is not 0)",
-                 OC_CAUSE_SERVER, OC_R_TOOL_DELTA_INDEX);
+        /* accumulate_delta inserted the call at the end of the list, so an
+         * index past the calls so far (a first index of 1, a skipped one)
+         * reads past the snapshot's list */
+        ps_raise(p, "IndexError", "list index out of range (a tool-call index skipped)", OC_CAUSE_SERVER, OC_R_TOOL_INDEX_GAP);
         return;
       }
       const struct pentry *snap = &c->calls[pos];

@@ -35,6 +35,7 @@ struct oc_tool_call {
   int args_overflow;      /* the cap was hit */
   long first_chunk;       /* 1-based event of its first fragment, -1 for a body */
   int64_t first_byte;     /* body offset of its first fragment / of the call */
+  uint32_t first_pos;     /* its first fragment's place in that chunk's tool_calls (the path) */
   int64_t args_byte;      /* body offset of the arguments value (non-stream) */
   size_t fragments;
 };

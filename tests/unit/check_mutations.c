@@ -476,6 +476,16 @@ static void m_shared_index(struct mctx *m)
   ck_assert_uint_gt(evs_sub_all(&m->e, "\"tool_calls\":[{\"index\":2,", "\"tool_calls\":[{\"index\":0,"), 5);
 }
 
+static void m_index_gap(struct mctx *m)
+{
+  /* every call one index up, so none is at 0: a gateway passing on
+   * Anthropic's content-block index, whose block 0 was text
+   * (BerriAI/litellm#5231); from the top down, so no call moves twice */
+  ck_assert_uint_gt(evs_sub_all(&m->e, "\"tool_calls\":[{\"index\":2,", "\"tool_calls\":[{\"index\":3,"), 5);
+  ck_assert_uint_gt(evs_sub_all(&m->e, "\"tool_calls\":[{\"index\":1,", "\"tool_calls\":[{\"index\":2,"), 5);
+  ck_assert_uint_gt(evs_sub_all(&m->e, "\"tool_calls\":[{\"index\":0,", "\"tool_calls\":[{\"index\":1,"), 5);
+}
+
 static void m_fragment_name(struct mctx *m)
 {
   /* Gemini-style name in pieces (F28, continuedev/continue PR #5849) */
@@ -706,6 +716,7 @@ static const struct mutation mutations[] = {
   { "finish stop after a tool call", TRS, m_finish_stop, "TOOL-FINISH-REASON", NULL, 0 },
   { "parallel calls share index 0", TPS, m_shared_index, "TOOL-ID-INDEX",
     "TOOL-ARGS-JSON TOOL-DELTA-HEAD TOOL-CHOICE-HONOURED", 0 },
+  { "tool-call indexes from 1", TPS, m_index_gap, "TOOL-INDEX-GAP", NULL, 0 },
   { "name in two pieces", TRS, m_fragment_name, "CLIENT-BREAKS", "TOOL-DELTA-HEAD", 0 },
   { "usage chunk nobody asked for", CS, m_unrequested_usage, "USAGE-UNREQUESTED", "STREAM-EMPTY-CHOICES", 0 },
   { "no usage chunk", CSU, m_drop_usage, "USAGE-CHUNK", NULL, 0 },
