@@ -606,7 +606,12 @@ void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
   r->finished = 1;
   r->t_end = t_ns;
   finish_decode(r, t_ns, complete);
-  judge_clients(r, complete);
+  /* cut by whoever captured it (the proxy's client leaving, its stop,
+   * oacheck's own budget), which is known only now: the models judge
+   * what arrived, and a cut connection is no client's break by the server */
+  if(r->check->partial && r->clients)
+    oc_clients_set_partial(r->clients, 1);
+  judge_clients(r, complete || r->check->partial);
 }
 
 static void finish_decode(struct oc_response *r, uint64_t t_ns, int complete)

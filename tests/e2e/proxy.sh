@@ -183,11 +183,12 @@ expect_no_grep 'CONV-TOOL-RESULT-DROPPED' "$TMP/tpl.qwen-2.5.json"
 pass "Phi-3.5's template drops the client's tool result (CONV-TOOL-RESULT-DROPPED); Qwen 2.5's keeps it"
 
 # ---- a client that disconnects mid-stream, a target that resets
+STREAM_BODY='{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}'
 serve_start "$OACHECK_SRCDIR/bench/data" --speed 0.002
 proxy_start "$URL" --json "$TMP/cut.json"
 set +e
-curl -sS -N --max-time 0.3 -X POST -H 'X-Oacheck-Case: stream-basic' "$PURL/v1/chat/completions" \
-  -o "$TMP/cut.got" 2>/dev/null
+curl -sS -N --max-time 0.3 -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
+  --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o "$TMP/cut.got" 2>/dev/null
 set -e
 # the exchange's console line (after "listening on" and "verdict:") says
 # the proxy saw the cut; stopping before it would judge another ending
@@ -199,10 +200,35 @@ until [ "$(wc -l <"$PROXY_OUT")" -ge 3 ]; do
   sleep 0.1
 done
 kill -0 "$PROXY_PID" || fail "the proxy died when its client went away"
-proxy_stop 1
+# the client's own leaving is not the server's break: what arrived is
+# judged, and no client model is said to break on a cut the client made
+proxy_stop 0
 serve_stop
 expect_grep '"reason":[[:space:]]*"the client disconnected before the target finished"' "$TMP/cut.json"
+expect_no_grep '"rule":[[:space:]]*"CLIENT-BREAKS"' "$TMP/cut.json"
+expect_no_grep '^  BREAKS \| BREAKS  ' "$PROXY_OUT"
 pass "a client that disconnects mid-stream: the exchange ends as a result, the proxy goes on"
+
+# the same for the exchanges still open when the proxy stops: cut short by
+# the stop, not by the server (docs/proxy.md)
+serve_start "$OACHECK_SRCDIR/bench/data" --fault drip=200
+proxy_start "$URL" --json "$TMP/stop.json"
+curl -sS -N -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
+  --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o "$TMP/stop.got" 2>/dev/null &
+stop_curl=$!
+i=0
+until [ -s "$TMP/stop.got" ]; do
+  i=$((i + 1))
+  [ $i -lt $((300 * SLOW)) ] || fail "the client got no byte of the dripping stream"
+  sleep 0.1
+done
+proxy_stop 0
+wait $stop_curl || true
+serve_stop
+expect_grep '"reason":[[:space:]]*"the proxy stopped before the target finished"' "$TMP/stop.json"
+expect_no_grep '"rule":[[:space:]]*"CLIENT-BREAKS"' "$TMP/stop.json"
+expect_no_grep '^  BREAKS \| BREAKS  ' "$PROXY_OUT"
+pass "an exchange open when the proxy stops: judged on what arrived, no client said to break"
 
 serve_start "$CRAFTED" --fault reset=100
 proxy_start "$URL" --json "$TMP/reset.json"

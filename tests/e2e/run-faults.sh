@@ -53,3 +53,15 @@ want content-type FAIL STREAM-CONTENT-TYPE
 want stall ERROR HTTP-TRANSPORT
 expect_grep 'timeout-idle' "$TMP/out"
 pass "every fault is named by its rule; clean cases around them pass"
+
+# oacheck's own --timeout ending a healthy, slow stream: the case is an
+# error of the run, and what arrived is judged as a partial capture: no
+# client model is said to break on the cut oacheck made
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" --fault drip=1000
+expect_status 1 "$OACHECK" run streaming --filter streaming/stream-basic --target "srv=$URL" \
+  --timeout 2 --json "$TMP/to.json"
+serve_stop
+expect_grep "^ERROR  *srv streaming/stream-basic .oacheck's --timeout" "$TMP/out"
+expect_no_grep '"rule":[[:space:]]*"CLIENT-BREAKS"' "$TMP/to.json"
+expect_no_grep '^  BREAKS \| BREAKS  ' "$TMP/out"
+pass "a stream cut by oacheck's --timeout: an error of the run, no client said to break"
