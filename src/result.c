@@ -145,20 +145,33 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     shell_quote(&b, url);
   int oom = !url;
   free(url);
+  /* the key stays a variable reference, never a value; a request that
+   * carries its own credential header (a proxied client's) gets the
+   * variable in its place, not a literal "[redacted]" that curl would
+   * send beside it */
+  const char *key_env = o->target->key_env ? o->target->key_env : "OPENAI_API_KEY";
+  int auth = 0;
   for(size_t i = 0; i < rq->headers.count; i++) {
     const struct oc_header *h = &rq->headers.items[i];
-    char *hv = oc_asprintf("%s: %s", h->name,
-                           oc_header_is_secret(h->name) ? "[redacted]" : h->value);
+    if(oc_header_is_secret(h->name) && oc_strcaseeq(h->name, "authorization")) {
+      if(!auth)
+        oc_buf_printf(&b, " -H \"Authorization: Bearer $%s\"", key_env);
+      auth = 1;
+      continue;
+    }
+    /* another credential header (api-key, x-api-key): its name, then the variable */
+    int secret = oc_header_is_secret(h->name);
+    char *hv = oc_asprintf("%s: %s", h->name, secret ? "" : h->value);
     oc_buf_adds(&b, " -H ");
     if(hv)
       shell_quote(&b, hv);
+    if(secret)
+      oc_buf_printf(&b, "\"$%s\"", key_env);
     oom |= !hv;
     free(hv);
   }
-  /* the key stays a variable reference, never a value */
-  if(o->target->live)
-    oc_buf_printf(&b, " -H \"Authorization: Bearer $%s\"",
-                  o->target->key_env ? o->target->key_env : "OPENAI_API_KEY");
+  if(o->target->live && !auth)
+    oc_buf_printf(&b, " -H \"Authorization: Bearer $%s\"", key_env);
   if(rq->body) {
     oc_buf_adds(&b, " --data-binary ");
     shell_quote(&b, rq->body);

@@ -304,6 +304,17 @@ for f in "$TMP"/echo.json "$TMP"/echo.xml "$TMP"/echo.html "$PROXY_OUT" "$PROXY_
 done
 pass "a target quoting the client's key: the client gets it verbatim, no result, report, cassette or log has it"
 
+# the exchange's reproduce command sends the key as a variable, once: a
+# literal "authorization: [redacted]" beside it would go to the server too
+# (curl sends both), and a keyed server would refuse the first
+repro=$(sed -n 's/^ *"curl":[[:space:]]*"\(.*\)",\{0,1\}$/\1/p' "$TMP/echo.json")
+[ -n "$repro" ] || fail "the 401 exchange's result has no reproduce curl command"
+n=$(printf '%s\n' "$repro" | grep -io 'authorization:' | wc -l)
+[ "$n" -eq 1 ] || fail "the reproduce command sends $n Authorization headers: $repro"
+printf '%s\n' "$repro" | grep -q 'Authorization: Bearer \$OPENAI_API_KEY' ||
+  fail "the reproduce command does not send the key from \$OPENAI_API_KEY: $repro"
+pass "the reproduce command of a client's exchange sends its key once, from \$OPENAI_API_KEY"
+
 # ---- the key went to the target and nowhere else
 for f in "$TMP"/*.json "$TMP"/proxy.*.out "$TMP"/proxy.*.err "$TMP"/rec.*/*; do
   [ -f "$f" ] || continue
