@@ -787,6 +787,25 @@ static void start_response(struct job *j, uint64_t t_sent, int timing)
 
 /* ---- replay ------------------------------------------------------------------------ */
 
+/* The recording that answers a replayed case: the one named after the
+ * case (SUITE.CASE as record names it, or CASE as record --to-suite names
+ * a case after its cassette) when it holds this very request, else the
+ * first with the request's key.  The same request may be recorded more
+ * than once with different answers (a client's retry, an agent asking
+ * again through oacheck proxy): each case must get its own. */
+static const struct oc_cassette *replay_find(const struct oc_cassette_store *s,
+                                             const struct oc_case *k, const char *key)
+{
+  char name[512];
+  snprintf(name, sizeof(name), "%s.%s", k->suite ? k->suite : "", k->name ? k->name : "");
+  const struct oc_cassette *c = oc_cassette_store_find_name(s, name);
+  if(!c || strcmp(c->key, key) != 0)
+    c = oc_cassette_store_find_name(s, k->name);
+  if(c && strcmp(c->key, key) == 0)
+    return c;
+  return oc_cassette_store_find_key(s, key);
+}
+
 static void run_replay(struct job *j)
 {
   struct oc_target *t = j->item->target;
@@ -797,7 +816,7 @@ static void run_replay(struct job *j)
     finish_job(j, 1, 0);
     return;
   }
-  const struct oc_cassette *c = oc_cassette_store_find_key(&t->store, key);
+  const struct oc_cassette *c = replay_find(&t->store, j->item->kase, key);
   if(!c) {
     j->unmatched = 1; /* as oacheck serve's miss is: counted for the target's tally */
     j->end = OC_END_SKIP;

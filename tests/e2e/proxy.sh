@@ -163,6 +163,24 @@ expect_status 1 "$OACHECK" run "$TMP/repro.json" --replay "$TMP/rec.1" --json "$
 expect_grep '^FAIL ' "$TMP/out"
 pass "record --to-suite: the recorded exchange fails again as a suite case"
 
+# ---- the same request twice (a client's retry, an agent asking again),
+# answered differently: each exchange's suite case replays its own answer
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
+proxy_start "$URL" --record "$TMP/rec.twice" --json "$TMP/twice.json"
+for k in errors.invalid-json plain.chat-basic; do
+  curl -sS -X POST -H "X-Oacheck-Case: $k" -H 'Content-Type: application/json' \
+    --data-binary '{"model":"m","messages":[{"role":"user","content":"hi"}]}' \
+    -o "$TMP/twice.$k.got" "$PURL/v1/chat/completions"
+done
+proxy_stop 0 # a server's error answer breaks no rule of the traffic's
+serve_stop
+grep -q '"choices"' "$TMP/twice.plain.chat-basic.got" || fail "the second exchange got no answer"
+expect_status 0 "$OACHECK" record --to-suite "$TMP/rec.twice/proxy-0002.cassette.gz" --suite again \
+  --out "$TMP/again.json"
+expect_status 0 "$OACHECK" run "$TMP/again.json" --replay "$TMP/rec.twice"
+expect_grep '^PASS .* again/proxy-0002' "$TMP/out"
+pass "the same request twice: the second exchange's case replays the second answer, not the first"
+
 # ---- a tool result the target's template drops: seen from the traffic
 # alone (the proxy asks the target to render the conversation it sent)
 TPL="$OACHECK_SRCDIR/tests/data/recordings/proxy-templates"
