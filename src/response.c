@@ -241,6 +241,19 @@ static const struct oc_schema *chunk_schema_for(const struct oc_response *r)
   return NULL;
 }
 
+static void start_stream(struct oc_response *r, int ok)
+{
+  oc_stream_init(&r->stream, r->req, r->check, chunk_schema_for(r),
+                 r->schemas ? r->schemas->reg : NULL, r->t_sent, r->timing_recorded,
+                 r->keep_events);
+  if(ok)
+    r->stream.clients = r->clients;
+  r->stream.schemas = r->schemas;
+  r->stream.chunk_rel = r->req->api == OC_API_COMPLETIONS ? "text_completion.chunk.json"
+                                                          : "chat.completion.chunk.json";
+  r->stream_started = 1;
+}
+
 int oc_response_head(struct oc_response *r, int status, const struct oc_headers *headers,
                      uint64_t t_ns)
 {
@@ -279,22 +292,43 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
     else
       c->oom = 1;
   }
-  if(r->is_sse) {
-    oc_stream_init(&r->stream, r->req, c, chunk_schema_for(r), r->schemas ? r->schemas->reg : NULL,
-                   r->t_sent, r->timing_recorded, r->keep_events);
-    if(ok)
-      r->stream.clients = r->clients;
-    r->stream.schemas = r->schemas;
-    r->stream.chunk_rel = r->req->api == OC_API_COMPLETIONS ? "text_completion.chunk.json"
-                                                            : "chat.completion.chunk.json";
-    r->stream_started = 1;
-  }
+  if(r->is_sse)
+    start_stream(r, ok);
+  else if(ok && chatlike && r->req->stream)
+    r->sniffing = 1;
   return OC_OK;
+}
+
+/* stream:true answered under another media type: an event stream all the
+ * same unless the body is JSON (a server ignoring stream), which is how
+ * every client reads it (client.c decodes it as a stream), so a stream
+ * relabelled by a proxy is judged as the stream it is and its label alone
+ * is the finding.  The blank bytes before the first that decides are in
+ * r->body and go to the stream first. */
+static int sniff(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
+{
+  const char *q = p;
+  size_t i = 0;
+  while(i < n && (q[i] == ' ' || q[i] == '\t' || q[i] == '\r' || q[i] == '\n'))
+    i++;
+  if(i == n)
+    return OC_OK;
+  r->sniffing = 0;
+  if(q[i] == '{' || q[i] == '[')
+    return OC_OK;
+  r->is_sse = 1;
+  start_stream(r, 1);
+  return r->body.len ? oc_stream_push(&r->stream, r->body.data, r->body.len, t_ns) : OC_OK;
 }
 
 int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
 {
   r->body_bytes += n;
+  if(r->sniffing) {
+    int rc = sniff(r, p, n, t_ns);
+    if(rc)
+      return rc;
+  }
   if(r->is_sse) {
     /* keep the first bytes for the report; the stream keeps its events */
     if(r->body.len < OC_CAP_RESULT_BODY) {

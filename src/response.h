@@ -80,6 +80,8 @@ struct oc_response {
   struct oc_headers headers;
   char media[96];           /* lower-cased media type */
   int is_sse;               /* decoded as an event stream */
+  int sniffing;             /* stream:true answered under another type: the
+                               first body byte that is not blank decides */
   int stream_started;
   struct oc_stream stream;
   struct oc_buf body;       /* non-stream body (OC_CAP_BODY); for streams the first bytes */
