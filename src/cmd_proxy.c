@@ -206,6 +206,13 @@ int oc_cmd_proxy(int argc, char **argv)
     oc_error("cannot load the shipped schemas: %s", err);
     goto out;
   }
+  /* Until the proxy listens, SIGINT and SIGTERM end it as they end any
+   * command, even where it was started with them ignored (a script's
+   * background job inherits SIGINT ignored): identifying a slow target
+   * takes minutes, and a stop sent meanwhile must not be lost.  Once it
+   * listens they are taken with sigwait below. */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   struct oc_identify_options io = { .timeout_ms = a.connect_timeout_ms + a.idle_timeout_ms };
   oc_target_identify(&target, &io);
   if(!target.reachable) {

@@ -17,6 +17,7 @@
 #include "proxy.h"
 
 #include <microhttpd.h>
+#include <errno.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <pthread.h>
@@ -206,7 +207,11 @@ static void finish(struct exchange *x)
   rq.body_json = x->body_json;
   char reason[600] = "";
   enum oc_case_end end = OC_END_RAN;
-  if(!x->resp_started) {
+  if(!x->resp_started && x->cut) {
+    end = OC_END_SKIP; /* the client's leaving or the proxy's stop, before any answer */
+    snprintf(reason, sizeof(reason), "%s", x->cut);
+  }
+  else if(!x->resp_started) {
     end = OC_END_ERROR;
     snprintf(reason, sizeof(reason), "%s: %s", oc_http_error_name(x->outcome.error),
              x->outcome.message);
@@ -435,10 +440,39 @@ static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind, const cha
   return MHD_YES;
 }
 
+/* Whether the client closed its connection while the target has not
+ * answered yet: nothing is read from it meanwhile, so the end of its
+ * stream (or a reset) is a client that gave up (an SDK's timeout, a
+ * cancel); bytes waiting (a pipelined request) are not.  A client that
+ * only shuts down its sending side counts as gone: no HTTP/1.1 client
+ * does that and still waits. */
+static int client_gone(struct MHD_Connection *conn)
+{
+  const union MHD_ConnectionInfo *ci =
+    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if(!ci)
+    return 0;
+  char c;
+  ssize_t n = recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 static enum MHD_Result respond(struct exchange *x, struct MHD_Connection *conn)
 {
-  while(!x->head_seen && !x->done && !atomic_load(&x->px->stopping))
+  int gone = 0;
+  while(!x->head_seen && !x->done && !atomic_load(&x->px->stopping) && !(gone = client_gone(conn)))
     oc_http_step(x->http, PUMP_MS);
+  if(!x->head_seen && !x->done) {
+    /* cut before any answer, as going direct would cut it: the target's
+     * request ends with the client's (llama-server cancels the task);
+     * nothing arrived, so nothing is judged */
+    x->cut = gone ? "the client disconnected before the target answered"
+                  : "the proxy stopped before the target answered";
+    oc_http_free(x->http);
+    x->http = NULL;
+    finish(x);
+    return MHD_NO;
+  }
   if(!x->head_seen) {
     char why[600];
     snprintf(why, sizeof(why), "the target did not answer (%s)",
@@ -551,7 +585,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   (void)conn;
   if(!x)
     return;
-  if(x->submitted && !x->done) {
+  if(x->submitted && !x->done && !x->cut) {
     /* the client went away (or the proxy is stopping) before the target
      * finished: stop the transfer; what arrived is still judged */
     x->cut = toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN

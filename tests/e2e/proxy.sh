@@ -163,6 +163,31 @@ expect_status 1 "$OACHECK" run "$TMP/repro.json" --replay "$TMP/rec.1" --json "$
 expect_grep '^FAIL ' "$TMP/out"
 pass "record --to-suite: the recorded exchange fails again as a suite case"
 
+# ---- stopped while it still identifies a slow target: SIGINT ends it
+# (a background job, as here, starts with SIGINT ignored; the proxy takes
+# it with sigwait once listening, and must not lose one sent before)
+serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" --fault stall=120000
+"$OACHECK" proxy --target "t=$URL" --listen 127.0.0.1:0 >"$TMP/ident.out" 2>"$TMP/ident.err" &
+ident_pid=$!
+cleanup_hooks="kill $ident_pid 2>/dev/null || true; $cleanup_hooks"
+i=0
+until grep -q 'GET /v1/models' "$SERVE_ERR"; do
+  i=$((i + 1))
+  [ $i -lt $((300 * SLOW)) ] || fail "the proxy did not start identifying the target"
+  sleep 0.1
+done
+kill -INT "$ident_pid"
+i=0
+while kill -0 "$ident_pid" 2>/dev/null; do
+  i=$((i + 1))
+  [ $i -lt $((300 * SLOW)) ] || fail "SIGINT during identification did not stop the proxy"
+  sleep 0.1
+done
+wait "$ident_pid" || true
+expect_no_grep '^listening on ' "$TMP/ident.out"
+serve_stop
+pass "SIGINT while the proxy identifies a slow target stops it"
+
 # ---- the same request twice (a client's retry, an agent asking again),
 # answered differently: each exchange's suite case replays its own answer
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
@@ -202,12 +227,15 @@ pass "Phi-3.5's template drops the client's tool result (CONV-TOOL-RESULT-DROPPE
 
 # ---- a client that disconnects mid-stream, a target that resets
 STREAM_BODY='{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}'
-serve_start "$OACHECK_SRCDIR/bench/data" --speed 0.002
+# (the head and the first event at once, then one event every 2 s: the
+# client leaves mid-stream, not before the answer)
+serve_start "$OACHECK_SRCDIR/bench/data" --fault drip=2000
 proxy_start "$URL" --json "$TMP/cut.json"
 set +e
-curl -sS -N --max-time 0.3 -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
+curl -sS -N --max-time "$SLOW" -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
   --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o "$TMP/cut.got" 2>/dev/null
 set -e
+[ -s "$TMP/cut.got" ] || fail "the client left before the first event: not a cut mid-stream"
 # the exchange's console line (after "listening on" and "verdict:") says
 # the proxy saw the cut; stopping before it would judge another ending
 i=0
@@ -247,6 +275,39 @@ expect_grep '"reason":[[:space:]]*"the proxy stopped before the target finished"
 expect_no_grep '"rule":[[:space:]]*"CLIENT-BREAKS"' "$TMP/stop.json"
 expect_no_grep '^  BREAKS \| BREAKS  ' "$PROXY_OUT"
 pass "an exchange open when the proxy stops: judged on what arrived, no client said to break"
+
+# ---- before the answer: a client that gives up on a target still thinking
+# (an SDK's timeout) stops the target's request, as going direct would,
+# and the proxy's stop cuts one still waiting; neither is the server's
+# failure: nothing arrived to judge
+serve_start "$OACHECK_SRCDIR/bench/data" --fault stall=120000
+proxy_start "$URL" --json "$TMP/early.json"
+set +e
+curl -sS --max-time 1 -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
+  --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o /dev/null 2>/dev/null
+set -e
+i=0
+until [ "$(wc -l <"$PROXY_OUT")" -ge 3 ]; do
+  i=$((i + 1))
+  [ $i -lt $((300 * SLOW)) ] || { cat "$PROXY_OUT" >&2; fail "the proxy still waits on the target for a client that left"; }
+  sleep 0.1
+done
+curl -sS -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
+  --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o /dev/null 2>/dev/null &
+early_curl=$!
+i=0
+until [ "$(grep -c 'faults: stall' "$SERVE_ERR" || true)" -ge 2 ]; do
+  i=$((i + 1))
+  [ $i -lt $((300 * SLOW)) ] || fail "the second request did not reach the target"
+  sleep 0.1
+done
+proxy_stop 0
+wait $early_curl || true
+serve_stop
+expect_grep '"reason":[[:space:]]*"the client disconnected before the target answered"' "$TMP/early.json"
+expect_grep '"reason":[[:space:]]*"the proxy stopped before the target answered"' "$TMP/early.json"
+expect_no_grep '"status":[[:space:]]*"\(fail\|error\)"' "$TMP/early.json"
+pass "before the answer: a client that leaves ends the target's request, a stop cuts it; neither is judged"
 
 serve_start "$CRAFTED" --fault reset=100
 proxy_start "$URL" --json "$TMP/reset.json"
