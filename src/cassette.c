@@ -7,6 +7,7 @@
 #include "cassette.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -1486,7 +1487,8 @@ static int load_dir(struct oc_cassette_store *s, const char *dir, struct load_ct
   int rc = OC_OK;
   DIR *dh = opendir(dir);
   if(!dh) {
-    report(lc->on_error, lc->ctx, "%s: cannot open the recordings directory", dir);
+    report(lc->on_error, lc->ctx, "%s: cannot open the recordings directory: %s", dir,
+           strerror(errno));
     return OC_ENOTFOUND;
   }
   for(struct dirent *de; (de = readdir(dh));) {
@@ -1545,7 +1547,11 @@ int oc_cassette_store_load(struct oc_cassette_store *s, const char *const *dirs,
   int missing = 0;
   for(size_t i = 0; i < ndirs; i++) {
     if(!oc_is_dir(dirs[i])) {
-      report(on_error, ctx, "%s: no such recordings directory", dirs[i]);
+      /* a cassette given for its directory is the likely slip */
+      report(on_error, ctx,
+             oc_is_file(dirs[i]) ? "%s: not a directory: give the directory that holds the recordings"
+                                 : "%s: no such recordings directory",
+             dirs[i]);
       missing = 1;
       continue;
     }

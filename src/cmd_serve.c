@@ -53,8 +53,9 @@ static const char serve_footer[] =
   "  a llama-server whose slots share one context.\n"
   "\n"
   "FAULTS (--fault SPEC, or per request 'X-Oacheck-Fault: SPEC[,SPEC...]',\n"
-  "which overrides the global ones; events are SSE events, and a body that is\n"
-  "not an event stream counts as one event)\n"
+  "whose faults replace the same faults given globally and add to the others;\n"
+  "events are SSE events, and a body that is not an event stream counts as\n"
+  "one event)\n"
   "%s"
   "\n"
   "Stop with SIGINT (Ctrl-C) or SIGTERM: exit status 0.\n"
@@ -164,7 +165,9 @@ int oc_cmd_serve(int argc, char **argv)
   if(lrc == OC_ENOTFOUND)
     goto out; /* a directory that does not exist is a mistake, not a partial load */
   if(!store.count) {
-    fprintf(stderr, "oacheck serve: no recordings found in the given directories\n");
+    fprintf(stderr, "oacheck serve: no recordings in %s%s (NAME.cassette.gz files, or raw "
+                    "exchanges with an index.json; subdirectories are not read)\n",
+            dirs.items[0], ndirs > 1 ? " or the other directories given" : "");
     goto out;
   }
   size_t untimed = 0;
@@ -191,8 +194,8 @@ int oc_cmd_serve(int argc, char **argv)
          oc_server_port(srv));
   if(fflush(stdout))
     oc_warn("cannot write to standard output: %s", strerror(errno));
-  oc_info("serving %zu recordings from %zu director%s", store.count, ndirs,
-          ndirs == 1 ? "y" : "ies");
+  oc_info("serving %zu recording%s from %zu director%s", store.count, store.count == 1 ? "" : "s",
+          ndirs, ndirs == 1 ? "y" : "ies");
   int sig = 0;
   while(sigwait(&sigs, &sig) != 0)
     ;

@@ -54,7 +54,10 @@ struct prep {
   struct write *w;
   size_t nw;
   int sse;     /* Content-Type text/event-stream */
-  int chunked; /* sent chunked: recorded so, or an event stream */
+  int chunked; /* sent chunked: recorded so, or an event stream recorded
+                  without a length */
+  size_t missing; /* a cut recording: the bytes its Content-Length
+                     announced beyond those recorded */
 };
 
 /* One TCP connection (libmicrohttpd's socket context).  While it waits
@@ -536,6 +539,8 @@ struct plan {
   size_t nw;
   size_t limit;       /* reset: bytes to send before aborting; else len */
   int abort_at_limit;
+  size_t missing;     /* announced beyond len: the Content-Length a cut
+                         recording announced */
   int paced;          /* t_ns are real and speed > 0 */
   double speed;
   long drip_ms;
@@ -653,7 +658,15 @@ static int prep_build(struct prep *pr, const struct oc_cassette *c)
   oc_media_type(oc_headers_get(&c->headers, "Content-Type"), mt, sizeof(mt));
   pr->sse = strcmp(mt, "text/event-stream") == 0;
   const char *te = oc_headers_get(&c->headers, "Transfer-Encoding");
-  pr->chunked = (te && strstr(te, "chunked")) || pr->sse;
+  const char *cl = oc_headers_get(&c->headers, "Content-Length");
+  /* an event stream keeps its recorded length when it had one; one
+   * recorded with neither (reconstructed, or ended by closing) is sent
+   * chunked, as streams are */
+  pr->chunked = (te && strstr(te, "chunked")) || (pr->sse && !cl);
+  long announced;
+  if(!c->complete && !pr->chunked && cl && oc_parse_long(cl, 0, LONG_MAX, &announced) == 0 &&
+     (size_t)announced > c->body_len)
+    pr->missing = (size_t)announced - c->body_len;
   if(c->npieces) {
     for(size_t i = 0; i < c->npieces && !rc; i++)
       rc = push_write(&pr->w, &pr->nw, &alloc, c->pieces[i].end, c->pieces[i].t_ns);
@@ -687,6 +700,7 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
   size_t alloc = 0;
   int rc = OC_OK;
   int rewrite = f->truncate >= 0 || f->drop_done || f->corrupt >= 0;
+  int truncated = 0; /* truncate ended the body before its recorded end */
   p->body = c->body;
   p->len = c->body_len;
   p->w = pr->w;
@@ -701,8 +715,10 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
     for(size_t s = 0; s < c->body_len;) {
       size_t e = pr->sse ? event_end(c->body, c->body_len, s) : c->body_len;
       index++;
-      if(f->truncate >= 0 && kept >= f->truncate)
+      if(f->truncate >= 0 && kept >= f->truncate) {
+        truncated = 1;
         break;
+      }
       if(f->drop_done && pr->sse && is_done_event(c->body + s, e - s)) {
         s = e;
         continue;
@@ -770,6 +786,14 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
     p->abort_at_limit = 1;
     if((size_t)f->reset < p->len)
       p->limit = (size_t)f->reset;
+  }
+  /* A recording of a connection that was cut (a reset, a timeout while
+   * recording) is cut again: its bytes, then the connection aborted, not
+   * ended properly -- and a length announces what was announced then.
+   * Unless truncate ended the body first: that end is a proper one. */
+  if(!c->complete && !truncated) {
+    p->abort_at_limit = 1;
+    p->missing = pr->missing;
   }
   p->drip_ms = f->drip_ms;
   return OC_OK;
@@ -1117,7 +1141,7 @@ static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *
   struct plan *p = r->plan;
   /* A recording that was chunked stays chunked; one with a length gets
    * the (possibly rewritten) length. */
-  uint64_t size = pr->chunked ? MHD_SIZE_UNKNOWN : (uint64_t)p->len;
+  uint64_t size = pr->chunked ? MHD_SIZE_UNKNOWN : (uint64_t)p->len + p->missing;
   struct MHD_Response *resp =
     MHD_create_response_from_callback(size, 64 * 1024, read_body, p, plan_free);
   if(!resp)

@@ -261,3 +261,21 @@ expect_status 2 "$OACHECK" serve "$REC" --max-connections
 expect_status 1 "$OACHECK" serve "$TMP/no-such-dir" --port 0
 expect_grep 'no-such-dir' "$TMP/err"
 pass "usage errors exit 2, a missing directory exits 1"
+
+# a directory that is not one, or holds nothing: the message says what to give
+expect_status 1 "$OACHECK" serve "$REC/chat-stream.cassette.gz" --port 0
+expect_grep 'chat-stream.cassette.gz: not a directory: give the directory that holds' "$TMP/err"
+mkdir -p "$TMP/empty/sub"
+cp "$REC/health.cassette.gz" "$TMP/empty/sub/"
+expect_status 1 "$OACHECK" serve "$TMP/empty" --port 0
+expect_grep "no recordings in $TMP/empty \\(.*subdirectories are not read" "$TMP/err"
+if [ "$(id -u)" != 0 ]; then
+  mkdir "$TMP/locked" && chmod 000 "$TMP/locked"
+  expect_status 1 "$OACHECK" serve "$TMP/locked" --port 0
+  chmod 755 "$TMP/locked"
+  expect_grep 'locked: cannot open the recordings directory: Permission denied' "$TMP/err"
+fi
+serve_start "$TMP/empty/sub"
+expect_grep 'serving 1 recording from 1 directory$' "$SERVE_ERR"
+serve_stop
+pass "a file for a directory, an empty one and an unreadable one are named with what to give"
