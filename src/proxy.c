@@ -53,6 +53,7 @@ struct oc_proxy {
   struct oc_conversation conv;
   int port;
   atomic_int stopping;             /* connection threads stop pumping */
+  atomic_int render_refused;       /* /apply-template refused the key: said once */
   char start_error[256];           /* the HTTP library's reason when start fails */
   pthread_t starter;               /* the thread that starts the daemon: the only one writing it */
 };
@@ -152,7 +153,17 @@ static void judge_conversation(struct exchange *x)
   if(renders && messages && (tool_results || long_enough)) {
     struct oc_identify_options io = { .timeout_ms = x->px->opt.connect_timeout_ms +
                                                     x->px->opt.idle_timeout_ms };
-    prompt = oc_target_render(t, &io, messages, oc_json_arr(x->body_json, "tools"));
+    int status = 0;
+    prompt = oc_target_render(t, &io, messages, oc_json_arr(x->body_json, "tools"), &status);
+    /* the proxy asks with its own key (the target's variable), not the
+     * client's: refused, the conversation rules go unjudged, and a
+     * silent gap would read as a pass */
+    if(!prompt && (status == 401 || status == 403) && !atomic_exchange(&x->px->render_refused, 1)) {
+      char hint[300];
+      oc_target_key_hint(t, hint, sizeof(hint));
+      oc_warn("target %s answered HTTP %d to POST /apply-template: the conversation rules (the "
+              "tool results in the prompt, its size) are not judged; %s", t->name, status, hint);
+    }
     if(prompt && long_enough)
       tokens = oc_target_count_tokens(t, &io, prompt);
   }
@@ -628,6 +639,7 @@ int oc_proxy_start(struct oc_proxy **out, const struct oc_proxy_options *o, char
   px->opt = *o;
   pthread_mutex_init(&px->lock, NULL);
   atomic_init(&px->stopping, 0);
+  atomic_init(&px->render_refused, 0);
   oc_conversation_init(&px->conv);
   px->results = cJSON_CreateArray();
   px->keepalive = oc_http_new(1);

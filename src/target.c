@@ -864,9 +864,9 @@ const char *oc_profile_guess(const cJSON *identity)
 }
 
 char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
-                       const cJSON *messages, const cJSON *tools)
+                       const cJSON *messages, const cJSON *tools, int *status_out)
 {
-  int oom = 0, status;
+  int oom = 0, status = 0;
   char *out = NULL, *body = NULL, *prompt = NULL, err[600];
   size_t len;
   struct oc_headers h;
@@ -888,6 +888,8 @@ char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
   free(out);
   free(body);
   oc_headers_free(&h);
+  if(status_out)
+    *status_out = prompt ? 200 : status;
   return prompt;
 }
 
@@ -938,7 +940,7 @@ static long count_tokens(struct oc_target *t, const struct oc_identify_options *
   oc_json_put_str(&oom, m, "role", "user");
   oc_json_put(&oom, m, "content", cJSON_CreateString(oc_buf_str(&text)));
   if(!oom)
-    prompt = oc_target_render(t, o, msgs, NULL);
+    prompt = oc_target_render(t, o, msgs, NULL, NULL);
   cJSON_Delete(msgs);
   if(prompt)
     n = oc_target_count_tokens(t, o, prompt);

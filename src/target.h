@@ -170,11 +170,12 @@ int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o,
 
 /* The prompt t's chat template makes of messages (and tools, may be
  * NULL), through POST /apply-template as llama-server offers it; caller
- * frees; NULL when the target cannot render (or runs out of memory).  And
+ * frees; NULL when the target cannot render (or runs out of memory), and
+ * then *status (may be NULL) is the HTTP status it answered, 0 for none.  And
  * how many tokens t's tokenizer makes of a prompt (POST /tokenize), -1
  * when it cannot say. */
 char *oc_target_render(struct oc_target *t, const struct oc_identify_options *o,
-                       const cJSON *messages, const cJSON *tools);
+                       const cJSON *messages, const cJSON *tools, int *status);
 long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_options *o,
                             const char *prompt);
 

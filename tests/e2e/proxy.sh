@@ -401,3 +401,18 @@ for f in "$TMP"/*.json "$TMP"/proxy.*.out "$TMP"/proxy.*.err "$TMP"/rec.*/*; do
   if grep -q "$KEY" "$f"; then fail "the client's API key appears in $f"; fi
 done
 pass "the client's API key appears in no report, log, cassette or console line"
+
+# ---- a target that refuses the proxy's own key for POST /apply-template:
+# the conversation rules cannot be judged, and that is said once (a silent
+# gap would read as a pass), with the variable the proxy's key comes from
+hostile_start --default echo-401
+proxy_start "$HURL" --profile llama-server --json "$TMP/refused.json"
+conv='{"model":"m","messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"18 C"}]}'
+for k in 1 2; do
+  curl -sS -o /dev/null -X POST -H 'Content-Type: application/json' --data-binary "$conv" \
+    "$PURL/v1/chat/completions" || fail "the client got no answer through the proxy"
+done
+proxy_stop 0 # the 401s are the target's answers, passed on as they came
+n=$(grep -c 'answered HTTP 401 to POST /apply-template: the conversation rules (the tool results in the prompt, its size) are not judged; .*OPENAI_API_KEY' "$PROXY_ERR" || true)
+[ "$n" -eq 1 ] || { cat "$PROXY_ERR" >&2; fail "the refused render was said $n times, expected once"; }
+pass "a target refusing the proxy's key for /apply-template: said once, naming the key's variable"
