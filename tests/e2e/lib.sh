@@ -32,6 +32,18 @@ expect_status() {
   fi
 }
 
+# wait_until MESSAGE COMMAND... : polls COMMAND (every 0.1 s, 30 s times
+# SLOW at most) until it succeeds; fails with MESSAGE if it never does
+wait_until() {
+  wmsg=$1; shift
+  wi=0
+  until "$@"; do
+    wi=$((wi + 1))
+    [ $wi -lt $((300 * SLOW)) ] || fail "$wmsg"
+    sleep 0.1
+  done
+}
+
 # expect_grep PATTERN FILE : FILE must match the extended regex PATTERN
 expect_grep() {
   grep -Eq -- "$1" "$2" || { echo "--- $2" >&2; head -c 4000 "$2" >&2; fail "no match for /$1/ in $2"; }

@@ -170,12 +170,7 @@ serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server" --fault stall=12000
 "$OACHECK" proxy --target "t=$URL" --listen 127.0.0.1:0 >"$TMP/ident.out" 2>"$TMP/ident.err" &
 ident_pid=$!
 cleanup_hooks="kill $ident_pid 2>/dev/null || true; $cleanup_hooks"
-i=0
-until grep -q 'GET /v1/models' "$SERVE_ERR"; do
-  i=$((i + 1))
-  [ $i -lt $((300 * SLOW)) ] || fail "the proxy did not start identifying the target"
-  sleep 0.1
-done
+wait_until "the proxy did not start identifying the target" grep -q 'GET /v1/models' "$SERVE_ERR"
 kill -INT "$ident_pid"
 i=0
 while kill -0 "$ident_pid" 2>/dev/null; do
@@ -262,12 +257,7 @@ proxy_start "$URL" --json "$TMP/stop.json"
 curl -sS -N -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
   --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o "$TMP/stop.got" 2>/dev/null &
 stop_curl=$!
-i=0
-until [ -s "$TMP/stop.got" ]; do
-  i=$((i + 1))
-  [ $i -lt $((300 * SLOW)) ] || fail "the client got no byte of the dripping stream"
-  sleep 0.1
-done
+wait_until "the client got no byte of the dripping stream" test -s "$TMP/stop.got"
 proxy_stop 0
 wait $stop_curl || true
 serve_stop
@@ -286,21 +276,13 @@ set +e
 curl -sS --max-time 1 -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
   --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o /dev/null 2>/dev/null
 set -e
-i=0
-until [ "$(wc -l <"$PROXY_OUT")" -ge 3 ]; do
-  i=$((i + 1))
-  [ $i -lt $((300 * SLOW)) ] || { cat "$PROXY_OUT" >&2; fail "the proxy still waits on the target for a client that left"; }
-  sleep 0.1
-done
+proxy_lines() { [ "$(wc -l <"$PROXY_OUT")" -ge "$1" ]; }
+wait_until "the proxy still waits on the target for a client that left" proxy_lines 3
 curl -sS -X POST -H 'X-Oacheck-Case: stream-basic' -H 'Content-Type: application/json' \
   --data-binary "$STREAM_BODY" "$PURL/v1/chat/completions" -o /dev/null 2>/dev/null &
 early_curl=$!
-i=0
-until [ "$(grep -c 'faults: stall' "$SERVE_ERR" || true)" -ge 2 ]; do
-  i=$((i + 1))
-  [ $i -lt $((300 * SLOW)) ] || fail "the second request did not reach the target"
-  sleep 0.1
-done
+stalls() { [ "$(grep -c 'faults: stall' "$SERVE_ERR" || true)" -ge "$1" ]; }
+wait_until "the second request did not reach the target" stalls 2
 proxy_stop 0
 wait $early_curl || true
 serve_stop
