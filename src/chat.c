@@ -462,14 +462,18 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     append_text(s, &m->content, content, m);
   }
   if(delta) {
-    static const char *const reasoning_fields[] = { "reasoning_content", "reasoning" };
-    for(size_t i = 0; i < OC_ARRAY_LEN(reasoning_fields); i++) {
-      const struct oc_jv *r = oc_jv_get(delta, reasoning_fields[i]);
-      if(r && r->type == OC_JSTRING && r->len) {
-        m->reasoning_field = reasoning_fields[i];
-        append_text(s, &m->reasoning, r, m);
-        content_event = 1;
-      }
+    int content_here = content && content->type == OC_JSTRING && content->len;
+    int multi = ev->data_lines != 1;
+    const struct oc_jv *r = oc_reasoning_read(&m->rtrace, delta, n,
+                                              multi ? (int64_t)ev->first_byte : (int64_t)ev->data_first,
+                                              !multi, m->content.len > (content_here ? content->len : 0),
+                                              content_here);
+    if(r) {
+      if(!m->reasoning_field)
+        m->reasoning_field = r == oc_jv_get(delta, "reasoning_content") ? "reasoning_content"
+                                                                       : "reasoning";
+      append_text(s, &m->reasoning, r, m);
+      content_event = 1;
     }
     const struct oc_jv *refusal = oc_jv_get(delta, "refusal");
     if(refusal && refusal->type == OC_JSTRING) {
@@ -1109,11 +1113,26 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
             "'data: [DONE]': it was cut", (unsigned long long)s->body_bytes, unfinished);
   /* Empty also when nothing but [DONE] came (a body without any event
    * is reported by STREAM-DONE alone). */
-  if((s->chunks > 0 || s->done_at) && !s->payload_seen && !s->error_at && !partial)
-    oc_emit(c, OC_R_STREAM_EMPTY,
-            OC_AT(.expected = "content, reasoning or a tool call", .actual = "nothing"),
-            "the stream completes without any content, reasoning, "
-            "refusal or tool call");
+  if((s->chunks > 0 || s->done_at) && !s->payload_seen && !s->error_at && !partial) {
+    /* max_tokens spent before anything visible (a reasoning model's first
+     * token is its <think>, which the parser takes away) is the request's
+     * budget, not an empty answer */
+    int all_length = s->nchoices > 0;
+    for(size_t i = 0; i < s->nchoices; i++)
+      all_length &= oc_streq(s->choices[i].finish_reason, "length");
+    if(all_length)
+      oc_emit(c, OC_R_STREAM_EMPTY,
+              OC_AT(.expected = "content, reasoning or a tool call", .actual = "nothing",
+                    .severity = OC_SEV_WARNING),
+              "the stream stops at max_tokens%s before any visible token: a reasoning model "
+              "spends its first tokens on markup such as <think>, which the server's parser "
+              "takes out", s->req->max_tokens == 1 ? " (1)" : "");
+    else
+      oc_emit(c, OC_R_STREAM_EMPTY,
+              OC_AT(.expected = "content, reasoning or a tool call", .actual = "nothing"),
+              "the stream completes without any content, reasoning, "
+              "refusal or tool call");
+  }
   if(s->req->include_usage && s->req->api == OC_API_CHAT && !s->error_at) {
     if(s->usage_chunks == 0 && !partial)
       oc_emit(c, OC_R_USAGE_CHUNK,
@@ -1175,8 +1194,10 @@ void oc_stream_finish(struct oc_stream *s, uint64_t t_ns)
   /* The message rules judge finished answers only: a cut or failed stream
    * is already reported, and judging half an answer would only add noise. */
   for(size_t i = 0; i < s->nchoices; i++)
-    if(s->choices[i].finish_reason && !s->error_at)
+    if(s->choices[i].finish_reason && !s->error_at) {
+      oc_reasoning_usage_json(&s->choices[i].rtrace, s->usage);
       oc_message_check(c, s->req, &s->choices[i], s->reg);
+    }
 }
 
 void oc_stream_free(struct oc_stream *s)

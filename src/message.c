@@ -21,6 +21,7 @@ void oc_message_init(struct oc_message *m, int index, int streamed)
   m->finish_chunk = -1;
   m->content_byte = -1;
   m->finish_byte = -1;
+  oc_reasoning_trace_init(&m->rtrace);
   oc_buf_init(&m->content, OC_CAP_CONTENT);
   oc_buf_init(&m->reasoning, OC_CAP_CONTENT);
   oc_buf_init(&m->refusal, OC_CAP_CONTENT);
@@ -134,15 +135,12 @@ int oc_message_from_choice(struct oc_message *m, const struct oc_jv *choice, enu
     if(add_text_to(&m->content, content, &m->overflow))
       return OC_ENOMEM;
   }
-  static const char *const reasoning_fields[] = { "reasoning_content", "reasoning" };
-  for(size_t i = 0; i < OC_ARRAY_LEN(reasoning_fields); i++) {
-    const struct oc_jv *r = oc_jv_get(msg, reasoning_fields[i]);
-    if(r && r->type == OC_JSTRING && r->len) {
-      m->reasoning_field = reasoning_fields[i];
-      if(add_text_to(&m->reasoning, r, &m->overflow))
-        return OC_ENOMEM;
-      break;
-    }
+  const struct oc_jv *r = oc_reasoning_read(&m->rtrace, msg, -1, 0, 1, 0, 0);
+  if(r) {
+    m->reasoning_field = (m->rtrace.sources & OC_RSRC_REASONING_CONTENT) ? "reasoning_content"
+                                                                          : "reasoning";
+    if(add_text_to(&m->reasoning, r, &m->overflow))
+      return OC_ENOMEM;
   }
   const struct oc_jv *refusal = oc_jv_get(msg, "refusal");
   if(refusal && refusal->type == OC_JSTRING) {
@@ -275,7 +273,8 @@ static void marker_shown(const char *m, char *out, size_t outlen)
 }
 
 int oc_message_find_tool_markup(const struct oc_request_info *req, const struct oc_dialect *d,
-                                const char *s, size_t len, char *out, size_t outlen)
+                                const char *s, size_t len, const char *field, char *out,
+                                size_t outlen)
 {
   size_t at = 0;
   const char *family = NULL;
@@ -283,7 +282,7 @@ int oc_message_find_tool_markup(const struct oc_request_info *req, const struct 
   if(marker) {
     char shown[64];
     marker_shown(marker, shown, sizeof(shown));
-    snprintf(out, outlen, "'%s' (%s) at offset %zu of the content", shown, family, at);
+    snprintf(out, outlen, "'%s' (%s) at offset %zu of the %s", shown, family, at, field);
     return 1;
   }
   /* A bare JSON object {"name": <offered tool>, "arguments"|"parameters": …}:
@@ -299,8 +298,8 @@ int oc_message_find_tool_markup(const struct oc_request_info *req, const struct 
     const char *name = oc_json_str(j, "name");
     int has_args = oc_json_get(j, "arguments") || oc_json_get(j, "parameters");
     if(name && has_args && oc_request_has_tool(req, name)) {
-      snprintf(out, outlen, "a JSON tool call to '%s' at offset %zu of the content", name,
-               (size_t)(p - s));
+      snprintf(out, outlen, "a JSON tool call to '%s' at offset %zu of the %s", name,
+               (size_t)(p - s), field);
       cJSON_Delete(j);
       return 1;
     }
@@ -338,8 +337,8 @@ static void check_content_text(struct oc_check *c, const struct oc_request_info 
             "content of choice %d contains the template token '%s'", m->index, tok);
   if(req->tools && req->tool_choice != OC_TOOL_CHOICE_NONE && m->content.len) {
     char what[256];
-    if(oc_message_find_tool_markup(req, c->dialect, m->content.data, m->content.len, what,
-                                   sizeof(what)))
+    if(oc_message_find_tool_markup(req, c->dialect, m->content.data, m->content.len, "content",
+                                   what, sizeof(what)))
       oc_emit(c, OC_R_TOOL_TEXT_LEAK,
               OC_AT(.byte = m->content_byte, .path = path, .expected = "tool calls in tool_calls",
                     .actual = what),
@@ -469,7 +468,9 @@ static void check_tools(struct oc_check *c, const struct oc_request_info *req,
   if(!req->tools)
     return;
   int forced = req->tool_choice == OC_TOOL_CHOICE_REQUIRED || req->tool_choice == OC_TOOL_CHOICE_NAMED;
-  if(forced && m->ncalls == 0)
+  /* stopped inside reasoning, the call never had its turn: REASONING-BUDGET
+   * says so instead of blaming the server's tool calling */
+  if(forced && m->ncalls == 0 && !oc_reasoning_cut_inside(m))
     oc_emit(c, OC_R_TOOL_CHOICE_HONOURED,
             OC_AT(.byte = m->content_byte, .path = path,
                   .expected = req->tool_choice == OC_TOOL_CHOICE_NAMED ? req->named_tool : "a tool call",
@@ -542,8 +543,8 @@ static void check_tools(struct oc_check *c, const struct oc_request_info *req,
 static void check_output_format(struct oc_check *c, const struct oc_request_info *req,
                                 const struct oc_message *m, struct oc_schema_registry *reg)
 {
-  if(req->format == OC_FORMAT_TEXT || m->ncalls || m->refusal.len)
-    return;
+  if(req->format == OC_FORMAT_TEXT || m->ncalls || m->refusal.len || oc_reasoning_cut_inside(m))
+    return; /* a message stopped inside reasoning is REASONING-BUDGET's */
   enum oc_rule_id rule = req->format == OC_FORMAT_JSON_SCHEMA ? OC_R_SCHEMA_OUTPUT : OC_R_JSON_OBJECT_OUTPUT;
   /* finish_reason length excuses JSON that max_tokens cut short (the
    * parser ran out of input), not text that never was JSON (D3) nor JSON
@@ -644,4 +645,5 @@ void oc_message_check(struct oc_check *c, const struct oc_request_info *req,
   }
   check_tools(c, req, m, reg);
   check_output_format(c, req, m, reg);
+  oc_reasoning_check(c, req, m);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "jdoc.h"
+#include "reasoning.h"
 #include "request.h"
 #include "rules.h"
 #include "util.h"
@@ -49,6 +50,7 @@ struct oc_message {
   int content_null;       /* content is null/absent */
   struct oc_buf reasoning; /* reasoning_content or reasoning */
   const char *reasoning_field; /* which field carried reasoning, static */
+  struct oc_reasoning_trace rtrace; /* where reasoning came, and what was wrong with it */
   struct oc_buf refusal;
   int refusal_seen;
   struct oc_tool_call *calls;
@@ -91,8 +93,10 @@ void oc_message_check(struct oc_check *c, const struct oc_request_info *req,
 const char *oc_message_find_template_token(const char *s, size_t len);
 /* Tool-call markup in text: a marker of tool_markers.def or of the
  * target's own template (d, may be NULL), or a JSON object naming an
- * offered tool; describes what was found in out. */
+ * offered tool; describes what was found in out, naming field ("content",
+ * "reasoning") as where. */
 int oc_message_find_tool_markup(const struct oc_request_info *req, const struct oc_dialect *d,
-                                const char *s, size_t len, char *out, size_t outlen);
+                                const char *s, size_t len, const char *field, char *out,
+                                size_t outlen);
 
 #endif

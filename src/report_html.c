@@ -1588,6 +1588,16 @@ static void case_block(struct out *o, const cJSON *doc, const cJSON *r, size_t i
   }
   else if(oc_json_get(r, "response"))
     oc_html_put(&o->h, "<h4>Response</h4>\n<p class=\"muted\">No response.</p>\n");
+  if(cJSON_GetArraySize(oc_json_arr(oc_json_obj(r, "response"), "reasoning")) > 0) {
+    struct oc_buf rb;
+    oc_buf_init(&rb, 1u << 20);
+    if(oc_reasoning_text(&rb, r, OC_CAP_RESULT_REASONING) == OC_OK && rb.len) {
+      oc_html_put(&o->h, "<h4>Reasoning</h4>\n<pre class=\"reasoning\">");
+      oc_html_txtn(&o->h, rb.data, rb.len);
+      oc_html_put(&o->h, "</pre>\n");
+    }
+    oc_buf_free(&rb);
+  }
   const cJSON *msg = oc_json_get(r, "message");
   if(msg && !cJSON_IsNull(msg)) {
     char *p = oc_json_print_pretty(msg);

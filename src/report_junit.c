@@ -334,6 +334,8 @@ static int system_out_text(struct oc_buf *t, const cJSON *r)
     if((rc = oc_buf_addc(t, '\n')))
       return rc;
   }
+  if((rc = oc_reasoning_text(t, r, 300)))
+    return rc;
   const cJSON *timing = oc_json_obj(r, "timing");
   if(timing) {
     if((rc = oc_buf_adds(t, "timing: ")) || (rc = oc_timing_text(t, timing)) ||

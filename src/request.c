@@ -33,6 +33,32 @@ enum oc_api oc_api_from_path(const char *path)
   return OC_API_OTHER;
 }
 
+/* What the request says about thinking: the controls llama-server,
+ * vLLM, SGLang, Ollama and DeepSeek read (research: reasoning.md, section
+ * 1), and whether history carries reasoning back. */
+static void thinking_controls(struct oc_request_info *info, const cJSON *body)
+{
+  const cJSON *ro = oc_json_obj(body, "reasoning"); /* Ollama's and OpenRouter's object form */
+  if(oc_streq(oc_json_str(body, "reasoning_effort"), "none"))
+    info->thinking_off = "reasoning_effort \"none\"";
+  else if(ro && oc_streq(oc_json_str(ro, "effort"), "none"))
+    info->thinking_off = "reasoning.effort \"none\"";
+  const cJSON *kw = oc_json_obj(body, "chat_template_kwargs");
+  if(kw && cJSON_IsFalse(oc_json_get(kw, "enable_thinking")))
+    info->thinking_off = "chat_template_kwargs.enable_thinking false";
+  const cJSON *th = oc_json_obj(body, "thinking");
+  if(th && oc_streq(oc_json_str(th, "type"), "disabled"))
+    info->thinking_off = "thinking.type \"disabled\"";
+  const cJSON *msgs = oc_json_arr(body, "messages");
+  int i = 0;
+  for(const cJSON *m = msgs ? msgs->child : NULL; m; m = m->next, i++)
+    if(oc_streq(oc_json_str(m, "role"), "assistant") &&
+       (oc_json_get(m, "reasoning_content") || oc_json_get(m, "reasoning"))) {
+      info->history_reasoning_at = i;
+      break;
+    }
+}
+
 void oc_request_info_init(struct oc_request_info *info, const char *method, const char *path,
                           const cJSON *body)
 {
@@ -43,6 +69,7 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   info->n = 1;
   info->parallel_tool_calls = -1;
   info->max_tokens = -1;
+  info->history_reasoning_at = -1;
   if(!cJSON_IsObject(body))
     return;
   info->body = body;
@@ -92,6 +119,7 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
     const cJSON *js = oc_json_obj(rf, "json_schema");
     info->format_schema = js ? oc_json_get(js, "schema") : NULL;
   }
+  thinking_controls(info, body);
 }
 
 static const cJSON *tool_function(const cJSON *tool)

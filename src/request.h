@@ -46,6 +46,15 @@ struct oc_request_info {
   enum oc_response_format format;
   const cJSON *format_schema; /* json_schema.schema, borrowed */
   long max_tokens;          /* -1 unset (max_tokens or max_completion_tokens) */
+  /* Thinking turned off by the request: reasoning_effort "none",
+   * chat_template_kwargs.enable_thinking false, or DeepSeek's
+   * thinking {"type": "disabled"}; the name of the control that did it
+   * (static), NULL when thinking was left on or to the server. */
+  const char *thinking_off;
+  /* The request sends back an assistant turn carrying reasoning
+   * (reasoning_content or reasoning, null included): the index in
+   * messages of the first, -1 when none. */
+  int history_reasoning_at;
 };
 
 /* Fill *info from a request.  body may be NULL (GET) or not JSON; the

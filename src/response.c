@@ -270,6 +270,16 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
     oc_emit(c, OC_R_HTTP_CORS_ORIGIN, OC_AT(.expected = "'*' or an origin", .actual = "empty"),
             "the response carries an empty Access-Control-Allow-Origin header");
   int ok = status >= 200 && status < 300;
+  if(status >= 400 && r->req->api == OC_API_CHAT && r->req->history_reasoning_at >= 0) {
+    char path[48], act[16];
+    snprintf(path, sizeof(path), "/messages/%d", r->req->history_reasoning_at);
+    snprintf(act, sizeof(act), "HTTP %d", status);
+    oc_emit(c, OC_R_REASONING_HISTORY_REFUSED,
+            OC_AT(.path = path, .expected = "an answer", .actual = act),
+            "the server answers %d to a conversation whose assistant turn (messages[%d]) "
+            "carries its reasoning back, as the ai SDK and agents send it", status,
+            r->req->history_reasoning_at);
+  }
   int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS;
   if(ok && chatlike && r->req->stream && !r->is_sse)
     oc_emit(c, OC_R_STREAM_CONTENT_TYPE,
@@ -489,6 +499,7 @@ static void check_completion(struct oc_response *r, const struct oc_jv *root)
     oc_message_init(m, valid ? (int)idx->u.num : (int)i, 0);
     if(oc_message_from_choice(m, ch, r->req->api))
       c->oom = 1;
+    oc_reasoning_usage_jv(&m->rtrace, oc_jv_get(root, "usage"));
     oc_message_check(c, r->req, m, r->schemas ? r->schemas->reg : NULL);
   }
 }
@@ -863,6 +874,20 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
   oc_json_set(&oom, body, "bytes", cJSON_CreateNumber((double)r->body_bytes));
   if(r->body_bytes > r->body.len)
     oc_json_set(&oom, body, "truncated", cJSON_CreateTrue());
+  /* each choice's reasoning beside its answer: where it came, in what
+   * order, and its text (bounded as a result's message is) */
+  const struct oc_message *ms = r->is_sse && r->stream_started ? r->stream.choices : r->messages;
+  size_t nms = r->is_sse && r->stream_started ? r->stream.nchoices : r->nmessages;
+  cJSON *reasoning = NULL;
+  for(size_t i = 0; !oom && i < nms && i < 8; i++) {
+    cJSON *one = oc_reasoning_json(&ms[i], OC_CAP_RESULT_REASONING, &oom);
+    if(one && !reasoning && !(reasoning = oc_json_put(&oom, o, "reasoning", cJSON_CreateArray()))) {
+      cJSON_Delete(one);
+      break;
+    }
+    if(one)
+      oc_json_put(&oom, reasoning, NULL, one);
+  }
   if(r->is_sse && r->stream_started) {
     int cut = 0;
     oc_json_put(&oom, o, "events", oc_stream_events_json(&r->stream, &cut));

@@ -1326,6 +1326,38 @@ int oc_result_chunk_flagged(const cJSON *result, double n)
   return 0;
 }
 
+int oc_reasoning_text(struct oc_buf *b, const cJSON *result, size_t textmax)
+{
+  const cJSON *items = oc_json_arr(oc_json_obj(result, "response"), "reasoning");
+  const cJSON *it;
+  int rc = OC_OK;
+  cJSON_ArrayForEach(it, items) {
+    const char *order = oc_json_str(it, "order");
+    rc = oc_buf_printf(b, "reasoning (choice %.0f): %.0f bytes in ", oc_json_num(it, "index", 0),
+                       oc_json_num(it, "bytes", 0));
+    const cJSON *s;
+    int k = 0;
+    cJSON_ArrayForEach(s, oc_json_arr(it, "source"))
+      if(cJSON_IsString(s) && !rc)
+        rc = oc_buf_printf(b, "%s%s", k++ ? " and " : "", s->valuestring);
+    if(!rc && order && !oc_streq(order, "unknown"))
+      rc = oc_buf_printf(b, ", %s the answer", order);
+    const char *text = oc_json_str(it, "text");
+    size_t len = text ? strlen(text) : 0, keep = len < textmax ? len : textmax;
+    while(keep > 0 && keep < len && ((unsigned char)text[keep] & 0xC0) == 0x80)
+      keep--;
+    if(!rc)
+      rc = oc_buf_adds(b, ": \"");
+    for(size_t i = 0; !rc && i < keep; i++)
+      rc = text[i] == '\n' ? oc_buf_adds(b, "\\n") : oc_buf_addc(b, text[i]);
+    if(!rc)
+      rc = oc_buf_adds(b, keep < len || oc_json_bool(it, "truncated", 0) ? "\"…\n" : "\"\n");
+    if(rc)
+      return rc;
+  }
+  return rc;
+}
+
 size_t oc_result_excerpt_events(const cJSON *result, const cJSON **out, size_t max)
 {
   const cJSON *events = oc_json_arr(oc_json_obj(result, "response"), "events");

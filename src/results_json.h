@@ -158,6 +158,12 @@ int oc_finding_text(struct oc_buf *b, const cJSON *finding, const char *indent);
  * "not recorded". */
 int oc_timing_text(struct oc_buf *b, const cJSON *timing);
 
+/* One line per choice of the result's response.reasoning, for a reader:
+ * "reasoning (choice 0): 31 bytes in reasoning_content, before the
+ * answer: TEXT" with TEXT cut at textmax bytes (a character boundary) and
+ * its newlines shown as \n.  Adds nothing when there is none. */
+int oc_reasoning_text(struct oc_buf *b, const cJSON *result, size_t textmax);
+
 /* The events of a streamed response worth showing: those within two of a
  * chunk a finding points at, else the first three and the last two.
  * Fills out (borrowed pointers, in order) and returns how many, at most

@@ -33,6 +33,7 @@ enum oc_rc {
 #define OC_CAP_ARGUMENTS     (4u << 20)  /* one tool call's arguments */
 #define OC_CAP_STREAM_TEXT   (32u << 20) /* all text and arguments rebuilt from one stream */
 #define OC_CAP_RESULT_MESSAGE (1u << 20) /* text of a rebuilt message kept in the results */
+#define OC_CAP_RESULT_REASONING (16u << 10) /* reasoning text of one choice kept beside its answer */
 #define OC_CAP_RESULT_EVENTS (4u << 20)  /* event data kept in one result */
 #define OC_CAP_MESSAGE       (4096u)     /* one diagnostic message */
 #define OC_CAP_REPORT        (256u << 20)/* one rendered report */

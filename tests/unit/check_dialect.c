@@ -50,7 +50,7 @@ START_TEST(every_recorded_marker_is_known)
              "\"Paris\"}}", open);
     char what[256];
     if(strcmp(open, "{\"name\": \"") == 0)
-      ck_assert_msg(oc_message_find_tool_markup(&req, NULL, content, strlen(content), what,
+      ck_assert_msg(oc_message_find_tool_markup(&req, NULL, content, strlen(content), "content", what,
                                                 sizeof(what)),
                     "line %d: the bare JSON call is not recognised", t.rows[i].line);
     else {

@@ -273,11 +273,13 @@ static const struct verdict ollama[] = {
    * second boundary (verbatim) */
   { "tools-parallel-stream", "STREAM-ROLE-ONCE:info*2 STREAM-CREATED-STABLE:warning*2 CLIENT-BREAKS:error", "STREAM-ROLE-ONCE:warning*2 STREAM-CREATED-STABLE:warning*2 CLIENT-BREAKS:error",
     WHOLE, NULL, NULL, NULL, "openai-python-stream" },
-  /* OL2/OL5: no logprobs, no refusal */
-  { "json-schema", "CHAT-SCHEMA:warning*2", "CHAT-SCHEMA:error*2", WHOLE, NULL, NULL, NULL, NULL },
-  /* OL5: content "" beside the call; index inside a non-stream call is an extension */
-  { "tools-cloud-nonstream", "CHAT-SCHEMA:warning*2 TOOL-CONTENT-NULL:info",
-    "CHAT-SCHEMA:error*2 TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  /* OL2/OL5: no logprobs, no refusal; the thinking model's reasoning
+   * comes in `reasoning`, which LangChain.js does not read (info) */
+  { "json-schema", "CHAT-SCHEMA:warning*2 REASONING-FIELD:info", "CHAT-SCHEMA:error*2 REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  /* OL5: content "" beside the call; index inside a non-stream call is an
+   * extension; reasoning in `reasoning` (info) */
+  { "tools-cloud-nonstream", "CHAT-SCHEMA:warning*2 REASONING-FIELD:info TOOL-CONTENT-NULL:info",
+    "CHAT-SCHEMA:error*2 REASONING-FIELD:info TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
   /* OL6: the envelope is OpenAI's; a type that does not follow the status is no rule */
   { "error-model-not-found", "", "", WHOLE, NULL, NULL, NULL, NULL },
 };
