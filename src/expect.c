@@ -206,6 +206,14 @@ static void check_finish(const cJSON *expect, const struct oc_response *r, const
   }
 }
 
+/* The first choice's message as the decoder rebuilt it, or NULL. */
+static const struct oc_message *first_message(const struct oc_response *r)
+{
+  if(r->is_sse && r->stream_started)
+    return r->stream.nchoices ? &r->stream.choices[0] : NULL;
+  return r->nmessages ? &r->messages[0] : NULL;
+}
+
 static void check_tool_call(const cJSON *expect, const struct oc_response *r, const cJSON *message,
                             struct oc_check *c)
 {
@@ -224,7 +232,10 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
     snprintf(act, sizeof(act), "%d", n);
     oc_emit(c, OC_R_CASE_ASSERT,
             OC_AT(.path = "/choices/0/message/tool_calls", .expected = exp, .actual = act),
-            "choice 0 has %d tool call%s, the case wants %s", n, n == 1 ? "" : "s", exp);
+            "choice 0 has %d tool call%s, the case wants %s%s", n, n == 1 ? "" : "s", exp,
+            first_message(r) && oc_reasoning_cut_inside(first_message(r))
+              ? " (max_tokens ran out inside the reasoning before the call: REASONING-BUDGET; give "
+                "the case room to think)" : "");
   }
   const char *name = oc_json_str(tc, "name");
   const cJSON *call;
