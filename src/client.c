@@ -1771,6 +1771,14 @@ static enum oc_cdiff compare_choice(const struct oc_ccaps *caps, const struct oc
     str_diff(what, gc, rc, out, outlen);
     return OC_DIFF_CONTENT;
   }
+  /* a role lost with its event (after the content: what the application
+   * misses most is said first) */
+  if(caps->role && g && g->role_lost && !grole->set) {
+    oc_ctext_quote(rrole->set ? rrole : &none, b, sizeof(b));
+    say(out, outlen, "%srole never reached the application: its event came right after a BOM and "
+        "was dropped (expected %s)", pfx, rrole->set ? b : "\"assistant\"");
+    return OC_DIFF_ROLE;
+  }
   if(r && !oc_ctext_empty(&r->refusal)) {
     const struct oc_ctext *gr = g && g->refusal.set ? &g->refusal : &empty;
     if(!oc_ctext_eq(gr, &r->refusal)) {

@@ -87,6 +87,14 @@ static const struct fact py_facts[] = {
   { "BOM: the stream helper loses it too",
     X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" CH("{\"role\":\"assistant\",\"content\":\"Hel\"}", "null") TEXT("lo")
                          FIN("stop") DONE), PYS, OC_CO_WRONG, 0, "content \"lo\"", 0 },
+  /* measured with the real SDK 1.109: a first event carrying only the
+   * role is dropped the same way; the application never gets a role */
+  { "BOM: a role-only first event is dropped",
+    X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" ROLE TEXT("Hello") FIN("stop") DONE), PY, OC_CO_WRONG, 0,
+    "role", 0 },
+  { "BOM: the stream helper never gets the role either",
+    X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" ROLE TEXT("Hello") FIN("stop") DONE), PYS, OC_CO_WRONG, 0,
+    "role", 0 },
   /* the stream helper raises for any choice that ends in length */
   { "LengthFinishReasonError without tools or response_format",
     X_STREAM(REQ_STREAM, ROLE TEXT("Hello") FIN("length") DONE), PYS, OC_CO_RAISES, 0,
