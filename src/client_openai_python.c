@@ -407,6 +407,16 @@ static void py_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   /* a JSON body is read as JSON whatever its label; text otherwise,
    * which has no .choices */
   int json = oc_endswith(b->media, "json");
+  /* response.json() is json.loads on the bytes, which decodes them as
+   * strict UTF-8 first: a Latin-1 "é" inside a string raises */
+  size_t bad = 0;
+  if(b->root && !oc_utf8_valid((const unsigned char *)b->text, b->len, &bad)) {
+    char msg[120];
+    snprintf(msg, sizeof(msg), "'utf-8' codec can't decode byte 0x%02x in position %zu",
+             (unsigned)(unsigned char)b->text[bad], bad);
+    py_raise(p, &p->body, "UnicodeDecodeError", msg, OC_CAUSE_SERVER, OC_R_JSON_BODY);
+    return;
+  }
   if(!b->root) {
     py_raise(p, &p->body, json ? "JSONDecodeError" : "AttributeError",
              json ? "Expecting value (response.json())" : "'str' object has no attribute 'choices'",

@@ -95,6 +95,9 @@ static const struct fact py_facts[] = {
   { "BOM: the stream helper never gets the role either",
     X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" ROLE TEXT("Hello") FIN("stop") DONE), PYS, OC_CO_WRONG, 0,
     "role", 0 },
+  /* response.json() is json.loads on the bytes: strict UTF-8 */
+  { "a body that is not UTF-8: UnicodeDecodeError",
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"caf\xE9\"", "stop")), PY, OC_CO_RAISES, 0, "UnicodeDecodeError", 0 },
   /* the stream helper raises for any choice that ends in length */
   { "LengthFinishReasonError without tools or response_format",
     X_STREAM(REQ_STREAM, ROLE TEXT("Hello") FIN("length") DONE), PYS, OC_CO_RAISES, 0,
