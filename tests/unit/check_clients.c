@@ -222,6 +222,56 @@ START_TEST(clean_answers_break_nothing)
 }
 END_TEST
 
+/* A client that returns what the server sent is faithful, but a stream
+ * the server ended without a finish_reason, returned as if whole, and
+ * tool-call arguments that are not a JSON object, handed on as they came,
+ * leave the application an answer it cannot trust or use: ok, and the
+ * server's fault (issue 25), with the server's rule named. */
+START_TEST(server_fault_when_the_answer_is_cut_or_unusable)
+{
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  /* cut: no finish_reason, no [DONE], the connection closed cleanly */
+  struct rt_ex cut = X_STREAM(REQ_STREAM, ROLE TEXT("Hel"));
+  verdicts_of(&cut, v);
+  static const int faithful[] = { OC_CLIENT_OPENAI_NODE, OC_CLIENT_OPENAI_PYTHON };
+  for(size_t k = 0; k < OC_ARRAY_LEN(faithful); k++) {
+    const struct oc_client_verdict *c = &v[faithful[k]];
+    ck_assert_msg(c->outcome == OC_CO_OK && c->works == 1 && oc_client_server_fault(c),
+                  "%s on a cut stream: %s fault=%d", oc_client_name((enum oc_client_id)faithful[k]), c->reason,
+                  c->server_fault);
+    ck_assert_msg(strstr(c->reason, "without a finish_reason and without [DONE]"), "%s", c->reason);
+    ck_assert_int_eq(c->nrules, 1);
+    ck_assert_int_eq(c->rules[0], OC_R_STREAM_FINISH_ONCE);
+  }
+  /* a break is a break, not a fault */
+  ck_assert(oc_client_broken(&v[OC_CLIENT_OPENAI_NODE_STREAM]) && !v[OC_CLIENT_OPENAI_NODE_STREAM].server_fault);
+  /* arguments that are not a JSON object: a list, then broken JSON */
+  const struct rt_ex bad[] = {
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, "[1]")) FIN("tool_calls") DONE),
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, "{\\\"city\\\":")) FIN("tool_calls") DONE),
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bad); i++) {
+    verdicts_of(&bad[i], v);
+    const struct oc_client_verdict *c = &v[OC_CLIENT_OPENAI_NODE];
+    ck_assert_msg(c->outcome == OC_CO_OK && oc_client_server_fault(c), "args %zu: %s", i, c->reason);
+    ck_assert_msg(strstr(c->reason, "not a JSON object"), "%s", c->reason);
+    ck_assert_int_eq(c->rules[0], OC_R_TOOL_ARGS_JSON);
+  }
+  /* clean answers, streamed and not, are no fault; a non-streamed body
+   * is whole whatever its finish_reason says */
+  const struct rt_ex clean[] = {
+    X_STREAM(REQ_STREAM, CLEAN),
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, ARGS_OK)) FIN("tool_calls") DONE),
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"Hello\"", "stop")),
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(clean); i++) {
+    verdicts_of(&clean[i], v);
+    for(int c = 0; c < OC_CLIENT__COUNT; c++)
+      ck_assert_msg(!v[c].server_fault, "clean %zu: %s: %s", i, oc_client_name((enum oc_client_id)c), v[c].reason);
+  }
+}
+END_TEST
+
 /* ---- the facts measured with the real Node clients ------------------------------- */
 
 static int outcome_of(const char *s)
@@ -641,9 +691,9 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
     v[i].works = 1;
   }
   v[OC_CLIENT_AI_SDK] = (struct oc_client_verdict){ OC_CO_RAISES, 0, 0, OC_CAUSE_SERVER, { OC_R_ERROR_SHAPE }, 1,
-                                                    "APICallError: \"Bad Request\" lost the server's message" };
+                                                    "APICallError: \"Bad Request\" lost the server's message", 0 };
   v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
-                                                       "refusal dropped" };
+                                                       "refusal dropped", 0 };
   c.clients = OC_CLIENTS_ALL & ~(1u << OC_CLIENT_OPENAI_NODE);
   oc_verdict_apply(&c, v);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
@@ -825,6 +875,7 @@ static Suite *clients_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, openai_python_facts, 0, (int)OC_ARRAY_LEN(py_facts));
   tcase_add_test(tc, clean_answers_break_nothing);
+  tcase_add_test(tc, server_fault_when_the_answer_is_cut_or_unusable);
   tcase_add_test(tc, crafted_facts_hold);
   tcase_add_test(tc, limitations_have_evidence);
   tcase_add_test(tc, server_faults_are_no_limitation);
