@@ -514,6 +514,42 @@ START_TEST(matrix_cells)
 }
 END_TEST
 
+/* A server fault is its own cell: a break outranks it, it outranks an
+ * error and a limitation, and its first case gives the reason. */
+static const char matrix_fault_doc[] =
+  "{\"targets\": [{\"name\": \"a\"}], \"results\": ["
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"lim\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": false, \"outcome\": \"wrong\", \"reason\": \"own\", \"limitation\": true},"
+  "  \"langchain\": {\"works\": true, \"outcome\": \"ok\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"cut\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true, \"reason\": \"first fault\"},"
+  "  \"langchain\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true, \"reason\": \"a fault\"},"
+  "  \"openai-node\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true, \"reason\": \"f\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"brk\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"langchain\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"a break\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"err\", \"checklist\": \"streaming\", \"status\": \"error\","
+  "  \"reason\": \"timed out\"}]}";
+
+START_TEST(matrix_server_faults)
+{
+  cJSON *doc;
+  size_t n;
+  struct oc_matrix *m = matrix_of_a(matrix_fault_doc, &doc, &n);
+  const struct oc_cell *ai = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_AI_SDK];
+  ck_assert_int_eq(ai->state, OC_CELL_SERVER_FAULT); /* over its limitation and the error */
+  ck_assert_str_eq(ai->reason, "first fault");
+  ck_assert_str_eq(ai->kase, "cut");
+  ck_assert_int_eq(ai->faults, 1);
+  ck_assert_int_eq(ai->works, 0);
+  ck_assert_int_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN].state, OC_CELL_BREAKS);
+  ck_assert_str_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN].reason, "a break");
+  ck_assert_int_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_OPENAI_NODE].state, OC_CELL_SERVER_FAULT);
+  ck_assert_str_eq(oc_cell_state_name(OC_CELL_SERVER_FAULT), "server fault");
+  oc_matrix_free(m, n);
+  cJSON_Delete(doc);
+}
+END_TEST
+
 /* A case that ended in error is no evidence that a client works: its
  * row's cells say "error" (no verdict) for every client it would have
  * reached — the stream helpers only when it streams — even beside cases
@@ -887,6 +923,7 @@ static Suite *clients_suite(void)
   TCase *mx = tcase_create("matrix");
   tcase_add_test(mx, checklist_rows);
   tcase_add_test(mx, matrix_cells);
+  tcase_add_test(mx, matrix_server_faults);
   tcase_add_test(mx, matrix_errors_are_no_verdict);
   tcase_add_test(mx, matrix_from_a_spool_reads_only_the_breaks_shown);
   suite_add_tcase(s, mx);
