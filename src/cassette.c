@@ -1604,6 +1604,7 @@ static long body_likeness(const cJSON *want, const struct oc_cassette *c)
 
 struct ranked {
   const struct oc_cassette *c;
+  int suffix;     /* the name ends with ".NAME" of the one asked for: the one meant */
   int group;      /* 0 same method and path, 1 same path, 2 other */
   long likeness;  /* higher is nearer */
   size_t distance;/* lower is nearer */
@@ -1613,6 +1614,8 @@ struct ranked {
 static int cmp_ranked(const void *a, const void *b)
 {
   const struct ranked *x = a, *y = b;
+  if(x->suffix != y->suffix)
+    return y->suffix - x->suffix;
   if(x->group != y->group)
     return x->group - y->group;
   if(x->likeness != y->likeness)
@@ -1645,6 +1648,9 @@ size_t oc_cassette_store_nearest(const struct oc_cassette_store *s, const char *
     /* names ranked by their first 64 bytes: enough to rank, bounded work */
     size_t nl = name ? strlen(name) : 0, cl = name ? strlen(c->name) : 0;
     r[i].distance = name ? oc_edit_distance(name, nl < 64 ? nl : 64, c->name, cl < 64 ? cl : 64, 64) : 0;
+    /* "chat-basic" asked, "plain.chat-basic" shipped: the suite's prefix left out */
+    r[i].suffix = name && nl && cl > nl && c->name[cl - nl - 1] == '.' &&
+                  memcmp(c->name + cl - nl, name, nl) == 0;
   }
   qsort(r, s->count, sizeof(*r), cmp_ranked);
   size_t n = 0;

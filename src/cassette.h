@@ -216,10 +216,11 @@ const struct oc_cassette *oc_cassette_store_find_key(const struct oc_cassette_st
 const struct oc_cassette *oc_cassette_store_find_name(const struct oc_cassette_store *s,
                                                       const char *name);
 /* The recordings nearest to a request that found nothing, best first, at
- * most max of them into out (borrowed): those with the same method and
- * path first (ranked by how many top-level JSON members of the body they
- * share), then the rest ranked by how close their names are to name (may
- * be NULL).  Returns how many were written. */
+ * most max of them into out (borrowed): a name that ends with ".NAME" of
+ * the name asked first (the one meant, its suite's prefix left out), then
+ * those with the same method and path (ranked by how many top-level JSON
+ * members of the body they share), then the rest ranked by how close
+ * their names are to name (may be NULL).  Returns how many were written. */
 size_t oc_cassette_store_nearest(const struct oc_cassette_store *s, const char *method,
                                  const char *path, const char *body, size_t len,
                                  const char *name, const struct oc_cassette **out, size_t max);

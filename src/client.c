@@ -191,6 +191,11 @@ int oc_client_broken(const struct oc_client_verdict *v)
   return v->outcome != OC_CO_NOT_EXERCISED && v->works == 0;
 }
 
+int oc_client_server_fault(const struct oc_client_verdict *v)
+{
+  return v->outcome == OC_CO_OK && v->works == 1 && v->server_fault;
+}
+
 /* vsnprintf: reasons are cut where they are cut, by design. */
 static void say(char *out, size_t outlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *out, size_t outlen, const char *fmt, ...)
@@ -1771,6 +1776,14 @@ static enum oc_cdiff compare_choice(const struct oc_ccaps *caps, const struct oc
     str_diff(what, gc, rc, out, outlen);
     return OC_DIFF_CONTENT;
   }
+  /* a role lost with its event (after the content: what the application
+   * misses most is said first) */
+  if(caps->role && g && g->role_lost && !grole->set) {
+    oc_ctext_quote(rrole->set ? rrole : &none, b, sizeof(b));
+    say(out, outlen, "%srole never reached the application: its event came right after a BOM and "
+        "was dropped (expected %s)", pfx, rrole->set ? b : "\"assistant\"");
+    return OC_DIFF_ROLE;
+  }
   if(r && !oc_ctext_empty(&r->refusal)) {
     const struct oc_ctext *gr = g && g->refusal.set ? &g->refusal : &empty;
     if(!oc_ctext_eq(gr, &r->refusal)) {
@@ -2335,6 +2348,48 @@ static void explain(const struct oc_clients *cs, enum oc_client_id c, enum oc_cd
   }
 }
 
+/* A client that returns just what the server sent (ok) may still leave
+ * the application an answer it cannot use: a stream that ended without a
+ * finish_reason, returned as if whole, or tool-call arguments that are
+ * not a JSON object, handed on as they came.  The client was faithful and
+ * the server is at fault: 1, with both said in v's reason (ok_reason is
+ * the reference's summary) and the server's rule in v's rules. */
+static int server_fault(const struct oc_clients *cs, const struct oc_cview *ref, const char *ok_reason,
+                        struct oc_client_verdict *v)
+{
+  if(ref->kind != OC_CV_ANSWER)
+    return 0;
+  for(size_t i = 0; i < ref->nchoices; i++) {
+    const struct oc_cchoice *c = &ref->choices[i];
+    if(c->hole)
+      continue;
+    char pfx[32] = "";
+    if(ref->nchoices > 1)
+      snprintf(pfx, sizeof(pfx), " for choice %ld", c->index);
+    if(cs->cx.stream && !cs->cx.partial && !c->finish.set) {
+      oc_client_reason(v, "returns the answer as if whole (%s), but the server ended the stream "
+                       "without a finish_reason%s%s: a cut answer cannot be told from a whole one",
+                       ok_reason, pfx, cs->ref_done ? "" : " and without [DONE]");
+      oc_client_add_rule(v, OC_R_STREAM_FINISH_ONCE);
+      return 1;
+    }
+    for(size_t k = 0; k < c->ncalls; k++) {
+      const struct oc_ccall *call = &c->calls[k];
+      if(call->hole || call->args_over || call_args_object(call))
+        continue;
+      char name[80], args[200];
+      oc_ctext_quote(&call->name, name, sizeof(name));
+      quote_text(oc_buf_str(&call->args), call->args.len, 0, args, sizeof(args));
+      oc_client_reason(v, "hands on what the server sent, but tool call %zu (%s)%s has arguments "
+                       "that are not a JSON object, %s: the application cannot call the function",
+                       k, name, pfx, args);
+      oc_client_add_rule(v, OC_R_TOOL_ARGS_JSON);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_verdict *out)
 {
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
@@ -2383,6 +2438,8 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
     else {
       v->cause = OC_CAUSE_NONE;
       v->nrules = 0;
+      if(v->outcome == OC_CO_OK && v->works == 1)
+        v->server_fault = server_fault(cs, ref, ok_reason, v);
     }
     oc_cview_free(&got);
   }

@@ -72,6 +72,11 @@ struct oc_client_verdict {
   enum oc_rule_id rules[OC_CLIENT_MAX_RULES];
   size_t nrules;
   char reason[OC_CLIENT_REASON];
+  /* ok, and faithful to what the server sent, but that leaves the
+   * application with a silently incomplete or unusable answer (a stream
+   * ended with no finish_reason, tool-call arguments that are not a JSON
+   * object): the server's fault, said in reason, its rule in rules */
+  int server_fault;
 };
 
 /* "openai-node", …; static storage. */
@@ -88,6 +93,9 @@ int oc_client_find(const char *name);
 int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 /* Does this verdict break the application (works false)? */
 int oc_client_broken(const struct oc_client_verdict *v);
+/* Is it ok but left the application an answer the server cut or made
+ * unusable (server_fault)? */
+int oc_client_server_fault(const struct oc_client_verdict *v);
 
 /* One entry of the limitation table: a client that breaks, for this
  * cause, on OpenAI's own answer too.  evidence names the recording of

@@ -72,6 +72,9 @@ struct oc_cchoice {
   struct oc_ccall *calls;
   size_t ncalls, acalls;
   int tool_calls_set;     /* a tool_calls list exists (openai-node-stream: even []) */
+  int role_lost;          /* no role because the event that carried it came right after a
+                             BOM and was dropped (openai-python): the judge does not take
+                             the missing role for "assistant" */
   int function_call;      /* a legacy function_call was seen */
   /* model bookkeeping */
   int pos;                /* first-appearance position */
@@ -313,10 +316,18 @@ int oc_cjs_tool_strict(const struct oc_request_info *req, const char *name, size
 
 /* ---- openai-python 1.x ------------------------------------------------------------------ */
 
+#define OC_CPY_LOST_ROLES 8
 struct oc_cpy_stream {
   int done;               /* an event starting with [DONE] was seen: iteration stopped */
+  /* the choices whose role came in the event the leading BOM made
+   * unreadable: the application never gets it (measured, SDK 1.109) */
+  long lost_role[OC_CPY_LOST_ROLES];
+  size_t nlost_role;
 };
 int oc_cpy_stream_event(struct oc_cpy_stream *s, const struct oc_cevent *ev, struct oc_cview *v);
+/* Mark the choices of got that have no role because the BOM ate the event
+ * that carried it (struct oc_cchoice.role_lost). */
+void oc_cpy_mark_lost_roles(const struct oc_cpy_stream *s, struct oc_cview *got);
 void oc_cpy_stream_extra(struct oc_cpy_stream *s, const struct oc_cextra *x, struct oc_cview *v);
 /* APIStatusError for a response that is not 2xx; *retried says whether
  * the SDK retried it twice first (408, 409, 429, 5xx). */

@@ -103,8 +103,13 @@ int oc_cpy_stream_event(struct oc_cpy_stream *s, const struct oc_cevent *ev, str
     return 0;
   if(ev->bom_line) {
     /* "\uFEFFdata: …" is a field nobody knows: the event loses that line */
-    if(ev->data_lines == 1)
+    if(ev->data_lines == 1) {
+      /* and the role it carried with it, which no later chunk repeats */
+      for(size_t i = 0; i < ev->nentries && s->nlost_role < OC_CPY_LOST_ROLES; i++)
+        if(ev->entries[i].role && ev->entries[i].role->type != OC_JNULL)
+          s->lost_role[s->nlost_role++] = ev->entries[i].index_val;
       return 0;
+    }
     oc_cview_raise(v, "JSONDecodeError", "the first event lost its first line to the BOM", 46);
     return -1;
   }
@@ -125,6 +130,14 @@ int oc_cpy_stream_event(struct oc_cpy_stream *s, const struct oc_cevent *ev, str
     return -1;
   }
   return 1;
+}
+
+void oc_cpy_mark_lost_roles(const struct oc_cpy_stream *s, struct oc_cview *got)
+{
+  for(size_t i = 0; i < got->nchoices; i++)
+    for(size_t k = 0; k < s->nlost_role; k++)
+      if(!got->choices[i].hole && got->choices[i].index == s->lost_role[k] && !got->choices[i].role.set)
+        got->choices[i].role_lost = 1;
 }
 
 void oc_cpy_stream_extra(struct oc_cpy_stream *s, const struct oc_cextra *x, struct oc_cview *v)
@@ -394,6 +407,16 @@ static void py_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   /* a JSON body is read as JSON whatever its label; text otherwise,
    * which has no .choices */
   int json = oc_endswith(b->media, "json");
+  /* response.json() is json.loads on the bytes, which decodes them as
+   * strict UTF-8 first: a Latin-1 "é" inside a string raises */
+  size_t bad = 0;
+  if(b->root && !oc_utf8_valid((const unsigned char *)b->text, b->len, &bad)) {
+    char msg[120];
+    snprintf(msg, sizeof(msg), "'utf-8' codec can't decode byte 0x%02x in position %zu",
+             (unsigned)(unsigned char)b->text[bad], bad);
+    py_raise(p, &p->body, "UnicodeDecodeError", msg, OC_CAUSE_SERVER, OC_R_JSON_BODY);
+    return;
+  }
   if(!b->root) {
     py_raise(p, &p->body, json ? "JSONDecodeError" : "AttributeError",
              json ? "Expecting value (response.json())" : "'str' object has no attribute 'choices'",
@@ -426,6 +449,7 @@ static void py_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
       p->acc.view.kind = OC_CV_ANSWER;
     }
     oc_cview_move(got, &p->acc.view);
+    oc_cpy_mark_lost_roles(&p->s, got);
     oc_cview_sort(got);
     for(size_t i = 0; i < got->nchoices; i++)
       oc_cchoice_sort_calls(&got->choices[i]);

@@ -621,8 +621,10 @@ static void ps_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     oc_cview_move(got, &p->body);
     return;
   }
-  if(!oc_cview_raised(&p->err))
+  if(!oc_cview_raised(&p->err)) {
     final(p, cx, got);
+    oc_cpy_mark_lost_roles(&p->s, got);
+  }
   if(oc_cview_raised(&p->err))
     oc_cview_move(got, &p->err);
   if(p->have_rule) {

@@ -349,7 +349,12 @@ static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, c
     char err[256];
     struct oc_regex *rx = oc_regex_compile(re, strlen(re), err, sizeof(err));
     int m = rx && text ? oc_regex_match(rx, text, strlen(text), NULL) : 0;
-    if(m != 1) {
+    if(m == -OC_ETOOBIG) /* as oacheck validate says of the same pattern */
+      oc_check_limit(c, "%s: whether '%s' matches /%.120s/ cannot be decided: the pattern ran out of "
+                     "its match budget on the string", label, ptr, re);
+    else if(m == -OC_ENOMEM)
+      c->oom = 1;
+    else if(m != 1) {
       char *g = oc_json_brief(v, 80);
       oc_emit(c, rule, OC_AT(.path = ptr, .expected = re, .actual = g),
               "%s: '%s' does not match /%s/%s",

@@ -73,6 +73,7 @@ const char *oc_cell_state_name(enum oc_cell_state s)
   case OC_CELL_BREAKS: return "breaks";
   case OC_CELL_LIMITATION: return "limitation";
   case OC_CELL_ERROR: return "error";
+  case OC_CELL_SERVER_FAULT: return "server fault";
   case OC_CELL_NOT_EXERCISED: break;
   }
   return "not exercised";
@@ -91,14 +92,15 @@ static int reaches(unsigned code, const struct oc_result_ref *f, int c)
   return !helper || (f->flags & OC_REF_STREAM);
 }
 
-/* A cell's first break (or, while it has none, its first limitation) is
- * the one it shows.  A case that ended in error is no evidence that a
+/* A cell's first break (or, while it has none, its first server fault,
+ * else its first limitation) is the one it shows.  A case that ended in error is no evidence that a
  * client works: it counts as an error of the cell, unless its client
  * verdict is a break (or limitation), which stands. */
 static void count(struct oc_cell *cell, unsigned code, const struct oc_result_ref *f, int index, int c)
 {
   unsigned st = OC_REF_CL_STATE(code);
-  if(f->status == OC_ST_ERROR && !((code & OC_REF_CL_RAN) && (st == OC_REF_CL_LIMIT || st == OC_REF_CL_BREAKS))) {
+  if(f->status == OC_ST_ERROR &&
+     !((code & OC_REF_CL_RAN) && (st == OC_REF_CL_LIMIT || st == OC_REF_CL_BREAKS || st == OC_REF_CL_FAULT))) {
     if(!reaches(code, f, c))
       return;
     if(!cell->errors++) {
@@ -115,16 +117,20 @@ static void count(struct oc_cell *cell, unsigned code, const struct oc_result_re
     cell->works++;
     return;
   }
-  if(code != OC_REF_CL_LIMIT && code != OC_REF_CL_BREAKS)
+  if(code != OC_REF_CL_LIMIT && code != OC_REF_CL_BREAKS && code != OC_REF_CL_FAULT)
     return;
-  int limitation = code == OC_REF_CL_LIMIT;
-  if(limitation ? !cell->breaks && !cell->limits : !cell->breaks) {
+  int shown = code == OC_REF_CL_BREAKS  ? !cell->breaks
+              : code == OC_REF_CL_FAULT ? !cell->breaks && !cell->faults
+                                        : !cell->breaks && !cell->faults && !cell->limits;
+  if(shown) {
     cell->suite = f->suite;
     cell->kase = f->kase;
     cell->result_index = index;
   }
-  if(limitation)
+  if(code == OC_REF_CL_LIMIT)
     cell->limits++;
+  else if(code == OC_REF_CL_FAULT)
+    cell->faults++;
   else
     cell->breaks++;
 }
@@ -198,19 +204,21 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
     for(int row = 0; row < OC_ROW__COUNT; row++)
       for(int c = 0; c < OC_CLIENT__COUNT; c++) {
         struct oc_cell *cell = &m[k].cells[row][c];
-        /* an error outranks a limitation: the row's verdict is missing */
+        /* a server fault is known, as a break is; an error outranks a
+         * limitation: the row's verdict is missing */
         cell->state = cell->breaks   ? OC_CELL_BREAKS
+                      : cell->faults ? OC_CELL_SERVER_FAULT
                       : cell->errors ? OC_CELL_ERROR
                       : cell->limits ? OC_CELL_LIMITATION
                       : cell->works  ? OC_CELL_WORKS
                                      : OC_CELL_NOT_EXERCISED;
-        any |= cell->works || cell->breaks || cell->limits;
+        any |= cell->works || cell->breaks || cell->limits || cell->faults;
         if(cell->state == OC_CELL_ERROR) {
           cell->suite = cell->error_suite;
           cell->kase = cell->error_kase;
           cell->result_index = cell->error_index;
         }
-        if(!rc && (cell->breaks || cell->limits || cell->errors))
+        if(!rc && (cell->breaks || cell->limits || cell->errors || cell->faults))
           rc = cell_reason(rs, cell, c);
       }
     m[k].exercised = any;

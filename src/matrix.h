@@ -54,16 +54,22 @@ enum oc_cell_state {
   OC_CELL_WORKS,             /* every case that ran it: the application gets its answer */
   OC_CELL_LIMITATION,        /* a break OpenAI's own answers cause too, and no other */
   OC_CELL_BREAKS,            /* a break that is the server's */
-  OC_CELL_ERROR              /* no break, but a case of the row that would have reached the
+  OC_CELL_ERROR,             /* no break, but a case of the row that would have reached the
                                 client ended in error: no verdict, never "works" */
+  OC_CELL_SERVER_FAULT       /* no break: the client returned what the server sent, but the
+                                server left the application an answer cut or unusable (a
+                                stream ended without a finish_reason, tool-call arguments
+                                that are not a JSON object) */
 };
 
 struct oc_cell {
   enum oc_cell_state state;
   int works, breaks, limits;  /* cases */
   int errors;                 /* cases of the row that ended in error without a break */
-  char *reason;               /* the shown case's: the first break's (or limitation's, or
-                                 for an error cell the first errored case's "reason"); owned */
+  int faults;                 /* cases the client was faithful on, and the server at fault */
+  char *reason;               /* the shown case's: the first break's (or server fault's, or
+                                 limitation's, or for an error cell the first errored case's
+                                 "reason"); owned */
   const char *suite, *kase;   /* its case; borrowed from the results' refs */
   int result_index;           /* its position in the results array */
   const char *error_suite, *error_kase; /* the first errored case, while counting */
@@ -91,7 +97,7 @@ int oc_matrix_build(const cJSON *doc, struct oc_matrix **out, size_t *n);
 /* Free what oc_matrix_build[_from] made; NULL is fine. */
 void oc_matrix_free(struct oc_matrix *m, size_t n);
 
-/* "works", "breaks", "limitation", "not exercised", "error". */
+/* "works", "breaks", "limitation", "not exercised", "error", "server fault". */
 const char *oc_cell_state_name(enum oc_cell_state s);
 
 #endif

@@ -86,7 +86,8 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
       continue;
     const char *outcome = oc_json_str(v, "outcome");
     const cJSON *works = oc_json_get(v, "works");
-    unsigned st = cJSON_IsTrue(works)                          ? OC_REF_CL_WORKS
+    unsigned st = cJSON_IsTrue(works) && cJSON_IsTrue(oc_json_get(v, "server_fault")) ? OC_REF_CL_FAULT
+                  : cJSON_IsTrue(works)                         ? OC_REF_CL_WORKS
                   : !cJSON_IsFalse(works)                       ? OC_REF_CL_UNUSED
                   : cJSON_IsTrue(oc_json_get(v, "limitation"))  ? OC_REF_CL_LIMIT
                                                                 : OC_REF_CL_BREAKS;

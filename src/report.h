@@ -45,7 +45,7 @@ struct oc_result_ref {
                              reached) */
 #define OC_REF_NOT_RUN 4u /* the result has "not_run": never sent (its target could not be
                              reached); the CI outputs say such cases once per target */
-/* A client's verdict in a ref: what "works" and "limitation" say, and
+/* A client's verdict in a ref: what "works", "limitation" and "server_fault" say, and
  * OC_REF_CL_RAN when its "outcome" says it was exercised (the matrix
  * counts only those; the CI table counts by "works" alone). */
 enum {
@@ -53,7 +53,9 @@ enum {
   OC_REF_CL_UNUSED,       /* "works" neither true nor false */
   OC_REF_CL_WORKS,
   OC_REF_CL_LIMIT,        /* breaks as OpenAI's own answers break it: its limitation */
-  OC_REF_CL_BREAKS
+  OC_REF_CL_BREAKS,
+  OC_REF_CL_FAULT         /* works ("ok"), but on an answer the server cut or made unusable
+                             ("server_fault") */
 };
 #define OC_REF_CL_RAN 8u
 #define OC_REF_CL_STATE(x) ((x) & 7u)

@@ -440,7 +440,9 @@ static void targets_table(struct md *o, const cJSON *doc)
 /* Issue 12's per-case "clients": {name: {works, reason, ...}}: a row per
  * client with how many cases it works on (cases that ended in error left
  * out), how many the server breaks it
- * on (its first break shown), and how many break it the way OpenAI's own
+ * on (its first break shown), how many it returned faithfully an answer
+ * the server cut or made unusable ("server_fault"; a column only when some
+ * case has one, its first shown when there is no break), and how many break it the way OpenAI's own
  * answers do ("limitation": its own, no failure).  Counted from the refs
  * (each says what every client made of its case); only the result of a
  * client's first break is read, for its reason.  Nothing when no result
@@ -449,10 +451,11 @@ static void clients_table(struct md *o, const char *url)
 {
   struct oc_results *rs = o->rs;
   long works[OC_CLIENT__COUNT] = { 0 }, breaks[OC_CLIENT__COUNT] = { 0 },
-       limits[OC_CLIENT__COUNT] = { 0 }, first[OC_CLIENT__COUNT];
-  int seen[OC_CLIENT__COUNT] = { 0 }, any = 0;
+       limits[OC_CLIENT__COUNT] = { 0 }, faults[OC_CLIENT__COUNT] = { 0 }, first[OC_CLIENT__COUNT],
+       first_fault[OC_CLIENT__COUNT];
+  int seen[OC_CLIENT__COUNT] = { 0 }, any = 0, any_fault = 0;
   for(int k = 0; k < OC_CLIENT__COUNT; k++)
-    first[k] = -1;
+    first[k] = first_fault[k] = -1;
   for(size_t i = 0; i < rs->count; i++) {
     const struct oc_result_ref *f = &rs->refs[i];
     if(!(f->flags & OC_REF_CLIENTS))
@@ -467,28 +470,43 @@ static void clients_table(struct md *o, const char *url)
       limits[k] += st == OC_REF_CL_LIMIT;
       if(st == OC_REF_CL_BREAKS && !breaks[k]++)
         first[k] = (long)i;
+      if(st == OC_REF_CL_FAULT && !faults[k]++)
+        first_fault[k] = (long)i;
+      any_fault |= st == OC_REF_CL_FAULT;
     }
   }
   if(!any)
     return;
-  put(o, "\n#### Will my client work?\n\n| client | works | breaks | its limitation | first break |\n"
-         "| --- | ---: | ---: | ---: | --- |\n");
+  /* the server-fault column only when there is one: every other summary
+   * stays as it was */
+  if(any_fault)
+    put(o, "\n#### Will my client work?\n\n| client | works | breaks | server's fault | its limitation | "
+           "first break (else the server's first fault) |\n| --- | ---: | ---: | ---: | ---: | --- |\n");
+  else
+    put(o, "\n#### Will my client work?\n\n| client | works | breaks | its limitation | first break |\n"
+           "| --- | ---: | ---: | ---: | --- |\n");
   for(int k = 0; k < OC_CLIENT__COUNT && !o->rc; k++) {
     if(!seen[k])
       continue;
     const char *name = oc_client_name((enum oc_client_id)k);
     put(o, "| ");
     cell(o, name);
-    putf(o, " | %ld | %ld | %ld | ", works[k], breaks[k], limits[k]);
-    if(first[k] >= 0) {
+    if(any_fault)
+      putf(o, " | %ld | %ld | %ld | %ld | ", works[k], breaks[k], faults[k], limits[k]);
+    else
+      putf(o, " | %ld | %ld | %ld | ", works[k], breaks[k], limits[k]);
+    long shown = first[k] >= 0 ? first[k] : first_fault[k];
+    if(shown >= 0) {
       /* read before the link is written: case_cell reads only refs */
-      const cJSON *r = read_result(rs, (size_t)first[k]);
+      const cJSON *r = read_result(rs, (size_t)shown);
       if(!r) {
         o->rc = OC_EIO;
         break;
       }
       char *why = oc_strdup(oc_json_str(oc_json_obj(oc_json_obj(r, "clients"), name), "reason"));
-      case_cell(o, (size_t)first[k], url);
+      if(first[k] < 0)
+        put(o, "the server's fault: ");
+      case_cell(o, (size_t)shown, url);
       if(why && *why) {
         put(o, ": ");
         cell(o, why);

@@ -241,6 +241,7 @@ static const char *cell_word(enum oc_cell_state s)
   case OC_CELL_BREAKS: return "BREAKS";
   case OC_CELL_LIMITATION: return "limit";
   case OC_CELL_ERROR: return "error";
+  case OC_CELL_SERVER_FAULT: return "fault";
   case OC_CELL_NOT_EXERCISED: break;
   }
   return "-";
@@ -255,12 +256,14 @@ static const char *cell_paint(const struct oc_console *c, enum oc_cell_state s)
   case OC_CELL_BREAKS: return "\033[31m";
   case OC_CELL_LIMITATION: return "\033[33m";
   case OC_CELL_ERROR: return "\033[35m"; /* as an ERROR case */
+  case OC_CELL_SERVER_FAULT: return "\033[31m"; /* the server's, as BREAKS */
   case OC_CELL_NOT_EXERCISED: break;
   }
   return "";
 }
 
-/* One line per cell that breaks (then per limitation), at most max. */
+/* One line per cell in state want (breaks, server faults, limitations),
+ * at most max. */
 static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_cell_state want,
                       int shown, int max, int *more)
 {
@@ -362,14 +365,21 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
     fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers\n"
             "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
             "  answers break it too); -: not exercised\n");
-    int errors = 0;
+    int errors = 0, faults = 0;
     for(int row = 0; row < OC_ROW__COUNT; row++)
-      for(int k = 0; k < OC_CLIENT__COUNT; k++)
+      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
         errors |= m->cells[row][k].state == OC_CELL_ERROR;
-    if(errors) /* only when it shows: the legend of every other run stays as it was */
+        faults |= m->cells[row][k].state == OC_CELL_SERVER_FAULT;
+      }
+    /* only when they show: the legend of every other run stays as it was */
+    if(faults)
+      fprintf(c->out, "  fault: the client returns what the server sent, but the server left the\n"
+              "  application an answer cut or unusable (the server's fault, not the client's)\n");
+    if(errors)
       fprintf(c->out, "  error: a case of the row ended in error, so no verdict\n");
     int more = 0;
     int shown = cell_lines(c, m, OC_CELL_BREAKS, 0, 8, &more);
+    shown = cell_lines(c, m, OC_CELL_SERVER_FAULT, shown, 8 + shown, &more);
     /* a line per row in error (seven at most), limitations as many as before */
     int before = shown;
     shown = error_lines(c, m, shown, shown + OC_ROW__COUNT, &more);

@@ -165,6 +165,7 @@ static void clients_section(struct out *o, const cJSON *doc)
     oc_html_txt(&o->h, oc_json_str(policy, "text"));
     oc_html_put(&o->h, "</p>\n");
   }
+  int faults = 0;
   for(size_t t = 0; t < n; t++) {
     const struct oc_matrix *m = &ms[t];
     if(n > 1) {
@@ -195,10 +196,14 @@ static void clients_section(struct out *o, const cJSON *doc)
         case OC_CELL_BREAKS:
         case OC_CELL_LIMITATION:
         case OC_CELL_ERROR:
+        case OC_CELL_SERVER_FAULT:
+          faults |= c->state == OC_CELL_SERVER_FAULT;
           oc_html_putf(&o->h, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
-               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "error" : "limit",
+               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "error"
+               : c->state == OC_CELL_SERVER_FAULT ? "fault" : "limit",
                c->result_index,
-               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "no verdict" : "its limitation");
+               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "no verdict"
+               : c->state == OC_CELL_SERVER_FAULT ? "server fault" : "its limitation");
           oc_html_txtcut(&o->h, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
           oc_html_put(&o->h, " <span class=\"muted\">(");
           oc_html_txt(&o->h, c->suite);
@@ -212,6 +217,11 @@ static void clients_section(struct out *o, const cJSON *doc)
     }
     oc_html_put(&o->h, "</tbody></table></div>\n");
   }
+  if(faults) /* only when one shows: every other report's legend stays as it was */
+    oc_html_put(&o->h, "<p class=\"muted\" id=\"fault-legend\"><b>server fault</b>: the client returns "
+                "what the server sent, but the server left the application an answer cut or unusable "
+                "(a stream ended without a finish_reason, tool-call arguments that are not a JSON "
+                "object): the server's fault, not the client's (the first such case is linked).</p>\n");
   oc_html_put(&o->h, "<p class=\"muted\">A row is what a case asks (a tag <code>checklist:ROW</code> overrides). "
          "<b>works</b>: the application gets the server's answer, or its error with the server's message "
          "(cases); <b>breaks</b>: the server's answer breaks the client (the first such case is linked); "
@@ -1406,7 +1416,8 @@ static void clients_block(struct out *o, const cJSON *r)
     if(!c->string || !cJSON_IsObject(c))
       continue;
     const cJSON *w = oc_json_get(c, "works");
-    const char *cls = cJSON_IsTrue(w) ? "works" : !cJSON_IsFalse(w) ? "none"
+    int fault = cJSON_IsTrue(w) && cJSON_IsTrue(oc_json_get(c, "server_fault"));
+    const char *cls = fault ? "fault" : cJSON_IsTrue(w) ? "works" : !cJSON_IsFalse(w) ? "none"
                       : cJSON_IsTrue(oc_json_get(c, "limitation")) ? "limit" : "breaks";
     oc_html_put(&o->h, "<tr><th>");
     oc_html_txt(&o->h, c->string);
@@ -1414,6 +1425,8 @@ static void clients_block(struct out *o, const cJSON *r)
     oc_html_txt(&o->h, oc_json_str(c, "outcome"));
     if(!strcmp(cls, "limit"))
       oc_html_put(&o->h, " (its limitation)");
+    else if(fault)
+      oc_html_put(&o->h, " (the server's fault)");
     oc_html_put(&o->h, "</td><td>");
     oc_html_txtcut(&o->h, oc_json_str(c, "reason"), OC_HTML_FIELD_MAX);
     oc_html_put(&o->h, "</td><td class=\"muted\">");

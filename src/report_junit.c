@@ -166,7 +166,9 @@ static int add_message_attr(struct oc_buf *b, const char *rule, const char *msg)
 /* ---- "Will my client work?" ------------------------------------------------------------
  * First, one testsuite per target with a testcase per client: a failure
  * when the server breaks it in some row (the same break fails the case it
- * comes from too), an error when it breaks nowhere but a row has no
+ * comes from too), else a failure of type SERVER-FAULT when the client
+ * returned what the server sent but that left the application an answer
+ * cut or unusable in some row, an error when it breaks nowhere but a row has no
  * verdict (a case of it ended in error), skipped when no case exercised
  * it, else a pass; the rows, limitations included, in its system-out. */
 
@@ -174,7 +176,9 @@ static int matrix_counts(const struct oc_matrix *m, int k, int *breaks, int *err
 {
   *breaks = *errors = *exercised = 0;
   for(int row = 0; row < OC_ROW__COUNT; row++) {
-    *breaks += m->cells[row][k].state == OC_CELL_BREAKS;
+    /* a server fault fails the client's testcase as a break does: the
+     * application does not get a usable answer */
+    *breaks += m->cells[row][k].state == OC_CELL_BREAKS || m->cells[row][k].state == OC_CELL_SERVER_FAULT;
     *errors += m->cells[row][k].state == OC_CELL_ERROR;
     *exercised += m->cells[row][k].state != OC_CELL_NOT_EXERCISED;
   }
@@ -187,10 +191,13 @@ static int cell_text(struct oc_buf *t, const struct oc_cell *cell, int row)
   if(!rc && cell->reason && cell->state == OC_CELL_ERROR)
     rc = oc_buf_printf(t, " (no verdict): %s (%s/%s)", cell->reason, cell->suite ? cell->suite : "",
                        cell->kase ? cell->kase : "");
-  else if(!rc && cell->reason && (cell->state == OC_CELL_BREAKS || cell->state == OC_CELL_LIMITATION))
-    rc = oc_buf_printf(t, "%s: %s (%s/%s)", cell->state == OC_CELL_LIMITATION ? " (the client's own, "
-                       "OpenAI's answers too)" : "", cell->reason, cell->suite ? cell->suite : "",
-                       cell->kase ? cell->kase : "");
+  else if(!rc && cell->reason &&
+          (cell->state == OC_CELL_BREAKS || cell->state == OC_CELL_LIMITATION || cell->state == OC_CELL_SERVER_FAULT))
+    rc = oc_buf_printf(t, "%s: %s (%s/%s)",
+                       cell->state == OC_CELL_LIMITATION     ? " (the client's own, OpenAI's answers too)"
+                       : cell->state == OC_CELL_SERVER_FAULT ? " (the client is faithful: the server's fault)"
+                                                             : "",
+                       cell->reason, cell->suite ? cell->suite : "", cell->kase ? cell->kase : "");
   return rc ? rc : oc_buf_addc(t, '\n');
 }
 
@@ -235,21 +242,30 @@ static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_
     if(!rc && !ex)
       rc = oc_buf_adds(b, "      <skipped message=\"not exercised: no case of a checklist row reached this "
                           "client\"/>\n");
-    for(int row = 0; !rc && br && row < OC_ROW__COUNT; row++) {
-      const struct oc_cell *cell = &m->cells[row][k];
-      if(cell->state != OC_CELL_BREAKS)
-        continue;
+    /* the first row it breaks on, else the first the server is at fault on */
+    const struct oc_cell *shown = NULL;
+    int shown_row = -1;
+    for(int pass = 0; br && !shown && pass < 2; pass++)
+      for(int row = 0; !shown && row < OC_ROW__COUNT; row++)
+        if(m->cells[row][k].state == (pass ? OC_CELL_SERVER_FAULT : OC_CELL_BREAKS)) {
+          shown = &m->cells[row][k];
+          shown_row = row;
+        }
+    if(!rc && shown) { /* one failure element */
+      int row = shown_row;
+      const struct oc_cell *cell = shown;
+      int fault = cell->state == OC_CELL_SERVER_FAULT;
       struct oc_buf msg;
       oc_buf_init(&msg, OC_CAP_MESSAGE);
-      rc = oc_buf_printf(&msg, "breaks on %s: %s (%s/%s)", oc_row_title(row), cell->reason ? cell->reason : "",
-                         cell->suite ? cell->suite : "", cell->kase ? cell->kase : "");
-      if(!rc) rc = oc_buf_adds(b, "      <failure type=\"CLIENT-BREAKS\"");
+      rc = oc_buf_printf(&msg, "%s on %s: %s (%s/%s)", fault ? "the server's fault" : "breaks", oc_row_title(row),
+                         cell->reason ? cell->reason : "", cell->suite ? cell->suite : "",
+                         cell->kase ? cell->kase : "");
+      if(!rc) rc = oc_buf_adds(b, fault ? "      <failure type=\"SERVER-FAULT\"" : "      <failure type=\"CLIENT-BREAKS\"");
       if(!rc) rc = add_message_attr(b, NULL, oc_buf_str(&msg));
       if(!rc) rc = oc_buf_addc(b, '>');
       if(!rc) rc = oc_esc_add(b, t.data ? t.data : "", t.len, OC_ESC_XML_TEXT);
       if(!rc) rc = oc_buf_adds(b, "</failure>\n");
       oc_buf_free(&msg);
-      break; /* one failure element: the first row it breaks on */
     }
     for(int row = 0; !rc && !br && er && row < OC_ROW__COUNT; row++) {
       const struct oc_cell *cell = &m->cells[row][k];

@@ -583,6 +583,17 @@ static void finish_json(struct oc_response *r)
             jerr.message ? jerr.message : "parse error", jerr.offset);
     goto out;
   }
+  /* RFC 8259 section 8.1: JSON exchanged between systems is UTF-8.  The
+   * parser reads other bytes inside strings; openai-python's json.loads
+   * on the body's bytes raises UnicodeDecodeError. */
+  size_t bad = 0;
+  if(!oc_utf8_valid((const unsigned char *)oc_buf_str(&r->body), r->body.len, &bad)) {
+    char act[32];
+    snprintf(act, sizeof(act), "byte 0x%02X", (unsigned)(unsigned char)oc_buf_str(&r->body)[bad]);
+    oc_emit(c, OC_R_JSON_BODY, OC_AT(.byte = (int64_t)bad, .expected = "UTF-8", .actual = act),
+            "the response body is not UTF-8 (RFC 8259 section 8.1): byte 0x%02X at byte %zu",
+            (unsigned)(unsigned char)oc_buf_str(&r->body)[bad], bad);
+  }
   if(!ok)
     goto out;
   /* An error body under a success status (LM Studio's unknown route, L1):

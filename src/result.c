@@ -68,6 +68,8 @@ cJSON *oc_clients_json(const struct oc_client_verdict *v)
     oc_json_put_str(&oom, c, "basis", oc_client_basis_name(oc_client_basis((enum oc_client_id)i)));
     if(oc_client_broken(&v[i]))
       oc_json_put(&oom, c, "limitation", cJSON_CreateBool(v[i].limitation != 0));
+    else if(oc_client_server_fault(&v[i]))
+      oc_json_put(&oom, c, "server_fault", cJSON_CreateTrue());
   }
   if(oom) {
     cJSON_Delete(o);

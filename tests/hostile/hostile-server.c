@@ -322,6 +322,13 @@ static void serve_mode(const struct req *r)
     puts_("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>; rel=preload\r\n\r\n");
     answer_ok(r, "hello", NULL);
   }
+  else if(!strcmp(m, "latin1")) {
+    /* a completion whose content is Latin-1, not UTF-8 (RFC 8259 8.1):
+     * "caf\xE9" parses, and openai-python's json.loads raises on it */
+    size_t n = good_json(body, sizeof(body), "caf\xE9");
+    head(200, "OK", "application/json", (long)n, NULL);
+    put(body, n);
+  }
   else if(!strcmp(m, "cl-more") || !strcmp(m, "cl-less")) {
     size_t n = r->stream ? good_stream(body, sizeof(body), "hello", "\n") : good_json(body, sizeof(body), "hello");
     long claimed = !strcmp(m, "cl-more") ? (long)n + 1000 : (long)n - 10;

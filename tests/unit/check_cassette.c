@@ -637,6 +637,46 @@ START_TEST(store_nearest)
 }
 END_TEST
 
+/* X-Oacheck-Case: chat-basic means the shipped plain.chat-basic: a name
+ * that ends with what was asked, after a '.', comes first, before the
+ * recordings whose bodies are more like the request's (issue 25). */
+START_TEST(store_nearest_suffix_first)
+{
+  char *d = tmpdir_new();
+  const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+  struct oc_cassette e1, e2, e3, p, q;
+  fill(&e1, "errors.bad-model", body);
+  fill(&e2, "errors.bad-role", body);
+  fill(&e3, "errors.chat-basics", body);
+  fill(&p, "plain.chat-basic", "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[]}");
+  fill(&q, "xchat-basic", body);
+  write_in(d, &e1);
+  write_in(d, &e2);
+  write_in(d, &e3);
+  write_in(d, &p);
+  write_in(d, &q);
+  struct oc_cassette_store s;
+  oc_cassette_store_init(&s);
+  const char *dirs[] = { d };
+  ck_assert_int_eq(oc_cassette_store_load(&s, dirs, 1, NULL, NULL), 0);
+  const struct oc_cassette *out[5];
+  size_t n = oc_cassette_store_nearest(&s, "POST", "/v1/chat/completions", body, strlen(body),
+                                       "chat-basic", out, 5);
+  ck_assert_uint_eq(n, 5);
+  ck_assert_str_eq(out[0]->name, "plain.chat-basic");
+  /* "xchat-basic" ends with it but not after a '.': ranked as before */
+  ck_assert_str_ne(out[1]->name, "plain.chat-basic");
+  oc_cassette_store_free(&s);
+  oc_cassette_free(&e1);
+  oc_cassette_free(&e2);
+  oc_cassette_free(&e3);
+  oc_cassette_free(&p);
+  oc_cassette_free(&q);
+  rm_rf(d);
+  free(d);
+}
+END_TEST
+
 /* A directory of raw exchanges loads in memory, wire variants after
  * their plain recording, broken entries reported and skipped. */
 START_TEST(store_loads_raw_exchanges)
@@ -716,6 +756,7 @@ static Suite *cassette_suite(void)
   tcase_add_test(tc, store_lookups_and_first_dir_wins);
   tcase_add_test(tc, store_prefers_timed_within_a_directory);
   tcase_add_test(tc, store_nearest);
+  tcase_add_test(tc, store_nearest_suffix_first);
   tcase_add_test(tc, store_loads_raw_exchanges);
   tcase_add_test(tc, gzip_round_trip_and_cap);
   suite_add_tcase(s, tc);

@@ -87,6 +87,17 @@ static const struct fact py_facts[] = {
   { "BOM: the stream helper loses it too",
     X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" CH("{\"role\":\"assistant\",\"content\":\"Hel\"}", "null") TEXT("lo")
                          FIN("stop") DONE), PYS, OC_CO_WRONG, 0, "content \"lo\"", 0 },
+  /* measured with the real SDK 1.109: a first event carrying only the
+   * role is dropped the same way; the application never gets a role */
+  { "BOM: a role-only first event is dropped",
+    X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" ROLE TEXT("Hello") FIN("stop") DONE), PY, OC_CO_WRONG, 0,
+    "role", 0 },
+  { "BOM: the stream helper never gets the role either",
+    X_STREAM(REQ_STREAM, "\xEF\xBB\xBF" ROLE TEXT("Hello") FIN("stop") DONE), PYS, OC_CO_WRONG, 0,
+    "role", 0 },
+  /* response.json() is json.loads on the bytes: strict UTF-8 */
+  { "a body that is not UTF-8: UnicodeDecodeError",
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"caf\xE9\"", "stop")), PY, OC_CO_RAISES, 0, "UnicodeDecodeError", 0 },
   /* the stream helper raises for any choice that ends in length */
   { "LengthFinishReasonError without tools or response_format",
     X_STREAM(REQ_STREAM, ROLE TEXT("Hello") FIN("length") DONE), PYS, OC_CO_RAISES, 0,
@@ -207,6 +218,56 @@ START_TEST(clean_answers_break_nothing)
     for(int c = 0; c < OC_CLIENT__COUNT; c++)
       ck_assert_msg(!oc_client_broken(&v[c]), "exchange %zu: %s breaks: %s", i,
                     oc_client_name((enum oc_client_id)c), v[c].reason);
+  }
+}
+END_TEST
+
+/* A client that returns what the server sent is faithful, but a stream
+ * the server ended without a finish_reason, returned as if whole, and
+ * tool-call arguments that are not a JSON object, handed on as they came,
+ * leave the application an answer it cannot trust or use: ok, and the
+ * server's fault (issue 25), with the server's rule named. */
+START_TEST(server_fault_when_the_answer_is_cut_or_unusable)
+{
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  /* cut: no finish_reason, no [DONE], the connection closed cleanly */
+  struct rt_ex cut = X_STREAM(REQ_STREAM, ROLE TEXT("Hel"));
+  verdicts_of(&cut, v);
+  static const int faithful[] = { OC_CLIENT_OPENAI_NODE, OC_CLIENT_OPENAI_PYTHON };
+  for(size_t k = 0; k < OC_ARRAY_LEN(faithful); k++) {
+    const struct oc_client_verdict *c = &v[faithful[k]];
+    ck_assert_msg(c->outcome == OC_CO_OK && c->works == 1 && oc_client_server_fault(c),
+                  "%s on a cut stream: %s fault=%d", oc_client_name((enum oc_client_id)faithful[k]), c->reason,
+                  c->server_fault);
+    ck_assert_msg(strstr(c->reason, "without a finish_reason and without [DONE]"), "%s", c->reason);
+    ck_assert_int_eq(c->nrules, 1);
+    ck_assert_int_eq(c->rules[0], OC_R_STREAM_FINISH_ONCE);
+  }
+  /* a break is a break, not a fault */
+  ck_assert(oc_client_broken(&v[OC_CLIENT_OPENAI_NODE_STREAM]) && !v[OC_CLIENT_OPENAI_NODE_STREAM].server_fault);
+  /* arguments that are not a JSON object: a list, then broken JSON */
+  const struct rt_ex bad[] = {
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, "[1]")) FIN("tool_calls") DONE),
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, "{\\\"city\\\":")) FIN("tool_calls") DONE),
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bad); i++) {
+    verdicts_of(&bad[i], v);
+    const struct oc_client_verdict *c = &v[OC_CLIENT_OPENAI_NODE];
+    ck_assert_msg(c->outcome == OC_CO_OK && oc_client_server_fault(c), "args %zu: %s", i, c->reason);
+    ck_assert_msg(strstr(c->reason, "not a JSON object"), "%s", c->reason);
+    ck_assert_int_eq(c->rules[0], OC_R_TOOL_ARGS_JSON);
+  }
+  /* clean answers, streamed and not, are no fault; a non-streamed body
+   * is whole whatever its finish_reason says */
+  const struct rt_ex clean[] = {
+    X_STREAM(REQ_STREAM, CLEAN),
+    X_STREAM(REQ_TOOLS_STREAM, ROLE TC(HEAD(0, "call_1")) TC(ARGS(0, ARGS_OK)) FIN("tool_calls") DONE),
+    X_JSON(REQ_CHAT, 200, COMPLETION("\"Hello\"", "stop")),
+  };
+  for(size_t i = 0; i < OC_ARRAY_LEN(clean); i++) {
+    verdicts_of(&clean[i], v);
+    for(int c = 0; c < OC_CLIENT__COUNT; c++)
+      ck_assert_msg(!v[c].server_fault, "clean %zu: %s: %s", i, oc_client_name((enum oc_client_id)c), v[c].reason);
   }
 }
 END_TEST
@@ -453,6 +514,42 @@ START_TEST(matrix_cells)
 }
 END_TEST
 
+/* A server fault is its own cell: a break outranks it, it outranks an
+ * error and a limitation, and its first case gives the reason. */
+static const char matrix_fault_doc[] =
+  "{\"targets\": [{\"name\": \"a\"}], \"results\": ["
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"lim\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": false, \"outcome\": \"wrong\", \"reason\": \"own\", \"limitation\": true},"
+  "  \"langchain\": {\"works\": true, \"outcome\": \"ok\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"cut\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"ai-sdk\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true, \"reason\": \"first fault\"},"
+  "  \"langchain\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true, \"reason\": \"a fault\"},"
+  "  \"openai-node\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true, \"reason\": \"f\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"brk\", \"checklist\": \"streaming\", \"clients\": {"
+  "  \"langchain\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"a break\"}}},"
+  "{\"target\": \"a\", \"suite\": \"s\", \"case\": \"err\", \"checklist\": \"streaming\", \"status\": \"error\","
+  "  \"reason\": \"timed out\"}]}";
+
+START_TEST(matrix_server_faults)
+{
+  cJSON *doc;
+  size_t n;
+  struct oc_matrix *m = matrix_of_a(matrix_fault_doc, &doc, &n);
+  const struct oc_cell *ai = &m[0].cells[OC_ROW_STREAMING][OC_CLIENT_AI_SDK];
+  ck_assert_int_eq(ai->state, OC_CELL_SERVER_FAULT); /* over its limitation and the error */
+  ck_assert_str_eq(ai->reason, "first fault");
+  ck_assert_str_eq(ai->kase, "cut");
+  ck_assert_int_eq(ai->faults, 1);
+  ck_assert_int_eq(ai->works, 0);
+  ck_assert_int_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN].state, OC_CELL_BREAKS);
+  ck_assert_str_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_LANGCHAIN].reason, "a break");
+  ck_assert_int_eq(m[0].cells[OC_ROW_STREAMING][OC_CLIENT_OPENAI_NODE].state, OC_CELL_SERVER_FAULT);
+  ck_assert_str_eq(oc_cell_state_name(OC_CELL_SERVER_FAULT), "server fault");
+  oc_matrix_free(m, n);
+  cJSON_Delete(doc);
+}
+END_TEST
+
 /* A case that ended in error is no evidence that a client works: its
  * row's cells say "error" (no verdict) for every client it would have
  * reached — the stream helpers only when it streams — even beside cases
@@ -630,9 +727,9 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
     v[i].works = 1;
   }
   v[OC_CLIENT_AI_SDK] = (struct oc_client_verdict){ OC_CO_RAISES, 0, 0, OC_CAUSE_SERVER, { OC_R_ERROR_SHAPE }, 1,
-                                                    "APICallError: \"Bad Request\" lost the server's message" };
+                                                    "APICallError: \"Bad Request\" lost the server's message", 0 };
   v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
-                                                       "refusal dropped" };
+                                                       "refusal dropped", 0 };
   c.clients = OC_CLIENTS_ALL & ~(1u << OC_CLIENT_OPENAI_NODE);
   oc_verdict_apply(&c, v);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
@@ -814,6 +911,7 @@ static Suite *clients_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, openai_python_facts, 0, (int)OC_ARRAY_LEN(py_facts));
   tcase_add_test(tc, clean_answers_break_nothing);
+  tcase_add_test(tc, server_fault_when_the_answer_is_cut_or_unusable);
   tcase_add_test(tc, crafted_facts_hold);
   tcase_add_test(tc, limitations_have_evidence);
   tcase_add_test(tc, server_faults_are_no_limitation);
@@ -825,6 +923,7 @@ static Suite *clients_suite(void)
   TCase *mx = tcase_create("matrix");
   tcase_add_test(mx, checklist_rows);
   tcase_add_test(mx, matrix_cells);
+  tcase_add_test(mx, matrix_server_faults);
   tcase_add_test(mx, matrix_errors_are_no_verdict);
   tcase_add_test(mx, matrix_from_a_spool_reads_only_the_breaks_shown);
   suite_add_tcase(s, mx);

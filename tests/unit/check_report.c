@@ -729,6 +729,49 @@ START_TEST(matrix_error_cells_rendered)
 }
 END_TEST
 
+/* A client that returns what the server sent, when that was cut or
+ * unusable ("server_fault"), is neither "ok" nor the client's BREAKS: the
+ * console says "fault" with the reason and a legend, JUnit fails the
+ * client's testcase as SERVER-FAULT, HTML marks the cell (issue 25). */
+START_TEST(matrix_server_fault_cells_rendered)
+{
+  cJSON *d = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"streaming\",\"case\":\"cut\",\"status\":\"pass\","
+    "\"checklist\":\"streaming\"," NOFIND ",\"clients\":{"
+    "\"openai-node\":{\"works\":true,\"outcome\":\"ok\",\"server_fault\":true,\"reason\":\"returns the answer as "
+    "if whole (5 bytes, finish none), but the server ended the stream without a finish_reason\",\"basis\":\"verified\"},"
+    "\"openai-node-stream\":{\"works\":false,\"outcome\":\"raises\",\"reason\":\"OpenAIError\",\"basis\":\"verified\",\"limitation\":false},"
+    "\"ai-sdk\":{\"works\":true,\"outcome\":\"ok\",\"server_fault\":true,\"reason\":\"x\",\"basis\":\"verified\"},"
+    "\"langchain\":{\"works\":true,\"outcome\":\"ok\",\"server_fault\":true,\"reason\":\"x\",\"basis\":\"verified\"},"
+    "\"openai-python\":{\"works\":true,\"outcome\":\"ok\",\"server_fault\":true,\"reason\":\"x\",\"basis\":\"emulated\"},"
+    "\"openai-python-stream\":{\"works\":true,\"outcome\":\"ok\",\"reason\":\"x\",\"basis\":\"emulated\"}}}]");
+  char *out = console_matrix_text(d);
+  ck_assert_msg(strstr(out, "\n  streaming           fault   BREAKS       fault   fault      fault   ok\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  fault: the client returns what the server sent, but the server left the\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  fault  openai-node, streaming: returns the answer as if whole (5 bytes, finish none), "
+                            "but the server ended the stream without a finish_reason (streaming/cut)\n"), "%s", out);
+  /* the client's breaks first */
+  ck_assert_msg(strstr(out, "\n  BREAKS ") && strstr(out, "\n  BREAKS ") < strstr(out, "\n  fault  "), "%s", out);
+  free(out);
+  char *x = junit(d);
+  const char *suite = strstr(x, "<testsuite name=\"Will my client work? (a)\"");
+  ck_assert_msg(suite != NULL, "%s", x);
+  ck_assert_msg(strstr(suite, "tests=\"6\" failures=\"5\" errors=\"0\" skipped=\"0\""), "%s", suite);
+  ck_assert_msg(strstr(suite, "<testcase name=\"openai-node\" classname=\"Will my client work? (a)\" "
+                              "time=\"0.000\">\n      <failure type=\"SERVER-FAULT\" message=\"the server&apos;s fault on "
+                              "streaming: returns the answer as if whole"), "%s", suite);
+  ck_assert_msg(strstr(suite, "streaming: server fault (the client is faithful: the server's fault): returns"), "%s", suite);
+  free(x);
+  char *h = html(d);
+  ck_assert_msg(strstr(h, "<td class=\"cl cl-fault\"><a href=\"#c-0\">server fault</a><div class=\"why\">returns the "
+                          "answer as if whole"), "%s", h);
+  ck_assert_msg(strstr(h, "id=\"fault-legend\""), "%s", h);
+  ck_assert_msg(strstr(h, "<td class=\"cl cl-fault\">ok (the server's fault)</td>"), "%s", h);
+  free(h);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* ---- HTML ------------------------------------------------------------- */
 
 START_TEST(html_hostile_fixture)
@@ -1055,6 +1098,7 @@ int main(void)
   tcase_add_test(tc, console_client_matrix);
   tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
   tcase_add_test(tc, matrix_error_cells_rendered);
+  tcase_add_test(tc, matrix_server_fault_cells_rendered);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);

@@ -101,6 +101,29 @@ START_TEST(test_client_matrix)
 }
 END_TEST
 
+/* A client that returned faithfully what the server cut ("server_fault")
+ * does not count as working: the table gains a column for it (only
+ * then) and shows its first fault where there is no break (issue 25). */
+START_TEST(test_client_matrix_server_fault)
+{
+  cJSON *doc = parse(hostile);
+  cJSON *rs = oc_json_arr(doc, "results");
+  cJSON_AddItemToObject(cJSON_GetArrayItem(rs, 0), "clients",
+                        parse("{\"openai-node\": {\"works\": true, \"outcome\": \"ok\", \"server_fault\": true,"
+                              " \"reason\": \"returns the answer as if whole\", \"basis\": \"verified\"},"
+                              " \"langchain\": {\"works\": true, \"outcome\": \"ok\", \"basis\": \"verified\"}}"));
+  cJSON_AddItemToObject(cJSON_GetArrayItem(rs, 1), "clients",
+                        parse("{\"openai-node\": {\"works\": true, \"outcome\": \"ok\"}, \"langchain\": {\"works\": true, \"outcome\": \"ok\"}}"));
+  char *md = summary(doc, NULL);
+  HAS(md, "| client | works | breaks | server's fault | its limitation | first break (else the server's first fault) |\n"
+          "| --- | ---: | ---: | ---: | ---: | --- |\n");
+  HAS(md, "| openai-node | 1 | 0 | 1 | 0 | the server's fault: t\\|&lt;b&gt;&#64;team · s/c1: returns the answer as if whole |\n");
+  HAS(md, "| langchain | 2 | 0 | 0 | 0 | — |\n");
+  free(md);
+  cJSON_Delete(doc);
+}
+END_TEST
+
 START_TEST(test_annotation_paths)
 {
   cJSON *doc = parse(hostile);
@@ -363,6 +386,7 @@ static Suite *ci_suite(void)
   TCase *tc = tcase_create("report_ci");
   tcase_add_test(tc, test_markdown_escaping);
   tcase_add_test(tc, test_client_matrix);
+  tcase_add_test(tc, test_client_matrix_server_fault);
   tcase_add_test(tc, test_annotation_paths);
   tcase_add_test(tc, test_annotation_repo_paths);
   tcase_add_test(tc, test_not_run_said_once);

@@ -257,6 +257,27 @@ START_TEST(expectations_reuse_rules)
 }
 END_TEST
 
+/* A regex assertion whose match runs out of PCRE2's budget is undecided,
+ * as `oacheck validate` says of the same pattern: not "does not match". */
+START_TEST(regex_assert_out_of_budget_is_undecided)
+{
+  struct rt_ex x = X_JSON(REQ_CHAT, 200, COMPLETION("\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\"", "\"stop\""));
+  struct oc_findings f;
+  char limit[400];
+  rt_expect_limit("{\"assert\": [{\"pointer\": \"/choices/0/message/content\", \"regex\": \"(a|a)+!x|a\"}]}",
+                  &x, "openai", &f, limit, sizeof(limit));
+  ck_assert_int_eq(oc_findings_total(&f, OC_R_CASE_ASSERT), 0);
+  ck_assert_msg(strstr(limit, "cannot be decided") && strstr(limit, "match budget"), "limit: %s", limit);
+  oc_findings_free(&f);
+  /* a pattern that decides still fails as before */
+  rt_expect_limit("{\"assert\": [{\"pointer\": \"/choices/0/message/content\", \"regex\": \"^b\"}]}",
+                  &x, "openai", &f, limit, sizeof(limit));
+  ck_assert_int_eq(oc_findings_total(&f, OC_R_CASE_ASSERT), 1);
+  ck_assert_str_eq(limit, "");
+  oc_findings_free(&f);
+}
+END_TEST
+
 /* An answer the case declares as "unsupported" skips the case instead of
  * failing it, and nothing is judged. */
 START_TEST(unsupported_answers_skip)
@@ -588,6 +609,7 @@ static Suite *rules_suite(void)
   tcase_add_test(tc, ids_follow_c_names);
   tcase_add_test(tc, expectations_reuse_rules);
   tcase_add_test(tc, unsupported_answers_skip);
+  tcase_add_test(tc, regex_assert_out_of_budget_is_undecided);
   tcase_add_test(tc, allow_list_downgrades);
   tcase_add_test(tc, profiles_only_downgrade);
   tcase_add_test(tc, length_excuses_only_cut_json);

@@ -137,9 +137,11 @@ static inline void rt_analyze(const struct rt_ex *x, const char *profile, int pa
 /* Run x through the generic rules and then through a suite case whose
  * "expect" object is expect_json (the case is written to a temporary
  * suite file and read back through the real suite loader, validated
- * against schemas/suite.schema.json).  Returns the outcome. */
-static inline enum oc_expect_outcome rt_expect(const char *expect_json, const struct rt_ex *x,
-                                               const char *profile, struct oc_findings *out)
+ * against schemas/suite.schema.json).  Returns the outcome; limit (may
+ * be NULL) gets what oacheck's own limits left undecided ("" if nothing). */
+static inline enum oc_expect_outcome rt_expect_limit(const char *expect_json, const struct rt_ex *x,
+                                                     const char *profile, struct oc_findings *out,
+                                                     char *limit, size_t limitlen)
 {
   char path[] = "/tmp/oacheck-ruletest-XXXXXX";
   int fd = mkstemp(path);
@@ -193,7 +195,15 @@ static inline enum oc_expect_outcome rt_expect(const char *expect_json, const st
   cJSON_Delete(req);
   oc_suite_set_free(&set);
   ck_assert_int_eq(c.oom, 0);
+  if(limit)
+    snprintf(limit, limitlen, "%s", c.limit);
   return o;
+}
+
+static inline enum oc_expect_outcome rt_expect(const char *expect_json, const struct rt_ex *x,
+                                               const char *profile, struct oc_findings *out)
+{
+  return rt_expect_limit(expect_json, x, profile, out, NULL, 0);
 }
 
 /* ---- findings as a multiset ------------------------------------------------ */
