@@ -402,6 +402,46 @@ START_TEST(template_without_tools)
 }
 END_TEST
 
+/* llama-server's 400 for n above its slots (recorded from `-np 1`, the
+ * shipped plain/n-2 request): the diagnosis names the bound and -np. */
+START_TEST(n_over_slots)
+{
+  static const char refused[] =
+    "{\"status\":\"fail\",\"request\":{\"body\":{\"json\":{\"messages\":[],\"n\":2}}},"
+    "\"response\":{\"status\":400,\"body\":{\"text\":\"{\\\"error\\\":{\\\"code\\\":400,"
+    "\\\"message\\\":\\\"Field 'n': Value must be between 1 <= value <= 1, but got 2\\\","
+    "\\\"type\\\":\\\"invalid_request_error\\\"}}\"}},"
+    "\"findings\":[{\"rule\":\"HTTP-STATUS\",\"severity\":\"error\",\"message\":\"expected HTTP 200, "
+    "got 400\"}]}";
+  struct oc_deployment one = llama(4096, 1, 1);
+  cJSON *r = result(refused);
+  const struct oc_diag *dg = oc_deployment_diagnose(&one, r, NULL);
+  ck_assert_ptr_nonnull(dg);
+  ck_assert_str_eq(dg->id, "n-over-slots");
+  const char *cause = oc_json_str(oc_result_diagnosis(r), "cause");
+  ck_assert_msg(strstr(cause, "refuses n above 1, its number of slots (/props total_slots 1): this "
+                              "request asks for n=2; each choice takes a slot (-np 1, --parallel)"),
+                "%s", cause);
+  ck_assert_ptr_nonnull(strstr(oc_json_str(oc_result_diagnosis(r), "fix"), "-np at least"));
+  cJSON_Delete(r);
+  /* another 400 that mentions no bound of n is not it */
+  static const char other[] =
+    "{\"status\":\"fail\",\"request\":{\"body\":{\"json\":{\"messages\":[],\"n\":2}}},"
+    "\"response\":{\"status\":400,\"body\":{\"text\":\"{\\\"error\\\":{\\\"code\\\":400,"
+    "\\\"message\\\":\\\"Field 'n': must be an integer\\\"}}\"}},"
+    "\"findings\":[{\"rule\":\"HTTP-STATUS\",\"severity\":\"error\",\"message\":\"400\"}]}";
+  r = result(other);
+  ck_assert_ptr_null(oc_deployment_diagnose(&one, r, NULL));
+  cJSON_Delete(r);
+  /* not a llama-server: its facts are unknown */
+  struct oc_deployment none;
+  oc_deployment_init(&none);
+  r = result(refused);
+  ck_assert_ptr_null(oc_deployment_diagnose(&none, r, NULL));
+  cJSON_Delete(r);
+}
+END_TEST
+
 START_TEST(shared_context_says_the_numbers)
 {
   static const char inband[] =
@@ -597,6 +637,7 @@ static Suite *deployment_suite(void)
   tcase_add_test(tc, jinja_off);
   tcase_add_test(tc, overflow_per_slot_or_client);
   tcase_add_test(tc, template_without_tools);
+  tcase_add_test(tc, n_over_slots);
   tcase_add_test(tc, shared_context_says_the_numbers);
   tcase_add_test(tc, wait_from_the_server_timings);
   tcase_add_test(tc, fixes_table_names_what_exists);
