@@ -317,8 +317,12 @@ static size_t reasoning_in_content(const char *text, const char **where)
     if(!from)
       continue;
     const char *to = c && c >= from ? c : from + strlen(from);
+    /* an empty block is the template's "thinking off" prefill that a
+     * server without a parser passes on: markup, not reasoning */
+    if(blank(from, (size_t)(to - from)))
+      return 0;
     *where = marks[i].name;
-    return blank(from, (size_t)(to - from)) ? 1 : count_chars(from, (size_t)(to - from));
+    return count_chars(from, (size_t)(to - from));
   }
   return 0;
 }
