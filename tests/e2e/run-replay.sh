@@ -308,3 +308,16 @@ expect_status 1 "$OACHECK" run plain streaming errors models llama-server "$TR"/
   "$TR"/json-schema.json "$TR"/context-overflow.json --replay "$TRREC" --strict
 expect_grep '^failing rules: .*STREAM-ERROR-EVENT' "$TMP/out"
 pass "the tiny-random recordings: 53 verdicts, the in-band error, the one break linked to its case"
+
+# 4. the same model with --reasoning-format none: the think block stays in
+# content (tests/data/recordings/llama-server-reasoning-none/README.md);
+# thinking turned off leaves only the template's empty block, which is no
+# reasoning, so the controls pass; the history's null still fails
+NONE="$OACHECK_SRCDIR/tests/data/recordings/llama-server-reasoning-none"
+expect_status 1 "$OACHECK" run reasoning streaming tool-call --replay "$NONE" --json "$TMP/none.json"
+expect_grep '^29 cases: 27 passed, 1 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^FAIL +llama-server-reasoning-none reasoning/history-reasoning-null' "$TMP/out"
+expect_grep '^PASS +llama-server-reasoning-none reasoning/thinking-off ' "$TMP/out"
+expect_grep '^PASS +llama-server-reasoning-none reasoning/effort-none ' "$TMP/out"
+expect_grep '"content":[[:space:]]*"<think>\\nThe capital of France is Paris.\\n</think>\\n\\nParis is the capital of France."' "$TMP/none.json"
+pass "--reasoning-format none: the think block in content, the controls honoured, 27 pass, 1 fail, 1 skip"
