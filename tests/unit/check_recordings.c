@@ -353,11 +353,12 @@ static const struct verdict litellm[] = {
   { "error-400-model-missing", NULL, "ERROR-SHAPE:error", WHOLE, NULL, NULL, NULL, NULL },
 };
 
-/* ---- llama-server, live: suites/recordings/llama-server (cassettes) ------------------- */
+/* ---- llama-server, live: tests/data/recordings/llama-server-tiny-random (cassettes) --- */
 
 /* The same server, model and flags as the curl captures above, recorded by
  * `oacheck record --jobs 1` with every case of every suite (the shipped
- * default target; its README).  Each row is the curl capture's verdict
+ * default target until the reasoning model's recordings replaced it; its
+ * README).  Each row is the curl capture's verdict
  * for the same request where there is one (named after the comment), and
  * worked out the same way for the cases only the live set has. */
 static const struct verdict live[] = {
@@ -777,22 +778,209 @@ static void live_free(struct live_rec *l)
   oc_cassette_free(&l->c);
 }
 
-static const struct server live_server = { "suites/recordings/llama-server", "llama-server", live,
-                                           OC_ARRAY_LEN(live) };
+/* ---- llama-server with tiny-reasoner, live: suites/recordings/llama-server ------------ */
 
-/* Every shipped live recording gets its verdict (they are in the source
- * tree: no reference data needed), and every row names one that exists. */
+/* The default target of `oacheck run` (its README): the same server build
+ * as above with a model that really reasons, recorded by `oacheck record
+ * --jobs 1` with every case of every shipped suite.  Worked out from the
+ * cassettes: the envelope findings are those of the tiny-random set (D14,
+ * D16, F20); what differs is the model's, and each group says how. */
+static const struct verdict reasoner[] = {
+  /* the overflow probes (N_CTX words for overflow: 4096 here) and the
+   * history over the window: the plain JSON 400 exceed_context_size_error
+   * (D14's envelope: an integer code, no param) */
+  { "context-overflow.at-limit", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.over-by-one", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.over-by-one-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.overflow-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  /* answered: plain completions (the reasoning in reasoning_content is
+   * an extension no rule judges yet) */
+  { "context-overflow.recovery", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.recovery-overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.under-by-one", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.under-limit", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  /* D1 (a 500 for invalid JSON: ERROR-STATUS in the suite run) and the
+   * clean 400/404s; unknown-role is D2, answered with 200 */
+  { "errors.invalid-json", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.messages-not-array", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.missing-messages", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.n-over-limit", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.tool-parameters-not-object", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.tool-schema-invalid", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.unknown-role", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.wrong-method", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  /* identification: /apply-template, /metrics, /props, /slots, /tokenize,
+   * /v1/models (this server has --metrics and --slots) */
+  { "identify-apply-template-5b15bfda", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-78af44ee", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-82ab7da5", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-f125127c", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-fac4ef74", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-metrics-0a5f553e", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-props-fe993739", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-slots-0c5e42e7", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-13fe563e", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-9b9349cf", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-d4d0cea0", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-d8a22f35", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-f4f8eb1b", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-v1-models-d2c92acc", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  /* json_object and json_schema with room to think: the JSON parses (the
+   * tiny-random server's 500 and in-band error, D4, were the parser failing
+   * on gibberish).  max_tokens 8 ends in the think block: content "" is no
+   * JSON object (a warning: truncated), and the ai SDK's Output.object raises
+   * on it, as on OpenAI's (info).  A stream that crosses a second boundary
+   * changes created on every chunk from then on */
+  { "json-schema.json-object", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-object-short", CORS LS_CHAT "CLIENT-BREAKS:info JSON-OBJECT-OUTPUT:warning", CORS OA_CHAT "CLIENT-BREAKS:info JSON-OBJECT-OUTPUT:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-object-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-schema-stream", CORS "STREAM-CREATED-STABLE:warning*28", CORS "STREAM-CREATED-STABLE:warning*28", WHOLE, NULL, NULL, NULL, NULL },
+  /* llama-server's own endpoints */
+  { "llama-server.apply-template", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template-multiturn", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template-tool-call", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.apply-template-unknown-role", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.completions-legacy", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.completions-legacy-stream", CORS "USAGE-UNREQUESTED:info", CORS "USAGE-UNREQUESTED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.health", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.metrics", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.models-alias", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.props", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.slots", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "llama-server.tokenize", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "models.list", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  /* plain completions; plain.n-2 and streaming.n-2-stream are the 400 of a
+   * one-slot server ("Field 'n': Value must be between 1 <= value <= 1") */
+  { "plain.chat-basic", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.logprobs", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.max-tokens-1", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.n-2", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.unknown-model", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  /* the reasoning suite: reasoning_content beside content, as the model
+   * README says; thinking off leaves the key out.  budget-exhausted-stream
+   * ends "length": openai-python's stream helper raises (info).  The
+   * 400 for enable_thinking "false" and the 500 for reasoning_content null
+   * are error bodies in D14's envelope (the 500 fails the suite case);
+   * reasoning-budget and tool-call answer with content "" beside tool_calls
+   * (D8, info) */
+  { "reasoning.answer", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.answer-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.effort-none", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.enable-thinking-string", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-content", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-null", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-tool-call", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.reasoning-budget", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.thinking-off", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.thinking-off-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  /* streams that end "length" (openai-python's helper raises, info);
+   * logprobs-stream's logprobs objects lack refusal on every chunk but the
+   * first (<think>, which the parser takes away, has none); max-tokens-1-stream
+   * has nothing to stream: its one token is <think> (STREAM-EMPTY, which the
+   * suite case allows) */
+  { "streaming.include-usage", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.logprobs-stream", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:warning*3", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:error*3", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.max-tokens-1-stream", CORS "CLIENT-BREAKS:info STREAM-EMPTY:error", CORS "CLIENT-BREAKS:info STREAM-EMPTY:error", WHOLE, NULL, NULL, "STREAM-EMPTY", NULL },
+  { "streaming.n-2-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.stream-basic", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  /* tool calls after thinking: content "" beside tool_calls (D8, info);
+   * streams that cross a second boundary restamp created */
+  { "tool-call.auto", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named-stream", CORS "STREAM-CREATED-STABLE:warning*18", CORS "STREAM-CREATED-STABLE:warning*18", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.parallel-stream", CORS "STREAM-CREATED-STABLE:warning*54", CORS "STREAM-CREATED-STABLE:warning*54", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required-stream", CORS "STREAM-CREATED-STABLE:warning*24", CORS "STREAM-CREATED-STABLE:warning*24", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.tool-result-turn", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+};
+
+/* The same model with --reasoning-format none (the reasoning, streaming
+ * and tool-call suites: tests/data/recordings/llama-server-reasoning-none,
+ * its README). */
+static const struct verdict reasoning_none[] = {
+  /* identification, as in the default-format set */
+  { "identify-apply-template-5b15bfda", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-78af44ee", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-82ab7da5", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-f125127c", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-apply-template-fac4ef74", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-metrics-0a5f553e", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-props-fe993739", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-slots-0c5e42e7", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-13fe563e", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-9b9349cf", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-d4d0cea0", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-d8a22f35", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-tokenize-f4f8eb1b", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "identify-v1-models-d2c92acc", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  /* the think block stays in content (no rule judges markup in content
+   * yet); thinking off prepends the template's empty <think></think>.  The
+   * rest as in the default-format set */
+  { "reasoning.answer", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.answer-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.effort-none", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.enable-thinking-string", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-content", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-null", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-tool-call", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.reasoning-budget", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.thinking-off", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.thinking-off-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  /* streams: max-tokens-1-stream's one token <think> is content here, so
+   * the stream is not empty; logprobs on four chunks, all without refusal */
+  { "streaming.include-usage", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.logprobs-stream", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:warning*4", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:error*4", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.max-tokens-1-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.n-2-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.stream-basic", CORS "CLIENT-BREAKS:info STREAM-CREATED-STABLE:warning*16", CORS "CLIENT-BREAKS:info STREAM-CREATED-STABLE:warning*16", WHOLE, NULL, NULL, NULL, NULL },
+  /* tool calls: parsed into tool_calls with the think block left in
+   * content, so no TOOL-CONTENT-NULL */
+  { "tool-call.auto", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.parallel-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.tool-result-turn", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+};
+
+static const struct server live_servers[] = {
+  { "tests/data/recordings/llama-server-tiny-random", "llama-server", live, OC_ARRAY_LEN(live) },
+  { "suites/recordings/llama-server", "llama-server", reasoner, OC_ARRAY_LEN(reasoner) },
+  { "tests/data/recordings/llama-server-reasoning-none", "llama-server", reasoning_none,
+    OC_ARRAY_LEN(reasoning_none) },
+};
+
+/* Every live recording gets its verdict (they are in the source tree: no
+ * reference data needed), and every row names one that exists. */
 START_TEST(live_recordings_get_their_verdicts)
 {
-  char *dir = oc_test_src("suites/recordings/llama-server");
+  const struct server *sv = &live_servers[_i];
+  char *dir = oc_test_src(sv->dir);
   struct oc_buf errors;
   oc_buf_init(&errors, 1u << 22);
-  for(size_t i = 0; i < OC_ARRAY_LEN(live); i++) {
+  for(size_t i = 0; i < sv->n; i++) {
     struct live_rec l;
-    live_load(&l, dir, live[i].name);
-    judge(&live_server, &live[i], &l.r, "llama-server", live[i].own, &errors);
-    judge(&live_server, &live[i], &l.r, "openai", live[i].openai, &errors);
-    judge_policy(&live_server, &live[i], &l.r, &errors);
+    live_load(&l, dir, sv->v[i].name);
+    judge(sv, &sv->v[i], &l.r, "llama-server", sv->v[i].own, &errors);
+    judge(sv, &sv->v[i], &l.r, "openai", sv->v[i].openai, &errors);
+    judge_policy(sv, &sv->v[i], &l.r, &errors);
     live_free(&l);
   }
   if(errors.len)
@@ -808,15 +996,15 @@ START_TEST(live_recordings_get_their_verdicts)
       continue;
     files++;
     char *name = oc_strndup(de->d_name, strlen(de->d_name) - strlen(OC_CASSETTE_EXT));
-    if(!listed(&live_server, name)) {
-      fprintf(stderr, "suites/recordings/llama-server/%s has no verdict in check_recordings.c\n", name);
+    if(!listed(sv, name)) {
+      fprintf(stderr, "%s/%s has no verdict in check_recordings.c\n", sv->dir, name);
       missing++;
     }
     free(name);
   }
   closedir(d);
   ck_assert_msg(missing == 0, "%zu live recording(s) without a verdict", missing);
-  ck_assert_uint_eq(files, OC_ARRAY_LEN(live));
+  ck_assert_uint_eq(files, sv->n);
   free(dir);
 }
 END_TEST
@@ -826,7 +1014,7 @@ static Suite *live_suite(void)
   Suite *s = suite_create("recordings-live");
   TCase *tc = tcase_create("live");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, live_recordings_get_their_verdicts);
+  tcase_add_loop_test(tc, live_recordings_get_their_verdicts, 0, (int)OC_ARRAY_LEN(live_servers));
   suite_add_tcase(s, tc);
   return s;
 }
