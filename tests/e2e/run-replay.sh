@@ -238,7 +238,7 @@ pass "the run's HTML and JUnit client matrices, counted from its spool, are repo
 expect_status 1 "$OACHECK" run --strict --json "$TMP/strict.json"
 expect_grep '^verdict: strict: every error fails its case' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"strict"' "$TMP/strict.json"
-expect_grep '^failing rules: ERROR-STATUS \(3\) HTTP-STATUS \(1\)$' "$TMP/out"
+expect_grep '^failing rules: ERROR-STATUS \(3\) HTTP-STATUS \(1\) REASONING-HISTORY-REFUSED \(1\)$' "$TMP/out"
 # --clients names the clients whose break fails a case
 expect_status 1 "$OACHECK" run --clients openai-python,ai-sdk --json "$TMP/two.json"
 expect_grep '^verdict: clients: .*a break of ai-sdk, openai-python;' "$TMP/out"

@@ -785,6 +785,16 @@ static void live_free(struct live_rec *l)
  * --jobs 1` with every case of every shipped suite.  Worked out from the
  * cassettes: the envelope findings are those of the tiny-random set (D14,
  * D16, F20); what differs is the model's, and each group says how. */
+/* Every answer that reasons carries it in reasoning_content alone:
+ * REASONING-FIELD (info: the OpenAI Agents SDK reads only `reasoning`).
+ * Where the case's max_tokens ends inside the think block (the probes of
+ * 1 and 8 tokens, plain.logprobs, the JSON case cut short, the budget
+ * cases) REASONING-BUDGET says so (a warning: the case's budget, not the
+ * server); max_tokens 1 leaves the lone "<think>" in a non-streamed content
+ * (REASONING-MARKUP-LEAK, a warning for that case) while the stream parses
+ * it away (STREAM-EMPTY, a warning when every choice ended "length"); the
+ * null reasoning_content sent back is refused with a 500
+ * (REASONING-HISTORY-REFUSED, a contract). */
 static const struct verdict reasoner[] = {
   /* the overflow probes (N_CTX words for overflow: 4096 here) and the
    * history over the window: the plain JSON 400 exceed_context_size_error
@@ -794,12 +804,12 @@ static const struct verdict reasoner[] = {
   { "context-overflow.over-by-one-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "context-overflow.overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "context-overflow.overflow-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  /* answered: plain completions (the reasoning in reasoning_content is
-   * an extension no rule judges yet) */
-  { "context-overflow.recovery", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  /* answered: plain completions, with their reasoning (REASONING-FIELD;
+   * the 1- and 8-token probes stop inside it) */
+  { "context-overflow.recovery", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "context-overflow.recovery-overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "context-overflow.under-by-one", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "context-overflow.under-limit", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.under-by-one", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.under-limit", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* D1 (a 500 for invalid JSON: ERROR-STATUS in the suite run) and the
    * clean 400/404s; unknown-role is D2, answered with 200 */
   { "errors.invalid-json", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
@@ -808,7 +818,7 @@ static const struct verdict reasoner[] = {
   { "errors.n-over-limit", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "errors.tool-parameters-not-object", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "errors.tool-schema-invalid", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "errors.unknown-role", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.unknown-role", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "errors.wrong-method", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   /* identification: /apply-template, /metrics, /props, /slots, /tokenize,
    * /v1/models (this server has --metrics and --slots) */
@@ -832,11 +842,11 @@ static const struct verdict reasoner[] = {
    * JSON object (a warning: truncated), and the ai SDK's Output.object raises
    * on it, as on OpenAI's (info).  A stream that crosses a second boundary
    * changes created on every chunk from then on */
-  { "json-schema.json-object", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "json-schema.json-object-short", CORS LS_CHAT "CLIENT-BREAKS:info JSON-OBJECT-OUTPUT:warning", CORS OA_CHAT "CLIENT-BREAKS:info JSON-OBJECT-OUTPUT:warning", WHOLE, NULL, NULL, NULL, NULL },
-  { "json-schema.json-object-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "json-schema.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "json-schema.json-schema-stream", CORS "STREAM-CREATED-STABLE:warning*28", CORS "STREAM-CREATED-STABLE:warning*28", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-object", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-object-short", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-object-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-schema", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-schema-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*28", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*28", WHOLE, NULL, NULL, NULL, NULL },
   /* llama-server's own endpoints */
   { "llama-server.apply-template", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
   { "llama-server.apply-template-multiturn", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
@@ -853,11 +863,11 @@ static const struct verdict reasoner[] = {
   { "models.list", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
   /* plain completions; plain.n-2 and streaming.n-2-stream are the 400 of a
    * one-slot server ("Field 'n': Value must be between 1 <= value <= 1") */
-  { "plain.chat-basic", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "plain.logprobs", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "plain.max-tokens-1", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.chat-basic", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.logprobs", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.max-tokens-1", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "plain.n-2", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "plain.unknown-model", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.unknown-model", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* the reasoning suite: reasoning_content beside content, as the model
    * README says; thinking off leaves the key out.  budget-exhausted-stream
    * ends "length": openai-python's stream helper raises (info).  The
@@ -865,42 +875,42 @@ static const struct verdict reasoner[] = {
    * are error bodies in D14's envelope (the 500 fails the suite case);
    * reasoning-budget and tool-call answer with content "" beside tool_calls
    * (D8, info) */
-  { "reasoning.answer", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.answer-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.budget-exhausted", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.budget-exhausted-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.answer", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.answer-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.effort-none", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.enable-thinking-string", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-reasoning", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-reasoning-content", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-reasoning-null", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-tool-call", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.reasoning-budget", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-content", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-null", "ERROR-SHAPE:warning*2 HTTP-CORS-ORIGIN:info REASONING-HISTORY-REFUSED:error", "ERROR-SHAPE:error*2 HTTP-CORS-ORIGIN:info REASONING-HISTORY-REFUSED:error", WHOLE, NULL, NULL, "REASONING-HISTORY-REFUSED", NULL },
+  { "reasoning.history-tool-call", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.json-schema", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.reasoning-budget", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.thinking-off", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.thinking-off-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.tool-call", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.tool-call-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* streams that end "length" (openai-python's helper raises, info);
    * logprobs-stream's logprobs objects lack refusal on every chunk but the
    * first (<think>, which the parser takes away, has none); max-tokens-1-stream
    * has nothing to stream: its one token is <think> (STREAM-EMPTY, which the
    * suite case allows) */
-  { "streaming.include-usage", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.logprobs-stream", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:warning*3", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:error*3", WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.max-tokens-1-stream", CORS "CLIENT-BREAKS:info STREAM-EMPTY:error", CORS "CLIENT-BREAKS:info STREAM-EMPTY:error", WHOLE, NULL, NULL, "STREAM-EMPTY", NULL },
+  { "streaming.include-usage", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.logprobs-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info STREAM-CHUNK-SCHEMA:warning*3", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info STREAM-CHUNK-SCHEMA:error*3", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.max-tokens-1-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info STREAM-EMPTY:warning", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info STREAM-EMPTY:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "streaming.n-2-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.stream-basic", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.stream-basic", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* tool calls after thinking: content "" beside tool_calls (D8, info);
    * streams that cross a second boundary restamp created */
-  { "tool-call.auto", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.auto-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.named", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.named-stream", CORS "STREAM-CREATED-STABLE:warning*18", CORS "STREAM-CREATED-STABLE:warning*18", WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.parallel-stream", CORS "STREAM-CREATED-STABLE:warning*54", CORS "STREAM-CREATED-STABLE:warning*54", WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.required", CORS LS_CHAT "TOOL-CONTENT-NULL:info", CORS OA_CHAT "TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.required-stream", CORS "STREAM-CREATED-STABLE:warning*24", CORS "STREAM-CREATED-STABLE:warning*24", WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.tool-result-turn", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*18", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*18", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.parallel-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*54", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*54", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info TOOL-CONTENT-NULL:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*24", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*24", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.tool-result-turn", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
 };
 
 /* The same model with --reasoning-format none (the reasoning, streaming
@@ -922,42 +932,45 @@ static const struct verdict reasoning_none[] = {
   { "identify-tokenize-d8a22f35", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
   { "identify-tokenize-f4f8eb1b", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
   { "identify-v1-models-d2c92acc", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  /* the think block stays in content (no rule judges markup in content
-   * yet); thinking off prepends the template's empty <think></think>.  The
-   * rest as in the default-format set */
-  { "reasoning.answer", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.answer-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.budget-exhausted", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.budget-exhausted-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.effort-none", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  /* the think block stays in content: REASONING-UNPARSED on every answer
+   * (the template's empty <think></think> that thinking off prepends too,
+   * which is no reasoning, so the thinking-off cases have no
+   * REASONING-CONTROL-IGNORED); the lone "<think>" of max_tokens 1 is
+   * REASONING-MARKUP-LEAK (a warning).  The rest as in the default-format
+   * set */
+  { "reasoning.answer", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.answer-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-UNPARSED:warning", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.effort-none", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.enable-thinking-string", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-reasoning", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-reasoning-content", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-reasoning-null", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.history-tool-call", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-content", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.history-reasoning-null", "ERROR-SHAPE:warning*2 HTTP-CORS-ORIGIN:info REASONING-HISTORY-REFUSED:error", "ERROR-SHAPE:error*2 HTTP-CORS-ORIGIN:info REASONING-HISTORY-REFUSED:error", WHOLE, NULL, NULL, "REASONING-HISTORY-REFUSED", NULL },
+  { "reasoning.history-tool-call", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.json-schema", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.reasoning-budget", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.thinking-off", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.thinking-off-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.tool-call", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.tool-call-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.reasoning-budget", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.thinking-off", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.thinking-off-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.tool-call-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
   /* streams: max-tokens-1-stream's one token <think> is content here, so
    * the stream is not empty; logprobs on four chunks, all without refusal */
-  { "streaming.include-usage", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.logprobs-stream", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:warning*4", CORS "CLIENT-BREAKS:info STREAM-CHUNK-SCHEMA:error*4", WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.max-tokens-1-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.include-usage", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.logprobs-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-UNPARSED:warning STREAM-CHUNK-SCHEMA:warning*4", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-UNPARSED:warning STREAM-CHUNK-SCHEMA:error*4", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.max-tokens-1-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "streaming.n-2-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.stream-basic", CORS "CLIENT-BREAKS:info STREAM-CREATED-STABLE:warning*16", CORS "CLIENT-BREAKS:info STREAM-CREATED-STABLE:warning*16", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.stream-basic", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning STREAM-CREATED-STABLE:warning*16", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning STREAM-CREATED-STABLE:warning*16", WHOLE, NULL, NULL, NULL, NULL },
   /* tool calls: parsed into tool_calls with the think block left in
    * content, so no TOOL-CONTENT-NULL */
-  { "tool-call.auto", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.auto-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.named", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.named-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.parallel-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.required", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.required-stream", CORS, CORS, WHOLE, NULL, NULL, NULL, NULL },
-  { "tool-call.tool-result-turn", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.auto-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.named-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.parallel-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.required-stream", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "tool-call.tool-result-turn", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-UNPARSED:warning", WHOLE, NULL, NULL, NULL, NULL },
 };
 
 static const struct server live_servers[] = {
