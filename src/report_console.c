@@ -218,7 +218,7 @@ void oc_console_not_run(struct oc_console *c, const cJSON *r, size_t ncases, con
 /* ---- "Will my client work?" ------------------------------------------------------ */
 
 static const char *const short_names[OC_CLIENT__COUNT] = {
-  "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream"
+  "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream", "agents"
 };
 
 /* A cell's reason for one console line, into b: masked whole before it is

@@ -68,6 +68,10 @@ cJSON *oc_clients_json(const struct oc_client_verdict *v)
     oc_json_put_str(&oom, c, "basis", oc_client_basis_name(oc_client_basis((enum oc_client_id)i)));
     if(oc_client_broken(&v[i]))
       oc_json_put(&oom, c, "limitation", cJSON_CreateBool(v[i].limitation != 0));
+    if(v[i].reasoning != OC_CR_NA) {
+      oc_json_put_str(&oom, c, "reasoning", oc_client_reasoning_name(v[i].reasoning));
+      oc_json_put(&oom, c, "reasoning_leak", cJSON_CreateBool(v[i].reasoning_leak == 1));
+    }
   }
   if(oom) {
     cJSON_Delete(o);
