@@ -729,9 +729,7 @@ static int tool_choice_violated(struct ai *a, const struct oc_cctx *cx, const st
   }
   if(!bad)
     return 0;
-  ai_raise(a, v, "ToolChoiceViolationError", msg, strlen(msg),
-           oc_ctext_eqs(&ch->finish, "length", 6) ? OC_CAUSE_LENGTH : OC_CAUSE_SERVER,
-           OC_R_TOOL_CHOICE_HONOURED);
+  ai_raise(a, v, "ToolChoiceViolationError", msg, strlen(msg), OC_CAUSE_SERVER, OC_R_TOOL_CHOICE_HONOURED);
   return 1;
 }
 
@@ -844,8 +842,8 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   size_t tlen = e->content && e->content->type == OC_JSTRING ? e->content->len : 0;
   if(oc_cjdoc_parse(&d, text, tlen, &err) != OC_OK || oc_client_json_forbidden(d.root))
     ai_raise(a, &a->body, "NoObjectGeneratedError", "No object generated: could not parse the response.",
-             50, OC_CAUSE_SERVER, cx->req->format == OC_FORMAT_JSON_OBJECT ? OC_R_JSON_OBJECT_OUTPUT
-                                                                         : OC_R_SCHEMA_OUTPUT);
+             50, strcmp(f, "length") == 0 ? OC_CAUSE_LENGTH : OC_CAUSE_SERVER,
+             cx->req->format == OC_FORMAT_JSON_OBJECT ? OC_R_JSON_OBJECT_OUTPUT : OC_R_SCHEMA_OUTPUT);
   else if(d.root->type == OC_JNULL)
     ai_raise(a, &a->body, "NoOutputGeneratedError", "No output generated.", 20, OC_CAUSE_SERVER,
              OC_R_SCHEMA_OUTPUT);
@@ -862,14 +860,17 @@ static void ai_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     struct oc_cchoice *ch = message(a);
     if(ch && a->have_first)
       oc_cfollow_final(&a->follow, &ch->content, cx);
-    if(ch && !oc_cview_raised(&a->view) && !a->finish_set) {
-      /* flush(): no finish reason at all is an error part */
+    if(ch && !oc_cview_raised(&a->view) && !a->finish_set && !cx->partial) {
+      /* flush(): no finish reason at all is an error part (a cut capture
+       * does not show how the stream ended) */
       static const char m[] = "Response stream ended without a finish reason.";
       ai_raise(a, &a->view, "InvalidResponseDataError", m, sizeof(m) - 1, OC_CAUSE_SERVER,
                OC_R_STREAM_FINISH_ONCE);
     }
     if(ch && !oc_cview_raised(&a->view)) {
-      const char *f = a->refusal && strcmp(a->finish, "stop") == 0 ? "content-filter" : a->finish;
+      const char *f = !a->finish_set                              ? "other"
+                      : a->refusal && strcmp(a->finish, "stop") == 0 ? "content-filter"
+                                                                     : a->finish;
       oc_ctext_set(&ch->finish, f, strlen(f));
       oc_cchoice_sort_calls(ch);
       parse_calls(cx, ch);
@@ -881,6 +882,8 @@ static void ai_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     v->cause = a->cause;
     oc_client_add_rule(v, a->rule);
   }
+  else if(a->refusal)
+    v->cause = OC_CAUSE_REFUSAL; /* the refusal read as the answer's text */
   else if(a->past_done) {
     v->cause = OC_CAUSE_SERVER;
     oc_client_add_rule(v, OC_R_STREAM_AFTER_DONE);

@@ -630,9 +630,10 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
     v[i].works = 1;
   }
   v[OC_CLIENT_AI_SDK] = (struct oc_client_verdict){ OC_CO_RAISES, 0, 0, OC_CAUSE_SERVER, { OC_R_ERROR_SHAPE }, 1,
-                                                    "APICallError: \"Bad Request\" lost the server's message" };
+                                                    "APICallError: \"Bad Request\" lost the server's message",
+                                                    OC_CR_NA, -1 };
   v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
-                                                       "refusal dropped" };
+                                                       "refusal dropped", OC_CR_NA, -1 };
   c.clients = OC_CLIENTS_ALL & ~(1u << OC_CLIENT_OPENAI_NODE);
   oc_verdict_apply(&c, v);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
