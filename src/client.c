@@ -188,7 +188,7 @@ int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen)
     int c = strcmp(name, "all") == 0 ? -2 : none ? -3 : oc_client_find(name);
     if(c == -1) {
       snprintf(err, errlen, "unknown client '%s' (openai-node, openai-node-stream, ai-sdk, "
-               "langchain, openai-python, openai-python-stream, all, none)", name);
+               "langchain, openai-python, openai-python-stream, openai-agents-chat, all, none)", name);
       return OC_EUSAGE;
     }
     if(none && (p != list || p[n])) {

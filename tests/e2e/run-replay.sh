@@ -122,7 +122,7 @@ pass "findings name rule, chunk and status"
 # tool_choice, the 500s) but for one real break, openai-python's stream
 # helper on an n:2 stream that starts with choice 1; the other breaks are
 # the clients' own limitations
-expect_grep '^verdict: clients: a case fails on its own expectations, a contract rule or a break of any of the six clients' "$TMP/out"
+expect_grep '^verdict: clients: a case fails on its own expectations, a contract rule or a break of any of the seven clients' "$TMP/out"
 expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
 expect_grep '^  streaming +ok +ok +limit +limit +ok +BREAKS$' "$TMP/out"
 expect_grep '^  tool call streamed +ok +ok +ok +ok +ok +limit$' "$TMP/out"
