@@ -235,7 +235,7 @@ static void clients_section(struct out *o, const cJSON *doc)
          "<b>its limitation</b>: a break OpenAI's own answers cause in this client too; <b>no verdict</b>: "
          "a case of the row ended in error (the first is linked), so the row is not known to work; —: no case "
          "exercised it. <b>reads reasoning</b> (when an answer carried some): what the application can read "
-         "of the reasoning the server sent, over every such case (seen/partial/hidden cases: partial is "
+         "of the reasoning the server sent, over every such case (counted seen/partial/hidden; partial is "
          "openai-node's stream helper keeping the last fragment, hidden a field the client does not read), "
          "and whether think or harmony markup reached the answer text. openai-node, the ai SDK, LangChain "
          "and the Agents SDK are verified against the real libraries, openai-python is emulated from its "

@@ -102,9 +102,8 @@ fi
 pass "the proxy's findings equal oacheck check on the cassettes it recorded ($(wc -l < "$TMP/want") findings)"
 
 # ---- the client verdicts under the verdict policy, as oacheck check has
-# them: tool-call fragments without an index leave openai-node's stream
-# helper with tool_calls: [] (finish_reason "tool_calls"), while
-# openai-node's create rebuilds the call
+# them: tool-call fragments without an index make openai-node's stream
+# helper (openai 7) throw, while openai-node's create rebuilds the call
 # proxy_one NAME WANT_STATUS [PROXY OPTIONS...] : that one exchange through
 # a proxy with those options; then oacheck check with the same options on
 # the cassette it recorded must give the same findings and verdicts
@@ -134,7 +133,7 @@ proxy_one() {
 proxy_one verdicts 1
 expect_grep '^verdict: clients: ' "$PROXY_OUT"
 expect_grep '"mode":[[:space:]]*"clients"' "$TMP/verdicts.json"
-grep -qx 'openai-node-stream works=false outcome=wrong' "$TMP/verdicts.verdicts" ||
+grep -qx 'openai-node-stream works=false outcome=raises' "$TMP/verdicts.verdicts" ||
   { cat "$TMP/verdicts.verdicts" >&2; fail "the proxy's results do not say openai-node-stream breaks"; }
 grep -qx 'openai-node works=true outcome=ok' "$TMP/verdicts.verdicts" ||
   { cat "$TMP/verdicts.verdicts" >&2; fail "the proxy's results do not say openai-node works"; }
