@@ -152,7 +152,7 @@ int oc_cli_opt_allow(const struct oc_option *o, const char *arg, char *err, size
  * case, and --strict, the specification's verdict. */
 struct oc_verdict_args {
   unsigned clients;                /* a bit per enum oc_client_id */
-  int clients_given;               /* --clients was given (else all six) */
+  int clients_given;               /* --clients was given (else all seven) */
   int strict;
 };
 int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, size_t errlen);

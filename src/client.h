@@ -1,6 +1,7 @@
-/* client.h — "will my client work?": models of six real client libraries
+/* client.h — "will my client work?": models of seven real client libraries
  * (openai-node's create() and its stream helper, the ai SDK, LangChain,
- * openai-python's create() and its stream helper), each predicting what
+ * openai-python's create() and its stream helper, the Agents SDK on Chat
+ * Completions), each predicting what
  * an application using it ends up with for one exchange: the answer it
  * should get (ok), an exception (raises) or a wrong answer (wrong), with
  * a one-line reason.  They are fed as the response is decoded (chat.c
