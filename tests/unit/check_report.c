@@ -689,6 +689,31 @@ START_TEST(console_matrix_cuts_reasons_on_characters)
 }
 END_TEST
 
+/* The reasoning row, and what each client read of the reasoning of every
+ * answer that carried some: a "reads reasoning" line in the console,
+ * the same in JUnit's system-out. */
+START_TEST(matrix_reasoning_rendered)
+{
+  cJSON *d = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"reasoning\",\"case\":\"vllm-field\",\"status\":\"pass\","
+    "\"checklist\":\"reasoning\"," NOFIND ",\"clients\":{"
+    "\"openai-node\":{\"works\":true,\"outcome\":\"ok\",\"reason\":\"x\",\"basis\":\"verified\","
+    "\"reasoning\":\"seen\",\"reasoning_leak\":false},"
+    "\"langchain\":{\"works\":true,\"outcome\":\"ok\",\"reason\":\"x\",\"basis\":\"verified\","
+    "\"reasoning\":\"hidden\",\"reasoning_leak\":true}}}]");
+  char *out = console_matrix_text(d);
+  ck_assert_msg(strstr(out, "\n  reasoning           ok      -            -       ok         -       -          -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n    reads reasoning   seen    -            -       hidden*    -       -          -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "*: think or harmony markup in the answer"), "%s", out);
+  free(out);
+  char *x = junit(d);
+  ck_assert_msg(strstr(x, "reasoning: works; reads reasoning: hidden (seen 0, partial 0, hidden 1); think or "
+                          "harmony markup in the answer\n"), "%s", x);
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* A row whose cases ended in error has no verdict: the console says
  * "error" in its cells and once for the row, JUnit makes the client an
  * error (not a pass), HTML links the first errored case. */
@@ -1056,6 +1081,7 @@ int main(void)
   tcase_add_test(tc, console_client_matrix);
   tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
   tcase_add_test(tc, matrix_error_cells_rendered);
+  tcase_add_test(tc, matrix_reasoning_rendered);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);
