@@ -97,10 +97,10 @@ static const struct verdict llama[] = {
   { "chat-n-2-stream", CORS "CLIENT-BREAKS:info*3", CORS "CLIENT-BREAKS:info*3",
     WHOLE, NULL, NULL, NULL, NULL },
   /* D5: tool_choice required answered with text */
-  { "tools-required", CORS LS_CHAT "TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "TOOL-CHOICE-HONOURED:error",
-    WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
-  { "tools-required-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info",
-    WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  { "tools-required", CORS LS_CHAT "CLIENT-BREAKS:error TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "CLIENT-BREAKS:error TOOL-CHOICE-HONOURED:error",
+    WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
+  { "tools-required-stream", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error",
+    WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
   { "tools-auto", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
   { "tools-auto-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info",
     WHOLE, NULL, NULL, NULL, NULL },
@@ -218,12 +218,12 @@ static const struct verdict openai[] = {
   /* a json_schema answer cut by length is truncated, not wrong */
   { "length-max-tokens-1", NULL, "SCHEMA-OUTPUT:warning CLIENT-BREAKS:info*3",
     WHOLE, NULL, NULL, NULL, NULL },
-  { "length-max-tokens-1-stream", NULL, OA_2024 "SCHEMA-OUTPUT:warning CLIENT-BREAKS:info",
+  { "length-max-tokens-1-stream", NULL, OA_2024 "SCHEMA-OUTPUT:warning CLIENT-BREAKS:info*2",
     WHOLE, NULL, NULL, NULL, NULL },
   { "logprobs-stream", NULL, OA_2024, WHOLE, NULL, NULL, NULL, NULL },
   { "json-object-stream", NULL, OA_2024, WHOLE, NULL, NULL, NULL, NULL },
   /* the refusal streams in delta.refusal: not empty, no schema output due */
-  { "refusal-stream", NULL, OA_2024 "CLIENT-BREAKS:info*2", WHOLE, NULL, NULL, NULL, NULL },
+  { "refusal-stream", NULL, OA_2024 "CLIENT-BREAKS:info*3", WHOLE, NULL, NULL, NULL, NULL },
   { "tools-stream-include-usage", NULL, "", WHOLE, NULL, NULL, NULL, NULL },
   { "tool-result-stream-include-usage", NULL, "", WHOLE, NULL, NULL, NULL, NULL },
   { "error-400-unsupported-option", NULL, "", WHOLE, NULL, NULL, NULL, NULL },
@@ -241,10 +241,11 @@ static const struct verdict vllm[] = {
   /* V6: the newer envelope with an integer code */
   { "completions-context-overflow-v0.15", "ERROR-SHAPE:warning", "ERROR-SHAPE:error",
     WHOLE, NULL, NULL, NULL, NULL },
-  /* V6: the old flat envelope without an "error" object: openai-node,
-   * LangChain and the ai SDK lose its message */
-  { "error-model-not-found", "ERROR-SHAPE:warning CLIENT-BREAKS:error*3", "ERROR-SHAPE:error CLIENT-BREAKS:error*3",
-    WHOLE, NULL, NULL, NULL, "ai-sdk langchain openai-node" },
+  /* V6: the old flat envelope without an "error" object: the ai SDK
+   * loses its message (openai 7, under openai-node, LangChain and the
+   * Agents SDK, reads a top-level message; openai 6 lost it too) */
+  { "error-model-not-found", "CLIENT-BREAKS:error ERROR-SHAPE:warning", "CLIENT-BREAKS:error ERROR-SHAPE:error",
+    WHOLE, NULL, NULL, NULL, "ai-sdk" },
   /* cut by the reporter; content deltas without finish_reason (fixed by
    * PR #19662; nullable-required) and with tool_calls [] (V2, judged only
    * on a finished message) */
@@ -254,8 +255,8 @@ static const struct verdict vllm[] = {
    * name: the vllm profile knows it (warnings), but openai-node's stream
    * helper throws on the missing type (it invents the missing id) and
    * openai-python's doubles the name, which no profile excuses */
-  { "named-tool-choice-stream-partial", "TOOL-DELTA-HEAD:warning TOOL-NAME-ONCE:warning CLIENT-BREAKS:error*2", "TOOL-DELTA-HEAD:error TOOL-NAME-ONCE:error CLIENT-BREAKS:error*2",
-    CUT, NULL, NULL, NULL, "openai-node-stream openai-python-stream" },
+  { "named-tool-choice-stream-partial", "CLIENT-BREAKS:error*3 TOOL-DELTA-HEAD:warning TOOL-NAME-ONCE:warning", "CLIENT-BREAKS:error*3 TOOL-DELTA-HEAD:error TOOL-NAME-ONCE:error",
+    CUT, NULL, NULL, NULL, "openai-agents-chat openai-node-stream openai-python-stream" },
   /* V3 (no arguments on the first fragment), V4 (content "" in the finish
    * chunk), V5 (empty model): all legal */
   { "tools-auto-stream-hermes", "", "", WHOLE, NULL, NULL, NULL, NULL },
@@ -304,7 +305,7 @@ static const struct verdict tgi[] = {
    * openai-node's stream helper throws on the missing finish_reason (so
    * STREAM-FINISH-ONCE fails the case), openai-python's joins the roles */
   { "tools-named-choice-stream", NULL, "STREAM-CHUNK-SCHEMA:error*16 STREAM-ROLE-ONCE:warning*16 TOOL-NAME-ONCE:error*16 "
-    "STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error CLIENT-BREAKS:error*2", WHOLE, "STREAM-DONE", NULL, "STREAM-FINISH-ONCE STREAM-TRUNCATED", "openai-node-stream openai-python-stream" },
+    "CLIENT-BREAKS:error*3 STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error", WHOLE, "STREAM-DONE", NULL, "STREAM-FINISH-ONCE STREAM-TRUNCATED", "ai-sdk openai-node-stream openai-python-stream" },
   /* T4: finish_reason stop after a tool call (tool_choice unset: auto) */
   { "tools-nonstream", NULL, "CHAT-SCHEMA:error TOOL-FINISH-REASON:error", WHOLE, NULL, NULL, NULL, NULL },
   /* T6: {"error": "<string>", "error_type": ...}: the ai SDK shows only
@@ -324,10 +325,10 @@ static const struct verdict sglang[] = {
    * throwing on the missing role is the excerpt's artefact too */
   { "stream-partial-v0.4.4", NULL, "STREAM-CHUNK-SCHEMA:error*4 STREAM-ROLE-ONCE:warning",
     CUT, "STREAM-ROLE-FIRST", NULL, NULL, NULL },
-  /* S5: the flat envelope: openai-node, LangChain and the ai SDK lose its
-   * message */
-  { "error-context-length", NULL, "ERROR-SHAPE:error CLIENT-BREAKS:error*3",
-    WHOLE, NULL, NULL, "ERROR-SHAPE", "ai-sdk langchain openai-node" },
+  /* S5: the flat envelope: the ai SDK loses its message (openai 7 keeps
+   * it, see V6) */
+  { "error-context-length", NULL, "CLIENT-BREAKS:error ERROR-SHAPE:error",
+    WHOLE, NULL, NULL, "ERROR-SHAPE", "ai-sdk" },
 };
 
 /* ---- LM Studio (L1-L5; openai profile) ----------------------------------------------------- */
@@ -335,9 +336,9 @@ static const struct verdict sglang[] = {
 static const struct verdict lmstudio[] = {
   /* L1: an unknown route answered 200 with a string error: no client
    * shows it */
-  { "error-unknown-endpoint-200", NULL, "ERROR-STATUS:error ERROR-SHAPE:error CLIENT-BREAKS:error*4",
+  { "error-unknown-endpoint-200", NULL, "CLIENT-BREAKS:error*5 ERROR-SHAPE:error ERROR-STATUS:error",
     WHOLE, NULL,
-    "POST /chat/completions", "ERROR-STATUS", "ai-sdk langchain openai-node openai-python" },
+    "POST /chat/completions", "ERROR-STATUS", "ai-sdk langchain openai-agents-chat openai-node openai-python" },
   /* L3: a tool-call message without content (and without refusal) */
   { "tools-nonstream-docs", NULL, "CHAT-SCHEMA:error*2", WHOLE, NULL, NULL, NULL, NULL },
 };
@@ -444,11 +445,11 @@ static const struct verdict live[] = {
   { "tool-call.auto", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
   { "tool-call.auto-stream", CORS "CLIENT-BREAKS:info", CORS "CLIENT-BREAKS:info", WHOLE, NULL, NULL, NULL, NULL },
   /* D5, and the same for a named tool_choice and for two tools */
-  { "tool-call.required", CORS LS_CHAT "TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
-  { "tool-call.required-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
-  { "tool-call.named", CORS LS_CHAT "TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
-  { "tool-call.named-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
-  { "tool-call.parallel-stream", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", CORS "TOOL-CHOICE-HONOURED:error CLIENT-BREAKS:info", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", NULL },
+  { "tool-call.required", CORS LS_CHAT "CLIENT-BREAKS:error TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "CLIENT-BREAKS:error TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
+  { "tool-call.required-stream", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
+  { "tool-call.named", CORS LS_CHAT "CLIENT-BREAKS:error TOOL-CHOICE-HONOURED:error", CORS OA_CHAT "CLIENT-BREAKS:error TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
+  { "tool-call.named-stream", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
+  { "tool-call.parallel-stream", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", CORS "CLIENT-BREAKS:error CLIENT-BREAKS:info TOOL-CHOICE-HONOURED:error", WHOLE, NULL, NULL, "TOOL-CHOICE-HONOURED", "ai-sdk" },
   /* the answer after a tool result: a plain completion */
   { "tool-call.tool-result-turn", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
 };
@@ -794,7 +795,9 @@ static void live_free(struct live_rec *l)
  * (REASONING-MARKUP-LEAK, a warning for that case) while the stream parses
  * it away (STREAM-EMPTY, a warning when every choice ended "length"); the
  * null reasoning_content sent back is refused with a 500
- * (REASONING-HISTORY-REFUSED, a contract). */
+ * (REASONING-HISTORY-REFUSED, a contract).  A length stop that left
+ * nothing but reasoning_content (which it does not read) makes the Agents
+ * SDK raise ModelBehaviorError: its limitation, info. */
 static const struct verdict reasoner[] = {
   /* the overflow probes (N_CTX words for overflow: 4096 here) and the
    * history over the window: the plain JSON 400 exceed_context_size_error
@@ -809,7 +812,7 @@ static const struct verdict reasoner[] = {
   { "context-overflow.recovery", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "context-overflow.recovery-overflow", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "context-overflow.under-by-one", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", WHOLE, NULL, NULL, NULL, NULL },
-  { "context-overflow.under-limit", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "context-overflow.under-limit", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* D1 (a 500 for invalid JSON: ERROR-STATUS in the suite run) and the
    * clean 400/404s; unknown-role is D2, answered with 200 */
   { "errors.invalid-json", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
@@ -818,7 +821,7 @@ static const struct verdict reasoner[] = {
   { "errors.n-over-limit", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "errors.tool-parameters-not-object", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "errors.tool-schema-invalid", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "errors.unknown-role", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "errors.unknown-role", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "errors.wrong-method", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   /* identification: /apply-template, /metrics, /props, /slots, /tokenize,
    * /v1/models (this server has --metrics and --slots) */
@@ -843,7 +846,7 @@ static const struct verdict reasoner[] = {
    * on it, as on OpenAI's (info).  A stream that crosses a second boundary
    * changes created on every chunk from then on */
   { "json-schema.json-object", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "json-schema.json-object-short", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "json-schema.json-object-short", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "json-schema.json-object-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "json-schema.json-schema", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "json-schema.json-schema-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*28", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info STREAM-CREATED-STABLE:warning*28", WHOLE, NULL, NULL, NULL, NULL },
@@ -864,10 +867,10 @@ static const struct verdict reasoner[] = {
   /* plain completions; plain.n-2 and streaming.n-2-stream are the 400 of a
    * one-slot server ("Field 'n': Value must be between 1 <= value <= 1") */
   { "plain.chat-basic", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "plain.logprobs", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.logprobs", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "plain.max-tokens-1", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-MARKUP-LEAK:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "plain.n-2", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
-  { "plain.unknown-model", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "plain.unknown-model", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* the reasoning suite: reasoning_content beside content, as the model
    * README says; thinking off leaves the key out.  budget-exhausted-stream
    * ends "length": openai-python's stream helper raises (info).  The
@@ -877,8 +880,8 @@ static const struct verdict reasoner[] = {
    * (D8, info) */
   { "reasoning.answer", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.answer-stream", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.budget-exhausted", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "reasoning.budget-exhausted-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted", "CHAT-SCHEMA:warning*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CHAT-SCHEMA:error*2 CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
+  { "reasoning.budget-exhausted-stream", "CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", "CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.effort-none", CORS LS_CHAT, CORS OA_CHAT, WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.enable-thinking-string", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "reasoning.history-reasoning", "CHAT-SCHEMA:warning*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CHAT-SCHEMA:error*2 HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
@@ -897,8 +900,8 @@ static const struct verdict reasoner[] = {
    * has nothing to stream: its one token is <think> (STREAM-EMPTY, which the
    * suite case allows) */
   { "streaming.include-usage", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.logprobs-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info STREAM-CHUNK-SCHEMA:warning*3", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info STREAM-CHUNK-SCHEMA:error*3", WHOLE, NULL, NULL, NULL, NULL },
-  { "streaming.max-tokens-1-stream", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info STREAM-EMPTY:warning", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info STREAM-EMPTY:warning", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.logprobs-stream", "CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info STREAM-CHUNK-SCHEMA:warning*3", "CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info REASONING-BUDGET:warning REASONING-FIELD:info STREAM-CHUNK-SCHEMA:error*3", WHOLE, NULL, NULL, NULL, NULL },
+  { "streaming.max-tokens-1-stream", "CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info STREAM-EMPTY:warning", "CLIENT-BREAKS:info*2 HTTP-CORS-ORIGIN:info STREAM-EMPTY:warning", WHOLE, NULL, NULL, NULL, NULL },
   { "streaming.n-2-stream", CORS LS_ERR, CORS OA_ERR, WHOLE, NULL, NULL, NULL, NULL },
   { "streaming.stream-basic", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", "CLIENT-BREAKS:info HTTP-CORS-ORIGIN:info REASONING-FIELD:info", WHOLE, NULL, NULL, NULL, NULL },
   /* tool calls after thinking: content "" beside tool_calls (D8, info);
