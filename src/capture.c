@@ -218,6 +218,12 @@ void oc_capture_request_rules(struct oc_ruleset *out)
   oc_ruleset_set(out, OC_R_TOOL_TEXT_LEAK);
   oc_ruleset_set(out, OC_R_SCHEMA_OUTPUT);
   oc_ruleset_set(out, OC_R_JSON_OBJECT_OUTPUT);
+  /* responses.c: tools, tool_choice, parallel_tool_calls, text.format,
+   * previous_response_id */
+  oc_ruleset_set(out, OC_R_RESPONSES_TOOL_CHOICE);
+  oc_ruleset_set(out, OC_R_RESPONSES_PARALLEL_FALSE);
+  oc_ruleset_set(out, OC_R_RESPONSES_TEXT_FORMAT);
+  oc_ruleset_set(out, OC_R_RESPONSES_STATELESS);
 }
 
 /* ---- the readers ---------------------------------------------------------------------- */
@@ -452,7 +458,8 @@ static int har_entry(struct oc_capture *cap, const cJSON *ent, int index, const 
   if(!path)
     return OC_ENOMEM;
   enum oc_api api = oc_api_from_path(path);
-  if(strcmp(method, "POST") != 0 || (api != OC_API_CHAT && api != OC_API_COMPLETIONS)) {
+  if(strcmp(method, "POST") != 0 || (api != OC_API_CHAT && api != OC_API_COMPLETIONS &&
+                                 api != OC_API_RESPONSES)) {
     cap->har_skipped++;
     free(path);
     return OC_OK;
