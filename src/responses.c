@@ -649,13 +649,6 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
   if(!item || item->type != OC_JOBJECT)
     return; /* the schema says so */
   const struct oc_jv *id = oc_jv_get(item, "id");
-  if(id && id->type == OC_JSTRING && item_by_id(s, id->u.str, id->len)) {
-    EMIT(s, OC_R_RESPONSES_ITEM_ID,
-         OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/item/id",
-               .expected = "a new item id", .actual = id->u.str),
-         "event %ld opens item '%s' a second time", n, id->u.str);
-    return;
-  }
   if(s->nitems >= OC_RESP_MAX_ITEMS) {
     s->items_dropped++;
     if(once(s, ONCE_SIZE))
@@ -664,6 +657,13 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
                  .expected = "at most 1024 output items", .actual = "more"),
            "the stream opens more than %d output items; the rest are not read",
            OC_RESP_MAX_ITEMS);
+    return;
+  }
+  if(id && id->type == OC_JSTRING && item_by_id(s, id->u.str, id->len)) {
+    EMIT(s, OC_R_RESPONSES_ITEM_ID,
+         OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/item/id",
+               .expected = "a new item id", .actual = id->u.str),
+         "event %ld opens item '%s' a second time", n, id->u.str);
     return;
   }
   /* one item at a time: the one before is closed before the next opens */
