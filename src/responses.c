@@ -600,8 +600,7 @@ static void check_calls(struct oc_check *c, const struct oc_request_info *req,
       oc_emit(c, OC_R_RESPONSES_TOOL_CHOICE,
               OC_AT(.chunk = chunk, .path = "/output", .expected = req->named_tool,
                     .actual = act),
-              "tool_choice names '%s' but the answer calls no function (llama-server reads "
-              "the object form as \"auto\")", req->named_tool);
+              "tool_choice names '%s' but the answer calls no function", req->named_tool);
     else if(req->tool_choice == OC_TOOL_CHOICE_NONE && ncalls > 0)
       oc_emit(c, OC_R_RESPONSES_TOOL_CHOICE,
               OC_AT(.chunk = calls[0].chunk, .byte = calls[0].byte, .path = calls[0].path,
