@@ -63,3 +63,13 @@ expect_grep 'RESPONSES-STATUS at chunk 11' "$TMP/out"
 expect_status 0 "$OACHECK" check "$REC/responses.plain-stream.cassette.gz"
 expect_grep 'RESPONSES-OUTPUT-INDEX at chunk 3' "$TMP/out"
 pass "oacheck check reads captured Responses exchanges"
+
+# a raw `curl -i -N` capture without its request: the protocol is told
+# from the events themselves
+CURL="$OACHECK_SRCDIR/tests/data/recordings/llama-server-responses-curl"
+expect_status 0 "$OACHECK" check "$CURL/plain-stream.http" "$CURL/tool-stream.http" "$CURL/plain.http"
+expect_grep 'plain-stream.http: a raw HTTP response \(curl -i\), POST /v1/responses' "$TMP/out"
+expect_grep 'plain.http: a raw HTTP response \(curl -i\), POST /v1/responses' "$TMP/out"
+expect_grep 'RESPONSES-ITEM-ORDER' "$TMP/out"
+expect_no_grep 'STREAM-CHUNK-SCHEMA' "$TMP/out"
+pass "a curl capture of a Responses stream is judged as one without its request"
