@@ -3,7 +3,8 @@
 # real Responses traffic (tests/data/recordings/llama-server-responses,
 # tiny-reasoner.gguf): every case's verdict, and the deviations its README
 # lists each a named finding; then `oacheck check` on one of those
-# exchanges, as captured, and the Response the results rebuild from it.
+# exchanges, as captured, and the Response the results rebuild from it;
+# and the same verdicts live against `oacheck serve` serving them.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-responses"
@@ -73,3 +74,13 @@ expect_grep 'plain.http: a raw HTTP response \(curl -i\), POST /v1/responses' "$
 expect_grep 'RESPONSES-ITEM-ORDER' "$TMP/out"
 expect_no_grep 'STREAM-CHUNK-SCHEMA' "$TMP/out"
 pass "a curl capture of a Responses stream is judged as one without its request"
+
+# the same suite live against `oacheck serve` serving those recordings
+# (event: lines and all): the same verdicts
+serve_start "$REC"
+expect_status 1 "$OACHECK" run "$SUITE" --target "$URL" --profile llama-server
+verdicts "$TMP/out" > "$TMP/got"
+cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "served verdicts differ"; }
+expect_grep '^19 cases: 15 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+serve_stop
+pass "oacheck serve replays the Responses streams: the same 19 verdicts live"
