@@ -29,6 +29,7 @@ PASS responses/store-false
 PASS responses/reasoning-effort
 PASS responses/invalid-no-input
 PASS responses/invalid-item-type
+PASS responses/context-overflow-stream
 PASS responses/input-tokens
 EOV
 sort "$TMP/expected" > "$TMP/expected.sorted"
@@ -36,12 +37,12 @@ sort "$TMP/expected" > "$TMP/expected.sorted"
 expect_status 1 "$OACHECK" run "$SUITE" --replay "$REC" --json "$TMP/r.json"
 verdicts "$TMP/out" > "$TMP/got"
 cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "verdicts differ"; }
-expect_grep '^19 cases: 15 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
 expect_grep 'RESPONSES-TOOL-CHOICE error: tool_choice names .get_weather. but the answer calls no function' "$TMP/out"
 expect_grep 'RESPONSES-PARALLEL-FALSE error: parallel_tool_calls false was asked but the answer makes 2 function calls' "$TMP/out"
 expect_grep 'RESPONSES-TEXT-FORMAT error' "$TMP/out"
 expect_grep 'previous-response-id \(unsupported: HTTP 400' "$TMP/out"
-pass "the responses suite on llama-server's recordings: 19 verdicts as the recordings warrant"
+pass "the responses suite on llama-server's recordings: 20 verdicts as the recordings warrant"
 
 # what every stream of llama-server shows, once per stream
 for rule in RESPONSES-SEQUENCE RESPONSES-OUTPUT-INDEX RESPONSES-CONTENT-INDEX RESPONSES-CREATED \
@@ -81,6 +82,6 @@ serve_start "$REC"
 expect_status 1 "$OACHECK" run "$SUITE" --target "$URL" --profile llama-server
 verdicts "$TMP/out" > "$TMP/got"
 cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "served verdicts differ"; }
-expect_grep '^19 cases: 15 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
 serve_stop
-pass "oacheck serve replays the Responses streams: the same 19 verdicts live"
+pass "oacheck serve replays the Responses streams: the same 20 verdicts live"
