@@ -4,7 +4,8 @@
 # tiny-reasoner.gguf): every case's verdict, and the deviations its README
 # lists each a named finding; then `oacheck check` on one of those
 # exchanges, as captured, and the Response the results rebuild from it;
-# and the same verdicts live against `oacheck serve` serving them.
+# the same verdicts live against `oacheck serve` serving them, and
+# `oacheck proxy` in front of that judging a client's exchange.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-responses"
@@ -83,5 +84,29 @@ expect_status 1 "$OACHECK" run "$SUITE" --target "$URL" --profile llama-server
 verdicts "$TMP/out" > "$TMP/got"
 cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "served verdicts differ"; }
 expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+
+# and `oacheck proxy` in front of it judges a client's Responses traffic:
+# the named tool_choice answered with text fails its contract
+if command -v curl >/dev/null 2>&1; then
+  recorded_request "$REC/responses.tool-named-off-topic.cassette.gz" "$TMP/named.json"
+  # record --show's note, not the body
+  grep -v '^(no newline at the end)$' "$TMP/named.json" > "$TMP/named.body" || true
+  "$OACHECK" proxy --target "t=$URL" --listen 127.0.0.1:0 --profile llama-server \
+    >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
+  PROXY_PID=$!
+  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
+  wait_until "the proxy did not start" grep -q '^listening on ' "$TMP/proxy.out"
+  PURL=$(sed -n 's/^listening on \(http:[^ ]*\) .*/\1/p' "$TMP/proxy.out")
+  curl -s -o "$TMP/named.out" -H 'Content-Type: application/json' --data-binary @"$TMP/named.body" \
+    "$PURL/v1/responses" || fail "curl through the proxy failed"
+  grep -q '"type":"message"' "$TMP/named.out" || fail "the proxy did not pass the answer on"
+  wait_until "the proxy did not judge the exchange" grep -q 'proxy/POST /v1/responses' "$TMP/proxy.out"
+  kill -INT "$PROXY_PID"
+  set +e; wait "$PROXY_PID"; st=$?; set -e
+  [ "$st" = 1 ] || { cat "$TMP/proxy.out" "$TMP/proxy.err" >&2; fail "the proxy exited $st, expected 1"; }
+  expect_grep '^FAIL .*proxy/POST /v1/responses #1' "$TMP/proxy.out"
+  expect_grep 'RESPONSES-TOOL-CHOICE error' "$TMP/proxy.out"
+  pass "oacheck proxy judges a client's Responses exchange"
+fi
 serve_stop
 pass "oacheck serve replays the Responses streams: the same 20 verdicts live"
