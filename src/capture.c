@@ -156,9 +156,9 @@ int oc_capture_cut(const char *body, size_t len, char *why, size_t whylen)
   return 1;
 }
 
-/* The endpoint a body comes from, by its "object": chat completions
- * unless it says otherwise.  For a stream, the first data line that is a
- * JSON object says it. */
+/* The endpoint a body comes from, by its "object" (or a Responses event's
+ * "type"): chat completions unless it says otherwise.  For a stream, the
+ * first data line that is a JSON object says it. */
 static const char *infer_path(const char *body, size_t len, int sse)
 {
   cJSON *j = NULL;
@@ -176,8 +176,12 @@ static const char *infer_path(const char *body, size_t len, int sse)
     i += n + 1;
   }
   const char *object = oc_json_str(j, "object");
+  const char *type = oc_json_str(j, "type");
   const char *path = "/v1/chat/completions";
-  if(oc_streq(object, "text_completion"))
+  /* the Responses API: a Response body, or a stream of typed events */
+  if(oc_streq(object, "response") || (type && oc_startswith(type, "response.")))
+    path = "/v1/responses";
+  else if(oc_streq(object, "text_completion"))
     path = "/v1/completions";
   else if(oc_streq(object, "list") && oc_json_arr(j, "data") && !oc_json_get(j, "usage"))
     path = "/v1/models";
@@ -218,6 +222,12 @@ void oc_capture_request_rules(struct oc_ruleset *out)
   oc_ruleset_set(out, OC_R_TOOL_TEXT_LEAK);
   oc_ruleset_set(out, OC_R_SCHEMA_OUTPUT);
   oc_ruleset_set(out, OC_R_JSON_OBJECT_OUTPUT);
+  /* responses.c: tools, tool_choice, parallel_tool_calls, text.format,
+   * previous_response_id */
+  oc_ruleset_set(out, OC_R_RESPONSES_TOOL_CHOICE);
+  oc_ruleset_set(out, OC_R_RESPONSES_PARALLEL_FALSE);
+  oc_ruleset_set(out, OC_R_RESPONSES_TEXT_FORMAT);
+  oc_ruleset_set(out, OC_R_RESPONSES_STATELESS);
 }
 
 /* ---- the readers ---------------------------------------------------------------------- */
@@ -452,7 +462,8 @@ static int har_entry(struct oc_capture *cap, const cJSON *ent, int index, const 
   if(!path)
     return OC_ENOMEM;
   enum oc_api api = oc_api_from_path(path);
-  if(strcmp(method, "POST") != 0 || (api != OC_API_CHAT && api != OC_API_COMPLETIONS)) {
+  if(strcmp(method, "POST") != 0 || (api != OC_API_CHAT && api != OC_API_COMPLETIONS &&
+                                 api != OC_API_RESPONSES)) {
     cap->har_skipped++;
     free(path);
     return OC_OK;

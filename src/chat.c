@@ -140,6 +140,33 @@ static void log_free(struct oc_event_log *log)
   free(log->pinned);
 }
 
+/* The log, for other protocols' stream decoders (responses.c). */
+int oc_event_log_add(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t)
+{
+  return log_event(log, ev, n, t);
+}
+
+void oc_event_log_mark(struct oc_event_log *log, long n)
+{
+  log_mark(log, n);
+}
+
+void oc_event_log_start(struct oc_event_log *log, int enabled)
+{
+  log->enabled = enabled;
+  log->nhead = log->ntail = log->tail_start = 0;
+  log->pinned = NULL;
+  log->npinned = log->apinned = 0;
+  log->pin_until = 0;
+}
+
+void oc_event_log_free(struct oc_event_log *log)
+{
+  if(log->enabled)
+    log_free(log);
+  oc_event_log_start(log, 0);
+}
+
 /* ---- reporting helpers ------------------------------------------------------ */
 
 /* Every stream finding goes through here so that the events around it are
@@ -741,6 +768,32 @@ static int shape_known(const struct oc_stream *s, uint64_t shape)
   return 0;
 }
 
+int oc_timing_content(struct oc_stream_timing *tm, uint64_t t, long n)
+{
+  int oom = 0;
+  tm->content_events++;
+  if(!tm->t_first_content)
+    tm->t_first_content = t ? t : 1;
+  else if(t >= tm->t_last_content) {
+    uint64_t gap = t - tm->t_last_content;
+    if(gap > tm->max_gap) {
+      tm->max_gap = gap;
+      tm->max_gap_chunk = n;
+    }
+    if(tm->ngaps < OC_CAP_GAPS) {
+      uint32_t *d = oc_array_grow(tm->gaps_us, &tm->agaps, tm->ngaps + 1, sizeof(*d));
+      if(d)
+        tm->gaps_us = d;
+      else
+        oom = 1;
+      if(tm->ngaps < tm->agaps)
+        tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
+    }
+  }
+  tm->t_last_content = t;
+  return oom ? OC_ENOMEM : OC_OK;
+}
+
 static void on_event(void *ud, const struct oc_sse_event *ev)
 {
   struct oc_stream *s = ud;
@@ -882,29 +935,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     for(uint32_t i = 0; i < nch; i++)
       content_event |= handle_choice(s, ev, n, &choices->u.items[i], i);
   }
-  if(content_event) {
-    struct oc_stream_timing *tm = &s->timing;
-    tm->content_events++;
-    if(!tm->t_first_content)
-      tm->t_first_content = t ? t : 1;
-    else if(t >= tm->t_last_content) {
-      uint64_t gap = t - tm->t_last_content;
-      if(gap > tm->max_gap) {
-        tm->max_gap = gap;
-        tm->max_gap_chunk = n;
-      }
-      if(tm->ngaps < OC_CAP_GAPS) {
-        uint32_t *d = oc_array_grow(tm->gaps_us, &tm->agaps, tm->ngaps + 1, sizeof(*d));
-        if(d)
-          tm->gaps_us = d;
-        else
-          s->check->oom = 1; /* percentiles from some of the gaps would be made up */
-        if(tm->ngaps < tm->agaps)
-          tm->gaps_us[tm->ngaps++] = (uint32_t)(gap / 1000 > UINT32_MAX ? UINT32_MAX : gap / 1000);
-      }
-    }
-    tm->t_last_content = t;
-  }
+  if(content_event && oc_timing_content(&s->timing, t, n))
+    s->check->oom = 1; /* percentiles from some of the gaps would be made up */
 }
 
 static void on_issue(void *ud, const struct oc_sse_issue *is)
@@ -1283,19 +1315,25 @@ static int cmp_logged(const void *a, const void *b)
 
 cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
 {
+  return oc_event_log_json(&s->log, &s->timing, s->events, truncated);
+}
+
+cJSON *oc_event_log_json(const struct oc_event_log *log, const struct oc_stream_timing *timing,
+                         long events, int *truncated)
+{
   cJSON *arr = cJSON_CreateArray();
-  if(!arr || !s->log.enabled)
+  if(!arr || !log->enabled)
     return arr;
-  size_t total = s->log.nhead + s->log.ntail + s->log.npinned;
+  size_t total = log->nhead + log->ntail + log->npinned;
   const struct oc_logged_event **all = calloc(total ? total : 1, sizeof(*all));
   int oom = !all;
   size_t k = 0;
-  for(size_t i = 0; all && i < s->log.nhead; i++)
-    all[k++] = &s->log.head[i];
-  for(size_t i = 0; all && i < s->log.npinned; i++)
-    all[k++] = &s->log.pinned[i];
-  for(size_t i = 0; all && i < s->log.ntail; i++)
-    all[k++] = &s->log.tail[(s->log.tail_start + i) % OC_LOG_TAIL];
+  for(size_t i = 0; all && i < log->nhead; i++)
+    all[k++] = &log->head[i];
+  for(size_t i = 0; all && i < log->npinned; i++)
+    all[k++] = &log->pinned[i];
+  for(size_t i = 0; all && i < log->ntail; i++)
+    all[k++] = &log->tail[(log->tail_start + i) % OC_LOG_TAIL];
   if(all)
     qsort(all, k, sizeof(*all), cmp_logged);
   long prev = 0;
@@ -1309,8 +1347,8 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
     oc_json_put(&oom, ev, "n", cJSON_CreateNumber((double)e->n));
     oc_json_put(&oom, ev, "offset", cJSON_CreateNumber((double)e->offset));
     oc_json_put(&oom, ev, "end", cJSON_CreateNumber((double)e->end));
-    if(s->timing.recorded && e->t_ns >= s->timing.t_sent)
-      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNumber((double)(e->t_ns - s->timing.t_sent) / 1e6));
+    if(timing->recorded && e->t_ns >= timing->t_sent)
+      oc_json_put(&oom, ev, "t_ms", cJSON_CreateNumber((double)(e->t_ns - timing->t_sent) / 1e6));
     else
       oc_json_put(&oom, ev, "t_ms", cJSON_CreateNull());
     if(e->type.len)
@@ -1333,7 +1371,7 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated)
     return NULL;
   }
   if(truncated)
-    *truncated = (long)cJSON_GetArraySize(arr) < s->events;
+    *truncated = (long)cJSON_GetArraySize(arr) < events;
   return arr;
 }
 
@@ -1350,7 +1388,11 @@ static void add_ms(int *oom, cJSON *o, const char *key, int ok, double ms)
 
 cJSON *oc_stream_timing_json(const struct oc_stream *s)
 {
-  const struct oc_stream_timing *tm = &s->timing;
+  return oc_timing_json(&s->timing, s->events);
+}
+
+cJSON *oc_timing_json(const struct oc_stream_timing *tm, long events)
+{
   int oom = 0;
   cJSON *o = cJSON_CreateObject();
   oc_json_put(&oom, o, "recorded", cJSON_CreateBool(tm->recorded));
@@ -1385,7 +1427,7 @@ cJSON *oc_stream_timing_json(const struct oc_stream *s)
   oc_json_put(&oom, o, "max_gap_chunk", have && tm->max_gap_chunk > 0
                                            ? cJSON_CreateNumber((double)tm->max_gap_chunk)
                                            : cJSON_CreateNull());
-  oc_json_put(&oom, o, "chunks", cJSON_CreateNumber((double)s->events));
+  oc_json_put(&oom, o, "chunks", cJSON_CreateNumber((double)events));
   double span = (double)(tm->t_last_content - tm->t_first_content) / 1e9;
   add_ms(&oom, o, "tokens_per_s", rec && tm->content_events > 1 && span > 0,
          (double)(tm->content_events - 1) / (span > 0 ? span : 1));

@@ -136,5 +136,20 @@ cJSON *oc_stream_events_json(const struct oc_stream *s, int *truncated);
 /* Timing as the results schema's "timing" object. */
 cJSON *oc_stream_timing_json(const struct oc_stream *s);
 
+/* The event log and the timing, shared with the other protocols' stream
+ * decoders (responses.c): start a log (its slots are made ready as
+ * events arrive), add event n, keep the events around a finding at n,
+ * free it; the log as results events (t_ms relative to timing->t_sent);
+ * a content-bearing event at t (gaps and their percentiles; OC_ENOMEM
+ * when a gap could not be kept); the timing as results "timing". */
+void oc_event_log_start(struct oc_event_log *log, int enabled);
+int oc_event_log_add(struct oc_event_log *log, const struct oc_sse_event *ev, long n, uint64_t t);
+void oc_event_log_mark(struct oc_event_log *log, long n);
+void oc_event_log_free(struct oc_event_log *log);
+cJSON *oc_event_log_json(const struct oc_event_log *log, const struct oc_stream_timing *timing,
+                         long events, int *truncated);
+int oc_timing_content(struct oc_stream_timing *tm, uint64_t t, long n);
+cJSON *oc_timing_json(const struct oc_stream_timing *tm, long events);
+
 
 #endif

@@ -30,6 +30,10 @@ enum oc_api oc_api_from_path(const char *path)
     return OC_API_MODELS;
   if(strcmp(q, "/embeddings") == 0)
     return OC_API_EMBEDDINGS;
+  if(strcmp(q, "/responses") == 0)
+    return OC_API_RESPONSES;
+  if(strcmp(q, "/responses/input_tokens") == 0)
+    return OC_API_RESPONSES_INPUT_TOKENS;
   return OC_API_OTHER;
 }
 
@@ -70,6 +74,7 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   info->parallel_tool_calls = -1;
   info->max_tokens = -1;
   info->history_reasoning_at = -1;
+  info->store = -1;
   if(!cJSON_IsObject(body))
     return;
   info->body = body;
@@ -81,6 +86,8 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   if(oc_json_is_integer(n) && n->valuedouble >= 1 && n->valuedouble <= 128)
     info->n = (int)n->valuedouble;
   const cJSON *mt = oc_json_get(body, "max_completion_tokens");
+  if(!oc_json_is_integer(mt) && info->api == OC_API_RESPONSES)
+    mt = oc_json_get(body, "max_output_tokens");
   if(!oc_json_is_integer(mt))
     mt = oc_json_get(body, "max_tokens");
   if(oc_json_is_integer(mt) && mt->valuedouble >= 0 && mt->valuedouble < 1e12)
@@ -102,6 +109,9 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   else if(cJSON_IsObject(tc)) {
     const cJSON *fn = oc_json_obj(tc, "function");
     const char *name = fn ? oc_json_str(fn, "name") : NULL;
+    /* the Responses API's {"type": "function", "name": …} */
+    if(!name && oc_streq(oc_json_str(tc, "type"), "function"))
+      name = oc_json_str(tc, "name");
     if(name) {
       info->tool_choice = OC_TOOL_CHOICE_NAMED;
       info->named_tool = name;
@@ -111,20 +121,32 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   if(cJSON_IsBool(ptc))
     info->parallel_tool_calls = cJSON_IsTrue(ptc);
   const cJSON *rf = oc_json_obj(body, "response_format");
+  /* the Responses API's text.format: {"type": "json_schema", "name", "schema"} */
+  const cJSON *tf = oc_json_obj(oc_json_obj(body, "text"), "format");
+  if(!rf && tf && info->api == OC_API_RESPONSES)
+    rf = tf;
   const char *rft = rf ? oc_json_str(rf, "type") : NULL;
   if(oc_streq(rft, "json_object"))
     info->format = OC_FORMAT_JSON_OBJECT;
   else if(oc_streq(rft, "json_schema")) {
     info->format = OC_FORMAT_JSON_SCHEMA;
     const cJSON *js = oc_json_obj(rf, "json_schema");
-    info->format_schema = js ? oc_json_get(js, "schema") : NULL;
+    info->format_schema = js ? oc_json_get(js, "schema") : oc_json_get(rf, "schema");
   }
+  info->previous_response_id = oc_json_str(body, "previous_response_id");
+  const cJSON *store = oc_json_get(body, "store");
+  if(cJSON_IsBool(store))
+    info->store = cJSON_IsTrue(store);
   thinking_controls(info, body);
 }
 
 static const cJSON *tool_function(const cJSON *tool)
 {
-  return oc_json_obj(tool, "function");
+  const cJSON *fn = oc_json_obj(tool, "function");
+  /* the Responses API's function tool carries name and parameters itself */
+  if(!fn && oc_streq(oc_json_str(tool, "type"), "function") && oc_json_str(tool, "name"))
+    fn = tool;
+  return fn;
 }
 
 const cJSON *oc_request_tool_parameters(const struct oc_request_info *info, const char *name)

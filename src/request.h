@@ -12,7 +12,9 @@ enum oc_api {
   OC_API_CHAT,          /* /v1/chat/completions */
   OC_API_COMPLETIONS,   /* legacy /v1/completions */
   OC_API_MODELS,        /* /v1/models */
-  OC_API_EMBEDDINGS
+  OC_API_EMBEDDINGS,
+  OC_API_RESPONSES,     /* /v1/responses (the Responses API, responses.c) */
+  OC_API_RESPONSES_INPUT_TOKENS /* /v1/responses/input_tokens */
 };
 
 enum oc_tool_choice {
@@ -55,13 +57,20 @@ struct oc_request_info {
    * (reasoning_content or reasoning, null included): the index in
    * messages of the first, -1 when none. */
   int history_reasoning_at;
+  /* The Responses API (OC_API_RESPONSES): the tools, tool_choice,
+   * parallel_tool_calls, text.format (into format / format_schema) and
+   * max_output_tokens (into max_tokens) above, and these: */
+  const char *previous_response_id; /* borrowed, NULL when not given */
+  int store;                /* -1 unset, 0 false, 1 true */
 };
 
 /* Fill *info from a request.  body may be NULL (GET) or not JSON; the
  * info then says so.  Borrowed pointers live as long as body. */
 void oc_request_info_init(struct oc_request_info *info, const char *method, const char *path,
                           const cJSON *body);
-/* The parameters schema of a tool by name, or NULL. */
+/* The parameters schema of a tool by name, or NULL.  Tools in chat's
+ * shape ({"type":"function","function":{name, parameters}}) and in the
+ * Responses API's ({"type":"function",name, parameters}) both count. */
 const cJSON *oc_request_tool_parameters(const struct oc_request_info *info, const char *name);
 /* Was a tool of this name offered? */
 int oc_request_has_tool(const struct oc_request_info *info, const char *name);

@@ -42,6 +42,8 @@ static const struct schema_slot schema_slots[] = {
   SLOT("llama-server/slots.json", ls_slots),
   SLOT("llama-server/tokenize.json", ls_tokenize),
   SLOT("llama-server/apply-template.json", ls_apply_template),
+  SLOT("responses/response.json", responses_response),
+  SLOT("responses/stream-event.json", responses_event),
 };
 #undef SLOT
 
@@ -243,6 +245,15 @@ static const struct oc_schema *chunk_schema_for(const struct oc_response *r)
 
 static void start_stream(struct oc_response *r, int ok)
 {
+  if(r->req->api == OC_API_RESPONSES) {
+    if(!r->rstream && !(r->rstream = malloc(sizeof(*r->rstream)))) {
+      r->check->oom = 1;
+      return;
+    }
+    oc_rstream_init(r->rstream, r->req, r->check, r->schemas, r->t_sent, r->timing_recorded,
+                    r->keep_events);
+    return;
+  }
   oc_stream_init(&r->stream, r->req, r->check, chunk_schema_for(r),
                  r->schemas ? r->schemas->reg : NULL, r->t_sent, r->timing_recorded,
                  r->keep_events);
@@ -280,7 +291,17 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
             "carries its reasoning back, as the ai SDK and agents send it", status,
             r->req->history_reasoning_at);
   }
-  int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS;
+  if(status >= 400 && r->req->api == OC_API_RESPONSES && r->req->previous_response_id) {
+    char act[16];
+    snprintf(act, sizeof(act), "HTTP %d", status);
+    oc_emit(c, OC_R_RESPONSES_STATELESS,
+            OC_AT(.path = "/previous_response_id", .expected = "an answer", .actual = act),
+            "the server answers %d to a request that continues an earlier response "
+            "(previous_response_id): it keeps no state; clients must send the whole history",
+            status);
+  }
+  int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS ||
+                 r->req->api == OC_API_RESPONSES;
   if(ok && chatlike && r->req->stream && !r->is_sse)
     oc_emit(c, OC_R_STREAM_CONTENT_TYPE,
             OC_AT(.expected = "text/event-stream",
@@ -328,7 +349,10 @@ static int sniff(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
     return OC_OK;
   r->is_sse = 1;
   start_stream(r, 1);
-  return r->body.len ? oc_stream_push(&r->stream, r->body.data, r->body.len, t_ns) : OC_OK;
+  if(r->rstream)
+    return r->body.len ? oc_rstream_push(r->rstream, r->body.data, r->body.len, t_ns) : OC_OK;
+  return r->body.len && r->stream_started ? oc_stream_push(&r->stream, r->body.data, r->body.len, t_ns)
+                                          : OC_OK;
 }
 
 int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
@@ -346,7 +370,9 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
       if(oc_buf_add(&r->body, p, n < room ? n : room))
         r->check->oom = 1; /* it fits the cap: only memory ran out */
     }
-    return oc_stream_push(&r->stream, p, n, t_ns);
+    if(r->rstream)
+      return oc_rstream_push(r->rstream, p, n, t_ns);
+    return r->stream_started ? oc_stream_push(&r->stream, p, n, t_ns) : OC_OK;
   }
   if(!r->body_overflow) {
     /* past the cap the body is not examined (the bytes before it stay
@@ -623,6 +649,9 @@ static void finish_json(struct oc_response *r)
   case OC_API_MODELS:
     check_models(r, root);
     break;
+  case OC_API_RESPONSES:
+    oc_responses_check_body(c, r->req, r->schemas, root);
+    break;
   case OC_API_EMBEDDINGS:
     schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, "embeddings.json", root,
                     OC_R_JSON_SCHEMA, "embeddings");
@@ -675,7 +704,18 @@ static void finish_decode(struct oc_response *r, uint64_t t_ns, int complete)
   if(r->is_sse) {
     if(r->status >= 400)
       check_error_body(r, NULL);
-    else {
+    else if(r->rstream) {
+      if(!complete && !r->rstream->truncated && !r->check->partial) {
+        r->rstream->truncated = 1;
+        oc_emit(r->check, OC_R_STREAM_TRUNCATED,
+                OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
+                      .actual = "the connection ended early"),
+                "the connection ended after %llu body bytes, before the response was "
+                "complete", (unsigned long long)r->body_bytes);
+      }
+      oc_rstream_finish(r->rstream, t_ns);
+    }
+    else if(r->stream_started) {
       /* A connection that ended before the body was complete cut the
        * stream, even when the cut fell between two events. */
       if(!complete && !r->stream.truncated && !r->check->partial) {
@@ -709,6 +749,10 @@ void oc_response_free(struct oc_response *r)
   oc_headers_free(&r->headers);
   if(r->stream_started)
     oc_stream_free(&r->stream);
+  if(r->rstream) {
+    oc_rstream_free(r->rstream);
+    free(r->rstream);
+  }
   oc_buf_free(&r->body);
   cJSON_Delete(r->parsed);
   for(size_t i = 0; i < r->nmessages; i++)
@@ -907,6 +951,16 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
     if(message && !oom && !(*message = oc_stream_completion(&r->stream)))
       oom = 1;
     if(timing && !oom && !(*timing = oc_stream_timing_json(&r->stream)))
+      oom = 1;
+  }
+  else if(r->is_sse && r->rstream) {
+    int cut = 0;
+    oc_json_put(&oom, o, "events", oc_rstream_events_json(r->rstream, &cut));
+    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->rstream->events));
+    oc_json_put(&oom, o, "events_truncated", cJSON_CreateBool(cut));
+    if(message && !oom && !(*message = oc_rstream_response(r->rstream)))
+      oom = 1;
+    if(timing && !oom && !(*timing = oc_rstream_timing_json(r->rstream)))
       oom = 1;
   }
   else if(timing && !oom && !(*timing = plain_timing_json(r)))

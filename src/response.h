@@ -16,6 +16,7 @@
 #include "headers.h"
 #include "jdoc.h"
 #include "request.h"
+#include "responses.h"
 #include "rules.h"
 
 struct oc_cassette;
@@ -39,6 +40,8 @@ struct oc_schemas {
   struct oc_schema *ls_slots;
   struct oc_schema *ls_tokenize;
   struct oc_schema *ls_apply_template;
+  struct oc_schema *responses_response; /* responses/response.json */
+  struct oc_schema *responses_event;    /* responses/stream-event.json */
   /* The same documents as JSON (and common.json), for the nullable-
    * required lookup; indexed like the table in response.c. */
   cJSON *docs[16];
@@ -82,6 +85,9 @@ struct oc_response {
   int is_sse;               /* decoded as an event stream */
   int sniffing;             /* stream:true answered under another type: the
                                first body byte that is not blank decides */
+  /* A Responses API stream (OC_API_RESPONSES) goes here instead of
+   * stream; allocated when it starts. */
+  struct oc_rstream *rstream;
   int stream_started;
   struct oc_stream stream;
   struct oc_buf body;       /* non-stream body (OC_CAP_BODY); for streams the first bytes */

@@ -1,0 +1,112 @@
+#!/bin/sh
+# responses-replay.sh — the responses suite replayed from llama-server's
+# real Responses traffic (tests/data/recordings/llama-server-responses,
+# tiny-reasoner.gguf): every case's verdict, and the deviations its README
+# lists each a named finding; then `oacheck check` on one of those
+# exchanges, as captured, and the Response the results rebuild from it;
+# the same verdicts live against `oacheck serve` serving them, and
+# `oacheck proxy` in front of that judging a client's exchange.
+set -eu
+. "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
+REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-responses"
+SUITE="$OACHECK_SRCDIR/suites/protocols/responses.json"
+
+cat > "$TMP/expected" <<'EOV'
+PASS responses/plain
+PASS responses/plain-stream
+PASS responses/instructions-stream
+PASS responses/message-items
+PASS responses/tool-auto-stream
+PASS responses/tool-required
+PASS responses/tool-named-stream
+FAIL responses/tool-named-off-topic
+PASS responses/two-calls-stream
+FAIL responses/parallel-false
+PASS responses/round-trip-stream
+FAIL responses/text-format
+PASS responses/max-output-tokens-stream
+SKIP responses/previous-response-id
+PASS responses/store-false
+PASS responses/reasoning-effort
+PASS responses/invalid-no-input
+PASS responses/invalid-item-type
+PASS responses/context-overflow-stream
+PASS responses/input-tokens
+EOV
+sort "$TMP/expected" > "$TMP/expected.sorted"
+
+expect_status 1 "$OACHECK" run "$SUITE" --replay "$REC" --json "$TMP/r.json"
+verdicts "$TMP/out" > "$TMP/got"
+cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "verdicts differ"; }
+expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep 'RESPONSES-TOOL-CHOICE error: tool_choice names .get_weather. but the answer calls no function' "$TMP/out"
+expect_grep 'RESPONSES-PARALLEL-FALSE error: parallel_tool_calls false was asked but the answer makes 2 function calls' "$TMP/out"
+expect_grep 'RESPONSES-TEXT-FORMAT error' "$TMP/out"
+expect_grep 'previous-response-id \(unsupported: HTTP 400' "$TMP/out"
+pass "the responses suite on llama-server's recordings: 20 verdicts as the recordings warrant"
+
+# what every stream of llama-server shows, once per stream
+for rule in RESPONSES-SEQUENCE RESPONSES-OUTPUT-INDEX RESPONSES-CONTENT-INDEX RESPONSES-CREATED \
+            RESPONSES-ITEM-ORDER RESPONSES-STATUS RESPONSES-STATELESS; do
+  grep -q "\"rule\":[[:space:]]*\"$rule\"" "$TMP/r.json" || fail "no $rule finding in the results"
+done
+grep -q '"rule":[[:space:]]*"RESPONSES-TERMINAL"' "$TMP/r.json" && fail "RESPONSES-TERMINAL on streams that end with response.completed"
+pass "llama-server's deviations are named findings"
+
+# the results carry the Response a client rebuilds from the stream
+flat_grep() { tr -d '\n' < "$1" | grep -q "$2"; }
+flat_grep "$TMP/r.json" '"type":[[:space:]]*"function_call",[[:space:]]*"id":[[:space:]]*"fc_[^"]*",[[:space:]]*"status":[[:space:]]*"completed",[[:space:]]*"call_id":[[:space:]]*"call_[^"]*",[[:space:]]*"name":[[:space:]]*"get_weather",[[:space:]]*"arguments":[[:space:]]*"{\\"location\\": \\"Oslo\\"}"' ||
+  fail "the rebuilt Response of tool-auto-stream lacks its get_weather call"
+pass "the results hold the rebuilt Response with its function call"
+
+# oacheck check on a captured Responses exchange: a rule file, and a
+# cassette of the recordings
+expect_status 0 "$OACHECK" check "$OACHECK_SRCDIR/tests/rules/RESPONSES-STATUS/llama-server-length-stop-completed.test"
+expect_grep 'RESPONSES-STATUS at chunk 11' "$TMP/out"
+expect_status 0 "$OACHECK" check "$REC/responses.plain-stream.cassette.gz"
+expect_grep 'RESPONSES-OUTPUT-INDEX at chunk 3' "$TMP/out"
+pass "oacheck check reads captured Responses exchanges"
+
+# a raw `curl -i -N` capture without its request: the protocol is told
+# from the events themselves
+CURL="$OACHECK_SRCDIR/tests/data/recordings/llama-server-responses-curl"
+expect_status 0 "$OACHECK" check "$CURL/plain-stream.http" "$CURL/tool-stream.http" "$CURL/plain.http"
+expect_grep 'plain-stream.http: a raw HTTP response \(curl -i\), POST /v1/responses' "$TMP/out"
+expect_grep 'plain.http: a raw HTTP response \(curl -i\), POST /v1/responses' "$TMP/out"
+expect_grep 'RESPONSES-ITEM-ORDER' "$TMP/out"
+expect_no_grep 'STREAM-CHUNK-SCHEMA' "$TMP/out"
+pass "a curl capture of a Responses stream is judged as one without its request"
+
+# the same suite live against `oacheck serve` serving those recordings
+# (event: lines and all): the same verdicts
+serve_start "$REC"
+expect_status 1 "$OACHECK" run "$SUITE" --target "$URL" --profile llama-server
+verdicts "$TMP/out" > "$TMP/got"
+cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "served verdicts differ"; }
+expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+
+# and `oacheck proxy` in front of it judges a client's Responses traffic:
+# the named tool_choice answered with text fails its contract
+if command -v curl >/dev/null 2>&1; then
+  recorded_request "$REC/responses.tool-named-off-topic.cassette.gz" "$TMP/named.json"
+  # record --show's note, not the body
+  grep -v '^(no newline at the end)$' "$TMP/named.json" > "$TMP/named.body" || true
+  "$OACHECK" proxy --target "t=$URL" --listen 127.0.0.1:0 --profile llama-server \
+    >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
+  PROXY_PID=$!
+  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
+  wait_until "the proxy did not start" grep -q '^listening on ' "$TMP/proxy.out"
+  PURL=$(sed -n 's/^listening on \(http:[^ ]*\) .*/\1/p' "$TMP/proxy.out")
+  curl -s -o "$TMP/named.out" -H 'Content-Type: application/json' --data-binary @"$TMP/named.body" \
+    "$PURL/v1/responses" || fail "curl through the proxy failed"
+  grep -q '"type":"message"' "$TMP/named.out" || fail "the proxy did not pass the answer on"
+  wait_until "the proxy did not judge the exchange" grep -q 'proxy/POST /v1/responses' "$TMP/proxy.out"
+  kill -INT "$PROXY_PID"
+  set +e; wait "$PROXY_PID"; st=$?; set -e
+  [ "$st" = 1 ] || { cat "$TMP/proxy.out" "$TMP/proxy.err" >&2; fail "the proxy exited $st, expected 1"; }
+  expect_grep '^FAIL .*proxy/POST /v1/responses #1' "$TMP/proxy.out"
+  expect_grep 'RESPONSES-TOOL-CHOICE error' "$TMP/proxy.out"
+  pass "oacheck proxy judges a client's Responses exchange"
+fi
+serve_stop
+pass "oacheck serve replays the Responses streams: the same 20 verdicts live"
