@@ -25,9 +25,12 @@ static const char templates_usage[] =
   "(POST /apply-template, as llama-server offers) and compare: a dropped or moved\n"
   "system prompt, a silently dropped message, a template that refuses common\n"
   "tool-call ids, the server's date stamped into the prompt, tools, tool calls and\n"
-  "tool results lost.  Tens of targets print as a grid, a line per template.  With\n"
-  "no target, the shipped recordings of three templates (Qwen 2.5, Llama 3.1,\n"
-  "Mistral Nemo) are compared; --model all compares every model of a router.\n";
+  "tool results lost; and what each template does with the reasoning a\n"
+  "conversation sends back (kept before a tool result, dropped after a user turn).\n"
+  "Tens of targets print as a grid, a line per template.  With no target, the\n"
+  "shipped recordings of eleven templates (Qwen 2.5, Qwen3, Qwen 3.5, QwQ,\n"
+  "Llama 3.1, Mistral Nemo, DeepSeek-R1, gpt-oss, GLM) are compared; --model all\n"
+  "compares every model of a router.\n";
 
 static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
