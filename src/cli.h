@@ -152,7 +152,7 @@ int oc_cli_opt_allow(const struct oc_option *o, const char *arg, char *err, size
  * case, and --strict, the specification's verdict. */
 struct oc_verdict_args {
   unsigned clients;                /* a bit per enum oc_client_id */
-  int clients_given;               /* --clients was given (else all six) */
+  int clients_given;               /* --clients was given (else all seven) */
   int strict;
 };
 int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, size_t errlen);
@@ -160,7 +160,8 @@ int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, si
   OC_OPT_CALLBACK(0, "clients", va, "LIST", oc_cli_opt_clients,                             \
                   "the clients whose break fails a case (default all:\n"                    \
                   "openai-node, openai-node-stream, ai-sdk, langchain,\n"                   \
-                  "openai-python, openai-python-stream; or none)"),                         \
+                  "openai-python, openai-python-stream,\n"                                  \
+                  "openai-agents-chat; or none)"),                                          \
   OC_OPT_FLAG(0, "strict", &(va)->strict,                                                   \
               "every error fails its case, whether it breaks a client\n"                    \
               "or not (the specification's verdict)")

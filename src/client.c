@@ -81,25 +81,48 @@ int oc_cjdoc_parse(struct oc_jdoc *d, const char *p, size_t n, struct oc_jerr *e
 
 /* ---- names ------------------------------------------------------------------ */
 
+/* Which reasoning field a client hands the application, and how it
+ * joins a stream's fragments (measured: tests/data/crafted/clients/
+ * reasoning-*, docs/clients.md).  The reference (RP_REF) is the server's
+ * reasoning whichever field it used: a non-empty reasoning_content,
+ * else reasoning. */
+enum rpolicy {
+  RP_REF = 0,             /* both fields reach the application untyped
+                             (openai-node's and openai-python's create,
+                             openai-python's stream helper, which
+                             concatenates them) */
+  RP_LAST,                /* openai-node's stream helper: each delta's
+                             unknown fields assigned, so the last fragment */
+  RP_RC_OR_R,             /* the ai SDK: reasoning_content ?? reasoning, so
+                             "" beside a non-empty reasoning hides it */
+  RP_RC,                  /* LangChain: reasoning_content only */
+  RP_R                    /* the Agents SDK: reasoning only */
+};
+
 static const struct {
   const char *name;
   enum oc_client_basis basis;
   const struct oc_cmodel *model;
   struct oc_ccaps caps;
+  enum rpolicy rpolicy;
 } clients[OC_CLIENT__COUNT] = {
   [OC_CLIENT_OPENAI_NODE] = { "openai-node", OC_BASIS_VERIFIED, &oc_cmodel_openai_node,
-                              { 1, 1, OC_CARGS_STRING, 0, 0 } },
+                              { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
   [OC_CLIENT_OPENAI_NODE_STREAM] = { "openai-node-stream", OC_BASIS_VERIFIED,
-                                     &oc_cmodel_openai_node_stream, { 1, 1, OC_CARGS_STRING, 0, 0 } },
+                                     &oc_cmodel_openai_node_stream, { 1, 1, OC_CARGS_STRING, 0, 0, 0 },
+                                     RP_LAST },
   [OC_CLIENT_AI_SDK] = { "ai-sdk", OC_BASIS_VERIFIED, &oc_cmodel_ai_sdk,
-                         { 0, 0, OC_CARGS_PARSED, 0, 1 } },
+                         { 0, 0, OC_CARGS_PARSED, 0, 1, 0 }, RP_RC_OR_R },
   [OC_CLIENT_LANGCHAIN] = { "langchain", OC_BASIS_VERIFIED, &oc_cmodel_langchain,
-                            { 0, 1, OC_CARGS_PARSED, 1, 0 } },
+                            { 0, 1, OC_CARGS_PARSED, 1, 0, 0 }, RP_RC },
   [OC_CLIENT_OPENAI_PYTHON] = { "openai-python", OC_BASIS_EMULATED, &oc_cmodel_openai_python,
-                                { 1, 1, OC_CARGS_STRING, 0, 0 } },
+                                { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
   [OC_CLIENT_OPENAI_PYTHON_STREAM] = { "openai-python-stream", OC_BASIS_EMULATED,
                                        &oc_cmodel_openai_python_stream,
-                                       { 1, 1, OC_CARGS_STRING, 0, 0 } },
+                                       { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
+  [OC_CLIENT_OPENAI_AGENTS_CHAT] = { "openai-agents-chat", OC_BASIS_VERIFIED,
+                                     &oc_cmodel_openai_agents_chat,
+                                     { 0, 0, OC_CARGS_STRING, 0, 0, 1 }, RP_R },
 };
 
 const char *oc_client_name(enum oc_client_id c)
@@ -165,7 +188,7 @@ int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen)
     int c = strcmp(name, "all") == 0 ? -2 : none ? -3 : oc_client_find(name);
     if(c == -1) {
       snprintf(err, errlen, "unknown client '%s' (openai-node, openai-node-stream, ai-sdk, "
-               "langchain, openai-python, openai-python-stream, all, none)", name);
+               "langchain, openai-python, openai-python-stream, openai-agents-chat, all, none)", name);
       return OC_EUSAGE;
     }
     if(none && (p != list || p[n])) {
@@ -212,16 +235,27 @@ static void say(char *out, size_t outlen, const char *fmt, ...)
  * on that OpenAI recording for that cause.  The content_filter rows have
  * no recording: the SDKs raise on it by the same code path as on length
  * (ContentFilterFinishReasonError beside LengthFinishReasonError), and
- * content_filter is a finish_reason OpenAI documents. */
+ * content_filter is a finish_reason OpenAI documents.  Nor has the Agents
+ * SDK's length row: OpenAI's reasoning models end with content "" and
+ * finish_reason "length" when max_completion_tokens runs out inside the
+ * reasoning (OpenAI's reasoning guide, "Allocating space for reasoning"),
+ * and the SDK raises on any length stop that left no text, call or
+ * refusal, which is the path measured on llama-server's. */
 const struct oc_client_limitation oc_client_limitations[] = {
   { OC_CLIENT_AI_SDK, OC_CAUSE_N, "n3-json-schema-stream",
     "reads choices[0] of every chunk: the choices of an n>1 stream are mixed" },
   { OC_CLIENT_LANGCHAIN, OC_CAUSE_N, "n3-json-schema-stream",
     "reads choices[0] of every chunk: the choices of an n>1 stream are mixed" },
-  { OC_CLIENT_AI_SDK, OC_CAUSE_REFUSAL, "refusal-stream", "drops the refusal" },
+  { OC_CLIENT_AI_SDK, OC_CAUSE_REFUSAL, "refusal-stream", "shows the refusal as the answer's text" },
+  { OC_CLIENT_OPENAI_AGENTS_CHAT, OC_CAUSE_REFUSAL, "refusal-stream",
+    "raises ModelRefusalError on a refusal" },
+  { OC_CLIENT_OPENAI_AGENTS_CHAT, OC_CAUSE_LENGTH, NULL,
+    "raises ModelBehaviorError on a length stop that left no text, tool call or refusal" },
+  { OC_CLIENT_OPENAI_NODE_STREAM, OC_CAUSE_LENGTH, "length-max-tokens-1-stream",
+    "LengthFinishReasonError on a json_schema answer cut by max_tokens (openai 7)" },
   { OC_CLIENT_LANGCHAIN, OC_CAUSE_REFUSAL, "refusal-stream", "drops the refusal" },
   { OC_CLIENT_AI_SDK, OC_CAUSE_LENGTH, "length-max-tokens-1",
-    "NoOutputSpecifiedError on a structured answer cut by max_tokens" },
+    "NoObjectGeneratedError on a structured answer cut by max_tokens" },
   { OC_CLIENT_LANGCHAIN, OC_CAUSE_LENGTH, "length-max-tokens-1",
     "LengthFinishReasonError on a structured answer cut by max_tokens" },
   { OC_CLIENT_OPENAI_PYTHON, OC_CAUSE_LENGTH, "length-max-tokens-1",
@@ -233,11 +267,11 @@ const struct oc_client_limitation oc_client_limitations[] = {
   { OC_CLIENT_OPENAI_PYTHON, OC_CAUSE_CONTENT_FILTER, NULL,
     "parse() raises ContentFilterFinishReasonError" },
   { OC_CLIENT_LANGCHAIN, OC_CAUSE_CONTENT_FILTER, NULL,
-    "openai 5's parse() raises ContentFilterFinishReasonError" },
+    "openai 7's parse() raises ContentFilterFinishReasonError" },
   { OC_CLIENT_OPENAI_NODE_STREAM, OC_CAUSE_REQUEST, NULL,
     "refuses the request before sending it" },
   { OC_CLIENT_LANGCHAIN, OC_CAUSE_REQUEST, NULL,
-    "openai 5's parse() refuses tools without strict: true before sending" },
+    "openai 7's parse() refuses tools without strict: true before sending" },
   { OC_CLIENT_OPENAI_PYTHON, OC_CAUSE_REQUEST, NULL,
     "parse() refuses tools without strict: true before sending" },
 };
@@ -602,6 +636,18 @@ void oc_cfollow_chunk(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_
   if(step)
     return;
   /* on its own from here: the reference's text as it stands before this chunk */
+  const struct oc_ctext *r = ref_content(cx, f->index);
+  if(r)
+    *t = *r;
+  else
+    oc_ctext_init(t);
+  f->on = 0;
+}
+
+void oc_cfollow_leave(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx)
+{
+  if(!f->on)
+    return;
   const struct oc_ctext *r = ref_content(cx, f->index);
   if(r)
     *t = *r;
@@ -1558,7 +1604,7 @@ static void quote_buf(const struct oc_buf *b, int set, char *out, size_t outlen)
 static const char *ai_finish(const struct oc_ctext *f)
 {
   if(!f->set)
-    return "unknown";
+    return "other";
   if(oc_ctext_eqs(f, "stop", 4))
     return "stop";
   if(oc_ctext_eqs(f, "length", 6))
@@ -1567,7 +1613,7 @@ static const char *ai_finish(const struct oc_ctext *f)
     return "content-filter";
   if(oc_ctext_eqs(f, "tool_calls", 10) || oc_ctext_eqs(f, "function_call", 13))
     return "tool-calls";
-  return "unknown";
+  return "other";
 }
 
 /* Where two texts part, for a reason: both short, or the window around
@@ -1800,6 +1846,8 @@ static enum oc_cdiff compare_choice(const struct oc_ccaps *caps, const struct oc
   }
   if(compare_calls(caps, g, r, pfx, out, outlen))
     return OC_DIFF_CALLS;
+  if(caps->no_finish)
+    return OC_DIFF_NONE;
   const struct oc_ctext *gf = g ? &g->finish : &none;
   if(caps->ai_finish) {
     const char *want = ai_finish(r ? &r->finish : &none);
@@ -1934,6 +1982,150 @@ enum oc_cdiff oc_client_judge(const struct oc_ccaps *caps, const struct oc_cview
   return judge(caps, ref, got, v, ok_reason);
 }
 
+/* ---- reasoning ------------------------------------------------------------------------------
+ * What each client hands the application of the first choice's reasoning,
+ * by its policy (enum rpolicy), beside the reference's; and whether think
+ * or harmony markup came in that choice's content (every client measured
+ * passes it into the answer).  Judged in oc_clients_finish; it never
+ * changes an outcome (judge.mjs reasoningOutcome). */
+
+struct creason {
+  struct oc_ctext text;   /* joined as the client joins it */
+  /* RP_LAST: the last value of each field (a non-string: str 0) */
+  struct oc_ctext rc_last, r_last;
+  int rc_str, r_str;
+};
+
+static int jstr(const struct oc_jv *v)
+{
+  return v && v->type == OC_JSTRING;
+}
+
+static void reason_take(struct creason *t, enum rpolicy p, const struct oc_centry *e)
+{
+  const struct oc_jv *rc = e->reasoning_content, *r = e->reasoning;
+  switch(p) {
+  case RP_REF:
+    if(jstr(rc) && rc->len)
+      oc_ctext_add(&t->text, rc->u.str, rc->len);
+    else if(jstr(r))
+      oc_ctext_add(&t->text, r->u.str, r->len);
+    break;
+  case RP_LAST:
+    if(rc) {
+      t->rc_str = jstr(rc);
+      if(t->rc_str)
+        oc_ctext_set(&t->rc_last, rc->u.str, rc->len);
+    }
+    if(r) {
+      t->r_str = jstr(r);
+      if(t->r_str)
+        oc_ctext_set(&t->r_last, r->u.str, r->len);
+    }
+    break;
+  case RP_RC_OR_R: {
+    const struct oc_jv *v = rc && rc->type != OC_JNULL ? rc : r;
+    if(jstr(v))
+      oc_ctext_add(&t->text, v->u.str, v->len);
+    break;
+  }
+  case RP_RC:
+    if(jstr(rc))
+      oc_ctext_add(&t->text, rc->u.str, rc->len);
+    break;
+  case RP_R:
+    if(jstr(r) && r->len)
+      oc_ctext_add(&t->text, r->u.str, r->len);
+    break;
+  }
+}
+
+static const struct oc_ctext *reason_final(struct creason *t, enum rpolicy p)
+{
+  if(p == RP_LAST) {
+    oc_ctext_init(&t->text);
+    if(t->rc_str && t->rc_last.len)
+      t->text = t->rc_last;
+    else if(t->r_str)
+      t->text = t->r_last;
+  }
+  return &t->text;
+}
+
+/* Markup that splits across deltas is found through the tail of the
+ * content before it (the longest marker is 11 bytes). */
+#define LEAK_TAIL 10
+
+static int leak_scan(const char *p, size_t n)
+{
+  static const struct {
+    const char *s;
+    size_t n;
+  } marks[] = {
+    { "<think>", 7 }, { "</think>", 8 }, { "[THINK]", 7 }, { "[/THINK]", 8 },
+    { "<|channel|>", 11 }, { "<|message|>", 11 }, { "<|start|>", 9 }, { "<|end|>", 7 },
+  };
+  for(size_t i = 0; i < n; i++) {
+    if(p[i] != '<' && p[i] != '[')
+      continue;
+    for(size_t k = 0; k < OC_ARRAY_LEN(marks); k++)
+      if(n - i >= marks[k].n && memcmp(p + i, marks[k].s, marks[k].n) == 0)
+        return 1;
+  }
+  return 0;
+}
+
+struct cleak {
+  int found;
+  unsigned ntail;
+  char tail[LEAK_TAIL];
+};
+
+static void leak_take(struct cleak *l, const struct oc_jv *content)
+{
+  if(l->found || !jstr(content) || !content->len)
+    return;
+  const char *p = content->u.str;
+  size_t n = content->len;
+  if(l->ntail) {
+    /* the tail and the head of this piece, for a marker across the two */
+    char joint[2 * LEAK_TAIL + 2];
+    size_t k = n < LEAK_TAIL + 1 ? n : LEAK_TAIL + 1;
+    memcpy(joint, l->tail, l->ntail);
+    memcpy(joint + l->ntail, p, k);
+    if(leak_scan(joint, l->ntail + k)) {
+      l->found = 1;
+      return;
+    }
+  }
+  if(leak_scan(p, n)) {
+    l->found = 1;
+    return;
+  }
+  if(n >= LEAK_TAIL) {
+    memcpy(l->tail, p + n - LEAK_TAIL, LEAK_TAIL);
+    l->ntail = LEAK_TAIL;
+  }
+  else {
+    size_t keep = l->ntail + n > LEAK_TAIL ? LEAK_TAIL - n : l->ntail;
+    memmove(l->tail, l->tail + l->ntail - keep, keep);
+    memcpy(l->tail + keep, p, n);
+    l->ntail = (unsigned)(keep + n);
+  }
+}
+
+const char *oc_client_reasoning_name(enum oc_client_reasoning r)
+{
+  switch(r) {
+  case OC_CR_NONE: return "none";
+  case OC_CR_SEEN: return "seen";
+  case OC_CR_PARTIAL: return "partial";
+  case OC_CR_HIDDEN: return "hidden";
+  case OC_CR_EXTRA: return "extra";
+  default: return NULL;
+  }
+}
+
 /* ---- feeding ------------------------------------------------------------------------------ */
 
 struct oc_clients {
@@ -1951,6 +2143,9 @@ struct oc_clients {
   int after_done;
   struct oc_centry *entries; /* one event's digest, grown to its choices (OC_CENTRIES at most) */
   size_t aentries;
+  /* reasoning of the first choice: each client's, then the reference's */
+  struct creason rsn[OC_CLIENT__COUNT + 1];
+  struct cleak leak;
   /* decoding a body as a stream ourselves */
   struct oc_sse_parser sse;
   struct oc_jdoc doc;
@@ -1992,8 +2187,12 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
   cs->cx.media = "";
   oc_cacc_init(&cs->ref);
   cs->cx.ref = &cs->ref.view;
-  for(int i = 0; i <= OC_CLIENT__COUNT; i++)
+  for(int i = 0; i <= OC_CLIENT__COUNT; i++) {
     cs->args_room[i] = OC_CAP_CLIENT_ARGS;
+    oc_ctext_init(&cs->rsn[i].text);
+    oc_ctext_init(&cs->rsn[i].rc_last);
+    oc_ctext_init(&cs->rsn[i].r_last);
+  }
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
     cs->state[i] = calloc(1, m->size ? m->size : 1);
@@ -2088,6 +2287,19 @@ static size_t digest_entries(struct oc_clients *cs, const struct oc_jv *choices,
   return n;
 }
 
+/* The first choice's entry (index 0, or the first when none says so). */
+static void reason_entries(struct oc_clients *cs, const struct oc_centry *e, size_t n)
+{
+  for(size_t i = 0; i < n; i++) {
+    if(e[i].index_val != 0)
+      continue;
+    for(int c = 0; c <= OC_CLIENT__COUNT; c++)
+      reason_take(&cs->rsn[c], c < OC_CLIENT__COUNT ? clients[c].rpolicy : RP_REF, &e[i]);
+    leak_take(&cs->leak, e[i].content);
+    return;
+  }
+}
+
 void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
                       const struct oc_jv *root, uint64_t shape, const struct oc_sse_parser *sse)
 {
@@ -2164,6 +2376,7 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   }
   case REF_TAKE:
     oc_cacc_chunk(&cs->ref, &ev, &cs->cx.oom);
+    reason_entries(cs, ev.entries, ev.nentries);
     break;
   default:
     break;
@@ -2298,6 +2511,7 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
   else {
     args_room = &cs->args_room[OC_CLIENT__COUNT];
     oc_cacc_body(&cs->ref, &b, &cs->cx.oom);
+    reason_entries(cs, b.entries, b.nentries);
   }
   for(int i = 0; i < OC_CLIENT__COUNT; i++)
     if(clients[i].model->body) {
@@ -2396,6 +2610,8 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
     memset(&out[i], 0, sizeof(out[i]));
     out[i].outcome = OC_CO_NOT_EXERCISED;
     out[i].works = -1;
+    out[i].reasoning = OC_CR_NA;
+    out[i].reasoning_leak = -1;
   }
   if(!cs)
     return;
@@ -2431,6 +2647,17 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
     }
     enum oc_client_cause cause = v->cause;
     enum oc_cdiff d = judge(&clients[i].caps, ref, &got, v, ok_reason);
+    if(ref->kind == OC_CV_ANSWER && !oc_cview_raised(&got)) {
+      const struct oc_ctext *want = reason_final(&cs->rsn[OC_CLIENT__COUNT], RP_REF);
+      const struct oc_ctext *have = reason_final(&cs->rsn[i], clients[i].rpolicy);
+      int w = !oc_ctext_empty(want), h = !oc_ctext_empty(have);
+      v->reasoning = !w && !h                ? OC_CR_NONE
+                     : !h                    ? OC_CR_HIDDEN
+                     : !w                    ? OC_CR_EXTRA
+                     : oc_ctext_eq(have, want) ? OC_CR_SEEN
+                                             : OC_CR_PARTIAL;
+      v->reasoning_leak = cs->leak.found;
+    }
     if(oc_client_broken(v)) {
       explain(cs, (enum oc_client_id)i, d, cause, v);
       v->limitation = oc_client_limitation((enum oc_client_id)i, v->cause) != NULL;

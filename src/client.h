@@ -1,6 +1,7 @@
-/* client.h — "will my client work?": models of six real client libraries
+/* client.h — "will my client work?": models of seven real client libraries
  * (openai-node's create() and its stream helper, the ai SDK, LangChain,
- * openai-python's create() and its stream helper), each predicting what
+ * openai-python's create() and its stream helper, the Agents SDK on Chat
+ * Completions), each predicting what
  * an application using it ends up with for one exchange: the answer it
  * should get (ok), an exception (raises) or a wrong answer (wrong), with
  * a one-line reason.  They are fed as the response is decoded (chat.c
@@ -31,6 +32,7 @@ enum oc_client_id {
   OC_CLIENT_LANGCHAIN,
   OC_CLIENT_OPENAI_PYTHON,
   OC_CLIENT_OPENAI_PYTHON_STREAM,
+  OC_CLIENT_OPENAI_AGENTS_CHAT,
   OC_CLIENT__COUNT
 };
 #define OC_CLIENTS_ALL ((1u << OC_CLIENT__COUNT) - 1u)
@@ -60,6 +62,19 @@ enum oc_client_cause {
   OC_CAUSE_REQUEST        /* the client refuses the request before sending it */
 };
 
+/* What the application can read of the first choice's reasoning, against
+ * the reasoning the server sent in either field (docs/clients.md). */
+enum oc_client_reasoning {
+  OC_CR_NA = 0,           /* no answer reached the application */
+  OC_CR_NONE,             /* none sent, none shown */
+  OC_CR_SEEN,             /* all of it */
+  OC_CR_PARTIAL,          /* some, not all (openai-node's stream helper: the last fragment) */
+  OC_CR_HIDDEN,           /* sent, not shown (the field the client does not read) */
+  OC_CR_EXTRA             /* shown where the reference has none */
+};
+/* "none", "seen", …; NULL for OC_CR_NA. */
+const char *oc_client_reasoning_name(enum oc_client_reasoning r);
+
 #define OC_CLIENT_REASON 240
 #define OC_CLIENT_MAX_RULES 4
 
@@ -77,6 +92,9 @@ struct oc_client_verdict {
    * ended with no finish_reason, tool-call arguments that are not a JSON
    * object): the server's fault, said in reason, its rule in rules */
   int server_fault;
+  /* beside the outcome, never changing it */
+  enum oc_client_reasoning reasoning;
+  int reasoning_leak;     /* think/harmony markup in the answer text; -1 no answer */
 };
 
 /* "openai-node", …; static storage. */

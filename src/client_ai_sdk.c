@@ -1,12 +1,15 @@
-/* client_ai_sdk.c — the Vercel ai SDK 5 with @ai-sdk/openai-compatible 1
+/* client_ai_sdk.c — the Vercel ai SDK 7 with @ai-sdk/openai-compatible 3
  * (generateText / streamText with the request's tools, each with an
  * execute stub, and for a non-streamed OpenAI-shaped response_format an
- * experimental_output), modelled from their source and verified against
+ * `output`), modelled from their source and verified against
  * the real library (the oracle).  What it does that the reference does
  * not: every chunk is validated (zod) and a failing one is an error part;
  * [DONE] is skipped, not the end, so chunks after it count; only
  * choices[0] of each chunk is read, whatever its index (an n>1 stream's
- * choices are mixed); refusals never reach the application; tool-call
+ * choices are mixed); a refusal arrives as answer text (and a "stop"
+ * becomes "content-filter"); a stream that never says a finish reason is
+ * an error; a required or named tool choice the answer does not honour
+ * raises ToolChoiceViolationError (ai 7); tool-call
  * fragments are matched by id, index and name (StreamingToolCallTracker),
  * a fragment without index takes its position; every call's input is
  * parsed against the request's tools (an unknown tool or unparsable
@@ -111,6 +114,16 @@ static int z_chunk(const struct oc_cevent *ev)
     if(ev->choices->u.items[i].type != OC_JOBJECT)
       return 0;
   return 1;
+}
+
+/* A reasoning field that is present, not null and not a string: what
+ * fails the schema then is REASONING-NOT-STRING. */
+static int reasoning_not_string(const struct oc_centry *e, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    if(!z_str(e[i].reasoning_content) || !z_str(e[i].reasoning))
+      return 1;
+  return 0;
 }
 
 /* openaiCompatibleErrorDataSchema. */
@@ -267,6 +280,7 @@ struct ai {
   int gen;                /* generated ids */
   int finish_set;
   char finish[20];
+  int refusal;            /* a refusal came: it is text, and "stop" is "content-filter" */
   struct oc_cfollow follow; /* the message's content, in step with the reference */
   long first_index;       /* the index of the first choices[0] seen */
   int have_first;
@@ -317,7 +331,7 @@ static const char *map_finish(const struct oc_jv *f)
   if((f->len == 10 && memcmp(f->u.str, "tool_calls", 10) == 0) ||
      (f->len == 13 && memcmp(f->u.str, "function_call", 13) == 0))
     return "tool-calls";
-  return "unknown";
+  return "other";
 }
 
 static int has_id(const struct tcall *t, const struct oc_jv *id)
@@ -573,7 +587,9 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
       oc_buf_adds(&b, "Type validation failed: Value: ");
       oc_js_stringify(&b, ev->root);
       ai_raise(a, &a->view, "TypeValidationError", oc_buf_str(&b), b.len, OC_CAUSE_SERVER,
-               ev->after_done ? OC_R_STREAM_AFTER_DONE : OC_R_STREAM_CHUNK_SCHEMA);
+               ev->after_done                                   ? OC_R_STREAM_AFTER_DONE
+               : reasoning_not_string(ev->entries, ev->nentries) ? OC_R_REASONING_NOT_STRING
+                                                                 : OC_R_STREAM_CHUNK_SCHEMA);
       oc_cbuf_free(&b);
     }
     a->raised_stream = 1;
@@ -606,6 +622,15 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
   if(e->delta && e->delta->type == OC_JOBJECT) {
     if(e->content && e->content->type == OC_JSTRING && e->content->len) {
       oc_cfollow_add(&a->follow, &msg->content, e->content->u.str, e->content->len);
+      changes = 1;
+    }
+    if(e->refusal && e->refusal->type == OC_JSTRING && e->refusal->len) {
+      /* enqueueTextDelta(refusal): the answer's text from here */
+      oc_cfollow_leave(&a->follow, &msg->content, cx);
+      if(e->content && e->content->type == OC_JSTRING && e->content->len)
+        oc_ctext_add(&msg->content, e->content->u.str, e->content->len);
+      oc_ctext_add(&msg->content, e->refusal->u.str, e->refusal->len);
+      a->refusal = 1;
       changes = 1;
     }
     if(e->tool_calls && e->tool_calls->type == OC_JARRAY)
@@ -672,6 +697,42 @@ static void parse_calls(const struct oc_cctx *cx, struct oc_cchoice *ch)
   }
 }
 
+/* ai 7's check of an enforced tool choice after the step: "required"
+ * wants a call, a named tool a call of it, "none" no call.  1 when it
+ * raised ToolChoiceViolationError. */
+static int tool_choice_violated(struct ai *a, const struct oc_cctx *cx, const struct oc_cchoice *ch,
+                                struct oc_cview *v)
+{
+  const cJSON *tc = cx->req->body ? cJSON_GetObjectItemCaseSensitive(cx->req->body, "tool_choice") : NULL;
+  if(!tc || !tools_offered(cx->req, NULL))
+    return 0;
+  char msg[200];
+  int bad = 0;
+  if(cJSON_IsString(tc) && strcmp(tc->valuestring, "required") == 0) {
+    bad = ch->ncalls == 0;
+    snprintf(msg, sizeof(msg), "Model response did not contain a tool call even though tool choice was "
+                               "required.");
+  }
+  else if(cJSON_IsString(tc) && strcmp(tc->valuestring, "none") == 0) {
+    bad = ch->ncalls > 0;
+    snprintf(msg, sizeof(msg), "Model response contained a tool call even though tool choice was none.");
+  }
+  else if(cJSON_IsObject(tc)) {
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tc, "function"), "name");
+    if(!cJSON_IsString(n))
+      return 0;
+    bad = 1;
+    for(size_t i = 0; i < ch->ncalls && bad; i++)
+      bad = !oc_ctext_eqs(&ch->calls[i].name, n->valuestring, strlen(n->valuestring));
+    snprintf(msg, sizeof(msg), "Model response did not contain a call to the required tool '%.100s'.",
+             n->valuestring);
+  }
+  if(!bad)
+    return 0;
+  ai_raise(a, v, "ToolChoiceViolationError", msg, strlen(msg), OC_CAUSE_SERVER, OC_R_TOOL_CHOICE_HONOURED);
+  return 1;
+}
+
 static int rf_openai_shaped(const struct oc_request_info *req)
 {
   const cJSON *rf = req->body ? cJSON_GetObjectItemCaseSensitive(req->body, "response_format") : NULL;
@@ -714,7 +775,9 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
     return;
   if(!b->root || oc_client_json_forbidden(b->root) || !z_response(b)) {
     ai_raise(a, &a->body, "APICallError", "Invalid JSON response", 21, OC_CAUSE_SERVER,
-             b->root ? OC_R_CHAT_SCHEMA : OC_R_JSON_BODY);
+             !b->root                                       ? OC_R_JSON_BODY
+             : reasoning_not_string(b->entries, b->nentries) ? OC_R_REASONING_NOT_STRING
+                                                            : OC_R_CHAT_SCHEMA);
     if(b->root && b->error && b->error->type != OC_JNULL)
       a->rule = OC_R_ERROR_STATUS;
     return;
@@ -730,6 +793,10 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
     return;
   if(e->content && e->content->type == OC_JSTRING)
     oc_ctext_set(&ch->content, e->content->u.str, e->content->len);
+  if(e->refusal && e->refusal->type == OC_JSTRING && e->refusal->len) {
+    oc_ctext_add(&ch->content, e->refusal->u.str, e->refusal->len);
+    a->refusal = 1;
+  }
   if(e->tool_calls && e->tool_calls->type == OC_JARRAY)
     for(uint32_t k = 0; k < e->tool_calls->len; k++) {
       const struct oc_jv *tc = &e->tool_calls->u.items[k];
@@ -749,14 +816,20 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
       oc_ctext_set(&c->name, name->u.str, name->len);
       oc_ccall_args_add(c, args->u.str, args->len);
     }
-  const char *f = e->finish && e->finish->type == OC_JSTRING ? map_finish(e->finish) : "unknown";
+  const char *f = e->finish && e->finish->type == OC_JSTRING ? map_finish(e->finish) : "other";
+  if(a->refusal && strcmp(f, "stop") == 0)
+    f = "content-filter";
   oc_ctext_set(&ch->finish, f, strlen(f));
   parse_calls(cx, ch);
+  if(tool_choice_violated(a, cx, ch, &a->body))
+    return;
   if(!rf_openai_shaped(cx->req))
     return;
-  /* experimental_output: only a "stop" answer is parsed; anything else has none */
-  if(strcmp(f, "stop") != 0) {
-    ai_raise(a, &a->body, "NoOutputSpecifiedError", "No output specified.", 20,
+  /* `output`: parsed for a "stop", or for any other answer but tool calls
+   * that has text; none otherwise (NoOutputGeneratedError on reading it) */
+  int has_text = e->content && e->content->type == OC_JSTRING && e->content->len > 0;
+  if(strcmp(f, "stop") != 0 && (strcmp(f, "tool-calls") == 0 || !has_text)) {
+    ai_raise(a, &a->body, "NoOutputGeneratedError", "No output generated.", 20,
              strcmp(f, "length") == 0 ? OC_CAUSE_LENGTH
              : strcmp(f, "content-filter") == 0 ? OC_CAUSE_CONTENT_FILTER : OC_CAUSE_SERVER,
              OC_R_SCHEMA_OUTPUT);
@@ -769,10 +842,10 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   size_t tlen = e->content && e->content->type == OC_JSTRING ? e->content->len : 0;
   if(oc_cjdoc_parse(&d, text, tlen, &err) != OC_OK || oc_client_json_forbidden(d.root))
     ai_raise(a, &a->body, "NoObjectGeneratedError", "No object generated: could not parse the response.",
-             50, OC_CAUSE_SERVER, cx->req->format == OC_FORMAT_JSON_OBJECT ? OC_R_JSON_OBJECT_OUTPUT
-                                                                         : OC_R_SCHEMA_OUTPUT);
+             50, strcmp(f, "length") == 0 ? OC_CAUSE_LENGTH : OC_CAUSE_SERVER,
+             cx->req->format == OC_FORMAT_JSON_OBJECT ? OC_R_JSON_OBJECT_OUTPUT : OC_R_SCHEMA_OUTPUT);
   else if(d.root->type == OC_JNULL)
-    ai_raise(a, &a->body, "NoOutputSpecifiedError", "No output specified.", 20, OC_CAUSE_SERVER,
+    ai_raise(a, &a->body, "NoOutputGeneratedError", "No output generated.", 20, OC_CAUSE_SERVER,
              OC_R_SCHEMA_OUTPUT);
   oc_jdoc_free(&d);
 }
@@ -787,11 +860,21 @@ static void ai_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     struct oc_cchoice *ch = message(a);
     if(ch && a->have_first)
       oc_cfollow_final(&a->follow, &ch->content, cx);
+    if(ch && !oc_cview_raised(&a->view) && !a->finish_set && !cx->partial) {
+      /* flush(): no finish reason at all is an error part (a cut capture
+       * does not show how the stream ended) */
+      static const char m[] = "Response stream ended without a finish reason.";
+      ai_raise(a, &a->view, "InvalidResponseDataError", m, sizeof(m) - 1, OC_CAUSE_SERVER,
+               OC_R_STREAM_FINISH_ONCE);
+    }
     if(ch && !oc_cview_raised(&a->view)) {
-      oc_ctext_set(&ch->finish, a->finish_set ? a->finish : "unknown",
-                   strlen(a->finish_set ? a->finish : "unknown"));
+      const char *f = !a->finish_set                              ? "other"
+                      : a->refusal && strcmp(a->finish, "stop") == 0 ? "content-filter"
+                                                                     : a->finish;
+      oc_ctext_set(&ch->finish, f, strlen(f));
       oc_cchoice_sort_calls(ch);
       parse_calls(cx, ch);
+      tool_choice_violated(a, cx, ch, &a->view);
     }
     oc_cview_move(got, &a->view);
   }
@@ -799,6 +882,8 @@ static void ai_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     v->cause = a->cause;
     oc_client_add_rule(v, a->rule);
   }
+  else if(a->refusal)
+    v->cause = OC_CAUSE_REFUSAL; /* the refusal read as the answer's text */
   else if(a->past_done) {
     v->cause = OC_CAUSE_SERVER;
     oc_client_add_rule(v, OC_R_STREAM_AFTER_DONE);

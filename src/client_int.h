@@ -259,6 +259,7 @@ extern const struct oc_cmodel oc_cmodel_ai_sdk;
 extern const struct oc_cmodel oc_cmodel_langchain;
 extern const struct oc_cmodel oc_cmodel_openai_python;
 extern const struct oc_cmodel oc_cmodel_openai_python_stream;
+extern const struct oc_cmodel oc_cmodel_openai_agents_chat;
 
 /* ---- following the reference -----------------------------------------------
  * A model's content text that is the reference's content of one choice
@@ -276,6 +277,10 @@ extern const struct oc_cmodel oc_cmodel_openai_python_stream;
 void oc_cfollow_init(struct oc_cfollow *f, const struct oc_cctx *cx, long index);
 void oc_cfollow_chunk(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx,
                       const struct oc_cevent *ev, const struct oc_centry *e);
+/* Leave the reference before touching the text for a chunk in a way
+ * oc_cfollow_chunk cannot tell (a refusal read as text): the text becomes
+ * the reference's as it stood before this chunk. */
+void oc_cfollow_leave(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx);
 /* Append as the model does (nothing while in step). */
 void oc_cfollow_add(struct oc_cfollow *f, struct oc_ctext *t, const char *p, size_t n);
 /* The text the model holds at the end. */
@@ -356,6 +361,7 @@ struct oc_ccaps {
   enum oc_cargs args;
   int valid_first;        /* parsed calls come before the invalid ones (LangChain) */
   int ai_finish;          /* finish reasons mapped onto the ai SDK's enum */
+  int no_finish;          /* no finish reason reaches the application (the Agents SDK) */
 };
 
 /* Where the first difference is. */

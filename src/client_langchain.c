@@ -1,9 +1,9 @@
-/* client_langchain.c — @langchain/openai 0.6 (ChatOpenAI with bindTools;
+/* client_langchain.c — @langchain/openai 1 (ChatOpenAI with bindTools;
  * invoke, or stream with the chunks concatenated), modelled from its
  * source and @langchain/core's message merging, verified against the real
- * library (the oracle).  It runs openai 5 underneath (the same Stream and
+ * library (the oracle).  It runs openai 7 underneath (the same Stream and
  * APIError as openai-node, client_openai_node.c), and for a non-streamed
- * json_schema request openai 5's parse(), which raises on a length or
+ * json_schema request openai 7's parse(), which raises on a length or
  * content_filter finish and parses the content.  Its own ways: only
  * choices[0] of each chunk is read; a chunk's class follows its role (no
  * role on the first delta: a generic message that keeps no tool calls);
@@ -114,7 +114,7 @@ static void lc_init(void *st, const struct oc_cctx *cx)
   oc_ctext_init(&l->default_role);
   l->parse_path = !cx->stream && rf_json_schema(cx->req);
   if(l->parse_path && cx->req->tools) {
-    /* openai 5's validateInputTools, before anything is sent */
+    /* openai 7's validateInputTools, before anything is sent */
     const cJSON *t;
     cJSON_ArrayForEach(t, cx->req->tools) {
       const cJSON *fn = cJSON_GetObjectItemCaseSensitive(t, "function");

@@ -1,4 +1,4 @@
-/* client_openai_node.c — openai-node 6 (`chat.completions.create`, the
+/* client_openai_node.c — openai-node 7 (`chat.completions.create`, the
  * stream iterated by the application), modelled from its source and
  * verified against the real client on every recording (the oracle): how
  * its Stream decodes events (an event starting with [DONE] ends it, JSON
@@ -8,7 +8,8 @@
  * so, else text, which has no choices).  The application reassembles the
  * chunks itself, with the reference's algorithm.  The helpers here are
  * shared by the stream helper (client_openai_node_stream.c) and by
- * LangChain, which runs openai 5 (client_langchain.c). */
+ * LangChain 1 and the Agents SDK, which run openai 7 (client_langchain.c,
+ * client_openai_agents_chat.c). */
 #include "config.h"
 #include "client_int.h"
 #include "message.h"
@@ -113,10 +114,15 @@ static const char *error_class(int status)
 void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struct oc_cview *v)
 {
   /* errJSON = safeJSON(body); the text is the message only when errJSON
-   * is falsy; the error is errJSON.error */
+   * is falsy; the error is errJSON.error, or errJSON itself when that is
+   * nullish */
   const struct oc_jv *json = b->root;
   int json_truthy = oc_js_truthy(json);
   const struct oc_jv *error = json && json->type == OC_JOBJECT ? oc_jv_get(json, "error") : NULL;
+  /* openai 7's makeStatusError: a body object whose `error` is nullish is
+   * the error itself ({error: body}), so a top-level message is kept */
+  if(json && (json->type == OC_JOBJECT || json->type == OC_JARRAY) && (!error || error->type == OC_JNULL))
+    error = json;
   struct oc_buf m;
   oc_buf_init(&m, OC_CAP_CLIENT_MESSAGE);
   make_message(&m, cx->status, error, json_truthy ? NULL : b->text, json_truthy ? 0 : b->len);

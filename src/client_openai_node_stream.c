@@ -1,14 +1,17 @@
-/* client_openai_node_stream.c — openai-node 6's stream helper
+/* client_openai_node_stream.c — openai-node 7's stream helper
  * (`chat.completions.stream()` and finalChatCompletion()), modelled from
  * lib/ChatCompletionStream.ts and verified against the real client (the
  * oracle).  Its reassembly differs from the reference: choices and tool
- * calls live in JavaScript arrays keyed by `index` (a fragment without an
- * integer index lands on a property no array method sees: lost), role,
+ * calls live in JavaScript arrays keyed by `index` (a tool-call fragment
+ * whose index is not an integer in [0, 128) throws, where openai 6 lost
+ * it silently), unknown delta members are assigned, so of the reasoning
+ * only the last fragment is kept (client.c), role,
  * id, type and name are assigned (the last truthy value wins) where the
  * reference keeps the first, strings are joined with `+` whatever their
  * type, and the finaliser throws on a missing finish_reason, role, type,
  * name or arguments, while a missing id is invented.  With a strict tool
- * in the request (hasAutoParseableInput) a length or content_filter
+ * or a json_schema response_format in the request (hasAutoParseableInput,
+ * openai 7; strict tools only in openai 6) a length or content_filter
  * finish throws, and arguments (and a json_schema answer) are parsed.
  * The Stream underneath is openai-node's (client_openai_node.c). */
 #include "config.h"
@@ -39,7 +42,9 @@ static void ns_init(void *st, const struct oc_cctx *cx)
   struct nstream *n = st;
   oc_cview_init(&n->view);
   oc_cview_init(&n->body);
-  n->strict = oc_cjs_strict_tools(cx->req);
+  /* hasAutoParseableInput (openai 7): strict tools, or a json_schema
+   * response_format */
+  n->strict = oc_cjs_strict_tools(cx->req) || cx->req->format == OC_FORMAT_JSON_SCHEMA;
   n->json_schema = cx->req->format == OC_FORMAT_JSON_SCHEMA;
 }
 
@@ -245,9 +250,24 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
                      OC_R_STREAM_CHUNK_SCHEMA);
             return;
           }
-          long tk;
-          if(f->type != OC_JOBJECT || !array_key(oc_jv_get(f, "index"), &tk))
-            continue; /* tool_calls[undefined]: lost */
+          /* openai 7: an index that is not a safe integer in [0, 128) throws */
+          const struct oc_jv *ix = f->type == OC_JOBJECT ? oc_jv_get(f, "index") : NULL;
+          long tk = -1;
+          if(!ix || !oc_jv_is_integer(ix) || ix->u.num < 0 || ix->u.num >= 128) {
+            char m[160];
+            struct oc_buf b;
+            oc_buf_init(&b, 64);
+            if(ix)
+              oc_js_string(&b, ix);
+            else
+              oc_buf_adds(&b, "undefined");
+            snprintf(m, sizeof(m), "Chat completion stream contains an invalid tool call index: %.60s",
+                     oc_buf_str(&b));
+            oc_cbuf_free(&b);
+            ns_raise(n, "OpenAIError", m, OC_CAUSE_SERVER, OC_R_TOOL_DELTA_INDEX);
+            return;
+          }
+          tk = (long)ix->u.num;
           struct oc_ccall *c = oc_cchoice_call(ch, tk, 1);
           if(!c)
             continue;
@@ -407,7 +427,7 @@ static void finalize(struct nstream *n, const struct oc_cctx *cx)
          * fault is the skipped index (TOOL-INDEX-GAP), unless the index
          * above the hole is one chat.c does not take as an index at all
          * (past 10^6: TOOL-DELTA-INDEX). */
-        ns_raise(n, "TypeError", "Cannot read properties of undefined (reading 'type')",
+        ns_raise(n, "TypeError", "Cannot read properties of undefined (reading 'id')",
                  OC_CAUSE_SERVER, ch->calls[k].key > 1000000 ? OC_R_TOOL_DELTA_INDEX : OC_R_TOOL_INDEX_GAP);
         return;
       }

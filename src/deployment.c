@@ -402,6 +402,24 @@ static void find_error(const cJSON *result, struct server_error *e)
   }
 }
 
+static const cJSON *request_of(const cJSON *result)
+{
+  return oc_json_obj(oc_json_obj(oc_json_obj(result, "request"), "body"), "json");
+}
+
+/* The bound of llama-server's refusal of n ("Field 'n': Value must be
+ * between 1 <= value <= 2, but got 3"), or -1 when the message is not it. */
+static long n_bound(const char *msg)
+{
+  const char *p = strstr(msg, "'n'");
+  const char *le = p ? strstr(p, "<= value <=") : NULL;
+  if(!le)
+    return -1;
+  char *end;
+  long v = strtol(le + strlen("<= value <="), &end, 10);
+  return end != le + strlen("<= value <=") && v > 0 && v < (1L << 30) ? v : -1;
+}
+
 static int has_tools(const cJSON *result)
 {
   const cJSON *req = oc_json_obj(oc_json_obj(oc_json_obj(result, "request"), "body"), "json");
@@ -476,6 +494,7 @@ const struct oc_diag *oc_deployment_diagnose(const struct oc_deployment *d, cJSO
   long slots = d->total_slots, n_ctx = d->n_ctx;
   long prompt = e.n_prompt_tokens >= 0 ? e.n_prompt_tokens : ctx ? ctx->prompt_tokens : -1;
   int in_flight = ctx ? ctx->in_flight : 0;
+  long bound;
   char ftxt[80] = "";
   if(in_flight > 1)
     snprintf(ftxt, sizeof(ftxt), " (%d requests were in flight)", in_flight);
@@ -526,6 +545,18 @@ const struct oc_diag *oc_deployment_diagnose(const struct oc_deployment *d, cJSO
                           "--context-shift would not help (it acts only during generation)",
                           prompt, c);
     }
+  }
+  else if(e.found && !e.in_stream && (bound = n_bound(e.message)) > 0) {
+    dg = &oc_diags[OC_DIAG_N_OVER_SLOTS];
+    long asked = count_of(oc_json_get(request_of(result), "n"), 1, 1L << 30);
+    char atxt[64] = "";
+    if(asked > 0)
+      snprintf(atxt, sizeof(atxt), " this request asks for n=%ld;", asked);
+    char stxt[64] = "";
+    if(slots > 0)
+      snprintf(stxt, sizeof(stxt), " (/props total_slots %ld)", slots);
+    cause = oc_asprintf("the server refuses n above %ld, its number of slots%s:%s each choice "
+                        "takes a slot (-np %ld, --parallel)", bound, stxt, atxt, bound);
   }
   else if(has_tools(result) && (d->tool_calls == 0 || d->tools == 0) && failed_on_tools(result)) {
     dg = &oc_diags[OC_DIAG_TEMPLATE_NO_TOOLS];

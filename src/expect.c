@@ -291,6 +291,116 @@ static void check_tool_call(const cJSON *expect, const struct oc_response *r, co
   }
 }
 
+/* Where choice 0's reasoning is and how long: a non-blank string in
+ * reasoning_content or reasoning (llama-server and SGLang send the first,
+ * vLLM and Ollama the second), a non-empty reasoning_details (OpenRouter),
+ * or a think block or harmony analysis channel left in content (a server
+ * without a reasoning parser).  Returns the length in characters (UTF-8
+ * code points), 0 when there is none; *where names the place. */
+static size_t count_chars(const char *s, size_t n)
+{
+  size_t k = 0;
+  for(size_t i = 0; i < n; i++)
+    k += ((unsigned char)s[i] & 0xC0) != 0x80;
+  return k;
+}
+
+static int blank(const char *s, size_t n)
+{
+  for(size_t i = 0; i < n; i++)
+    if(!strchr(" \t\r\n", s[i]))
+      return 0;
+  return 1;
+}
+
+static size_t reasoning_in_content(const char *text, const char **where)
+{
+  static const struct {
+    const char *open, *close, *name;
+  } marks[] = {
+    { "<think>", "</think>", "a think block in content" },
+    { "<|channel|>analysis<|message|>", "<|end|>", "harmony's analysis channel in content" },
+  };
+  for(size_t i = 0; text && i < OC_ARRAY_LEN(marks); i++) {
+    const char *o = strstr(text, marks[i].open), *c = strstr(text, marks[i].close);
+    /* a template may pre-open the block in the prompt: a lone close tag */
+    const char *from = o ? o + strlen(marks[i].open) : c ? text : NULL;
+    if(!from)
+      continue;
+    const char *to = c && c >= from ? c : from + strlen(from);
+    /* an empty block is the template's "thinking off" prefill that a
+     * server without a parser passes on: markup, not reasoning */
+    if(blank(from, (size_t)(to - from)))
+      return 0;
+    *where = marks[i].name;
+    return count_chars(from, (size_t)(to - from));
+  }
+  return 0;
+}
+
+static size_t reasoning_of(const cJSON *msg, const char **where)
+{
+  static const char *const fields[] = { "reasoning_content", "reasoning" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(fields); i++) {
+    const char *s = oc_json_str(msg, fields[i]);
+    if(s && !blank(s, strlen(s))) {
+      *where = fields[i];
+      return count_chars(s, strlen(s));
+    }
+  }
+  const cJSON *details = oc_json_arr(msg, "reasoning_details");
+  if(cJSON_GetArraySize(details) > 0) {
+    size_t n = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, details)
+    {
+      const char *s = oc_json_str(d, "text");
+      if(!s)
+        s = oc_json_str(d, "summary");
+      n += s ? count_chars(s, strlen(s)) : 0;
+    }
+    *where = "reasoning_details";
+    return n ? n : 1;
+  }
+  return reasoning_in_content(oc_json_str(msg, "content"), where);
+}
+
+/* "reasoning": true (choice 0 reasons), false (it does not: thinking was
+ * turned off), or {"max_chars": N} (at most N characters of it: a budget). */
+static void check_reasoning(const cJSON *expect, const struct oc_response *r, const cJSON *message,
+                            struct oc_check *c)
+{
+  const cJSON *spec = oc_json_get(expect, "reasoning");
+  if(!spec || r->status < 200 || r->status >= 300)
+    return;
+  const cJSON *ch = cJSON_GetArrayItem(choice_list(r, message), 0);
+  const cJSON *msg = oc_json_obj(ch, "message");
+  if(!msg)
+    return; /* no choice: the generic rules say so */
+  const char *where = "nowhere";
+  size_t n = reasoning_of(msg, &where);
+  char act[128];
+  snprintf(act, sizeof(act), n ? "%zu characters in %s" : "none", n, where);
+  if(cJSON_IsTrue(spec) && !n)
+    oc_emit(c, OC_R_CASE_ASSERT,
+            OC_AT(.path = "/choices/0/message", .expected = "reasoning", .actual = act),
+            "choice 0 carries no reasoning (no reasoning_content, reasoning, "
+            "reasoning_details or think block), the case expects the model to reason");
+  else if(cJSON_IsFalse(spec) && n)
+    oc_emit(c, OC_R_CASE_ASSERT,
+            OC_AT(.path = "/choices/0/message", .expected = "no reasoning", .actual = act),
+            "choice 0 carries reasoning (%s), the case turned thinking off: the control was "
+            "ignored", act);
+  const cJSON *max = oc_json_get(spec, "max_chars");
+  if(cJSON_IsNumber(max) && (double)n > max->valuedouble) {
+    char exp[64];
+    snprintf(exp, sizeof(exp), "at most %.0f characters of reasoning", max->valuedouble);
+    oc_emit(c, OC_R_CASE_ASSERT, OC_AT(.path = "/choices/0/message", .expected = exp, .actual = act),
+            "choice 0 reasons for %s, the case's budget allows %.0f: the budget was not "
+            "honoured", act, max->valuedouble);
+  }
+}
+
 static void assertion(const cJSON *a, size_t idx, const struct oc_response *r, const cJSON *message,
                       struct oc_check *c)
 {
@@ -448,7 +558,8 @@ enum oc_expect_outcome oc_expect_apply(const struct oc_case *k, const struct oc_
             cJSON_IsTrue(want_stream) ? "an event stream" : "a plain body",
             r->media[0] ? r->media : "no Content-Type");
   if(unread && (oc_json_get(expect, "unsupported") || oc_json_get(expect, "finish_reasons") ||
-                oc_json_get(expect, "tool_call") || oc_json_get(expect, "assert"))) {
+                oc_json_get(expect, "tool_call") || oc_json_get(expect, "reasoning") ||
+                oc_json_get(expect, "assert"))) {
     /* not a verdict on the server: oacheck keeps no parsed copy that large */
     oc_check_limit(c, "the %llu-byte body is too large for oacheck to check the case's "
                    "expectations on its content", (unsigned long long)r->body_bytes);
@@ -457,6 +568,7 @@ enum oc_expect_outcome oc_expect_apply(const struct oc_case *k, const struct oc_
   }
   check_finish(expect, r, message, c);
   check_tool_call(expect, r, message, c);
+  check_reasoning(expect, r, message, c);
   size_t i = 0;
   const cJSON *a;
   /* An error the case accepts ("status": [200, "4xx"]: a template may

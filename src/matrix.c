@@ -22,6 +22,7 @@ static const struct {
   [OC_ROW_JSON_SCHEMA] = { "json-schema", "JSON schema" },
   [OC_ROW_ERRORS] = { "errors", "errors" },
   [OC_ROW_CONTEXT_OVERFLOW] = { "context-overflow", "context overflow" },
+  [OC_ROW_REASONING] = { "reasoning", "reasoning" },
 };
 
 const char *oc_row_name(int row)
@@ -135,6 +136,25 @@ static void count(struct oc_cell *cell, unsigned code, const struct oc_result_re
     cell->breaks++;
 }
 
+/* What client c showed of the reasoning of a case (any row), into the
+ * reasoning row's cell. */
+static void count_reasoning(struct oc_cell *cell, unsigned code)
+{
+  switch(OC_REF_CL_RSN(code)) {
+  case OC_REF_CL_RSN_SEEN: cell->rsn_seen++; break;
+  case OC_REF_CL_RSN_PARTIAL: cell->rsn_partial++; break;
+  case OC_REF_CL_RSN_HIDDEN: cell->rsn_hidden++; break;
+  default: break;
+  }
+  if(code & OC_REF_CL_RSN_LEAK)
+    cell->rsn_leaks++;
+}
+
+const char *oc_cell_reasoning_word(const struct oc_cell *cell)
+{
+  return cell->rsn_hidden ? "hidden" : cell->rsn_partial ? "partial" : cell->rsn_seen ? "seen" : NULL;
+}
+
 void oc_matrix_free(struct oc_matrix *m, size_t n)
 {
   for(size_t k = 0; m && k < n; k++)
@@ -193,6 +213,8 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
       continue;
     for(int c = 0; c < OC_CLIENT__COUNT; c++)
       count(&m[k].cells[f->row][c], f->clients[c], f, (int)i, c);
+    for(int c = 0; (f->flags & OC_REF_CLIENTS) && c < OC_CLIENT__COUNT; c++)
+      count_reasoning(&m[k].cells[OC_ROW_REASONING][c], f->clients[c]);
   }
   /* keep the targets some client ran on (errors alone, as on a target
    * that could not be reached, make no matrix); settle each cell, and
@@ -212,7 +234,8 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
                       : cell->limits ? OC_CELL_LIMITATION
                       : cell->works  ? OC_CELL_WORKS
                                      : OC_CELL_NOT_EXERCISED;
-        any |= cell->works || cell->breaks || cell->limits || cell->faults;
+        any |= cell->works || cell->breaks || cell->limits || cell->faults || cell->rsn_seen ||
+               cell->rsn_partial || cell->rsn_hidden || cell->rsn_leaks;
         if(cell->state == OC_CELL_ERROR) {
           cell->suite = cell->error_suite;
           cell->kase = cell->error_kase;

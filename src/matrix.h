@@ -28,11 +28,15 @@ enum oc_row {
   OC_ROW_JSON_SCHEMA,
   OC_ROW_ERRORS,
   OC_ROW_CONTEXT_OVERFLOW,
+  OC_ROW_REASONING,          /* the cases tagged checklist:reasoning (the reasoning suite);
+                                its cells also say what each client shows of the reasoning
+                                of every case whose answer carried some (rsn_*) */
   OC_ROW__COUNT
 };
 
 /* "plain", "streaming", "tool-call", "tool-call-stream", "json-schema",
- * "errors", "context-overflow" (the results' "checklist" values). */
+ * "errors", "context-overflow", "reasoning" (the results' "checklist"
+ * values). */
 const char *oc_row_name(int row);
 /* "plain", "streaming", "tool call", "tool call streamed", "JSON schema",
  * "errors", "context overflow" (what the reports print). */
@@ -74,7 +78,15 @@ struct oc_cell {
   int result_index;           /* its position in the results array */
   const char *error_suite, *error_kase; /* the first errored case, while counting */
   int error_index;
+  /* the reasoning row only: of the cases (of any row) whose answer carried
+   * reasoning, how many the client showed it all, in part, or not at all;
+   * and of all its answers, how many had think/harmony markup left in the
+   * text (the results' clients.*.reasoning, reasoning_leak) */
+  int rsn_seen, rsn_partial, rsn_hidden, rsn_leaks;
 };
+/* What the reasoning row's cell says of the reasoning: "seen", "partial",
+ * "hidden" (the worst of its cases), or NULL when no answer carried any. */
+const char *oc_cell_reasoning_word(const struct oc_cell *cell);
 
 struct oc_matrix {
   const char *target;         /* borrowed from doc */

@@ -270,7 +270,7 @@ static void finish(struct exchange *x)
   o.source = "proxy";
   o.no_suite = 1;
   o.reproduce_oacheck = to_suite;
-  /* what the six client models make of the same exchange (docs/clients.md) */
+  /* what the seven client models make of the same exchange (docs/clients.md) */
   o.verdicts = x->resp_started && x->resp.judged ? x->resp.verdicts : NULL;
   o.checklist = oc_row_name(oc_row_of(NULL, NULL, 0, 0, &x->info));
   cJSON *res = oc_result_json(&o);

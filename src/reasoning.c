@@ -238,6 +238,24 @@ static int has_text(const char *s, size_t len)
   return s && skip_space(s, len, 0) < len;
 }
 
+/* Some text in a block of content markup besides the markup itself: an
+ * empty <think>\n\n</think> (a template's thinking-off prefill passed on)
+ * is no reasoning. */
+static int block_has_text(const char *s, size_t len)
+{
+  size_t i = 0;
+  while(s && (i = skip_space(s, len, i)) < len) {
+    size_t k = 0;
+    for(; k < OC_ARRAY_LEN(markup); k++)
+      if(starts(s, len, i, markup[k]))
+        break;
+    if(k == OC_ARRAY_LEN(markup))
+      return 1;
+    i += strlen(markup[k]);
+  }
+  return 0;
+}
+
 int oc_reasoning_cut_inside(const struct oc_message *m)
 {
   if(!oc_streq(m->finish_reason, "length") || m->ncalls || m->refusal.len)
@@ -246,7 +264,7 @@ int oc_reasoning_cut_inside(const struct oc_message *m)
   size_t at;
   size_t ans = oc_reasoning_answer(m->content.data, m->content.len, &at, &src);
   int answered = has_text(m->content.data ? m->content.data + at : NULL, ans);
-  int reasoned = has_text(m->reasoning.data, m->reasoning.len) || (src && at > 0);
+  int reasoned = has_text(m->reasoning.data, m->reasoning.len) || (src && block_has_text(m->content.data, at));
   return reasoned && !answered;
 }
 
@@ -329,12 +347,35 @@ static void check_fields(struct oc_check *c, const struct oc_message *m)
   }
 }
 
+/* The content is one opening tag and blanks. */
+static int only_open_tag(const char *s, size_t len)
+{
+  static const char *const opens[] = { "<think>", "<thinking>", "[THINK]" };
+  size_t i = skip_space(s, len, 0);
+  for(size_t k = 0; s && k < OC_ARRAY_LEN(opens); k++)
+    if(starts(s, len, i, opens[k]))
+      return skip_space(s, len, i + strlen(opens[k])) == len;
+  return 0;
+}
+
 static void check_markup(struct oc_check *c, const struct oc_message *m, unsigned src, size_t at,
                          size_t ans)
 {
   char path[128];
   path_for(path, sizeof(path), m, "content");
   unsigned fields = m->rtrace.sources & (OC_RSRC_REASONING_CONTENT | OC_RSRC_REASONING);
+  /* The opening tag alone (max_tokens 1 on llama-server, whose stream
+   * parses the same tag away): no sign of a missing parser, but the
+   * application still gets the tag as its answer. */
+  if(src && !fields && only_open_tag(m->content.data, m->content.len)) {
+    oc_emit(c, OC_R_REASONING_MARKUP_LEAK,
+            OC_AT(.byte = m->content_byte, .path = path, .expected = "an answer without reasoning markup",
+                  .actual = "the opening tag alone", .severity = OC_SEV_WARNING),
+            "choice %d's content is the opening tag of a think block and nothing else: the "
+            "budget ended as the model began to think, and the server passed the tag on as the "
+            "answer", m->index);
+    return;
+  }
   if(src && !fields)
     oc_emit(c, OC_R_REASONING_UNPARSED,
             OC_AT(.byte = m->content_byte, .path = path, .expected = "reasoning in its own field",
@@ -380,7 +421,7 @@ static void check_budget_and_answer(struct oc_check *c, const struct oc_request_
   int answered = has_text(answer, ans) || m->ncalls || m->refusal.len;
   const char *rtext = m->reasoning.len ? m->reasoning.data : (src ? m->content.data : NULL);
   size_t rlen = m->reasoning.len ? m->reasoning.len : (src ? at : 0);
-  int reasoned = has_text(rtext, rlen);
+  int reasoned = m->reasoning.len ? has_text(rtext, rlen) : block_has_text(rtext, rlen);
   if(!reasoned)
     return;
   const struct oc_reasoning_trace *t = &m->rtrace;

@@ -93,6 +93,14 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
                                                                 : OC_REF_CL_BREAKS;
     if(outcome && !oc_streq(outcome, "not-exercised"))
       st |= OC_REF_CL_RAN;
+    const char *rsn = oc_json_str(v, "reasoning");
+    if(rsn)
+      st |= (oc_streq(rsn, "seen")      ? OC_REF_CL_RSN_SEEN
+             : oc_streq(rsn, "partial") ? OC_REF_CL_RSN_PARTIAL
+             : oc_streq(rsn, "hidden")  ? OC_REF_CL_RSN_HIDDEN
+                                        : 0u) << 4;
+    if(cJSON_IsTrue(oc_json_get(v, "reasoning_leak")))
+      st |= OC_REF_CL_RSN_LEAK;
     f->clients[c] = (unsigned char)st;
   }
 }

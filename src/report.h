@@ -59,6 +59,14 @@ enum {
 };
 #define OC_REF_CL_RAN 8u
 #define OC_REF_CL_STATE(x) ((x) & 7u)
+/* What it showed of the reasoning the server sent ("reasoning": seen,
+ * partial, hidden; 0 for none, extra or absent), and whether think or
+ * harmony markup reached its answer ("reasoning_leak"). */
+#define OC_REF_CL_RSN(x) (((x) >> 4) & 3u)
+#define OC_REF_CL_RSN_SEEN 1u
+#define OC_REF_CL_RSN_PARTIAL 2u
+#define OC_REF_CL_RSN_HIDDEN 3u
+#define OC_REF_CL_RSN_LEAK 64u
 
 /* The ref of a result object (strings borrowed from it). */
 void oc_result_ref_of(struct oc_result_ref *f, const cJSON *result);

@@ -218,7 +218,7 @@ void oc_console_not_run(struct oc_console *c, const cJSON *r, size_t ncases, con
 /* ---- "Will my client work?" ------------------------------------------------------ */
 
 static const char *const short_names[OC_CLIENT__COUNT] = {
-  "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream"
+  "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream", "agents"
 };
 
 /* A cell's reason for one console line, into b: masked whole before it is
@@ -362,9 +362,32 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
       }
       fputc('\n', c->out);
     }
-    fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers\n"
+    /* what each client shows of the reasoning the server sent, over every
+     * case whose answer carried some; '*': markup reached the answer */
+    int rsn = 0;
+    for(int k = 0; k < OC_CLIENT__COUNT; k++)
+      rsn |= oc_cell_reasoning_word(&m->cells[OC_ROW_REASONING][k]) || m->cells[OC_ROW_REASONING][k].rsn_leaks;
+    if(rsn) {
+      fprintf(c->out, "  %-18s", "  reads reasoning");
+      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+        const struct oc_cell *cell = &m->cells[OC_ROW_REASONING][k];
+        const char *w = oc_cell_reasoning_word(cell);
+        char word[32];
+        snprintf(word, sizeof(word), "%s%s", w ? w : "-", cell->rsn_leaks ? "*" : "");
+        if(k + 1 < OC_CLIENT__COUNT)
+          fprintf(c->out, "  %-*s", width[k], word);
+        else
+          fprintf(c->out, "  %s", word); /* no trailing blanks */
+      }
+      fputc('\n', c->out);
+    }
+    fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers; agents: the\n"
+            "  Agents SDK on Chat Completions\n"
             "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
             "  answers break it too); -: not exercised\n");
+    if(rsn)
+      fprintf(c->out, "  reads reasoning: what the application can read of the reasoning the server sent\n"
+              "  (seen, partial, hidden: the field it does not read); *: think or harmony markup in the answer\n");
     int errors = 0, faults = 0;
     for(int row = 0; row < OC_ROW__COUNT; row++)
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {

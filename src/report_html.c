@@ -215,6 +215,23 @@ static void clients_section(struct out *o, const cJSON *doc)
       }
       oc_html_put(&o->h, "</tr>\n");
     }
+    /* what each client reads of the reasoning the server sent (every
+     * case whose answer carried some), and markup left in the answer */
+    int rsn = 0;
+    for(int k = 0; k < OC_CLIENT__COUNT; k++)
+      rsn |= oc_cell_reasoning_word(&m->cells[OC_ROW_REASONING][k]) || m->cells[OC_ROW_REASONING][k].rsn_leaks;
+    if(rsn) {
+      oc_html_put(&o->h, "<tr class=\"rsn\"><th>reads reasoning</th>");
+      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+        const struct oc_cell *c = &m->cells[OC_ROW_REASONING][k];
+        const char *w = oc_cell_reasoning_word(c);
+        oc_html_putf(&o->h, "<td class=\"cl %s\">%s <span class=\"muted\">(%d/%d/%d)</span>%s</td>",
+                     !w ? "cl-none" : c->rsn_hidden || c->rsn_partial ? "cl-limit" : "cl-works", w ? w : "—",
+                     c->rsn_seen, c->rsn_partial, c->rsn_hidden,
+                     c->rsn_leaks ? "<div class=\"why\">markup in the answer</div>" : "");
+      }
+      oc_html_put(&o->h, "</tr>\n");
+    }
     oc_html_put(&o->h, "</tbody></table></div>\n");
   }
   if(faults) /* only when one shows: every other report's legend stays as it was */
@@ -227,8 +244,12 @@ static void clients_section(struct out *o, const cJSON *doc)
          "(cases); <b>breaks</b>: the server's answer breaks the client (the first such case is linked); "
          "<b>its limitation</b>: a break OpenAI's own answers cause in this client too; <b>no verdict</b>: "
          "a case of the row ended in error (the first is linked), so the row is not known to work; —: no case "
-         "exercised it. openai-node, the ai SDK and LangChain are verified against the real libraries, "
-         "openai-python is emulated from its published behaviour (docs/clients.md).</p>\n</section>\n");
+         "exercised it. <b>reads reasoning</b> (when an answer carried some): what the application can read "
+         "of the reasoning the server sent, over every such case (counted seen/partial/hidden; partial is "
+         "openai-node's stream helper keeping the last fragment, hidden a field the client does not read), "
+         "and whether think or harmony markup reached the answer text. openai-node, the ai SDK, LangChain "
+         "and the Agents SDK are verified against the real libraries, openai-python is emulated from its "
+         "published behaviour (docs/clients.md).</p>\n</section>\n");
   oc_matrix_free(ms, n);
 }
 

@@ -188,6 +188,12 @@ static int matrix_counts(const struct oc_matrix *m, int k, int *breaks, int *err
 static int cell_text(struct oc_buf *t, const struct oc_cell *cell, int row)
 {
   int rc = oc_buf_printf(t, "%s: %s", oc_row_title(row), oc_cell_state_name(cell->state));
+  /* the reasoning row says what the client read of the reasoning too */
+  const char *rsn = row == OC_ROW_REASONING ? oc_cell_reasoning_word(cell) : NULL;
+  if(!rc && row == OC_ROW_REASONING && (rsn || cell->rsn_leaks))
+    rc = oc_buf_printf(t, "; reads reasoning: %s (seen %d, partial %d, hidden %d)%s", rsn ? rsn : "none",
+                       cell->rsn_seen, cell->rsn_partial, cell->rsn_hidden,
+                       cell->rsn_leaks ? "; think or harmony markup in the answer" : "");
   if(!rc && cell->reason && cell->state == OC_CELL_ERROR)
     rc = oc_buf_printf(t, " (no verdict): %s (%s/%s)", cell->reason, cell->suite ? cell->suite : "",
                        cell->kase ? cell->kase : "");

@@ -70,6 +70,10 @@ cJSON *oc_clients_json(const struct oc_client_verdict *v)
       oc_json_put(&oom, c, "limitation", cJSON_CreateBool(v[i].limitation != 0));
     else if(oc_client_server_fault(&v[i]))
       oc_json_put(&oom, c, "server_fault", cJSON_CreateTrue());
+    if(v[i].reasoning != OC_CR_NA) {
+      oc_json_put_str(&oom, c, "reasoning", oc_client_reasoning_name(v[i].reasoning));
+      oc_json_put(&oom, c, "reasoning_leak", cJSON_CreateBool(v[i].reasoning_leak == 1));
+    }
   }
   if(oom) {
     cJSON_Delete(o);

@@ -46,7 +46,7 @@ struct oc_run_options {
   int by_target;            /* plan every case of a target before the next target's */
   const char *spool_dir;    /* where the results spool goes (NULL: $TMPDIR) */
   /* The verdict policy (verdict.h): --strict, and the clients whose break
-   * fails a case (a bit per enum oc_client_id; default all six). */
+   * fails a case (a bit per enum oc_client_id; default all seven). */
   int strict;
   unsigned clients;
 };

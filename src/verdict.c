@@ -74,7 +74,7 @@ void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outl
     if(clients & (1u << i))
       n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
                             n ? ", " : "", oc_client_name((enum oc_client_id)i));
-  const char *who = (clients & OC_CLIENTS_ALL) == OC_CLIENTS_ALL ? "any of the six clients"
+  const char *who = (clients & OC_CLIENTS_ALL) == OC_CLIENTS_ALL ? "any of the seven clients"
                     : clients ? names : "no client (--clients none)";
   if(strict)
     snprintf(out, outlen, "strict: every error fails its case (the specification's verdict), and so "

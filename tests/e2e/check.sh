@@ -82,7 +82,9 @@ pass "curl -i -N, curl -N and the cassette give run --replay's findings ($locate
 # the verdict and exit status follow the findings
 expect_status 1 "$OACHECK" check --profile llama-server --request "$TMP/tools-required-stream.req.json" \
   "$TMP/tools-required-stream.http"
-expect_grep '^FAIL tools-required-stream\.http: 1 error' "$TMP/out"
+# (and the ai SDK's ToolChoiceViolationError on it: a break that names the same rule)
+expect_grep '^FAIL tools-required-stream\.http: 2 errors' "$TMP/out"
+expect_grep '^  \[error\] CLIENT-BREAKS: ai-sdk raises \(verified\): ToolChoiceViolationError' "$TMP/out"
 expect_grep '^  \[error\] TOOL-CHOICE-HONOURED \(/choices/0/delta/tool_calls\): tool_choice was "required"' "$TMP/out"
 expect_grep '^      expected: a tool call' "$TMP/out"
 expect_grep '^  request: from --request$' "$TMP/out"

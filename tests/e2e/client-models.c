@@ -22,11 +22,18 @@
 #include "rules.h"
 #include "util.h"
 
-#define NODE_CLIENTS 4 /* openai-node, openai-node-stream, ai-sdk, langchain */
+/* The clients verified against the real library (the Node ones: the
+ * oracle runs them); the emulated ones have no oracle line. */
+static int verified(int ci)
+{
+  return oc_client_basis((enum oc_client_id)ci) == OC_BASIS_VERIFIED;
+}
 
 struct line {
   char *dir, *name, *client, *outcome, *reason;
+  char *reasoning;        /* NULL: null */
   int works;              /* -1 null */
+  int leak;               /* reasoning_leak; -1 null */
   int used;
 };
 
@@ -62,9 +69,13 @@ static int read_oracle(const char *file)
       lines = d;
       const cJSON *w = oc_json_get(o, "works");
       const char *reason = oc_json_str(o, "reason");
+      const char *reasoning = oc_json_str(o, "reasoning");
+      const cJSON *leak = oc_json_get(o, "reasoning_leak");
       lines[nlines++] = (struct line){ oc_strdup(dir), oc_strdup(name), oc_strdup(client), oc_strdup(outcome),
                                        oc_strdup(reason ? reason : ""),
-                                       cJSON_IsBool(w) ? cJSON_IsTrue(w) : -1, 0 };
+                                       reasoning ? oc_strdup(reasoning) : NULL,
+                                       cJSON_IsBool(w) ? cJSON_IsTrue(w) : -1,
+                                       cJSON_IsBool(leak) ? cJSON_IsTrue(leak) : -1, 0 };
       cJSON_Delete(o);
     }
     p += n + (nl ? 1 : 0);
@@ -132,7 +143,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "client-models: %s\n", err);
     return 2;
   }
-  size_t agree[NODE_CLIENTS] = { 0 }, total[NODE_CLIENTS] = { 0 };
+  size_t agree[OC_CLIENT__COUNT] = { 0 }, total[OC_CLIENT__COUNT] = { 0 };
   size_t counts[OC_CLIENT__COUNT][4] = { { 0 } }, broken[OC_CLIENT__COUNT] = { 0 };
   size_t exchanges = 0, dirs = 0, shown = 0, problems = 0;
   for(char *p = mtext; *p;) {
@@ -188,7 +199,9 @@ int main(int argc, char **argv)
         counts[ci][v[ci].outcome]++;
         broken[ci] += v[ci].works == 0;
       }
-      for(int ci = 0; ci < NODE_CLIENTS; ci++) {
+      for(int ci = 0; ci < OC_CLIENT__COUNT; ci++) {
+        if(!verified(ci))
+          continue;
         const char *cn = oc_client_name((enum oc_client_id)ci);
         struct line *l = find_line(label, c->name, cn);
         total[ci]++;
@@ -201,14 +214,21 @@ int main(int argc, char **argv)
         l->used = 1;
         const char *got = oc_client_outcome_name(v[ci].outcome);
         int gw = v[ci].works;
-        if(strcmp(got, l->outcome) == 0 && gw == l->works) {
+        /* what the application can read of the reasoning, and whether
+         * markup reached its answer, must agree too */
+        const char *gr = oc_client_reasoning_name(v[ci].reasoning);
+        int reasoning_ok = (!gr && !l->reasoning) || (gr && l->reasoning && strcmp(gr, l->reasoning) == 0);
+        int leak_ok = v[ci].reasoning_leak == l->leak;
+        if(strcmp(got, l->outcome) == 0 && gw == l->works && reasoning_ok && leak_ok) {
           agree[ci]++;
           continue;
         }
         problems++;
         if(shown++ < (size_t)show)
-          printf("DISAGREE %s on %s/%s\n  model:  %s works=%d: %s\n  client: %s works=%d: %s\n", cn,
-                 label, c->name, got, gw, v[ci].reason, l->outcome, l->works, l->reason);
+          printf("DISAGREE %s on %s/%s\n  model:  %s works=%d reasoning=%s leak=%d: %s\n"
+                 "  client: %s works=%d reasoning=%s leak=%d: %s\n",
+                 cn, label, c->name, got, gw, gr ? gr : "null", v[ci].reasoning_leak, v[ci].reason,
+                 l->outcome, l->works, l->reasoning ? l->reasoning : "null", l->leak, l->reason);
       }
     }
     oc_cassette_store_free(&store);
@@ -225,7 +245,7 @@ int main(int argc, char **argv)
          "not-exercised", "works=false");
   for(int ci = 0; ci < OC_CLIENT__COUNT; ci++) {
     char ag[32] = "-";
-    if(ci < NODE_CLIENTS)
+    if(verified(ci))
       snprintf(ag, sizeof(ag), "%zu/%zu", agree[ci], total[ci]);
     printf("  %-22s %10s %8zu %8zu %8zu %14zu %12zu\n", oc_client_name((enum oc_client_id)ci), ag,
            counts[ci][0], counts[ci][1], counts[ci][2], counts[ci][3], broken[ci]);
@@ -237,6 +257,7 @@ int main(int argc, char **argv)
     free(lines[i].client);
     free(lines[i].outcome);
     free(lines[i].reason);
+    free(lines[i].reasoning);
   }
   free(lines);
   oc_schemas_free(&schemas);

@@ -17,11 +17,9 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-NODE=${NODE:-}
-[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
-[ -n "$NODE" ] && [ -x "$NODE" ] || skip "node is not installed"
+client_node
 NODEDIR="$OACHECK_SRCDIR/tests/node"
-for pkg in openai ai @ai-sdk/openai-compatible @langchain/openai @langchain/core; do
+for pkg in openai ai @ai-sdk/openai-compatible @langchain/openai @langchain/core @openai/agents; do
   [ -f "$NODEDIR/node_modules/$pkg/package.json" ] ||
     skip "the $pkg npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
 done

@@ -11,9 +11,7 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-NODE=${NODE:-}
-[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
-[ -n "$NODE" ] && [ -x "$NODE" ] || skip "node is not installed"
+client_node
 NODEDIR="$OACHECK_SRCDIR/tests/node"
 for pkg in @langchain/openai @langchain/core; do
   [ -f "$NODEDIR/node_modules/$pkg/package.json" ] ||

@@ -71,7 +71,7 @@ tail -n +4 "$TMP/step-summary.md" | cmp -s - "$TMP/summary.md" || fail "--markdo
 S="$TMP/summary.md"
 expect_grep '^### oacheck: failed — 3 cases: 1 pass, 2 fail, 0 error, 0 skip$' "$S"
 expect_grep '^\| target \| profile \| model \| cases \| pass \| fail \| error \| skip \|$' "$S"
-expect_grep '^\| llama-server \| llama-server \| tiny-random\.gguf \| 3 \| 1 \| 2 \| 0 \| 0 \|$' "$S"
+expect_grep '^\| llama-server \| llama-server \| tiny-reasoner\.gguf \| 3 \| 1 \| 2 \| 0 \| 0 \|$' "$S"
 expect_grep '^#### Failing rules$' "$S"
 expect_grep '^\| HTTP-STATUS \| 2 \| \[llama-server · mine/will-fail\]\(https://ci\.example/run/7/report\.html#c-1\): ' "$S"
 expect_grep '^#### Failing cases \(2\)$' "$S"

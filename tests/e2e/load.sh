@@ -1,6 +1,6 @@
 #!/bin/sh
 # load.sh — load as a check (issue 14), against `oacheck serve --overload`
-# standing in for an overloaded llama-server: the shipped live recordings
+# standing in for an overloaded llama-server: the tiny-random live recordings
 # answer while at most 2 requests are in flight (the recorded server's 2
 # slots), the concurrency recordings (tests/data/recordings/
 # llama-server-concurrency: recorded with 4 in flight on 2 slots sharing
@@ -22,8 +22,13 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-LIVE="$OACHECK_SRCDIR/suites/recordings/llama-server"
+# the two-slot deployment the concurrency recordings come from: the
+# tiny-random live recordings (the shipped ones until 2026-12-02, one slot
+# since), with the suites both were recorded with
+LIVE="$OACHECK_SRCDIR/tests/data/recordings/llama-server-tiny-random"
 CONC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-concurrency"
+TR="$OACHECK_SRCDIR/tests/data/suites/tiny-random"
+SUITES="plain streaming errors models llama-server $TR/tool-call.json $TR/json-schema.json $TR/context-overflow.json"
 
 # the live run's failures (../shared/recordings/llama-server-live/README.md:
 # 42 pass, 11 fail, 0 skip), and n-2-stream, whose first chunk is choice 1:
@@ -49,7 +54,7 @@ OVER=$URL
 OVER_ERR=$SERVE_ERR
 
 # ---- 1. one client's concurrency never overloads it ------------------------------
-expect_status 1 "$OACHECK" run --target "over=$OVER" --json "$TMP/plain.json"
+expect_status 1 "$OACHECK" run $SUITES --target "over=$OVER" --json "$TMP/plain.json"
 expect_grep '^  jobs: 2 in flight \(the target.s total_slots' "$TMP/out"
 verdicts "$TMP/out" | grep -v '^PASS' > "$TMP/plain-fails"
 cmp -s "$TMP/plain-fails" "$TMP/live-fails" ||
@@ -58,7 +63,7 @@ expect_no_grep 'overloaded' "$OVER_ERR"
 pass "2 in flight (total_slots): the live verdicts, nothing answered as overloaded"
 
 # ---- 2. --load 4 -------------------------------------------------------------------
-expect_status 1 "$OACHECK" run --target "over=$OVER" --load 4 --json "$TMP/load.json" \
+expect_status 1 "$OACHECK" run $SUITES --target "over=$OVER" --load 4 --json "$TMP/load.json" \
   --html "$TMP/load.html" --junit "$TMP/load.xml"
 expect_grep '^load: 4 requests in flight per target, 1 round of 53 cases: [1-9][0-9]* cases? fails? only under load:' "$TMP/out"
 expect_grep 'overloaded' "$OVER_ERR"
@@ -102,7 +107,7 @@ serve_stop
 
 # ---- 3. a server that holds up under load ------------------------------------------
 serve_start "$LIVE" --speed 4 --fault stall=50
-expect_status 1 "$OACHECK" run --target "fine=$URL" --load 4
+expect_status 1 "$OACHECK" run $SUITES --target "fine=$URL" --load 4
 expect_grep '^load: 4 requests in flight per target, 1 round of 53 cases: 0 cases fail only under load$' "$TMP/out"
 # the live run's failures fail under load too, and are said to be theirs
 expect_grep '^  [0-9]+ cases run with 4 in flight, [0-9]+ failed, all in cases that do not pass alone either$' "$TMP/out"

@@ -16,10 +16,10 @@ R="$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 0 "$OACHECK" pin --replay "$R" --out "$TMP/pin.json"
 [ "$(cat "$TMP/out")" = "pinned llama-server
 wrote $TMP/pin.json (pin of 1 target)" ] || { cat "$TMP/out" >&2; fail "pin --out does not say what it wrote"; }
-expect_grep '"n_ctx":[[:space:]]*512' "$TMP/pin.json"
+expect_grep '"n_ctx":[[:space:]]*4096' "$TMP/pin.json"
 expect_grep '"build":[[:space:]]*"b10587-3f545becc"' "$TMP/pin.json"
 expect_grep '"chat_template_sha256":[[:space:]]*"[0-9a-f]{64}"' "$TMP/pin.json"
-expect_grep '"slots_n_ctx":[[:space:]]*\[512, 512\]' "$TMP/pin.json"
+expect_grep '"slots_n_ctx":[[:space:]]*\[4096\]' "$TMP/pin.json"
 expect_grep '"tool_calls":[[:space:]]*true' "$TMP/pin.json"
 expect_grep '"metrics":[[:space:]]*true' "$TMP/pin.json"
 pass "pin writes the identity and the deployment's facts"
@@ -28,17 +28,17 @@ expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/pin.json"
 expect_grep '^PASS +llama-server pin/identity' "$TMP/out"
 pass "an unchanged deployment passes"
 
-sed -e 's/"n_ctx":[[:space:]]*512/"n_ctx": 4096/' \
-    -e 's/"model":[[:space:]]*"tiny-random.gguf"/"model": "other.gguf"/' \
-    -e 's/"model_path":[[:space:]]*"tiny-random.gguf"/"model_path": "other.gguf"/' \
+sed -e 's/"n_ctx":[[:space:]]*4096/"n_ctx": 8192/' \
+    -e 's/"model":[[:space:]]*"tiny-reasoner.gguf"/"model": "other.gguf"/' \
+    -e 's/"model_path":[[:space:]]*"tiny-reasoner.gguf"/"model_path": "other.gguf"/' \
     -e 's/"build":[[:space:]]*"[^"]*"/"build": "b1-old"/' \
     -e 's/"chat_template_sha256":[[:space:]]*"[0-9a-f]*"/"chat_template_sha256": "00"/' \
     "$TMP/pin.json" > "$TMP/drift.json"
 expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/drift.json" --json "$TMP/r.json"
-expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 4096, now 512' "$TMP/out"
+expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 8192, now 4096' "$TMP/out"
 expect_grep 'PIN-MODEL error: the model id changed' "$TMP/out"
 expect_grep 'PIN-TEMPLATE error: the chat template changed' "$TMP/out"
-expect_grep 'PIN-MODEL error: the model file changed: pinned "other.gguf", now "tiny-random.gguf"' "$TMP/out"
+expect_grep 'PIN-MODEL error: the model file changed: pinned "other.gguf", now "tiny-reasoner.gguf"' "$TMP/out"
 expect_grep '"rule":[[:space:]]*"PIN-BUILD"' "$TMP/r.json"
 expect_grep 'the server build changed: pinned .{1,2}b1-old' "$TMP/r.json"
 # the console shows every finding (more than three errors here), the
@@ -50,12 +50,12 @@ n_out=$(grep -c '^      PIN-' "$TMP/out")
 pass "every drift is named by its rule, on the console as in the results"
 # a list (the model list) is named by its elements, not "[…]": the log
 # reader must see which model came or went
-sed -e 's/"models":[[:space:]]*\["tiny-random.gguf"\]/"models": ["tiny-random.gguf", "gone.gguf"]/' \
+sed -e 's/"models":[[:space:]]*\["tiny-reasoner.gguf"\]/"models": ["tiny-reasoner.gguf", "gone.gguf"]/' \
     "$TMP/pin.json" > "$TMP/models.json"
 expect_grep 'gone\.gguf' "$TMP/models.json"
 expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/models.json" --json "$TMP/rm.json"
-expect_grep 'PIN-MODEL error: the model list changed: pinned \["tiny-random.gguf", ?"gone.gguf"\], now \["tiny-random.gguf"\] \[/models\]' "$TMP/out"
-expect_grep '"expected":[[:space:]]*"\[\\"tiny-random.gguf\\", ?\\"gone.gguf\\"\]"' "$TMP/rm.json"
+expect_grep 'PIN-MODEL error: the model list changed: pinned \["tiny-reasoner.gguf", ?"gone.gguf"\], now \["tiny-reasoner.gguf"\] \[/models\]' "$TMP/out"
+expect_grep '"expected":[[:space:]]*"\[\\"tiny-reasoner.gguf\\", ?\\"gone.gguf\\"\]"' "$TMP/rm.json"
 pass "a changed model list names the models pinned and served"
 
 # what only warns passes, and the console still says what changed
@@ -69,12 +69,12 @@ expect_grep '^      PIN-DEPLOYMENT warning: the endpoints that are on .* changed
 pass "a new build or other endpoints: a warning on the console naming old and new, exit 0"
 
 # the deployment's facts drift: a slot's context, the template, an endpoint
-sed -e 's/"slots_n_ctx":[[:space:]]*\[512, 512\]/"slots_n_ctx": [256, 256]/' \
+sed -e 's/"slots_n_ctx":[[:space:]]*\[4096\]/"slots_n_ctx": [2048]/' \
     -e 's/"tool_calls":[[:space:]]*true/"tool_calls": false/' \
     -e 's/"metrics":[[:space:]]*true/"metrics": false/' \
     "$TMP/pin.json" > "$TMP/drift2.json"
 expect_status 1 "$OACHECK" pin --replay "$R" --check "$TMP/drift2.json" --json "$TMP/r2.json"
-expect_grep "PIN-CONTEXT error: each slot's context \\(/slots\\) changed: pinned \\[256, ?256\\], now \\[512, ?512\\]" "$TMP/out"
+expect_grep "PIN-CONTEXT error: each slot's context \\(/slots\\) changed: pinned \\[2048\\], now \\[4096\\]" "$TMP/out"
 expect_grep "PIN-TEMPLATE error: the chat template's capabilities" "$TMP/out"
 expect_grep '"rule":[[:space:]]*"PIN-DEPLOYMENT"' "$TMP/r2.json"
 expect_grep '"path":[[:space:]]*"/deployment/endpoints"' "$TMP/r2.json"
@@ -82,7 +82,7 @@ expect_grep '"path":[[:space:]]*"/deployment/endpoints"' "$TMP/r2.json"
 cat > "$TMP/old.json" <<'EOF'
 { "pinned_at": "2026-11-01T00:00:00Z",
   "targets": [ { "name": "llama-server",
-                 "identity": { "n_ctx": 512, "total_slots": 2, "build": "b10587-3f545becc" } } ] }
+                 "identity": { "n_ctx": 4096, "total_slots": 1, "build": "b10587-3f545becc" } } ] }
 EOF
 expect_no_grep '"deployment"' "$TMP/old.json"
 expect_status 0 "$OACHECK" pin --replay "$R" --check "$TMP/old.json"
@@ -93,7 +93,7 @@ pass "the deployment's facts drift by their rules; an identity-only pin still ch
 serve_start "$R"
 U1=$URL P1=$PORT
 expect_status 0 "$OACHECK" pin --target "$U1" --out "$TMP/live.json"
-sed -e 's/"n_ctx":[[:space:]]*512/"n_ctx": 4096/' \
+sed -e 's/"n_ctx":[[:space:]]*4096/"n_ctx": 8192/' \
     -e 's/"chat_template_sha256":[[:space:]]*"[0-9a-f]*"/"chat_template_sha256": "00"/' \
     "$TMP/live.json" > "$TMP/live-drift.json"
 serve_start "$R"
@@ -102,7 +102,7 @@ expect_status 1 "$OACHECK" pin --check "$TMP/live-drift.json" --target "$URL" --
 expect_grep "^note: the pin and the check have one target each, named differently: 127\.0\.0\.1-$P1 \(pinned\) is compared with 127\.0\.0\.1-$PORT \(checked\)\$" "$TMP/out"
 expect_grep "^FAIL +127\.0\.0\.1-$PORT pin/identity" "$TMP/out"
 expect_grep 'PIN-TEMPLATE error: the chat template changed' "$TMP/out"
-expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 4096, now 512' "$TMP/out"
+expect_grep 'PIN-CONTEXT error: the context per request changed: pinned 8192, now 4096' "$TMP/out"
 expect_grep '"note":[[:space:]]*"the pin and the check have one target each' "$TMP/r3.json"
 expect_status 1 "$OACHECK" pin --check "$TMP/live-drift.json" --target "other=$URL"
 expect_grep "127\.0\.0\.1-$P1 \(pinned\) is compared with other \(checked\)" "$TMP/out"

@@ -20,8 +20,8 @@ command_of() { # RESULTS N
 serve_start "$R"
 KEY="sk-reproduce-0123456789"
 cat > "$TMP/targets.json" <<JSON
-{ "targets": [ { "name": "mine", "url": "$URL", "model": "tiny-random.gguf",
-                 "key_env": "MY_TEST_KEY", "ctx_size": 512 } ] }
+{ "targets": [ { "name": "mine", "url": "$URL", "model": "tiny-reasoner.gguf",
+                 "key_env": "MY_TEST_KEY", "ctx_size": 4096 } ] }
 JSON
 MY_TEST_KEY=$KEY expect_status 0 "$OACHECK" run plain --filter plain/chat-basic --targets "$TMP/targets.json" --json "$TMP/r.json"
 expect_no_grep "$KEY" "$TMP/r.json"
@@ -30,11 +30,11 @@ case "$cmd" in
   "OPENAI_API_KEY=\$MY_TEST_KEY oacheck run plain --target mine=$URL "*) ;;
   *) fail "the command does not take the key from the target's variable: $cmd" ;;
 esac
-case "$cmd" in *" --model tiny-random.gguf"*) ;; *) fail "the command lost the model: $cmd" ;; esac
-case "$cmd" in *" --ctx-size 512"*) ;; *) fail "the command lost the context: $cmd" ;; esac
+case "$cmd" in *" --model tiny-reasoner.gguf"*) ;; *) fail "the command lost the model: $cmd" ;; esac
+case "$cmd" in *" --ctx-size 4096"*) ;; *) fail "the command lost the context: $cmd" ;; esac
 # run as a CI log reader would paste it, with only the target's variable set
 expect_status 0 env -u OPENAI_API_KEY MY_TEST_KEY=$KEY PATH="$TMP/bin:$PATH" sh -c "$cmd"
-expect_grep '^target mine: live server, .*model tiny-random\.gguf' "$TMP/out"
+expect_grep '^target mine: live server, .*model tiny-reasoner\.gguf' "$TMP/out"
 expect_grep '^PASS +mine plain/chat-basic' "$TMP/out"
 pass "a targets file's model, context and key variable are in the command, which runs the case"
 

@@ -17,7 +17,10 @@ edit_cassette() { # FILE SED-EXPRESSION
   mv "$1.new" "$1"
 }
 
-expect_status 1 "$OACHECK" run --replay "$R" --model all
+# the suites these were recorded with (tests/data/suites/tiny-random)
+TR="$OACHECK_SRCDIR/tests/data/suites/tiny-random"
+expect_status 1 "$OACHECK" run plain streaming errors models llama-server "$TR"/tool-call.json \
+  "$TR"/json-schema.json "$TR"/context-overflow.json --replay "$R" --model all
 expect_grep '^target llama-server-router/qwen-tiny: replay of .*, router, model qwen-tiny$' "$TMP/out"
 expect_grep '^target llama-server-router/nemo-tiny: model nemo-tiny was unloaded; its first request took [0-9.]+ ms \(loading it\)$' "$TMP/out"
 expect_grep '^target +model +pass +fail +error +skip +failing rules$' "$TMP/out"
@@ -68,7 +71,8 @@ pass "a model the router does not list is a usage error"
 # so every model-aware request (GET /props?model=…, /slots?model=…) finds
 # its recording, and the live run over serve skips nothing as unrecorded
 serve_start "$R" "$R/qwen-tiny" "$R/llama31-tiny" "$R/nemo-tiny"
-expect_status 1 "$OACHECK" run --target "r=$URL" --model all
+expect_status 1 "$OACHECK" run plain streaming errors models llama-server "$TR"/tool-call.json \
+  "$TR"/json-schema.json "$TR"/context-overflow.json --target "r=$URL" --model all
 expect_no_grep 'not recorded' "$TMP/out"
 expect_grep '^r/qwen-tiny +qwen-tiny +[0-9]+ ' "$TMP/out"
 serve_stop

@@ -8,8 +8,11 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 C="$OACHECK_SRCDIR/tests/data/crafted"
+# the suite these exchanges were crafted for: its overflow case sent 1,200
+# words then, N_CTX words now (tests/data/suites/tiny-random/README.md)
+CO="$OACHECK_SRCDIR/tests/data/suites/tiny-random/context-overflow.json"
 
-expect_status 1 "$OACHECK" run context-overflow --replay "$C/ctx-probe" --replay "$C/ctx-probe-inband" --json "$TMP/r.json"
+expect_status 1 "$OACHECK" run "$CO" --replay "$C/ctx-probe" --replay "$C/ctx-probe-inband" --json "$TMP/r.json"
 sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) *\([^ ]*\) \([^ ]*\).*/\1 \2 \3/p' "$TMP/out" | sort > "$TMP/got"
 cat > "$TMP/want" <<'EOV'
 FAIL ctx-probe-inband context-overflow/at-limit

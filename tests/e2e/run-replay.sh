@@ -2,19 +2,98 @@
 # run-replay.sh — the main job: `oacheck run` with no target replays the
 # shipped llama-server recordings through every shipped suite, and the
 # same suites run live against `oacheck serve` serving those recordings
-# reach exactly the same verdicts.  The verdicts below are those of the
-# live run the recordings were made in: ../shared/recordings/
-# llama-server-live/README.md gives 42 pass, 11 fail, 0 skip, the failures
-# being the server's real deviations (tests/data/recordings/
-# llama-server-curl/README.md D1-D5) and the tiny model not reaching a tool
-# call within max_tokens for tool_choice required / named; the client
-# models add one: n-2-stream's first chunk is choice 1, on which
-# openai-python's stream helper raises IndexError (docs/clients.md).  Nothing is
-# "not recorded" any more: every case of every shipped suite was.
+# reach exactly the same verdicts.  The shipped recordings are a live
+# llama-server with tiny-reasoner.gguf, a model that really reasons
+# (suites/recordings/llama-server/README.md): 63 pass, 4 fail, 2 skip, the
+# failures being the server's real deviations (a 500 for invalid JSON and
+# for reasoning_content null sent back, an unknown role and model accepted
+# with 200), the skips n=2 refused by its one slot.  Nothing is "not
+# recorded": every case of every shipped suite was.
+#
+# The earlier default recordings (tiny-random.gguf, two slots of 512
+# tokens, tests/data/recordings/llama-server-tiny-random) replayed with
+# the suites they were made with keep their verdicts (section 3): 41 pass,
+# 12 fail, the failures the server's deviations (tests/data/recordings/
+# llama-server-curl/README.md D1-D5), the tiny model not reaching a tool
+# call within max_tokens for tool_choice required / named, and
+# n-2-stream's first chunk being choice 1, on which openai-python's stream
+# helper raises IndexError (docs/clients.md).
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
 cat > "$TMP/expected" <<'EOV'
+FAIL errors/invalid-json
+FAIL errors/unknown-role
+FAIL plain/unknown-model
+FAIL reasoning/history-reasoning-null
+PASS context-overflow/at-limit
+PASS context-overflow/over-by-one
+PASS context-overflow/over-by-one-stream
+PASS context-overflow/overflow
+PASS context-overflow/overflow-stream
+PASS context-overflow/recovery
+PASS context-overflow/recovery-overflow
+PASS context-overflow/under-by-one
+PASS context-overflow/under-limit
+PASS errors/messages-not-array
+PASS errors/missing-messages
+PASS errors/n-over-limit
+PASS errors/tool-parameters-not-object
+PASS errors/tool-schema-invalid
+PASS errors/wrong-method
+PASS json-schema/json-object
+PASS json-schema/json-object-short
+PASS json-schema/json-object-stream
+PASS json-schema/json-schema
+PASS json-schema/json-schema-stream
+PASS llama-server/apply-template
+PASS llama-server/apply-template-multiturn
+PASS llama-server/apply-template-tool-call
+PASS llama-server/apply-template-unknown-role
+PASS llama-server/completions-legacy
+PASS llama-server/completions-legacy-stream
+PASS llama-server/health
+PASS llama-server/metrics
+PASS llama-server/models-alias
+PASS llama-server/props
+PASS llama-server/slots
+PASS llama-server/tokenize
+PASS models/list
+PASS plain/chat-basic
+PASS plain/logprobs
+PASS plain/max-tokens-1
+PASS reasoning/answer
+PASS reasoning/answer-stream
+PASS reasoning/budget-exhausted
+PASS reasoning/budget-exhausted-stream
+PASS reasoning/effort-none
+PASS reasoning/enable-thinking-string
+PASS reasoning/history-reasoning
+PASS reasoning/history-reasoning-content
+PASS reasoning/history-tool-call
+PASS reasoning/json-schema
+PASS reasoning/reasoning-budget
+PASS reasoning/thinking-off
+PASS reasoning/thinking-off-stream
+PASS reasoning/tool-call
+PASS reasoning/tool-call-stream
+PASS streaming/include-usage
+PASS streaming/logprobs-stream
+PASS streaming/max-tokens-1-stream
+PASS streaming/stream-basic
+PASS tool-call/auto
+PASS tool-call/auto-stream
+PASS tool-call/named
+PASS tool-call/named-stream
+PASS tool-call/parallel-stream
+PASS tool-call/required
+PASS tool-call/required-stream
+PASS tool-call/tool-result-turn
+SKIP plain/n-2
+SKIP streaming/n-2-stream
+EOV
+sort "$TMP/expected" > "$TMP/expected.sorted"
+cat > "$TMP/expected-tr" <<'EOV'
 PASS context-overflow/overflow
 PASS context-overflow/overflow-stream
 PASS context-overflow/over-by-one
@@ -69,12 +148,13 @@ FAIL tool-call/named-stream
 FAIL tool-call/parallel-stream
 PASS tool-call/tool-result-turn
 EOV
-sort "$TMP/expected" > "$TMP/expected.sorted"
+sort "$TMP/expected-tr" > "$TMP/expected-tr.sorted"
 
-check_verdicts() { # check_verdicts CONSOLE-OUTPUT WHAT
+check_verdicts() { # check_verdicts CONSOLE-OUTPUT WHAT [EXPECTED-SORTED]
+  want=${3:-$TMP/expected.sorted}
   verdicts "$1" > "$TMP/got"
-  if ! cmp -s "$TMP/got" "$TMP/expected.sorted"; then
-    diff -u "$TMP/expected.sorted" "$TMP/got" >&2 || true
+  if ! cmp -s "$TMP/got" "$want"; then
+    diff -u "$want" "$TMP/got" >&2 || true
     fail "$2: verdicts differ from what the recordings warrant"
   fi
 }
@@ -82,11 +162,11 @@ check_verdicts() { # check_verdicts CONSOLE-OUTPUT WHAT
 # 1. replay: no target, no network (the README's run command)
 expect_status 1 "$OACHECK" run --json "$TMP/replay.json" --html "$TMP/replay.html" --junit "$TMP/replay.xml"
 expect_grep '^oacheck [0-9.]+: no target given: replaying the shipped llama-server recordings' "$TMP/out"
-expect_grep '^target llama-server: replay of .*, profile llama-server \(auto\), model tiny-random.gguf' "$TMP/out"
+expect_grep '^target llama-server: replay of .*, profile llama-server \(auto\), model tiny-reasoner.gguf' "$TMP/out"
 # the first lines say what the recordings are, from their own metadata:
 # the cassettes' provenance and the recorded /props, /slots, /metrics
-expect_grep "^  recorded: 53 cases \\(and [0-9]+ identification requests\\), recorded live from target '[^']*', 2026-12-01, arrival times kept$" "$TMP/out"
-expect_grep '^  deployment: llama-server b10587-3f545becc: 2 slots × 512 tokens each \(-c 512 --kv-unified, or -c 1024 split\); /slots: 2, 0 busy; flags seen: -np 2 --metrics --props; template: tool calls$' "$TMP/out"
+expect_grep "^  recorded: 69 cases \\(and [0-9]+ identification requests\\), recorded live from target '[^']*', 2026-12-02, arrival times kept$" "$TMP/out"
+expect_grep '^  deployment: llama-server b10587-3f545becc: 1 slot × 4096 tokens each; /slots: 1, 0 busy; flags seen: -np 1 --metrics --props; template: tool calls$' "$TMP/out"
 expect_no_grep 'not recorded' "$TMP/out"
 expect_grep '"timing_recorded":[[:space:]]*true' "$TMP/replay.json"
 # a timeline for every streamed case (data-stream marks one)
@@ -97,11 +177,11 @@ without=$(awk '/<details class="case"/ { if (s && !t) bad++; s = /data-stream/; 
                END { if (s && !t) bad++; print bad + 0 }' "$TMP/replay.html")
 [ "$without" = 0 ] || fail "$without streamed case(s) without a timeline"
 pass "the first lines say what the recordings are; every one of the $streamed streamed cases has a timeline"
-expect_grep '^53 cases: 41 passed, 12 failed, 0 errors, 0 skipped' "$TMP/out"
+expect_grep '^69 cases: 63 passed, 4 failed, 0 errors, 2 skipped' "$TMP/out"
 check_verdicts "$TMP/out" "replay"
 expect_grep '"mode":[[:space:]]*"replay"' "$TMP/replay.json"
 expect_grep '"note":[[:space:]]*"no target given: replaying' "$TMP/replay.json"
-pass "replay of the shipped recordings: 53 verdicts as the recordings warrant"
+pass "replay of the shipped recordings: 69 verdicts as the recordings warrant"
 
 # the last lines say what was written where
 tail -n 3 "$TMP/out" > "$TMP/wrote"
@@ -110,33 +190,38 @@ printf 'wrote %s (JSON report)\nwrote %s (JUnit report)\nwrote %s (HTML report)\
   { cat "$TMP/wrote" >&2; fail "the run does not end saying which reports it wrote"; }
 pass "the reports written are named at the end"
 
-# the findings name the rule, the chunk and the byte
-# (the in-band error is a warning: every client surfaces its message; the
-# missing [DONE] after it fails the case)
-expect_grep 'STREAM-DONE error: the stream ends after 15 events without .data: \[DONE\]. \(after an in-band error\)' "$TMP/out"
+# the findings name the rule and the status, and quote the server
 expect_grep 'ERROR-STATUS error: .*HTTP 500' "$TMP/out"
-pass "findings name rule, chunk and status"
+expect_grep 'HTTP-STATUS error: expected HTTP 200, got 500: Failed to parse messages: .*type must be string, but is null' "$TMP/out"
+expect_grep "^SKIP +llama-server plain/n-2 \\(unsupported: HTTP 400: Field 'n': Value must be between 1 <= value <= 1, but got 2\\)$" "$TMP/out"
+pass "findings name rule and status; a one-slot server's refusal of n=2 is a skip that says why"
+
+# the traffic is a reasoning model's: the reasoning rebuilt from the
+# stream's reasoning_content deltas, beside the answer, and none where
+# thinking was turned off
+expect_grep '"reasoning_content":[[:space:]]*"The capital of France is Paris.\\n"' "$TMP/replay.json"
+pass "reasoning traffic: the rebuilt reasoning is in the results"
 
 # the verdict policy opens the output; "Will my client work?" closes it:
 # the clients take what llama-server sends (what fails is its contract:
-# tool_choice, the 500s) but for one real break, openai-python's stream
-# helper on an n:2 stream that starts with choice 1; the other breaks are
-# the clients' own limitations
+# the 500s, the invalid input accepted); what does not work is the
+# clients' own limitations (openai-python's stream helper on a stream cut
+# by max_tokens, the ai SDK's Output.object on a JSON answer cut in the
+# think block), and no client breaks
 expect_grep '^verdict: clients: a case fails on its own expectations, a contract rule or a break of any of the six clients' "$TMP/out"
 expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
-expect_grep '^  streaming +ok +ok +limit +limit +ok +BREAKS$' "$TMP/out"
-expect_grep '^  tool call streamed +ok +ok +ok +ok +ok +limit$' "$TMP/out"
+expect_grep '^  streaming +ok +ok +ok +ok +ok +limit$' "$TMP/out"
+expect_grep '^  tool call streamed +ok +ok +ok +ok +ok +ok$' "$TMP/out"
+expect_grep '^  JSON schema +ok +ok +limit +ok +ok +ok$' "$TMP/out"
 expect_grep '^  errors +ok +- +ok +ok +ok +-$' "$TMP/out"
-expect_grep '^  BREAKS openai-python-stream, streaming: IndexError: .* \(streaming/n-2-stream\)$' "$TMP/out"
-expect_grep '^  limit  ai-sdk, streaming: content differs' "$TMP/out"
-[ "$(grep -c '^  BREAKS ' "$TMP/out")" -eq 1 ] || fail "more than the one break in the client matrix"
+expect_grep '^  limit  ai-sdk, JSON schema: NoOutputSpecifiedError: .* \(json-schema/json-object-short\)$' "$TMP/out"
+expect_no_grep '^  BREAKS ' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"clients"' "$TMP/replay.json"
 expect_grep '"checklist":[[:space:]]*"tool-call-stream"' "$TMP/replay.json"
 pass "the verdict policy, and the client matrix: every client takes the answers; limitations told apart"
 
 # a run's reports count the matrix from its spool (each result's ref);
-# report render from the whole document: the same matrix, cell for cell,
-# and its one break links to the case it comes from
+# report render from the whole document: the same matrix, cell for cell
 expect_status 0 "$OACHECK" report render "$TMP/replay.json" --html "$TMP/rendered.html" --junit "$TMP/rendered.xml"
 for f in replay rendered; do
   sed -n '/<section id="clients">/,/<\/section>/p' "$TMP/$f.html" >"$TMP/$f.matrix"
@@ -145,13 +230,7 @@ done
 [ -s "$TMP/replay.matrix" ] && [ -s "$TMP/replay.jmatrix" ] || fail "the run's HTML or JUnit report has no client matrix"
 cmp -s "$TMP/replay.matrix" "$TMP/rendered.matrix" || { diff "$TMP/rendered.matrix" "$TMP/replay.matrix" >&2; fail "the run's HTML client matrix differs from report render's"; }
 cmp -s "$TMP/replay.jmatrix" "$TMP/rendered.jmatrix" || { diff "$TMP/rendered.jmatrix" "$TMP/replay.jmatrix" >&2; fail "the run's JUnit client matrix differs from report render's"; }
-[ "$(grep -o 'class="cl cl-breaks"' "$TMP/replay.matrix" | wc -l)" -eq 1 ] || fail "not the one break in the HTML matrix"
-id=$(sed -n 's/.*<td class="cl cl-breaks"><a href="#\(c-[0-9]*\)">.*/\1/p' "$TMP/replay.matrix")
-[ -n "$id" ] || fail "the break links to no case"
-grep -A1 "<details class=\"case\" id=\"$id\" " "$TMP/replay.html" | grep -q '<span class="cname">n-2-stream</span>' ||
-  fail "the break links to $id, which is not streaming/n-2-stream"
-expect_grep '<failure type="CLIENT-BREAKS" message="breaks on streaming: IndexError' "$TMP/replay.jmatrix"
-pass "the run's HTML and JUnit client matrices, counted from its spool, are report render's; the break links to its case"
+pass "the run's HTML and JUnit client matrices, counted from its spool, are report render's"
 
 # --strict: the specification's verdict, every error fails; here the same
 # cases (llama-server's deviations that break no client are warnings that
@@ -159,7 +238,7 @@ pass "the run's HTML and JUnit client matrices, counted from its spool, are repo
 expect_status 1 "$OACHECK" run --strict --json "$TMP/strict.json"
 expect_grep '^verdict: strict: every error fails its case' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"strict"' "$TMP/strict.json"
-expect_grep '^failing rules: .*STREAM-ERROR-EVENT' "$TMP/out"
+expect_grep '^failing rules: ERROR-STATUS \(3\) HTTP-STATUS \(1\) REASONING-HISTORY-REFUSED \(1\)$' "$TMP/out"
 # --clients names the clients whose break fails a case
 expect_status 1 "$OACHECK" run --clients openai-python,ai-sdk --json "$TMP/two.json"
 expect_grep '^verdict: clients: .*a break of ai-sdk, openai-python;' "$TMP/out"
@@ -180,18 +259,65 @@ pass "reproduce commands: a shipped suite by name, a copy by its file"
 # case that passed
 expect_status 1 "$OACHECK" run -q
 expect_no_grep '^PASS ' "$TMP/out"
-[ "$(grep -c '^FAIL ' "$TMP/out")" -eq 12 ] || fail "run -q does not list the 12 failures"
-expect_grep '^53 cases: 41 passed, 12 failed, 0 errors, 0 skipped' "$TMP/out"
+[ "$(grep -c '^FAIL ' "$TMP/out")" -eq 4 ] || fail "run -q does not list the 4 failures"
+expect_grep '^69 cases: 63 passed, 4 failed, 0 errors, 2 skipped' "$TMP/out"
 expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
-pass "run -q: the 12 failures, the summary and the matrix, no passing case"
+pass "run -q: the 4 failures, the summary and the matrix, no passing case"
 
 # 2. live against oacheck serve replaying the same recordings
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
 expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"
 check_verdicts "$TMP/out" "live against oacheck serve"
-expect_grep "^target llama: live server, profile llama-server \\(auto\\), model tiny-random.gguf" "$TMP/out"
-expect_grep '^  jobs: 2 in flight \(the target.s total_slots; --jobs N overrides\)$' "$TMP/out"
+expect_grep "^target llama: live server, profile llama-server \\(auto\\), model tiny-reasoner.gguf" "$TMP/out"
+expect_grep '^  jobs: 1 in flight \(the target.s total_slots; --jobs N overrides\)$' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"live"' "$TMP/live.json"
 expect_grep '"recorded":[[:space:]]*true' "$TMP/live.json"
 serve_stop
 pass "live run against oacheck serve reaches the same verdicts"
+
+# 3. the earlier default recordings (tiny-random, two slots of 512
+# tokens), with the suites they were recorded with: their verdicts, the
+# in-band stream error without [DONE], and the one client break
+TRREC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-tiny-random"
+TR="$OACHECK_SRCDIR/tests/data/suites/tiny-random"
+expect_status 1 "$OACHECK" run plain streaming errors models llama-server "$TR"/tool-call.json \
+  "$TR"/json-schema.json "$TR"/context-overflow.json --replay "$TRREC" \
+  --json "$TMP/tr.json" --html "$TMP/tr.html" --junit "$TMP/tr.xml"
+expect_grep '^target llama-server-tiny-random: replay of .*, profile llama-server \(auto\), model tiny-random.gguf' "$TMP/out"
+expect_grep "^  recorded: 53 cases \\(and [0-9]+ identification requests\\), recorded live from target '[^']*', 2026-12-01, arrival times kept$" "$TMP/out"
+expect_grep '^  deployment: llama-server b10587-3f545becc: 2 slots × 512 tokens each \(-c 512 --kv-unified, or -c 1024 split\); /slots: 2, 0 busy; flags seen: -np 2 --metrics --props; template: tool calls$' "$TMP/out"
+expect_grep '^53 cases: 41 passed, 12 failed, 0 errors, 0 skipped' "$TMP/out"
+check_verdicts "$TMP/out" "the tiny-random recordings" "$TMP/expected-tr.sorted"
+# (the in-band error is a warning: every client surfaces its message; the
+# missing [DONE] after it fails the case)
+expect_grep 'STREAM-DONE error: the stream ends after 15 events without .data: \[DONE\]. \(after an in-band error\)' "$TMP/out"
+expect_grep '^  streaming +ok +ok +limit +limit +ok +BREAKS$' "$TMP/out"
+expect_grep '^  tool call streamed +ok +ok +ok +ok +ok +limit$' "$TMP/out"
+expect_grep '^  BREAKS openai-python-stream, streaming: IndexError: .* \(streaming/n-2-stream\)$' "$TMP/out"
+expect_grep '^  limit  ai-sdk, streaming: content differs' "$TMP/out"
+[ "$(grep -c '^  BREAKS ' "$TMP/out")" -eq 1 ] || fail "more than the one break in the client matrix"
+sed -n '/<section id="clients">/,/<\/section>/p' "$TMP/tr.html" >"$TMP/tr.matrix"
+sed -n '/<testsuite name="Will my client work?/,/<\/testsuite>/p' "$TMP/tr.xml" >"$TMP/tr.jmatrix"
+[ "$(grep -o 'class="cl cl-breaks"' "$TMP/tr.matrix" | wc -l)" -eq 1 ] || fail "not the one break in the HTML matrix"
+id=$(sed -n 's/.*<td class="cl cl-breaks"><a href="#\(c-[0-9]*\)">.*/\1/p' "$TMP/tr.matrix")
+[ -n "$id" ] || fail "the break links to no case"
+grep -A1 "<details class=\"case\" id=\"$id\" " "$TMP/tr.html" | grep -q '<span class="cname">n-2-stream</span>' ||
+  fail "the break links to $id, which is not streaming/n-2-stream"
+expect_grep '<failure type="CLIENT-BREAKS" message="breaks on streaming: IndexError' "$TMP/tr.jmatrix"
+expect_status 1 "$OACHECK" run plain streaming errors models llama-server "$TR"/tool-call.json \
+  "$TR"/json-schema.json "$TR"/context-overflow.json --replay "$TRREC" --strict
+expect_grep '^failing rules: .*STREAM-ERROR-EVENT' "$TMP/out"
+pass "the tiny-random recordings: 53 verdicts, the in-band error, the one break linked to its case"
+
+# 4. the same model with --reasoning-format none: the think block stays in
+# content (tests/data/recordings/llama-server-reasoning-none/README.md);
+# thinking turned off leaves only the template's empty block, which is no
+# reasoning, so the controls pass; the history's null still fails
+NONE="$OACHECK_SRCDIR/tests/data/recordings/llama-server-reasoning-none"
+expect_status 1 "$OACHECK" run reasoning streaming tool-call --replay "$NONE" --json "$TMP/none.json"
+expect_grep '^29 cases: 27 passed, 1 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^FAIL +llama-server-reasoning-none reasoning/history-reasoning-null' "$TMP/out"
+expect_grep '^PASS +llama-server-reasoning-none reasoning/thinking-off ' "$TMP/out"
+expect_grep '^PASS +llama-server-reasoning-none reasoning/effort-none ' "$TMP/out"
+expect_grep '"content":[[:space:]]*"<think>\\nThe capital of France is Paris.\\n</think>\\n\\nParis is the capital of France."' "$TMP/none.json"
+pass "--reasoning-format none: the think block in content, the controls honoured, 27 pass, 1 fail, 1 skip"

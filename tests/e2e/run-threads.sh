@@ -21,7 +21,7 @@ OVER_ERR=$SERVE_ERR
 expect_status 1 "$OACHECK" run --target "over=$URL" --jobs 3 --threads 3 -vv --json "$TMP/t3.json"
 expect_grep 'live cases on 3 threads' "$TMP/err"
 verdicts "$TMP/out" > "$TMP/v3"
-[ "$(wc -l < "$TMP/v3")" = 53 ] || fail "53 verdicts expected, got $(wc -l < "$TMP/v3")"
+[ "$(wc -l < "$TMP/v3")" = 69 ] || fail "69 verdicts expected, got $(wc -l < "$TMP/v3")"
 expect_no_grep 'overloaded' "$OVER_ERR"
 pass "--jobs 3 on 3 threads: the server never saw a fourth request in flight"
 

@@ -7,9 +7,7 @@
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
-NODE=${NODE:-}
-[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null || true)
-[ -n "$NODE" ] && [ -x "$NODE" ] || skip "node is not installed"
+client_node
 NODEDIR="$OACHECK_SRCDIR/tests/node"
 [ -f "$NODEDIR/node_modules/openai/index.mjs" ] ||
   skip "the openai npm package is not in $NODEDIR/node_modules (.ci/run installs it)"

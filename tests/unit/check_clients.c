@@ -550,6 +550,83 @@ START_TEST(matrix_server_faults)
 }
 END_TEST
 
+/* ---- reasoning: what each client shows, measured (oracle-expect.json) --- */
+
+/* One streamed answer per shape a server sends reasoning in, and what
+ * each client hands the application of it: the field it reads, the
+ * stream helper's last fragment, markup left in the answer text. */
+START_TEST(reasoning_per_client)
+{
+#define RC(t) CH("{\"reasoning_content\":\"" t "\"}", "null")
+#define RS(t) CH("{\"reasoning\":\"" t "\"}", "null")
+  static const struct {
+    const char *what, *body;
+    /* node, node-stream, ai-sdk, langchain, python, py-stream, agents */
+    enum oc_client_reasoning r[OC_CLIENT__COUNT];
+    int leak;
+  } v[] = {
+    { "llama-server's reasoning_content", ROLE RC("Think") RC("ing.") TEXT("Hi") FIN("stop") DONE,
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN }, 0 },
+    { "vLLM's reasoning", ROLE RS("Think") RS("ing.") TEXT("Hi") FIN("stop") DONE,
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN }, 0 },
+    { "reasoning_content \"\" beside reasoning",
+      ROLE CH("{\"reasoning_content\":\"\",\"reasoning\":\"Thinking.\"}", "null") TEXT("Hi") FIN("stop") DONE,
+      { OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN }, 0 },
+    { "<think> split across deltas", ROLE TEXT("<thi") TEXT("nk>x</think>Hi") FIN("stop") DONE,
+      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
+    { "harmony tokens", ROLE TEXT("<|channel|>analysis<|message|>x<|end|>Hi") FIN("stop") DONE,
+      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
+    { "a plain answer", ROLE TEXT("Hi <b>") FIN("stop") DONE,
+      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 0 },
+  };
+#undef RC
+#undef RS
+  for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
+    struct rt_ex x = X_STREAM(REQ_STREAM, v[i].body);
+    struct oc_client_verdict out[OC_CLIENT__COUNT];
+    verdicts_of(&x, out);
+    for(int c = 0; c < OC_CLIENT__COUNT; c++) {
+      ck_assert_msg(out[c].reasoning == v[i].r[c], "%s: %s shows %s (expected %s)", v[i].what,
+                    oc_client_name((enum oc_client_id)c), oc_client_reasoning_name(out[c].reasoning),
+                    oc_client_reasoning_name(v[i].r[c]));
+      ck_assert_msg(out[c].reasoning_leak == v[i].leak, "%s: %s leak %d", v[i].what,
+                    oc_client_name((enum oc_client_id)c), out[c].reasoning_leak);
+    }
+  }
+}
+END_TEST
+
+/* The reasoning row: its works/breaks come from the cases tagged
+ * checklist:reasoning; what each client reads of the reasoning comes from
+ * every case whose answer carried some, whatever its row. */
+START_TEST(matrix_reasoning_row)
+{
+  static const char doc_text[] =
+    "{\"targets\": [{\"name\": \"a\"}], \"results\": ["
+    "{\"target\": \"a\", \"suite\": \"reasoning\", \"case\": \"field\", \"checklist\": \"reasoning\", \"clients\": {"
+    "  \"langchain\": {\"works\": true, \"outcome\": \"ok\", \"reasoning\": \"hidden\", \"reasoning_leak\": false},"
+    "  \"ai-sdk\": {\"works\": true, \"outcome\": \"ok\", \"reasoning\": \"seen\", \"reasoning_leak\": false}}},"
+    "{\"target\": \"a\", \"suite\": \"streaming\", \"case\": \"s\", \"checklist\": \"streaming\", \"clients\": {"
+    "  \"ai-sdk\": {\"works\": true, \"outcome\": \"ok\", \"reasoning\": \"none\", \"reasoning_leak\": true},"
+    "  \"openai-node-stream\": {\"works\": true, \"outcome\": \"ok\", \"reasoning\": \"partial\", \"reasoning_leak\": false}}}]}";
+  cJSON *doc;
+  size_t n;
+  struct oc_matrix *m = matrix_of_a(doc_text, &doc, &n);
+  const struct oc_cell *lc = &m[0].cells[OC_ROW_REASONING][OC_CLIENT_LANGCHAIN];
+  ck_assert_int_eq(lc->state, OC_CELL_WORKS);
+  ck_assert_str_eq(oc_cell_reasoning_word(lc), "hidden");
+  const struct oc_cell *ai = &m[0].cells[OC_ROW_REASONING][OC_CLIENT_AI_SDK];
+  ck_assert_str_eq(oc_cell_reasoning_word(ai), "seen");
+  ck_assert_int_eq(ai->rsn_leaks, 1);
+  const struct oc_cell *ns = &m[0].cells[OC_ROW_REASONING][OC_CLIENT_OPENAI_NODE_STREAM];
+  ck_assert_int_eq(ns->state, OC_CELL_NOT_EXERCISED); /* no reasoning case reached it */
+  ck_assert_str_eq(oc_cell_reasoning_word(ns), "partial");
+  ck_assert_ptr_null(oc_cell_reasoning_word(&m[0].cells[OC_ROW_REASONING][OC_CLIENT_OPENAI_NODE]));
+  oc_matrix_free(m, n);
+  cJSON_Delete(doc);
+}
+END_TEST
+
 /* A case that ended in error is no evidence that a client works: its
  * row's cells say "error" (no verdict) for every client it would have
  * reached — the stream helpers only when it streams — even beside cases
@@ -727,9 +804,10 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
     v[i].works = 1;
   }
   v[OC_CLIENT_AI_SDK] = (struct oc_client_verdict){ OC_CO_RAISES, 0, 0, OC_CAUSE_SERVER, { OC_R_ERROR_SHAPE }, 1,
-                                                    "APICallError: \"Bad Request\" lost the server's message", 0 };
+                                                    "APICallError: \"Bad Request\" lost the server's message", 0,
+                                                    OC_CR_NA, -1 };
   v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
-                                                       "refusal dropped", 0 };
+                                                       "refusal dropped", 0, OC_CR_NA, -1 };
   c.clients = OC_CLIENTS_ALL & ~(1u << OC_CLIENT_OPENAI_NODE);
   oc_verdict_apply(&c, v);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
@@ -924,6 +1002,8 @@ static Suite *clients_suite(void)
   tcase_add_test(mx, checklist_rows);
   tcase_add_test(mx, matrix_cells);
   tcase_add_test(mx, matrix_server_faults);
+  tcase_add_test(mx, matrix_reasoning_row);
+  tcase_add_test(mx, reasoning_per_client);
   tcase_add_test(mx, matrix_errors_are_no_verdict);
   tcase_add_test(mx, matrix_from_a_spool_reads_only_the_breaks_shown);
   suite_add_tcase(s, mx);

@@ -619,6 +619,72 @@ static void m_schema_violation(struct mctx *m)
   ev_sub(&m->e, evs_find(&m->e, 0, "\"content\":\"ky\""), "\"content\":\"ky\"", "\"content\":\"xx\"", 0);
 }
 
+/* Reasoning, bent into a real stream the way reasoning servers send it:
+ * the first n content deltas become the field's deltas (llama-server's
+ * reasoning_content, vLLM's reasoning); n 0 means all of them. */
+static size_t content_to_field(struct mctx *m, const char *field, size_t n)
+{
+  char *to = oc_asprintf("\"delta\":{\"%s\":\"", field);
+  size_t k = 0;
+  for(size_t i = 0; i < m->e.n && (!n || k < n); i++) {
+    char *s = sub(m->e.v[i], "\"delta\":{\"content\":\"", to, 0);
+    if(s) {
+      evs_set(&m->e, i, s);
+      k++;
+    }
+  }
+  free(to);
+  ck_assert_uint_gt(k, 0);
+  return k;
+}
+
+static void m_reasoning_vllm(struct mctx *m)
+{
+  content_to_field(m, "reasoning", 3);
+}
+
+static void m_reasoning_empty_hides(struct mctx *m)
+{
+  /* reasoning_content "" beside vLLM's reasoning, in every reasoning delta */
+  content_to_field(m, "reasoning", 3);
+  ck_assert_uint_gt(evs_sub_all(&m->e, "\"delta\":{\"reasoning\":\"",
+                                "\"delta\":{\"reasoning_content\":\"\",\"reasoning\":\""), 2);
+}
+
+static void m_reasoning_object(struct mctx *m)
+{
+  ev_sub(&m->e, evs_find(&m->e, 0, "\"content\":\" ur\""), "\"content\":\" ur\"",
+         "\"reasoning\":{\"text\":\" ur\"}", 0);
+}
+
+static void m_reasoning_mixed(struct mctx *m)
+{
+  /* the end of the reasoning and the start of the answer in one delta */
+  content_to_field(m, "reasoning_content", 3);
+  ev_sub(&m->e, evs_find(&m->e, 0, "\"delta\":{\"content\":\""), "\"delta\":{\"content\":\"",
+         "\"delta\":{\"reasoning_content\":\".\",\"content\":\"", 0);
+}
+
+static void m_reasoning_all(struct mctx *m)
+{
+  content_to_field(m, "reasoning_content", 0);
+}
+
+static void m_think_in_content(struct mctx *m)
+{
+  /* --reasoning-format none: the think block opens the content */
+  ev_sub(&m->e, evs_find(&m->e, 0, "\"content\":\" ur\""), "\"content\":\" ur\"",
+         "\"content\":\"<think>\\nThe user.\\n</think>\\n\\n ur\"", 0);
+}
+
+static void m_stray_close(struct mctx *m)
+{
+  /* reasoning parsed, yet a lone </think> opens the answer (llama.cpp#23320) */
+  content_to_field(m, "reasoning_content", 2);
+  ev_sub(&m->e, evs_find(&m->e, 0, "\"delta\":{\"content\":\""), "\"delta\":{\"content\":\"",
+         "\"delta\":{\"content\":\"</think>", 0);
+}
+
 /* Non-streamed bodies are one block: the same string surgery applies. */
 static void m_body_empty_call_id(struct mctx *m)
 {
@@ -733,6 +799,20 @@ static const struct mutation mutations[] = {
   { "tool_calls: [] in content deltas", CS, m_tool_calls_empty, "TOOL-CALLS-EMPTY", NULL, 0 },
   { "content outside the schema", "json-schema-stream", m_schema_violation, "SCHEMA-OUTPUT", NULL, 0 },
   { "stream labelled application/json", CS, m_json_content_type, "STREAM-CONTENT-TYPE", "JSON-BODY", 0 },
+  { "reasoning in vLLM's field", CS, m_reasoning_vllm, "REASONING-FIELD", NULL, 0 },
+  { "reasoning_content \"\" beside reasoning", CS, m_reasoning_empty_hides, "REASONING-FIELD-CONFLICT",
+    "REASONING-FIELD", 0 },
+  { "reasoning as an object", CS, m_reasoning_object, "REASONING-NOT-STRING",
+    "STREAM-CHUNK-SCHEMA CLIENT-BREAKS", 0 },
+  { "reasoning and content in one delta", CS, m_reasoning_mixed, "REASONING-MIXED-DELTA",
+    "REASONING-FIELD", 0 },
+  { "everything went to reasoning, cut by length", CS, m_reasoning_all, "REASONING-BUDGET",
+    "REASONING-FIELD", 0 },
+  { "everything went to reasoning, finish stop", "json-schema-stream", m_reasoning_all,
+    "REASONING-ANSWER-TRAPPED", "REASONING-FIELD SCHEMA-OUTPUT CLIENT-BREAKS", 0 },
+  { "think block left in content", CS, m_think_in_content, "REASONING-UNPARSED", NULL, 0 },
+  { "a lone </think> beside parsed reasoning", CS, m_stray_close, "REASONING-MARKUP-LEAK",
+    "REASONING-FIELD", 0 },
   { "unchanged", "tools-required-steered", m_none, NULL, NULL, 0 },
   { "non-stream call with an empty id", "tools-required-steered", m_body_empty_call_id, "TOOL-CALL-ID", NULL, 0 },
   { "non-stream arguments as an object", "tools-required-steered", m_body_args_object, "TOOL-ARGS-STRING",

@@ -592,10 +592,11 @@ START_TEST(junit_client_matrix)
   const char *suite = strstr(x, "<testsuite name=\"Will my client work? (llama-server-b10587)\" "
                                 "package=\"llama-server-b10587\"");
   ck_assert_msg(suite != NULL, "%s", x);
-  /* it comes first, and is counted in the totals (14 cases + 6 clients) */
+  /* it comes first, and is counted in the totals (14 cases + 7 clients;
+   * the fixture predates openai-agents-chat, which nothing exercised) */
   ck_assert_ptr_eq(strstr(x, "<testsuite "), suite);
-  ck_assert_ptr_nonnull(strstr(suite, "tests=\"6\" failures=\"1\" errors=\"0\" skipped=\"0\""));
-  ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"20\" failures=\"4\""));
+  ck_assert_msg(strstr(suite, "tests=\"7\" failures=\"1\" errors=\"0\" skipped=\"1\"") != NULL, "%.300s", suite);
+  ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"21\" failures=\"4\""));
   ck_assert_ptr_nonnull(strstr(suite, "<testcase name=\"langchain\" classname=\"Will my client work? "
                                       "(llama-server-b10587)\" time=\"0.000\">\n      <failure type=\"CLIENT-BREAKS\" "
                                       "message=\"breaks on tool call streamed: tool_calls: 0 (expected 1) "
@@ -641,14 +642,14 @@ START_TEST(console_client_matrix)
   cJSON *d = load_fixture("clients.json");
   char *out = console_matrix_text(d);
   ck_assert_msg(strstr(out, "\nWill my client work? (llama-server-b10587)\n") != NULL, "%s", out);
-  ck_assert_msg(strstr(out, "\n  plain               ok      -            ok      ok         ok      -\n"), "%s", out);
-  ck_assert_msg(strstr(out, "\n  tool call streamed  ok      ok           ok      BREAKS     ok      limit\n"), "%s", out);
-  ck_assert_msg(strstr(out, "\n  tool call           -       -            -       -          -       -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  plain               ok      -            ok      ok         ok      -          -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  tool call streamed  ok      ok           ok      BREAKS     ok      limit      -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  tool call           -       -            -       -          -       -          -\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  BREAKS langchain, tool call streamed: tool_calls: 0 (expected 1) "
                             "(tool-calls/tools-required-steered-stream)\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  limit  openai-python-stream, streaming: LengthFinishReasonError"), "%s", out);
   /* breaks first */
-  ck_assert(strstr(out, "  BREAKS ") < strstr(out, "  limit  "));
+  ck_assert(strstr(out, "\n  BREAKS ") < strstr(out, "\n  limit  "));
   free(out);
   cJSON_Delete(d);
 }
@@ -688,6 +689,31 @@ START_TEST(console_matrix_cuts_reasons_on_characters)
 }
 END_TEST
 
+/* The reasoning row, and what each client read of the reasoning of every
+ * answer that carried some: a "reads reasoning" line in the console,
+ * the same in JUnit's system-out. */
+START_TEST(matrix_reasoning_rendered)
+{
+  cJSON *d = doc_with("[" TARGET_A "]",
+    "[{\"target\":\"a\",\"suite\":\"reasoning\",\"case\":\"vllm-field\",\"status\":\"pass\","
+    "\"checklist\":\"reasoning\"," NOFIND ",\"clients\":{"
+    "\"openai-node\":{\"works\":true,\"outcome\":\"ok\",\"reason\":\"x\",\"basis\":\"verified\","
+    "\"reasoning\":\"seen\",\"reasoning_leak\":false},"
+    "\"langchain\":{\"works\":true,\"outcome\":\"ok\",\"reason\":\"x\",\"basis\":\"verified\","
+    "\"reasoning\":\"hidden\",\"reasoning_leak\":true}}}]");
+  char *out = console_matrix_text(d);
+  ck_assert_msg(strstr(out, "\n  reasoning           ok      -            -       ok         -       -          -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n    reads reasoning   seen    -            -       hidden*    -       -          -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "*: think or harmony markup in the answer"), "%s", out);
+  free(out);
+  char *x = junit(d);
+  ck_assert_msg(strstr(x, "reasoning: works; reads reasoning: hidden (seen 0, partial 0, hidden 1); think or "
+                          "harmony markup in the answer\n"), "%s", x);
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* A row whose cases ended in error has no verdict: the console says
  * "error" in its cells and once for the row, JUnit makes the client an
  * error (not a pass), HTML links the first errored case. */
@@ -705,8 +731,8 @@ START_TEST(matrix_error_cells_rendered)
     "\"openai-python\":{\"works\":true,\"outcome\":\"raises\",\"reason\":\"x\",\"basis\":\"emulated\"},"
     "\"openai-python-stream\":{\"works\":null,\"outcome\":\"not-exercised\",\"reason\":\"-\",\"basis\":\"emulated\"}}}]");
   char *out = console_matrix_text(d);
-  ck_assert_msg(strstr(out, "\n  plain               error   -            error   error      error   -\n"), "%s", out);
-  ck_assert_msg(strstr(out, "\n  errors              ok      -            ok      ok         ok      -\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  plain               error   -            error   error      error   -          error\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  errors              ok      -            ok      ok         ok      -          -\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  error: a case of the row ended in error, so no verdict\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  error  plain: no verdict, 1 case ended in error: no ${MODEL}: /v1/models "
                             "answered HTTP 404 (plain/chat-basic)\n"), "%s", out);
@@ -714,12 +740,12 @@ START_TEST(matrix_error_cells_rendered)
   char *x = junit(d);
   const char *suite = strstr(x, "<testsuite name=\"Will my client work? (a)\"");
   ck_assert_msg(suite != NULL, "%s", x);
-  ck_assert_ptr_nonnull(strstr(suite, "tests=\"6\" failures=\"0\" errors=\"4\" skipped=\"2\""));
+  ck_assert_msg(strstr(suite, "tests=\"7\" failures=\"0\" errors=\"5\" skipped=\"2\"") != NULL, "%.300s", suite);
   ck_assert_ptr_nonnull(strstr(suite, "<testcase name=\"openai-node\" classname=\"Will my client work? (a)\" "
                                       "time=\"0.000\">\n      <error type=\"no-verdict\" message=\"no verdict on "
                                       "plain: no ${MODEL}: /v1/models answered HTTP 404 (plain/chat-basic)\">"));
   ck_assert_ptr_nonnull(strstr(suite, "plain: error (no verdict): no ${MODEL}"));
-  ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"8\" failures=\"0\" errors=\"5\""));
+  ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"9\" failures=\"0\" errors=\"6\""));
   free(x);
   char *h = html(d);
   ck_assert_msg(strstr(h, "<td class=\"cl cl-error\"><a href=\"#c-0\">no verdict</a><div class=\"why\">no ${MODEL}: "
@@ -746,7 +772,7 @@ START_TEST(matrix_server_fault_cells_rendered)
     "\"openai-python\":{\"works\":true,\"outcome\":\"ok\",\"server_fault\":true,\"reason\":\"x\",\"basis\":\"emulated\"},"
     "\"openai-python-stream\":{\"works\":true,\"outcome\":\"ok\",\"reason\":\"x\",\"basis\":\"emulated\"}}}]");
   char *out = console_matrix_text(d);
-  ck_assert_msg(strstr(out, "\n  streaming           fault   BREAKS       fault   fault      fault   ok\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  streaming           fault   BREAKS       fault   fault      fault   ok         -\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  fault: the client returns what the server sent, but the server left the\n"), "%s", out);
   ck_assert_msg(strstr(out, "\n  fault  openai-node, streaming: returns the answer as if whole (5 bytes, finish none), "
                             "but the server ended the stream without a finish_reason (streaming/cut)\n"), "%s", out);
@@ -756,7 +782,7 @@ START_TEST(matrix_server_fault_cells_rendered)
   char *x = junit(d);
   const char *suite = strstr(x, "<testsuite name=\"Will my client work? (a)\"");
   ck_assert_msg(suite != NULL, "%s", x);
-  ck_assert_msg(strstr(suite, "tests=\"6\" failures=\"5\" errors=\"0\" skipped=\"0\""), "%s", suite);
+  ck_assert_msg(strstr(suite, "tests=\"7\" failures=\"5\" errors=\"0\" skipped=\"1\""), "%s", suite);
   ck_assert_msg(strstr(suite, "<testcase name=\"openai-node\" classname=\"Will my client work? (a)\" "
                               "time=\"0.000\">\n      <failure type=\"SERVER-FAULT\" message=\"the server&apos;s fault on "
                               "streaming: returns the answer as if whole"), "%s", suite);
@@ -1099,6 +1125,7 @@ int main(void)
   tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
   tcase_add_test(tc, matrix_error_cells_rendered);
   tcase_add_test(tc, matrix_server_fault_cells_rendered);
+  tcase_add_test(tc, matrix_reasoning_rendered);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);

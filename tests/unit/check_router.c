@@ -172,11 +172,17 @@ static cJSON *run_replay(const char *extra_model)
   ck_assert_int_ge(fd, 0);
   close(fd);
   char *dir = oc_test_src("tests/data/recordings/llama-server-router");
-  char *argv[] = { "run", "--replay", dir, "--model", (char *)extra_model, "--json", json, NULL };
+  /* the suites these were recorded with: three shipped ones have since
+   * given reasoning models room (tests/data/suites/tiny-random) */
+  char *tc = oc_test_src("tests/data/suites/tiny-random/tool-call.json");
+  char *js = oc_test_src("tests/data/suites/tiny-random/json-schema.json");
+  char *co = oc_test_src("tests/data/suites/tiny-random/context-overflow.json");
+  char *argv[] = { "run", "plain", "streaming", "errors", "models", "llama-server", tc, js, co,
+                   "--replay", dir, "--model", (char *)extra_model, "--json", json, NULL };
   fflush(stdout);
   int saved = dup(1);
   ck_assert(freopen("/dev/null", "w", stdout) != NULL);
-  int status = oc_cmd_run(7, argv);
+  int status = oc_cmd_run((int)OC_ARRAY_LEN(argv) - 1, argv);
   fflush(stdout);
   dup2(saved, 1);
   close(saved);
@@ -186,6 +192,9 @@ static cJSON *run_replay(const char *extra_model)
   ck_assert_msg(doc != NULL, "%s", err);
   unlink(json);
   free(dir);
+  free(tc);
+  free(js);
+  free(co);
   return doc;
 }
 

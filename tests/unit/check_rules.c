@@ -409,20 +409,22 @@ START_TEST(partial_capture_judges_what_arrived)
     const char *body;
     const char *complete, *partial;
   } v[] = {
-    /* openai-node's stream helper raises on the missing finish_reason,
-     * which a cut capture cannot show */
-    { ROLE TEXT("Hello"), "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error CLIENT-BREAKS:error", "" },
+    /* openai-node's stream helper and the ai SDK (7) raise on the missing
+     * finish_reason, which a cut capture cannot show */
+    { ROLE TEXT("Hello"), "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error CLIENT-BREAKS:error*2", "" },
     { ROLE TEXT("Hello") "data: {\"id\":\"chatcmpl-1\",\"obj",
-      "STREAM-TRUNCATED:error STREAM-DONE:error STREAM-FINISH-ONCE:error CLIENT-BREAKS:error", "" },
-    { ROLE, "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error STREAM-EMPTY:error CLIENT-BREAKS:error", "" },
+      "STREAM-TRUNCATED:error STREAM-DONE:error STREAM-FINISH-ONCE:error CLIENT-BREAKS:error*2", "" },
+    /* nothing said: the Agents SDK has no final output either */
+    { ROLE, "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error STREAM-EMPTY:error CLIENT-BREAKS:error*3", "" },
     /* openai-python's stream helper joins the two roles either way */
     { ROLE TEXT("Hello") CH("{\"role\":\"assistant\"}", "null"),
-      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error STREAM-ROLE-ONCE:warning CLIENT-BREAKS:error*2",
+      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error STREAM-ROLE-ONCE:warning CLIENT-BREAKS:error*3",
       "STREAM-ROLE-ONCE:warning CLIENT-BREAKS:error" },
-    /* a call's missing type is no matter of the end: openai-node's helper raises on it */
+    /* a call's missing type and id are no matter of the end: openai-node's
+     * helper raises on the type, the Agents SDK on the id */
     { ROLE_NULL TC("{\"index\":0,\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\"}}"),
-      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error TOOL-DELTA-HEAD:error CLIENT-BREAKS:error",
-      "TOOL-DELTA-HEAD:error CLIENT-BREAKS:error" },
+      "STREAM-DONE:error STREAM-FINISH-ONCE:error STREAM-TRUNCATED:error TOOL-DELTA-HEAD:error CLIENT-BREAKS:error*3",
+      "TOOL-DELTA-HEAD:error CLIENT-BREAKS:error*2" },
     { ROLE TEXT("Hello") STOP, "STREAM-DONE:error", "" },
   };
   for(size_t i = 0; i < OC_ARRAY_LEN(v); i++) {
@@ -460,13 +462,18 @@ START_TEST(length_excuses_only_cut_json)
     const char *req, *body, *expected;
   } v[] = {
     { "{" MSGS RF_OBJ "}", COMPLETION("\"{\\\"greet\\\": \\\"Hel\"", "\"length\""), "JSON-OBJECT-OUTPUT:warning " LIMIT_AI },
-    { "{" MSGS RF_OBJ "}", COMPLETION("\"\"", "\"length\""), "JSON-OBJECT-OUTPUT:warning " LIMIT_AI },
+    /* nothing at all and "length": the Agents SDK raises ModelBehaviorError
+     * (its own check); no OpenAI recording shows it, so it is a break */
+    { "{" MSGS RF_OBJ "}", COMPLETION("\"\"", "\"length\""),
+      "JSON-OBJECT-OUTPUT:warning CLIENT-BREAKS:error " LIMIT_AI },
     { "{" MSGS RF_OBJ "}", COMPLETION("\" sost Maine cast\"", "\"length\""), "JSON-OBJECT-OUTPUT:error " LIMIT_AI },
     { "{" MSGS RF_OBJ "}", COMPLETION("\"{\\\"a\\\": 1} and more\"", "\"length\""), "JSON-OBJECT-OUTPUT:error " LIMIT_AI },
-    { "{" MSGS RF_OBJ "}", COMPLETION("\"[1, 2]\"", "\"length\""), "JSON-OBJECT-OUTPUT:error " LIMIT_AI },
+    /* the ai SDK (7) takes any JSON as json_object's output */
+    { "{" MSGS RF_OBJ "}", COMPLETION("\"[1, 2]\"", "\"length\""), "JSON-OBJECT-OUTPUT:error" },
     { "{" MSGS RF_SCHEMA "}", COMPLETION("\"{\\\"\"", "\"length\""), "SCHEMA-OUTPUT:warning " LIMIT_ALL },
     { "{" MSGS RF_SCHEMA "}", COMPLETION("\"Sure! {\"", "\"length\""), "SCHEMA-OUTPUT:error " LIMIT_ALL },
-    { "{" MSGS RF_SCHEMA "}", COMPLETION("\"{\\\"age\\\": 3}\"", "\"length\""), "SCHEMA-OUTPUT:error " LIMIT_ALL },
+    /* JSON that parses is the ai SDK's (7) output: only the two parse()s raise */
+    { "{" MSGS RF_SCHEMA "}", COMPLETION("\"{\\\"age\\\": 3}\"", "\"length\""), "SCHEMA-OUTPUT:error CLIENT-BREAKS:info*2" },
     { REQ_TOOLS(""), COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", "\"{\\\"locati\"")), "\"length\""), USAGE_OK),
       "TOOL-ARGS-JSON:warning" },
     { REQ_TOOLS(""), COMPLETION_X(CHOICE(MSG_CALLS("null", CALL("call_1", "\"location: Paris\"")), "\"length\""), USAGE_OK),
@@ -494,15 +501,16 @@ END_TEST
  * error body's own shape, not a pile of missing completion fields.  No
  * client shows the error: openai-node and openai-python return a
  * completion without choices, the ai SDK says "Invalid JSON response",
- * LangChain fails reading the first choice. */
+ * LangChain fails reading the first choice, the Agents SDK finds no final
+ * output and runs out of turns. */
 START_TEST(success_status_with_error_body)
 {
   static const struct {
     const char *body, *expected;
   } v[] = {
     { "{\"error\":\"Unexpected endpoint or method. (POST /chat/completions)\"}",
-      "ERROR-STATUS:error ERROR-SHAPE:error CLIENT-BREAKS:error*4" },
-    { ERR_OK("invalid_request_error", "null"), "ERROR-STATUS:error CLIENT-BREAKS:error*4" },
+      "ERROR-STATUS:error ERROR-SHAPE:error CLIENT-BREAKS:error*5" },
+    { ERR_OK("invalid_request_error", "null"), "ERROR-STATUS:error CLIENT-BREAKS:error*5" },
     { "{\"error\":null,\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1700000000,"
       "\"model\":\"m\",\"choices\":[" CHOICE(MSG("\"Hello\""), "\"stop\"") "],\"usage\":" USAGE_OK "}", "" },
   };

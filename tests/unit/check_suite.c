@@ -113,6 +113,41 @@ START_TEST(known_variables_load)
 }
 END_TEST
 
+/* Tags: a word, or checklist:ROW (the client matrix's row, docs/clients.md),
+ * which the schema refused before it allowed one colon. */
+static int load_tags(const char *tags, struct oc_buf *err, struct oc_suite_set *set)
+{
+  char *text = oc_asprintf("{\"suite\": \"s\", \"description\": \"d\", \"cases\": [ { \"name\": \"c\", "
+                           "\"description\": \"d\", \"tags\": %s, \"request\": { \"method\": \"GET\", "
+                           "\"path\": \"/v1/models\" } } ] }",
+                           tags);
+  ck_assert_ptr_nonnull(text);
+  oc_buf_init(err, 1u << 16);
+  int rc = oc_suite_load_text(set, "t.json", text, strlen(text), suite_schema, err);
+  free(text);
+  return rc;
+}
+
+START_TEST(checklist_tags_load)
+{
+  struct oc_suite_set set = { NULL, 0 };
+  struct oc_buf err;
+  ck_assert_msg(load_tags("[\"smoke\", \"checklist:reasoning\"]", &err, &set) == OC_OK, "%s",
+                oc_buf_str(&err));
+  ck_assert_uint_eq(set.items[0].cases[0].ntags, 2);
+  ck_assert_str_eq(set.items[0].cases[0].tags[1], "checklist:reasoning");
+  oc_suite_set_free(&set);
+  oc_buf_free(&err);
+  static const char *const bad[] = { "[\"a:b:c\"]", "[\"checklist:\"]", "[\"Smoke\"]" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(bad); i++) {
+    struct oc_suite_set none = { NULL, 0 };
+    ck_assert_int_eq(load_tags(bad[i], &err, &none), OC_EPARSE);
+    ck_assert_msg(strstr(oc_buf_str(&err), "/cases/0/tags/0"), "%s: %s", bad[i], oc_buf_str(&err));
+    oc_buf_free(&err);
+  }
+}
+END_TEST
+
 /* The shipped recordings' target (a llama-server with /props, counting
  * tokens) gets every variable a target can have: each name target.c sets
  * must be one suite.c knows, or a suite using it would be refused. */
@@ -148,6 +183,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, undefined_variables_are_load_errors);
   tcase_add_test(tc, known_variables_load);
+  tcase_add_test(tc, checklist_tags_load);
   tcase_add_test(tc, target_variables_are_the_ones_targets_set);
   suite_add_tcase(s, tc);
   return oc_test_run(s);

@@ -15,13 +15,19 @@ import { ChatOpenAI } from '@langchain/openai';
 import {
   AIMessage, HumanMessage, SystemMessage, ToolMessage, ChatMessage,
 } from '@langchain/core/messages';
-import { accumulateChunks } from './reference.mjs';
+import { Agent, Runner, tool, setTracingDisabled, OpenAIChatCompletionsModel } from '@openai/agents';
+import { accumulateChunks, reasoningOf } from './reference.mjs';
 
 // The ai SDK's warnings (unsupported settings) go to the console once per
 // call; they say nothing about the answer.
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
-export const CLIENTS = ['openai-node', 'openai-node-stream', 'ai-sdk', 'langchain'];
+export const CLIENTS = ['openai-node', 'openai-node-stream', 'ai-sdk', 'langchain', 'openai-agents-chat'];
+
+// The Agents SDK exports traces to OpenAI unless told not to: nothing here
+// may leave the machine.
+process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
+setTracingDisabled(true);
 
 // The fetch every client is given (undefined: its own default).  The proxy
 // test swaps in one that keeps a copy of the bytes each client received.
@@ -90,6 +96,9 @@ function openaiChoiceView(ch, pos) {
     role: m.role ?? null,
     content: textOf(m.content),
     refusal: m.refusal ?? '',
+    // Both reasoning fields reach the application untyped; one that reads
+    // whichever the server filled sees this.
+    reasoning: reasoningOf(m),
     tool_calls: (Array.isArray(m.tool_calls) ? m.tool_calls : []).map((tc) => ({
       id: tc?.id ?? null, name: tc?.function?.name ?? null, arguments: tc?.function?.arguments ?? null,
     })),
@@ -235,27 +244,29 @@ export async function runAiSdk({ url, name, body }) {
       const text = await result.text;
       const calls = await result.toolCalls;
       const finish = await result.finishReason;
+      const reasoning = (await result.reasoningText) ?? '';
       return {
         kind: 'answer',
-        choices: [{ index: 0, role: null, content: text, refusal: null, tool_calls: calls.map(aiCallView), finish_reason: finish }],
+        choices: [{ index: 0, role: null, content: text, refusal: null, reasoning, tool_calls: calls.map(aiCallView), finish_reason: finish }],
         extra,
       };
     }
     // Structured output where the request asked for it: the application
-    // reads `experimental_output`, which is where the SDK's own checks bite.
-    // (streamText in ai 5 has only a partial-output stream, no final output
-    // to read, so streamed requests are driven without it.)
+    // reads `output` (ai 7; `experimental_output` in ai 5), which is where
+    // the SDK's own checks bite.  Streamed requests are driven without it,
+    // as before (what an application streaming text does).
     const rf = responseFormatOf(p);
     const output = rf ? Output.object({ schema: jsonSchema(rf.type === 'json_schema' ? rf.schema : { type: 'object' }) }) : undefined;
-    const result = await generateText({ ...common, experimental_output: output });
+    const result = await generateText({ ...common, output });
     const content = result.text;
     const calls = result.toolCalls;
     const finish = result.finishReason;
-    if (output) extra.output = result.experimental_output; // throws as the application would see it
+    const reasoning = result.reasoningText ?? '';
+    if (output) extra.output = result.output; // throws as the application would see it
     extra.tools_executed = executed.length;
     return {
       kind: 'answer',
-      choices: [{ index: 0, role: null, content, refusal: null, tool_calls: calls.map(aiCallView), finish_reason: finish }],
+      choices: [{ index: 0, role: null, content, refusal: null, reasoning, tool_calls: calls.map(aiCallView), finish_reason: finish }],
       extra,
     };
   } catch (e) {
@@ -300,7 +311,7 @@ function lcMessages(messages) {
 
 function lcRole(msg) {
   const t = typeof msg?._getType === 'function' ? msg._getType() : null;
-  if (t === 'ai') return 'assistant';
+  if (t === 'ai' || t === 'AIMessageChunk') return 'assistant';
   if (t === 'generic') return msg.role ?? null;
   return t;
 }
@@ -319,6 +330,7 @@ function lcView(msg) {
     role: lcRole(msg),
     content: textOf(msg?.content),
     refusal: msg?.additional_kwargs?.refusal ?? null,
+    reasoning: typeof msg?.additional_kwargs?.reasoning_content === 'string' ? msg.additional_kwargs.reasoning_content : '',
     tool_calls: calls,
     finish_reason: msg?.response_metadata?.finish_reason ?? null,
   };
@@ -364,9 +376,85 @@ export async function runLangChain(args) {
   }
 }
 
+// ---- OpenAI Agents SDK, Chat Completions model ----------------------------
+
+// One agent with the request's function tools (each a stub that returns
+// "ok"), on OpenAIChatCompletionsModel over an openai-node client, run once
+// with Runner.run (streamed when the request was).  The run stops at the
+// first tool call (toolUseBehavior 'stop_on_first_tool') and allows one
+// turn: an answer the SDK takes for "not final" (no text, no tool call)
+// ends in MaxTurnsExceededError after that one request, where an
+// application with the default 10 turns would ask the same server again.
+// What the application holds: the run's new items — the message text,
+// the function calls (arguments as the tool received them), the
+// reasoning item's text.
+export async function runAgentsChat({ url, name, body }) {
+  const p = requestParams(body);
+  const executed = [];
+  const tools = functionTools(p).map((t) => tool({
+    name: t.function.name,
+    description: t.function.description ?? t.function.name,
+    parameters: t.function.parameters && typeof t.function.parameters === 'object'
+      ? { type: 'object', properties: {}, ...t.function.parameters, additionalProperties: true }
+      : { type: 'object', properties: {}, required: [], additionalProperties: true },
+    strict: false,
+    execute: async (input) => { executed.push({ name: t.function.name, input }); return 'ok'; },
+  }));
+  const system = p.messages.filter((m) => m?.role === 'system' || m?.role === 'developer').map((m) => textOf(m.content)).join('\n');
+  const input = p.messages.filter((m) => m?.role === 'user').map((m) => ({ role: 'user', content: textOf(m.content) || 'x' }));
+  const agent = new Agent({
+    name: 'oacheck',
+    instructions: system || undefined,
+    model: new OpenAIChatCompletionsModel(openaiClient(url, name), p.model),
+    tools,
+    toolUseBehavior: 'stop_on_first_tool',
+    modelSettings: {
+      maxTokens: Number.isInteger(p.max_tokens) ? p.max_tokens : undefined,
+      temperature: typeof p.temperature === 'number' ? p.temperature : undefined,
+    },
+  });
+  const runner = new Runner({ tracingDisabled: true });
+  const extra = { tools_executed: 0 };
+  try {
+    const opts = { maxTurns: 1 };
+    let result;
+    if (p.stream) {
+      result = await runner.run(agent, input.length ? input : 'x', { ...opts, stream: true });
+      for await (const _ev of result) { /* consumed as an application does */ }
+      await result.completed;
+      if (result.error) throw result.error;
+    } else {
+      result = await runner.run(agent, input.length ? input : 'x', opts);
+    }
+    extra.tools_executed = executed.length;
+    let content = '';
+    let reasoning = '';
+    const calls = [];
+    for (const item of result.newItems ?? []) {
+      const raw = item.rawItem ?? {};
+      if (item.type === 'message_output_item') {
+        for (const c of raw.content ?? []) if (c?.type === 'output_text') content += c.text ?? '';
+      } else if (item.type === 'tool_call_item' && raw.type === 'function_call') {
+        calls.push({ id: raw.callId || null, name: raw.name ?? null, arguments: raw.arguments ?? '' });
+      } else if (item.type === 'reasoning_item') {
+        for (const c of raw.rawContent ?? []) if (c?.type === 'reasoning_text') reasoning += c.text ?? '';
+      }
+    }
+    return {
+      kind: 'answer',
+      choices: [{ index: 0, role: null, content, refusal: null, reasoning, tool_calls: calls, finish_reason: null }],
+      extra,
+    };
+  } catch (e) {
+    extra.tools_executed = executed.length;
+    return { ...errorOf(e), extra };
+  }
+}
+
 export const DRIVERS = {
   'openai-node': runOpenAINode,
   'openai-node-stream': runOpenAINodeStream,
   'ai-sdk': runAiSdk,
   langchain: runLangChain,
+  'openai-agents-chat': runAgentsChat,
 };

@@ -3,6 +3,7 @@
 // client models (see the header of ../oracle.mjs); every normalisation a
 // client may make without being wrong is listed here with why.
 import { isDeepStrictEqual } from 'node:util';
+import { REASONING_MARKUP } from './reference.mjs';
 
 // What each client can show the application at all.
 //  choices: 'all' (every choice, by index) or 'first' (one message: the
@@ -17,11 +18,15 @@ export const CAPS = {
   'openai-node-stream': { choices: 'all', role: true, args: 'string', finish: (f) => f },
   'ai-sdk': { choices: 'first', role: false, args: 'parsed', finish: aiFinish },
   langchain: { choices: 'first', role: true, args: 'parsed', validFirst: true, finish: (f) => f },
+  // The Agents SDK hands the application a run's items: the message text,
+  // the function calls it ran (arguments as the text the tool received)
+  // and a reasoning item; no role, no finish reason.
+  'openai-agents-chat': { choices: 'first', role: false, args: 'string', finish: null },
 };
 
 // Normalisation accepted: the ai SDK maps finish reasons onto its own enum
 // (tool_calls -> "tool-calls", content_filter -> "content-filter", no or an
-// unknown reason -> "unknown").  The mapping loses nothing an application
+// unknown reason -> "other" in ai 7, "unknown" in ai 5).  The mapping loses nothing an application
 // can act on, so the reference is mapped the same way before comparing.
 function aiFinish(f) {
   switch (f) {
@@ -29,7 +34,7 @@ function aiFinish(f) {
     case 'length': return 'length';
     case 'content_filter': return 'content-filter';
     case 'tool_calls': case 'function_call': return 'tool-calls';
-    default: return 'unknown';
+    default: return 'other';
   }
 }
 
@@ -117,6 +122,7 @@ function compareChoice(caps, g, r, pfx) {
   }
   const calls = compareCalls(caps, g.tool_calls ?? [], r.tool_calls, pfx);
   if (calls) return calls;
+  if (!caps.finish) return null;
   const want = caps.finish(r.finish_reason);
   if ((g.finish_reason ?? null) !== (want ?? null)) {
     return `${pfx}finish_reason ${q(g.finish_reason ?? null)} (expected ${q(want ?? null)})`;
@@ -134,6 +140,31 @@ function summary(r) {
   if (!empty(c.refusal)) parts.push('refusal');
   parts.push(`finish ${c.finish_reason ?? 'none'}`);
   return (r.choices.length > 1 ? `${r.choices.length} choices, first: ` : '') + parts.join(', ');
+}
+
+// Reasoning, beside the verdict (it never changes the outcome: the spec
+// has no reasoning field, and the answer is right without it):
+//  reasoning  what the application can read of the first choice's
+//             reasoning against the reference's (reference.mjs
+//             reasoningOf): "none" (the server sent none and the client
+//             shows none), "seen" (the same text), "partial" (some, not
+//             all: openai-node's stream helper keeps the last fragment),
+//             "hidden" (the server sent some, the client shows none),
+//             "extra" (the client shows reasoning the reference has not);
+//             null when no answer reached the application.
+//  reasoning_leak  think or harmony markup is in the answer text the
+//             application holds (null when no answer).
+export function reasoningOutcome(ref, got) {
+  if (ref.kind !== 'answer' || got.kind !== 'answer') return { reasoning: null, reasoning_leak: null };
+  const want = ref.choices[0]?.reasoning ?? '';
+  const have = typeof got.choices[0]?.reasoning === 'string' ? got.choices[0].reasoning : '';
+  let state;
+  if (have === want) state = want === '' ? 'none' : 'seen';
+  else if (have === '') state = 'hidden';
+  else if (want === '') state = 'extra';
+  else state = 'partial';
+  const content = got.choices[0]?.content;
+  return { reasoning: state, reasoning_leak: typeof content === 'string' && REASONING_MARKUP.test(content) };
 }
 
 // -> { outcome, works, reason }

@@ -83,6 +83,23 @@ function finishCalls(view) {
   return view;
 }
 
+// The reasoning text a message or delta carries: `reasoning_content`
+// (llama-server, SGLang, DeepSeek) when it is a non-empty string, else
+// `reasoning` (vLLM, Ollama) when it is a string.  One field, never both
+// (a delta carrying the same text in both must not double it), and ""
+// beside a non-empty `reasoning` does not hide it: the reference is the
+// reasoning the server sent, whichever name it used.  Not a string: none.
+export function reasoningOf(m) {
+  if (typeof m?.reasoning_content === 'string' && m.reasoning_content !== '') return m.reasoning_content;
+  return typeof m?.reasoning === 'string' ? m.reasoning : '';
+}
+
+// Reasoning markup left in the answer text: a think block's tags
+// (Qwen, DeepSeek: <think>, </think>; Mistral: [THINK]) or gpt-oss's
+// harmony tokens.  Every client measured passes content through as it
+// came, so markup in the reference's content reaches the application.
+export const REASONING_MARKUP = /<\/?think>|\[\/?THINK\]|<\|(channel|message|start|end)\|>/;
+
 // A non-streamed choice as the application sees it.
 function choiceView(ch, pos) {
   const m = ch?.message ?? {};
@@ -90,8 +107,7 @@ function choiceView(ch, pos) {
   v.role = typeof m.role === 'string' ? m.role : null;
   v.content = typeof m.content === 'string' ? m.content : '';
   v.refusal = typeof m.refusal === 'string' ? m.refusal : '';
-  v.reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content
-    : typeof m.reasoning === 'string' ? m.reasoning : '';
+  v.reasoning = reasoningOf(m);
   v.tool_calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []).map((tc) => ({
     id: typeof tc?.id === 'string' && tc.id !== '' ? tc.id : null,
     name: tc?.function?.name ?? null,
@@ -122,9 +138,7 @@ export function accumulateChunks(chunks) {
       if (v.role === null && typeof d.role === 'string' && d.role !== '') v.role = d.role;
       if (typeof d.content === 'string') v.content += d.content;
       if (typeof d.refusal === 'string') v.refusal += d.refusal;
-      const r = typeof d.reasoning_content === 'string' ? d.reasoning_content
-        : typeof d.reasoning === 'string' ? d.reasoning : '';
-      v.reasoning += r;
+      v.reasoning += reasoningOf(d);
       (Array.isArray(d.tool_calls) ? d.tool_calls : []).forEach((tc, tpos) => {
         const ti = Number.isInteger(tc?.index) ? tc.index : tpos;
         const c = v.tool_calls[ti] ?? (v.tool_calls[ti] = { id: null, name: null, arguments: '' });
