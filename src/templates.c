@@ -732,6 +732,32 @@ const char *oc_templates_reasoning_name(enum oc_template_reasoning state)
   return NULL;
 }
 
+/* Does a template's text deal with reasoning: think markup (<think>,
+ * </think>, <thinking>, [THINK]), or "reasoning" / "thinking" as part of
+ * a name (reasoning_content, enable_thinking, message.thinking,
+ * 'thinking' in message, reasoning_effort)?  The words in prose ("a
+ * logical chain of reasoning", as GigaChat's and Devstral's system
+ * prompts say) are not a reasoning model's template. */
+static int reads_reasoning(const char *t)
+{
+  static const char *const words[] = { "reasoning", "thinking" };
+  size_t tl = strlen(t);
+  if(has_ci(t, tl, "think>") || has_ci(t, tl, "[think]"))
+    return 1;
+  for(size_t w = 0; w < OC_ARRAY_LEN(words); w++) {
+    size_t wl = strlen(words[w]);
+    for(size_t i = 0; i + wl <= tl; i++) {
+      if(!has_ci(t + i, wl, words[w]))
+        continue;
+      char before = i ? t[i - 1] : ' ', after = t[i + wl];
+      if(before == '_' || before == '.' || before == '\'' || before == '"' || before == '[' ||
+         after == '_' || after == '\'' || after == '"')
+        return 1;
+    }
+  }
+  return 0;
+}
+
 void oc_templates_reasoning(const cJSON *request, const char *prompt, const char *template_text,
                             struct oc_template_reasoning_seen *out)
 {
@@ -776,10 +802,7 @@ void oc_templates_reasoning(const cJSON *request, const char *prompt, const char
   }
   /* a template that reads no reasoning in any form (no reasoning field,
    * no think markup) is not a reasoning model's: nothing to keep */
-  size_t tl = template_text ? strlen(template_text) : 0;
-  int reads = !template_text || has_ci(template_text, tl, "reasoning") ||
-              has_ci(template_text, tl, "thinking") || has_ci(template_text, tl, "think>") ||
-              has_ci(template_text, tl, "[think]");
+  int reads = !template_text || reads_reasoning(template_text);
   out->state = reads ? OC_TPL_REASONING_DROPPED : OC_TPL_REASONING_UNREAD;
 }
 

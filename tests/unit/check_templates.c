@@ -464,6 +464,18 @@ START_TEST(reasoning_before_a_tool_result)
   seen(then_tool, R1_TOOL_DROPPED, ctx.template_text, &rs);
   ck_assert_int_eq(rs.state, OC_TPL_REASONING_UNREAD);
   ck_assert_str_eq(oc_templates_reasoning_name(rs.state), "unread");
+  /* "reasoning" in a system prompt's prose (GigaChat, Devstral) is not a
+   * template that reads reasoning; a name with it is (Solar's
+   * reasoning_effort, Apertus's enable_thinking) */
+  seen(then_tool, R1_TOOL_DROPPED,
+       "{{- 'Maintain a logical chain of reasoning when answering. Thinking helps.' }}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_UNREAD);
+  seen(then_tool, R1_TOOL_DROPPED, "{%- if reasoning_effort is defined %}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+  seen(then_tool, R1_TOOL_DROPPED, "{%- if enable_thinking %}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+  seen(then_tool, R1_TOOL_DROPPED, "{%- if 'thinking' in message %}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
 }
 END_TEST
 
