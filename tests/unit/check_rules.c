@@ -463,9 +463,10 @@ START_TEST(length_excuses_only_cut_json)
   } v[] = {
     { "{" MSGS RF_OBJ "}", COMPLETION("\"{\\\"greet\\\": \\\"Hel\"", "\"length\""), "JSON-OBJECT-OUTPUT:warning " LIMIT_AI },
     /* nothing at all and "length": the Agents SDK raises ModelBehaviorError
-     * (its own check); no OpenAI recording shows it, so it is a break */
+     * (its own check), as it does on OpenAI's reasoning models cut inside
+     * their reasoning: its limitation (client.c's table says why) */
     { "{" MSGS RF_OBJ "}", COMPLETION("\"\"", "\"length\""),
-      "JSON-OBJECT-OUTPUT:warning CLIENT-BREAKS:error " LIMIT_AI },
+      "JSON-OBJECT-OUTPUT:warning CLIENT-BREAKS:info " LIMIT_AI },
     { "{" MSGS RF_OBJ "}", COMPLETION("\" sost Maine cast\"", "\"length\""), "JSON-OBJECT-OUTPUT:error " LIMIT_AI },
     { "{" MSGS RF_OBJ "}", COMPLETION("\"{\\\"a\\\": 1} and more\"", "\"length\""), "JSON-OBJECT-OUTPUT:error " LIMIT_AI },
     /* the ai SDK (7) takes any JSON as json_object's output */
