@@ -25,9 +25,12 @@ static const char templates_usage[] =
   "(POST /apply-template, as llama-server offers) and compare: a dropped or moved\n"
   "system prompt, a silently dropped message, a template that refuses common\n"
   "tool-call ids, the server's date stamped into the prompt, tools, tool calls and\n"
-  "tool results lost.  Tens of targets print as a grid, a line per template.  With\n"
-  "no target, the shipped recordings of three templates (Qwen 2.5, Llama 3.1,\n"
-  "Mistral Nemo) are compared; --model all compares every model of a router.\n";
+  "tool results lost; and what each template does with the reasoning a\n"
+  "conversation sends back (kept before a tool result, dropped after a user turn).\n"
+  "Tens of targets print as a grid, a line per template.  With no target, the\n"
+  "shipped recordings of eleven templates (Qwen 2.5, Qwen3, Qwen 3.5, QwQ,\n"
+  "Llama 3.1, Mistral Nemo, DeepSeek-R1, gpt-oss, GLM) are compared; --model all\n"
+  "compares every model of a router.\n";
 
 static const char templates_footer[] =
   "Exit status: 0 no error finding, 1 a template failed a check or a target\n"
@@ -110,8 +113,53 @@ static int default_targets(struct oc_target **ts, size_t *n)
   return rc;
 }
 
+/* The worst finding of r (skipping rule skip, when given): its rank
+ * (0 error, 1 warning, 2 info, 3 none) and how many there are. */
+static int worst_finding(const cJSON *r, const char *skip, const cJSON **worst, int *n)
+{
+  static const char *const order[] = { "error", "warning", "info" };
+  int rank = 3;
+  const cJSON *f;
+  *worst = NULL;
+  *n = 0;
+  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
+  {
+    if(skip && oc_streq(oc_json_str(f, "rule"), skip))
+      continue;
+    (*n)++;
+    for(int k = 0; k < 3; k++)
+      if(oc_streq(oc_json_str(f, "severity"), order[k]) && k < rank) {
+        rank = k;
+        *worst = f;
+      }
+  }
+  return rank;
+}
+
+static const char *short_rule(const cJSON *f)
+{
+  const char *rule = oc_json_str(f, "rule");
+  if(rule && oc_startswith(rule, "TEMPLATE-"))
+    rule += 9;
+  return rule ? rule : "?";
+}
+
+/* What the render did with the reasoning sent back ("kept", "dropped",
+ * "unread"), and after which turn ("tool", "user"); NULL when it says
+ * nothing of it. */
+static const char *reasoning_state(const cJSON *r, const char **followed_by)
+{
+  const cJSON *rr = oc_json_obj(oc_json_obj(r, "render"), "reasoning");
+  if(followed_by)
+    *followed_by = oc_json_str(rr, "followed_by");
+  return oc_json_str(rr, "state");
+}
+
 /* One cell of the grid: the verdict and the worst finding's rule,
- * "FAIL TOOLS-RENDERED+2" (the TEMPLATE- prefix dropped, +N more). */
+ * "FAIL TOOLS-RENDERED+2" (the TEMPLATE- prefix dropped, +N more); a
+ * render of reasoning sent back shows the template's behaviour instead
+ * of TEMPLATE-REASONING-HISTORY: "warn dropped", "ok kept", and any
+ * other finding after it ("FAIL unread, SYSTEM-KEPT"). */
 static void grid_cell(const cJSON *r, char *out, size_t outlen)
 {
   const char *st = oc_json_str(r, "status");
@@ -127,31 +175,30 @@ static void grid_cell(const cJSON *r, char *out, size_t outlen)
     oc_strlcpy(out, "ERROR", outlen);
     return;
   }
-  static const char *const order[] = { "error", "warning", "info" };
-  const cJSON *worst = NULL;
-  int n = 0, rank = 3;
-  const cJSON *f;
-  cJSON_ArrayForEach(f, oc_json_arr(r, "findings"))
-  {
-    n++;
-    for(int k = 0; k < 3; k++)
-      if(oc_streq(oc_json_str(f, "severity"), order[k]) && k < rank) {
-        rank = k;
-        worst = f;
-      }
+  const cJSON *worst, *other;
+  int n, nother;
+  int rank = worst_finding(r, NULL, &worst, &n);
+  const char *word = oc_streq(st, "fail") ? "FAIL" : rank == 1 ? "warn" : rank == 0 ? "err"
+                   : rank == 2 ? "info" : "ok";
+  const char *beh = reasoning_state(r, NULL);
+  if(beh) {
+    worst_finding(r, "TEMPLATE-REASONING-HISTORY", &other, &nother);
+    if(!other)
+      snprintf(out, outlen, "%s %s", word, beh);
+    else if(nother > 1)
+      snprintf(out, outlen, "%s %s, %s+%d", word, beh, short_rule(other), nother - 1);
+    else
+      snprintf(out, outlen, "%s %s, %s", word, beh, short_rule(other));
+    return;
   }
   if(!worst) {
     oc_strlcpy(out, "ok", outlen);
     return;
   }
-  const char *rule = oc_json_str(worst, "rule");
-  if(rule && oc_startswith(rule, "TEMPLATE-"))
-    rule += 9;
-  const char *word = oc_streq(st, "fail") ? "FAIL" : rank == 1 ? "warn" : rank == 0 ? "err" : "info";
   if(n > 1)
-    snprintf(out, outlen, "%s %s+%d", word, rule ? rule : "?", n - 1);
+    snprintf(out, outlen, "%s %s+%d", word, short_rule(worst), n - 1);
   else
-    snprintf(out, outlen, "%s %s", word, rule ? rule : "?");
+    snprintf(out, outlen, "%s %s", word, short_rule(worst));
 }
 
 static const cJSON *find_result(const cJSON *results, const char *target, const char *fx)
@@ -207,6 +254,57 @@ static void print_grid(const cJSON *results, const struct oc_target *ts, size_t 
   }
   printf("(a cell: the verdict and its worst finding, TEMPLATE- left out, +N more; "
          "'oacheck rules TEMPLATE-X' explains one)\n");
+}
+
+/* The reasoning sent back, per template: which templates drop the
+ * reasoning of the turn before a tool result (the prompt cache misses
+ * every tool round), which keep old reasoning after a user turn, which do
+ * what Qwen3's does, which read none.  Nothing when no fixture sent
+ * reasoning back. */
+static void print_reasoning(const cJSON *results, const struct oc_target *ts, size_t n)
+{
+  static const char *const heads[] = {
+    "drop it before a tool result, so the prompt cache misses every tool round "
+    "(TEMPLATE-REASONING-HISTORY; llama-server --reasoning-preserve where the template has the "
+    "switch)",
+    "keep it after a user turn, so old reasoning stays in the context",
+    "keep it before a tool result and drop it after a user turn",
+    "read no reasoning (not a reasoning model's template)",
+  };
+  struct oc_buf lines[4];
+  int any = 0;
+  for(size_t k = 0; k < 4; k++)
+    oc_buf_init(&lines[k], OC_CAP_BODY);
+  for(size_t i = 0; i < n; i++) {
+    const char *tool = NULL, *user = NULL;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results)
+    {
+      const char *after, *state = oc_streq(oc_json_str(r, "target"), ts[i].name)
+                                    ? reasoning_state(r, &after) : NULL;
+      if(state && oc_streq(after, "tool"))
+        tool = state;
+      else if(state && oc_streq(after, "user"))
+        user = state;
+    }
+    int in[4] = { oc_streq(tool, "dropped"), oc_streq(user, "kept"),
+                  oc_streq(tool, "kept") && oc_streq(user, "dropped"),
+                  (!tool || oc_streq(tool, "unread")) && (!user || oc_streq(user, "unread")) &&
+                    (tool || user) };
+    for(size_t k = 0; k < 4; k++)
+      if(in[k]) {
+        oc_buf_printf(&lines[k], "%s%s", oc_buf_str(&lines[k])[0] ? ", " : "", ts[i].name);
+        any = 1;
+      }
+  }
+  if(any) {
+    printf("\nreasoning sent back (reasoning_content on an assistant turn), per template:\n");
+    for(size_t k = 0; k < 4; k++)
+      if(oc_buf_str(&lines[k])[0])
+        printf("  %s: %s\n", heads[k], oc_buf_str(&lines[k]));
+  }
+  for(size_t k = 0; k < 4; k++)
+    oc_buf_free(&lines[k]);
 }
 
 int oc_cmd_templates(int argc, char **argv)
@@ -325,6 +423,7 @@ int oc_cmd_templates(int argc, char **argv)
     }
   }
   print_grid(results, ts, nt, fixtures);
+  print_reasoning(results, ts, nt);
   int live = 0;
   for(size_t i = 0; i < nt; i++)
     live |= ts[i].live;

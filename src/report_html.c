@@ -802,6 +802,17 @@ static void grid_section(struct out *o, const cJSON *doc)
         if(nfind > 1)
           oc_html_putf(&o->h, " <span class=\"more\">+%d</span>", nfind - 1);
       }
+      /* a render of reasoning sent back: the template's behaviour */
+      const char *beh = oc_json_str(oc_json_obj(rd, "reasoning"), "state");
+      if(beh) {
+        const char *after = oc_json_str(oc_json_obj(rd, "reasoning"), "followed_by");
+        oc_html_put(&o->h, "<br><span class=\"beh\" title=\"");
+        oc_html_attr(&o->h, oc_streq(after, "tool") ? "the reasoning of the turn a tool result follows"
+                                                    : "the reasoning of a turn a user message follows");
+        oc_html_put(&o->h, "\">reasoning ");
+        oc_html_txt(&o->h, beh);
+        oc_html_put(&o->h, "</span>");
+      }
       if(oc_json_is_integer(tok))
         oc_html_putf(&o->h, "<br><span class=\"tok\">%.0f tokens</span>", tok->valuedouble);
       else if(oc_json_is_integer(bytes))

@@ -719,6 +719,124 @@ static void check_tool_result(struct oc_check *c, const char *P, size_t plen, co
             fx);
 }
 
+/* ---- reasoning sent back ------------------------------------------------------------ */
+
+const char *oc_templates_reasoning_name(enum oc_template_reasoning state)
+{
+  switch(state) {
+  case OC_TPL_REASONING_KEPT: return "kept";
+  case OC_TPL_REASONING_DROPPED: return "dropped";
+  case OC_TPL_REASONING_UNREAD: return "unread";
+  case OC_TPL_REASONING_NONE: break;
+  }
+  return NULL;
+}
+
+/* Does a template's text deal with reasoning: think markup (<think>,
+ * </think>, <thinking>, [THINK]), or "reasoning" / "thinking" as part of
+ * a name (reasoning_content, enable_thinking, message.thinking,
+ * 'thinking' in message, reasoning_effort)?  The words in prose ("a
+ * logical chain of reasoning", as GigaChat's and Devstral's system
+ * prompts say) are not a reasoning model's template. */
+static int reads_reasoning(const char *t)
+{
+  static const char *const words[] = { "reasoning", "thinking" };
+  size_t tl = strlen(t);
+  if(has_ci(t, tl, "think>") || has_ci(t, tl, "[think]"))
+    return 1;
+  for(size_t w = 0; w < OC_ARRAY_LEN(words); w++) {
+    size_t wl = strlen(words[w]);
+    for(size_t i = 0; i + wl <= tl; i++) {
+      if(!has_ci(t + i, wl, words[w]))
+        continue;
+      char before = i ? t[i - 1] : ' ', after = t[i + wl];
+      if(before == '_' || before == '.' || before == '\'' || before == '"' || before == '[' ||
+         after == '_' || after == '\'' || after == '"')
+        return 1;
+    }
+  }
+  return 0;
+}
+
+void oc_templates_reasoning(const cJSON *request, const char *prompt, const char *template_text,
+                            struct oc_template_reasoning_seen *out)
+{
+  memset(out, 0, sizeof(*out));
+  /* the last assistant turn that sends reasoning back, and what follows it */
+  const char *text = NULL, *followed_by = NULL;
+  const cJSON *m;
+  cJSON_ArrayForEach(m, oc_json_arr(request, "messages"))
+  {
+    const char *role = oc_json_str(m, "role");
+    const char *r = oc_json_str(m, "reasoning_content");
+    if(oc_streq(role, "assistant") && r && *r) {
+      text = r;
+      followed_by = NULL;
+    }
+    else if(text && !followed_by && oc_streq(role, "tool"))
+      followed_by = "tool";
+    else if(text && oc_streq(role, "user"))
+      followed_by = "user";
+  }
+  if(!text || !followed_by || !prompt)
+    return; /* none sent back, or a trailing turn (a prefill): no history question */
+  while(is_space(*text))
+    text++;
+  size_t n = strlen(text);
+  while(n && is_space(text[n - 1]))
+    n--;
+  if(!n)
+    return;
+  out->followed_by = followed_by;
+  out->template_known = template_text != NULL;
+  if(template_text) {
+    size_t tl = strlen(template_text);
+    out->preserve_switch = has_ci(template_text, tl, "preserve_thinking") ||
+                           has_ci(template_text, tl, "clear_thinking") ||
+                           has_ci(template_text, tl, "truncate_history_thinking") ||
+                           has_ci(template_text, tl, "drop_thinking");
+  }
+  if(find_n(prompt, strlen(prompt), text, n, 0) >= 0) {
+    out->state = OC_TPL_REASONING_KEPT;
+    return;
+  }
+  /* a template that reads no reasoning in any form (no reasoning field,
+   * no think markup) is not a reasoning model's: nothing to keep */
+  int reads = !template_text || reads_reasoning(template_text);
+  out->state = reads ? OC_TPL_REASONING_DROPPED : OC_TPL_REASONING_UNREAD;
+}
+
+/* The behaviour worth a word: the reasoning of the turn before a tool
+ * result dropped (the prompt cache misses every tool round), and old
+ * reasoning kept after a user turn (it stays in the context). */
+static void check_reasoning(struct oc_check *c, const cJSON *request, const char *prompt,
+                            const struct oc_template_context *ctx, const char *fx)
+{
+  struct oc_template_reasoning_seen rs;
+  oc_templates_reasoning(request, prompt, ctx ? ctx->template_text : NULL, &rs);
+  if(rs.state == OC_TPL_REASONING_DROPPED && oc_streq(rs.followed_by, "tool"))
+    oc_emit(c, OC_R_TEMPLATE_REASONING_HISTORY,
+            OC_AT(.path = "/prompt", .expected = "the reasoning of the turn before the tool result",
+                  .actual = "dropped", .severity = rs.template_known ? OC_SEV_WARNING : OC_SEV_INFO),
+            "%s: the template drops the reasoning (reasoning_content) of the assistant's turn that "
+            "the tool result follows: the next prompt no longer starts with what the server "
+            "generated, so the prompt cache misses from that turn on at every tool round (the "
+            "whole prompt where the cache cannot be cut back)%s",
+            fx,
+            !rs.template_known ? "; the template's text is unknown: this matters if the model reasons"
+            : rs.preserve_switch ? "; the template has a switch for it: llama-server --reasoning-preserve"
+                                 : "; the template has no switch for it (--reasoning-preserve does "
+                                   "nothing here): serve one that keeps the reasoning of the turns "
+                                   "after the last user message");
+  else if(rs.state == OC_TPL_REASONING_KEPT && oc_streq(rs.followed_by, "user"))
+    oc_emit(c, OC_R_TEMPLATE_REASONING_HISTORY,
+            OC_AT(.path = "/prompt", .expected = "the old reasoning dropped", .actual = "kept",
+                  .severity = OC_SEV_INFO),
+            "%s: the template keeps the reasoning of a finished turn after a new user message: "
+            "every past turn's reasoning stays in the context (more tokens each turn, and a "
+            "history the model was trained without, unless --reasoning-preserve asked for it)", fx);
+}
+
 void oc_templates_check(struct oc_check *c, const cJSON *request, int status, const char *prompt,
                         const char *error_message, const struct oc_template_context *ctx)
 {
@@ -843,6 +961,7 @@ void oc_templates_check(struct oc_check *c, const cJSON *request, int status, co
             "%s: the template stamps the server's current date into the prompt (\"%s\"): "
             "renders are not reproducible from one day to the next", fx, date);
   free(rtext);
+  check_reasoning(c, request, prompt, ctx, fx);
 }
 
 /* The prompt's tokens as the server counts them (POST /tokenize, as the
@@ -1021,6 +1140,15 @@ static cJSON *render_one(struct oc_target *t, const cJSON *fx, size_t index,
     oc_json_put(&oom, rd, "prompt_bytes", cJSON_CreateNumber((double)strlen(prompt)));
     long n = oom ? -1 : count_tokens(t, o, prompt);
     oc_json_put(&oom, rd, "prompt_tokens", n >= 0 ? cJSON_CreateNumber((double)n) : cJSON_CreateNull());
+    /* what the template did with the reasoning sent back: its behaviour,
+     * reported whatever the verdict */
+    struct oc_template_reasoning_seen rs;
+    oc_templates_reasoning(request, prompt, t->chat_template, &rs);
+    if(rs.state != OC_TPL_REASONING_NONE) {
+      cJSON *rr = oc_json_put(&oom, rd, "reasoning", cJSON_CreateObject());
+      oc_json_put_str(&oom, rr, "followed_by", rs.followed_by);
+      oc_json_put_str(&oom, rr, "state", oc_templates_reasoning_name(rs.state));
+    }
   }
   if(oom) {
     cJSON_Delete(r);

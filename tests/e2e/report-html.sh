@@ -142,29 +142,34 @@ browse "$TMP/tpl.html" "$TMP/tpl"
 G="$TMP/tpl.dom"
 expect_grep '<table class="grid sortable" id="template-grid">' "$G"
 expect_no_grep 'id="matrix"' "$G"
-# three templates in the order given, five fixtures each
+# eleven templates in the order given, seven fixtures each
 rows=$(sed -n '/id="template-grid"/,/<\/table>/p' "$G" | grep -o '<td class="tname">[^<]*' | sed 's/.*>//' | tr '\n' ' ')
-[ "$rows" = "Qwen-Qwen2.5-7B-Instruct meta-llama-Llama-3.1-8B-Instruct mistralai-Mistral-Nemo-Instruct-2407 " ] ||
+[ "$rows" = "GLM-4.7-Flash GLM-4.7-Flash-reasoning-preserve Qwen-QwQ-32B Qwen-Qwen2.5-7B-Instruct Qwen-Qwen3-0.6B Qwen3.5-4B deepseek-ai-DeepSeek-R1-Distill-Qwen-32B llama-cpp-deepseek-r1 meta-llama-Llama-3.1-8B-Instruct mistralai-Mistral-Nemo-Instruct-2407 openai-gpt-oss-120b " ] ||
   fail "grid rows: '$rows'"
-[ "$(grep -o '<td class="cell' "$G" | wc -l)" -eq 15 ] || fail "the grid does not have 15 cells"
+[ "$(grep -o '<td class="cell' "$G" | wc -l)" -eq 77 ] || fail "the grid does not have 77 cells"
+# a render of reasoning sent back says what the template did with it
+[ "$(grep -o '<span class="beh" title="the reasoning of the turn a tool result follows">reasoning dropped</span>' "$G" | wc -l)" -eq 3 ] ||
+  fail "the grid does not name the three templates that drop the reasoning before a tool result"
 expect_grep '<a class="st st-fail" href="#c-[0-9]+">fail</a> <code class="rule" title="tool-call: the template refuses the tool-call id' "$G"
 expect_grep '<a class="st st-warn" href="#c-[0-9]+">warn</a> <code class="rule"[^>]*>SERVER-DATE</code>' "$G"
 # the script made the headings sortable
 expect_grep '<th data-sort="num" title="sort by this column">findings</th>' "$G"
 # a cell's case: the prompt, and a line diff against the first target's
 expect_grep '<h4>Rendered prompt</h4>' "$G"
-expect_grep '<h4>Compared with Qwen-Qwen2.5-7B-Instruct</h4>' "$G"
+expect_grep '<h4>Compared with GLM-4.7-Flash</h4>' "$G"
 expect_grep '<pre class="diff">.*<(ins|del)>' "$G"
 n=$(colours "$TMP/tpl.png")
 [ "$n" -gt 64 ] || fail "templates screenshot has $n distinct colours"
 pass "templates: the grid, a row per template, cells linked to prompts and diffs"
 
-# sorted by findings, most first: Llama 3.1 (6: the date on every render,
-# tool results encoded twice), Mistral Nemo (3), Qwen 2.5 (none)
+# sorted by findings, most first: gpt-oss (11: the date, tool results
+# encoded twice, an unknown role dropped), Llama 3.1 (9), …, Qwen 2.5 (none)
 chromium dom "$TMP/tpl.html?sort=-2" "$TMP/tpl-sorted"
 rows=$(sed -n '/id="template-grid"/,/<\/table>/p' "$TMP/tpl-sorted.dom" | grep -o '<td class="tname">[^<]*' | sed 's/.*>//' | tr '\n' ' ')
-[ "$rows" = "meta-llama-Llama-3.1-8B-Instruct mistralai-Mistral-Nemo-Instruct-2407 Qwen-Qwen2.5-7B-Instruct " ] ||
-  fail "sorted grid rows: '$rows'"
+case "$rows" in
+  "openai-gpt-oss-120b meta-llama-Llama-3.1-8B-Instruct "*" Qwen-Qwen2.5-7B-Instruct ") ;;
+  *) fail "sorted grid rows: '$rows'" ;;
+esac
 expect_grep '<th data-sort="num" title="sort by this column" class="sorted-desc">findings</th>' "$TMP/tpl-sorted.dom"
 pass "the grid sorts by a column"
 

@@ -106,6 +106,9 @@ static const struct {
   { "TEMPLATE-TOOL-RESULT-RENDERED", "templates.c (oacheck templates); tested in check_templates.c" },
   { "TEMPLATE-DOUBLE-ENCODED", "templates.c (oacheck templates); tested in check_templates.c" },
   { "TEMPLATE-REFUSED", "templates.c (oacheck templates); tested in check_templates.c" },
+  { "TEMPLATE-REASONING-HISTORY", "templates.c (oacheck templates: what a render does with "
+                                  "reasoning sent back); tested in check_templates.c and "
+                                  "tests/e2e/templates.sh" },
   { "PIN-MODEL", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-TEMPLATE", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },
   { "PIN-CONTEXT", "cmd_pin.c (oacheck pin --check); tested in tests/e2e/pin.sh" },

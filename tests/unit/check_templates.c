@@ -376,6 +376,152 @@ START_TEST(server_date)
 }
 END_TEST
 
+/* The reasoning fixtures: an assistant turn sends its reasoning back
+ * (reasoning_content), then a tool result (the agent loop) or a new user
+ * message.  The renders are shaped like the recorded ones (Qwen3 keeps
+ * the first and drops the second; DeepSeek-R1's template drops both). */
+static const char *then_tool =
+  "{\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"},"
+  "{\"role\":\"assistant\",\"content\":\"\",\"reasoning_content\":\"\\nI call get_weather.\\n\","
+  "\"tool_calls\":[{\"id\":\"abc123XYZ\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+  "\"arguments\":\"{\\\"location\\\": \\\"Paris\\\"}\"}}]},"
+  "{\"role\":\"tool\",\"tool_call_id\":\"abc123XYZ\",\"content\":\"22 degrees\"}]}";
+static const char *then_user =
+  "{\"messages\":[{\"role\":\"user\",\"content\":\"What is the capital of France?\"},"
+  "{\"role\":\"assistant\",\"content\":\"Paris.\",\"reasoning_content\":\"France's capital is Paris.\"},"
+  "{\"role\":\"user\",\"content\":\"And of Germany?\"}]}";
+#define QWEN3_TOOL_KEPT                                                                           \
+  "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n<think>\nI "   \
+  "call get_weather.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "         \
+  "{\"location\": \"Paris\"}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n22 "      \
+  "degrees\n</tool_response><|im_end|>\n<|im_start|>assistant\n"
+#define R1_TOOL_DROPPED                                                                           \
+  "<｜User｜>What is the weather in Paris?<｜Assistant｜><｜tool▁calls▁begin｜>get_weather\n"          \
+  "{\"location\": \"Paris\"}<｜tool▁calls▁end｜><｜end▁of▁sentence｜><｜tool▁outputs▁begin｜>22 "     \
+  "degrees<｜tool▁outputs▁end｜><｜Assistant｜>"
+
+static void seen(const char *request, const char *prompt, const char *tmpl,
+                 struct oc_template_reasoning_seen *out)
+{
+  cJSON *req = cJSON_Parse(request);
+  ck_assert_ptr_nonnull(req);
+  oc_templates_reasoning(req, prompt, tmpl, out);
+  cJSON_Delete(req);
+}
+
+START_TEST(reasoning_before_a_tool_result)
+{
+  char fired[256];
+  struct oc_template_reasoning_seen rs;
+  const char *qwen3 = "{%- if loop.index0 > ns.last_query_index %}<think>{{ reasoning_content }}";
+  const char *r1 = "{% set content = content.split('</think>')[-1] %}";
+  const char *glm = "{%- if (clear_thinking is defined and not clear_thinking) %}<think>";
+  struct oc_template_context ctx = { "reasoning-then-tool", qwen3, 0, 0, 0 };
+  /* kept (the whitespace around it trimmed, as Qwen3 does): the behaviour, no finding */
+  check_ctx(then_tool, 200, QWEN3_TOOL_KEPT, NULL, &ctx, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  seen(then_tool, QWEN3_TOOL_KEPT, qwen3, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_KEPT);
+  ck_assert_str_eq(rs.followed_by, "tool");
+  ck_assert_str_eq(oc_templates_reasoning_name(rs.state), "kept");
+  /* dropped by a reasoning model's template: the prompt cache misses every
+   * tool round, a warning that says whether --reasoning-preserve helps */
+  ctx.template_text = r1;
+  cJSON *req = cJSON_Parse(then_tool);
+  struct oc_findings f;
+  oc_findings_init(&f);
+  struct oc_check c;
+  oc_check_init(&c, &f, oc_profile_find("llama-server"));
+  oc_templates_check(&c, req, 200, R1_TOOL_DROPPED, NULL, &ctx);
+  ck_assert_uint_eq(f.count, 1);
+  ck_assert_int_eq(f.items[0].rule, OC_R_TEMPLATE_REASONING_HISTORY);
+  ck_assert_int_eq(f.items[0].severity, OC_SEV_WARNING);
+  ck_assert_ptr_nonnull(strstr(f.items[0].message, "prompt cache misses from that turn on at every tool round"));
+  ck_assert_ptr_nonnull(strstr(f.items[0].message, "--reasoning-preserve does nothing here"));
+  oc_findings_free(&f);
+  oc_findings_init(&f);
+  oc_check_init(&c, &f, oc_profile_find("llama-server"));
+  ctx.template_text = glm;
+  oc_templates_check(&c, req, 200, R1_TOOL_DROPPED, NULL, &ctx);
+  ck_assert_uint_eq(f.count, 1);
+  ck_assert_ptr_nonnull(strstr(f.items[0].message, "a switch for it: llama-server --reasoning-preserve"));
+  oc_findings_free(&f);
+  /* the template's text unknown: said, as information */
+  oc_findings_init(&f);
+  oc_check_init(&c, &f, oc_profile_find("llama-server"));
+  ctx.template_text = NULL;
+  oc_templates_check(&c, req, 200, R1_TOOL_DROPPED, NULL, &ctx);
+  ck_assert_uint_eq(f.count, 1);
+  ck_assert_int_eq(f.items[0].severity, OC_SEV_INFO);
+  oc_findings_free(&f);
+  cJSON_Delete(req);
+  seen(then_tool, R1_TOOL_DROPPED, r1, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+  /* a template that reads no reasoning at all (Qwen 2.5): nothing to keep */
+  ctx.template_text = "{%- for message in messages %}{{ message.content }}{%- endfor %}";
+  check_ctx(then_tool, 200, R1_TOOL_DROPPED, NULL, &ctx, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  seen(then_tool, R1_TOOL_DROPPED, ctx.template_text, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_UNREAD);
+  ck_assert_str_eq(oc_templates_reasoning_name(rs.state), "unread");
+  /* "reasoning" in a system prompt's prose (GigaChat, Devstral) is not a
+   * template that reads reasoning; a name with it is (Solar's
+   * reasoning_effort, Apertus's enable_thinking) */
+  seen(then_tool, R1_TOOL_DROPPED,
+       "{{- 'Maintain a logical chain of reasoning when answering. Thinking helps.' }}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_UNREAD);
+  seen(then_tool, R1_TOOL_DROPPED, "{%- if reasoning_effort is defined %}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+  seen(then_tool, R1_TOOL_DROPPED, "{%- if enable_thinking %}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+  seen(then_tool, R1_TOOL_DROPPED, "{%- if 'thinking' in message %}", &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+}
+END_TEST
+
+START_TEST(reasoning_after_a_user_turn)
+{
+  char fired[256];
+  struct oc_template_reasoning_seen rs;
+  struct oc_template_context ctx = { "reasoning-then-user", "<think>{{ reasoning_content }}</think>",
+                                     0, 0, 0 };
+  /* dropped (Qwen3, GLM): what a reasoning template does, no finding */
+  const char *dropped = "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>"
+                        "assistant\nParis.<|im_end|>\n<|im_start|>user\nAnd of Germany?<|im_end|>\n";
+  check_ctx(then_user, 200, dropped, NULL, &ctx, fired, sizeof(fired));
+  ck_assert_str_eq(fired, "");
+  seen(then_user, dropped, ctx.template_text, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_DROPPED);
+  ck_assert_str_eq(rs.followed_by, "user");
+  /* kept (--reasoning-preserve): old reasoning stays in the context, information */
+  const char *kept = "<|user|>What is the capital of France?<|assistant|><think>France's capital is "
+                     "Paris.</think>Paris.<|user|>And of Germany?<|assistant|>";
+  cJSON *req = cJSON_Parse(then_user);
+  struct oc_findings f;
+  oc_findings_init(&f);
+  struct oc_check c;
+  oc_check_init(&c, &f, oc_profile_find("llama-server"));
+  oc_templates_check(&c, req, 200, kept, NULL, &ctx);
+  ck_assert_uint_eq(f.count, 1);
+  ck_assert_int_eq(f.items[0].rule, OC_R_TEMPLATE_REASONING_HISTORY);
+  ck_assert_int_eq(f.items[0].severity, OC_SEV_INFO);
+  ck_assert_str_eq(f.items[0].actual, "kept");
+  oc_findings_free(&f);
+  cJSON_Delete(req);
+  /* a conversation that sends no reasoning back, or a trailing assistant
+   * turn (a prefill): no behaviour to report */
+  seen(conv, dropped, ctx.template_text, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_NONE);
+  ck_assert_ptr_null(oc_templates_reasoning_name(rs.state));
+  seen("{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},{\"role\":\"assistant\",\"content\":\"\","
+       "\"reasoning_content\":\"Greet.\"}]}", "Hi Greet.", ctx.template_text, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_NONE);
+  /* a failed render: nothing seen */
+  seen(then_user, NULL, ctx.template_text, &rs);
+  ck_assert_int_eq(rs.state, OC_TPL_REASONING_NONE);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("templates");
@@ -392,6 +538,8 @@ int main(void)
   tcase_add_test(tc, tools_header_empty);
   tcase_add_test(tc, refusals);
   tcase_add_test(tc, server_date);
+  tcase_add_test(tc, reasoning_before_a_tool_result);
+  tcase_add_test(tc, reasoning_after_a_user_turn);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }

@@ -168,6 +168,13 @@ START_TEST(template_classes)
   cJSON_ArrayForEach(r, oc_json_arr(doc, "results"))
   {
     const char *tmpl = oc_json_str(r, "target"), *fx = oc_json_str(r, "case");
+    /* the 50 were recorded before the reasoning fixtures existed (the
+     * shipped captures hold those: tests/e2e/templates.sh) */
+    if(fx && oc_startswith(fx, "reasoning-")) {
+      ck_assert_str_eq(oc_json_str(r, "status"), "skip");
+      ck_assert_str_eq(oc_json_str(r, "reason"), "not recorded");
+      continue;
+    }
     ck_assert_msg(!oc_streq(oc_json_str(r, "status"), "error") &&
                     !oc_streq(oc_json_str(r, "status"), "skip"),
                   "%s / %s: %s (%s)", tmpl, fx, oc_json_str(r, "status"), oc_json_str(r, "reason"));
