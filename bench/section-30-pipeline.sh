@@ -58,10 +58,10 @@ echo "| Node peer, schema only | $(kv mb_s "$peer_min") | $(human "$(kv events_s
 echo "| **oacheck / Node, same work** | **$(ratio "$(kv mb_s "$ours")" "$(kv mb_s "$peer")")×** | | |"
 echo "| oacheck / Node, schema only | $(ratio "$(kv mb_s "$ours")" "$(kv mb_s "$peer_min")")× | | |"
 echo
-echo "Both agree on every client: the peer's verdicts (\`clients=\`: openai-node, -stream, ai-sdk," \
+echo "The two agree on every client: the peer's verdicts (\`clients=\`: openai-node, -stream, ai-sdk," \
   "langchain, openai-python, -stream, openai-agents-chat; outcome/reasoning) are the ones oacheck" \
-  "gives. Findings on this clean stream: $(kv findings "$ours"), at info (the generator's chunks carry no" \
-  "\`logprobs\`): REASONING-FIELD (the reasoning comes in \`reasoning_content\`, which the Agents SDK" \
+  "gives. Findings on this clean stream (its chunks carry no \`logprobs\`): $(kv findings "$ours"), all at info:" \
+  "REASONING-FIELD (the reasoning comes in \`reasoning_content\`, which the Agents SDK" \
   "does not read), CHAT-SIZE (the results keep 1 MiB of the rebuilt text) and CLIENT-BREAKS (the" \
   "stream ends in \`length\`, on which openai-python's stream helper raises, as it does on OpenAI's" \
   "own answers)."
