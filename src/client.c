@@ -2007,7 +2007,7 @@ static int jstr(const struct oc_jv *v)
 
 /* The string a joining policy appends for one delta (NULL: none): the
  * same value for two policies means the same text added. */
-static const struct oc_jv *reason_piece(enum rpolicy p, const struct oc_centry *e)
+static inline const struct oc_jv *reason_piece(enum rpolicy p, const struct oc_centry *e)
 {
   const struct oc_jv *rc = e->reasoning_content, *r = e->reasoning;
   switch(p) {
@@ -2305,6 +2305,10 @@ static void reason_entries(struct oc_clients *cs, const struct oc_centry *e, siz
   for(size_t i = 0; i < n; i++) {
     if(e[i].index_val != 0)
       continue;
+    if(!e[i].reasoning_content && !e[i].reasoning) {
+      leak_take(&cs->leak, e[i].content); /* no policy takes anything */
+      return;
+    }
     /* a client that joins the same pieces as the reference adds nothing
      * of its own (the ai SDK, LangChain and the three clients that show
      * both fields all do on a llama-server stream): only the reference
