@@ -96,7 +96,7 @@ int main(int argc, char **argv)
   oc_headers_add(&h, "Content-Type", "text/event-stream");
   double best = 1e30;
   long events = 0;
-  size_t findings = 0, content = 0;
+  size_t findings = 0, content = 0, reasoning = 0;
   for(long r = 0; r < runs; r++) {
     struct oc_findings f;
     oc_findings_init(&f);
@@ -119,6 +119,7 @@ int main(int argc, char **argv)
       best = dt;
     events = resp.stream.events;
     content = resp.stream.nchoices ? resp.stream.choices[0].content.len : 0;
+    reasoning = resp.stream.nchoices ? resp.stream.choices[0].reasoning.len : 0;
     findings = 0;
     for(size_t i = 0; i < f.ncounts; i++)
       findings += f.counts[i].total;
@@ -128,9 +129,10 @@ int main(int argc, char **argv)
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   size_t total = headlen + len * repeat;
-  printf("impl=oacheck mode=%s bytes=%zu events=%ld content_bytes=%zu findings=%zu runs=%ld "
-         "piece=%ld best_s=%.4f mb_s=%.1f events_s=%.0f rss_kb=%ld\n",
-         gigabyte ? "pipeline-gigabyte" : "pipeline", total, events, content, findings, runs, piece,
+  printf("impl=oacheck mode=%s bytes=%zu events=%ld content_bytes=%zu reasoning_bytes=%zu "
+         "findings=%zu runs=%ld piece=%ld best_s=%.4f mb_s=%.1f events_s=%.0f rss_kb=%ld\n",
+         gigabyte ? "pipeline-gigabyte" : "pipeline", total, events, content, reasoning, findings, runs,
+         piece,
          best, (double)total / best / 1e6, (double)events / best, ru.ru_maxrss);
   oc_headers_free(&h);
   cJSON_Delete(req);

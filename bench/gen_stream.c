@@ -1,5 +1,6 @@
 /* gen_stream.c — writes the benchmarks' deterministic SSE stream (see
- * stream_gen.h) to a file: `gen_stream [-n EVENTS] FILE`.  The same
+ * stream_gen.h) to a file: `gen_stream [-n EVENTS] [-r REASONING] FILE`,
+ * where -r makes events 1..REASONING reasoning_content deltas.  The same
  * arguments always give the same bytes, so our figures and the Node
  * peer's are measured on one input. */
 #include "config.h"
@@ -14,7 +15,7 @@
 
 int main(int argc, char **argv)
 {
-  long n = GEN_EVENTS_DEFAULT;
+  long n = GEN_EVENTS_DEFAULT, r = 0;
   const char *path = NULL;
   for(int i = 1; i < argc; i++) {
     if(strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
@@ -23,15 +24,21 @@ int main(int argc, char **argv)
         return 2;
       }
     }
+    else if(strcmp(argv[i], "-r") == 0 && i + 1 < argc) {
+      if(oc_parse_long(argv[++i], 0, 1000000000L, &r)) {
+        fprintf(stderr, "gen_stream: '-r %s': expected a number of reasoning events\n", argv[i]);
+        return 2;
+      }
+    }
     else if(!path && argv[i][0] != '-')
       path = argv[i];
     else {
-      fprintf(stderr, "usage: gen_stream [-n EVENTS] FILE\n");
+      fprintf(stderr, "usage: gen_stream [-n EVENTS] [-r REASONING] FILE\n");
       return 2;
     }
   }
   if(!path) {
-    fprintf(stderr, "usage: gen_stream [-n EVENTS] FILE\n");
+    fprintf(stderr, "usage: gen_stream [-n EVENTS] [-r REASONING] FILE\n");
     return 2;
   }
   FILE *f = fopen(path, "wb");
@@ -42,7 +49,7 @@ int main(int argc, char **argv)
   char ev[GEN_EVENT_MAX];
   uint64_t bytes = 0;
   for(long i = 0; i < n; i++) {
-    size_t len = gen_event((uint64_t)i, (uint64_t)n, ev);
+    size_t len = gen_event_r((uint64_t)i, (uint64_t)n, (uint64_t)r, ev);
     if(fwrite(ev, 1, len, f) != len)
       break;
     bytes += len;
@@ -52,6 +59,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "gen_stream: writing '%s' failed: %s\n", path, strerror(errno));
     return 1;
   }
-  fprintf(stderr, "gen_stream: %ld events, %llu bytes -> %s\n", n, (unsigned long long)bytes, path);
+  fprintf(stderr, "gen_stream: %ld events (%ld reasoning), %llu bytes -> %s\n", n, r,
+          (unsigned long long)bytes, path);
   return 0;
 }

@@ -3,7 +3,11 @@
  * timings) and "data: [DONE]", everything between is a content chunk
  * whose short text (ASCII, Cyrillic, CJK, emoji, JSON escapes) is picked
  * by a hash of its index.  The shape is that of the recording
- * recordings/llama-server/chat-stream.response.http.  Any event can be
+ * recordings/llama-server/chat-stream.response.http.  With a reasoning
+ * phase (gen_event_r), events 1..r carry reasoning_content instead of
+ * content, before the content deltas, as llama-server sends a reasoning
+ * model's thinking (suites/recordings/llama-server/
+ * json-schema.json-object-stream.cassette.gz).  Any event can be
  * written on its own, so a stream can be produced piece by piece without
  * ever holding it.  Header-only: the generator and the benches share it. */
 #ifndef OC_BENCH_STREAM_GEN_H
@@ -55,9 +59,9 @@ static inline size_t gen_put(char *out, size_t at, const char *s, size_t n)
   return at + n;
 }
 
-/* Write event i of an n-event stream into out (GEN_EVENT_MAX bytes);
- * returns its length. */
-static inline size_t gen_event(uint64_t i, uint64_t n, char *out)
+/* Write event i of an n-event stream whose events 1..r are reasoning
+ * deltas into out (GEN_EVENT_MAX bytes); returns its length. */
+static inline size_t gen_event_r(uint64_t i, uint64_t n, uint64_t r, char *out)
 {
   size_t at = 0;
   if(i + 1 == n)
@@ -72,7 +76,10 @@ static inline size_t gen_event(uint64_t i, uint64_t n, char *out)
   else {
     uint64_t h = gen_hash(i);
     size_t ntok = sizeof(gen_tokens) / sizeof(gen_tokens[0]);
-    at = gen_put(out, at, "\"content\":\"", 11);
+    if(i <= r)
+      at = gen_put(out, at, "\"reasoning_content\":\"", 21);
+    else
+      at = gen_put(out, at, "\"content\":\"", 11);
     for(int k = 0; k < 1 + (int)(h >> 62); k++) { /* one to four tokens */
       const char *t = gen_tokens[(h >> (8 * k)) % ntok];
       at = gen_put(out, at, t, strlen(t));
@@ -80,6 +87,12 @@ static inline size_t gen_event(uint64_t i, uint64_t n, char *out)
     at = gen_put(out, at, "\"", 1);
   }
   return gen_put(out, at, gen_suffix, sizeof(gen_suffix) - 1);
+}
+
+/* Event i of an n-event stream without reasoning. */
+static inline size_t gen_event(uint64_t i, uint64_t n, char *out)
+{
+  return gen_event_r(i, n, 0, out);
 }
 
 #endif

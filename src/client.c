@@ -1991,6 +1991,10 @@ enum oc_cdiff oc_client_judge(const struct oc_ccaps *caps, const struct oc_cview
 
 struct creason {
   struct oc_ctext text;   /* joined as the client joins it */
+  /* a joining policy's text is the reference's until a delta gives the
+   * two different pieces (see reason_entries): while in step, text is not
+   * kept and the reference's stands for it */
+  int apart;
   /* RP_LAST: the last value of each field (a non-string: str 0) */
   struct oc_ctext rc_last, r_last;
   int rc_str, r_str;
@@ -2001,17 +2005,32 @@ static int jstr(const struct oc_jv *v)
   return v && v->type == OC_JSTRING;
 }
 
-static void reason_take(struct creason *t, enum rpolicy p, const struct oc_centry *e)
+/* The string a joining policy appends for one delta (NULL: none): the
+ * same value for two policies means the same text added. */
+static inline const struct oc_jv *reason_piece(enum rpolicy p, const struct oc_centry *e)
 {
   const struct oc_jv *rc = e->reasoning_content, *r = e->reasoning;
   switch(p) {
   case RP_REF:
-    if(jstr(rc) && rc->len)
-      oc_ctext_add(&t->text, rc->u.str, rc->len);
-    else if(jstr(r))
-      oc_ctext_add(&t->text, r->u.str, r->len);
-    break;
+    return jstr(rc) && rc->len ? rc : jstr(r) ? r : NULL;
+  case RP_RC_OR_R: {
+    const struct oc_jv *v = rc && rc->type != OC_JNULL ? rc : r;
+    return jstr(v) ? v : NULL;
+  }
+  case RP_RC:
+    return jstr(rc) ? rc : NULL;
+  case RP_R:
+    return jstr(r) && r->len ? r : NULL;
   case RP_LAST:
+    break;
+  }
+  return NULL;
+}
+
+static void reason_take(struct creason *t, enum rpolicy p, const struct oc_centry *e)
+{
+  if(p == RP_LAST) {
+    const struct oc_jv *rc = e->reasoning_content, *r = e->reasoning;
     if(rc) {
       t->rc_str = jstr(rc);
       if(t->rc_str)
@@ -2022,26 +2041,19 @@ static void reason_take(struct creason *t, enum rpolicy p, const struct oc_centr
       if(t->r_str)
         oc_ctext_set(&t->r_last, r->u.str, r->len);
     }
-    break;
-  case RP_RC_OR_R: {
-    const struct oc_jv *v = rc && rc->type != OC_JNULL ? rc : r;
-    if(jstr(v))
-      oc_ctext_add(&t->text, v->u.str, v->len);
-    break;
+    return;
   }
-  case RP_RC:
-    if(jstr(rc))
-      oc_ctext_add(&t->text, rc->u.str, rc->len);
-    break;
-  case RP_R:
-    if(jstr(r) && r->len)
-      oc_ctext_add(&t->text, r->u.str, r->len);
-    break;
-  }
+  const struct oc_jv *v = reason_piece(p, e);
+  if(v)
+    oc_ctext_add(&t->text, v->u.str, v->len);
 }
 
-static const struct oc_ctext *reason_final(struct creason *t, enum rpolicy p)
+/* ref: the reference's, which a policy still in step with it shows */
+static const struct oc_ctext *reason_final(struct creason *t, enum rpolicy p,
+                                           const struct creason *ref)
 {
+  if(p != RP_LAST && !t->apart && ref && ref != t)
+    return &ref->text;
   if(p == RP_LAST) {
     oc_ctext_init(&t->text);
     if(t->rc_str && t->rc_last.len)
@@ -2293,8 +2305,29 @@ static void reason_entries(struct oc_clients *cs, const struct oc_centry *e, siz
   for(size_t i = 0; i < n; i++) {
     if(e[i].index_val != 0)
       continue;
-    for(int c = 0; c <= OC_CLIENT__COUNT; c++)
-      reason_take(&cs->rsn[c], c < OC_CLIENT__COUNT ? clients[c].rpolicy : RP_REF, &e[i]);
+    if(!e[i].reasoning_content && !e[i].reasoning) {
+      leak_take(&cs->leak, e[i].content); /* no policy takes anything */
+      return;
+    }
+    /* a client that joins the same pieces as the reference adds nothing
+     * of its own (the ai SDK, LangChain and the three clients that show
+     * both fields all do on a llama-server stream): only the reference
+     * hashes the text, and a client's text is copied from it, as it stood
+     * before this delta, on the first delta where their pieces part */
+    struct creason *ref = &cs->rsn[OC_CLIENT__COUNT];
+    const struct oc_jv *want = reason_piece(RP_REF, &e[i]);
+    for(int c = 0; c < OC_CLIENT__COUNT; c++) {
+      struct creason *t = &cs->rsn[c];
+      enum rpolicy p = clients[c].rpolicy;
+      if(p != RP_LAST && !t->apart) {
+        if(reason_piece(p, &e[i]) == want)
+          continue;
+        t->text = ref->text;
+        t->apart = 1;
+      }
+      reason_take(t, p, &e[i]);
+    }
+    reason_take(ref, RP_REF, &e[i]);
     leak_take(&cs->leak, e[i].content);
     return;
   }
@@ -2648,8 +2681,9 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
     enum oc_client_cause cause = v->cause;
     enum oc_cdiff d = judge(&clients[i].caps, ref, &got, v, ok_reason);
     if(ref->kind == OC_CV_ANSWER && !oc_cview_raised(&got)) {
-      const struct oc_ctext *want = reason_final(&cs->rsn[OC_CLIENT__COUNT], RP_REF);
-      const struct oc_ctext *have = reason_final(&cs->rsn[i], clients[i].rpolicy);
+      const struct creason *rref = &cs->rsn[OC_CLIENT__COUNT];
+      const struct oc_ctext *want = &rref->text;
+      const struct oc_ctext *have = reason_final(&cs->rsn[i], clients[i].rpolicy, rref);
       int w = !oc_ctext_empty(want), h = !oc_ctext_empty(have);
       v->reasoning = !w && !h                ? OC_CR_NONE
                      : !h                    ? OC_CR_HIDDEN

@@ -923,17 +923,18 @@ static const struct oc_jv *get_n(const struct oc_jv *obj, const char *key, size_
 {
   if(!obj || obj->type != OC_JOBJECT)
     return NULL;
+  /* the first byte before the call: most members differ there */
   for(size_t i = obj->len; i-- > 0;) {
     const struct oc_jmember *m = &obj->u.members[i];
-    if(m->key_len == n && memcmp(m->key, key, n) == 0)
+    if(m->key_len == n && (n == 0 || m->key[0] == key[0]) && memcmp(m->key, key, n) == 0)
       return &m->value;
   }
   return NULL;
 }
 
-const struct oc_jv *oc_jv_get(const struct oc_jv *obj, const char *key)
+const struct oc_jv *oc_jv_get_n(const struct oc_jv *obj, const char *key, size_t n)
 {
-  return key ? get_n(obj, key, strlen(key)) : NULL;
+  return get_n(obj, key, n);
 }
 
 const struct oc_jv *oc_jv_at(const struct oc_jv *arr, size_t i)

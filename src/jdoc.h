@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum oc_jtype {
   OC_JNULL = 0,
@@ -95,9 +96,16 @@ int oc_jdoc_from_cjson(struct oc_jdoc *d, const cJSON *item);
 /* Release the arena. */
 void oc_jdoc_free(struct oc_jdoc *d);
 
-/* Case-sensitive member lookup; the last of duplicates; NULL if absent or
- * obj is not an object. */
-const struct oc_jv *oc_jv_get(const struct oc_jv *obj, const char *key);
+/* Case-sensitive member lookup of key[0..n); the last of duplicates; NULL
+ * if absent or obj is not an object. */
+const struct oc_jv *oc_jv_get_n(const struct oc_jv *obj, const char *key, size_t n);
+/* The same for a NUL-terminated key (NULL: none).  Inline, so that a
+ * literal key's length is known where it is looked up: the streaming path
+ * makes a dozen lookups per chunk. */
+static inline const struct oc_jv *oc_jv_get(const struct oc_jv *obj, const char *key)
+{
+  return key ? oc_jv_get_n(obj, key, strlen(key)) : NULL;
+}
 /* Array element i, NULL when out of range or not an array. */
 const struct oc_jv *oc_jv_at(const struct oc_jv *arr, size_t i);
 /* Typed helpers: NULL / fallback when absent or of another type. */

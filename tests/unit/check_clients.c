@@ -572,6 +572,14 @@ START_TEST(reasoning_per_client)
     { "reasoning_content \"\" beside reasoning",
       ROLE CH("{\"reasoning_content\":\"\",\"reasoning\":\"Thinking.\"}", "null") TEXT("Hi") FIN("stop") DONE,
       { OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN }, 0 },
+    /* the fields change mid-stream: a client in step with the reference
+     * parts from it there (client.c keeps the text only from then on) */
+    { "reasoning_content, then reasoning", ROLE RC("Think") RS("ing.") TEXT("Hi") FIN("stop") DONE,
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_PARTIAL }, 0 },
+    { "reasoning beside \"\", then reasoning_content",
+      ROLE CH("{\"reasoning_content\":\"\",\"reasoning\":\"Think\"}", "null") RC("ing.") TEXT("Hi")
+      FIN("stop") DONE,
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_PARTIAL }, 0 },
     { "<think> split across deltas", ROLE TEXT("<thi") TEXT("nk>x</think>Hi") FIN("stop") DONE,
       { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
     { "harmony tokens", ROLE TEXT("<|channel|>analysis<|message|>x<|end|>Hi") FIN("stop") DONE,
