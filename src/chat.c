@@ -21,6 +21,7 @@
 #include "json.h"
 #include "response.h"
 #include "schema.h"
+#include "sse_issue.h"
 #include "util.h"
 
 #define OC_CAP_IDENTITY 4096u
@@ -944,46 +945,10 @@ static void on_issue(void *ud, const struct oc_sse_issue *is)
   struct oc_stream *s = ud;
   long n = s->events + 1; /* the event being read */
   oc_clients_sse_issue(s->clients, is, &s->sse);
-  switch(is->kind) {
-  case OC_SSE_ISSUE_INVALID_UTF8:
-    EMIT(s, OC_R_SSE_UTF8,
-         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "UTF-8",
-               .actual = "invalid byte sequence"),
-            "byte %llu of the stream (in chunk %ld) is not valid UTF-8", (unsigned long long)is->offset,
-            n);
-    break;
-  case OC_SSE_ISSUE_UNKNOWN_FIELD: {
-    char field[64];
-    snprintf(field, sizeof(field), "%.*s", (int)(is->detail_len < 40 ? is->detail_len : 40),
-             is->detail ? is->detail : "");
-    EMIT(s, OC_R_SSE_UNKNOWN_FIELD,
-         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "data, event, id or retry",
-               .actual = field),
-            "the stream uses the field '%s', which every client ignores", field);
-    break;
-  }
-  case OC_SSE_ISSUE_LINE_TOO_LONG:
-  case OC_SSE_ISSUE_EVENT_TOO_BIG:
-    EMIT(s, OC_R_SSE_EVENT_SIZE,
-         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "a bounded event",
-               .actual = "over the cap"),
-            "%s at byte %llu exceeds oacheck's cap and was dropped",
-            is->kind == OC_SSE_ISSUE_LINE_TOO_LONG ? "a line" : "an event",
-            (unsigned long long)is->offset);
-    break;
-  case OC_SSE_ISSUE_UNTERMINATED:
-    s->truncated = 1;
-    if(s->check->partial)
-      break; /* the capture was cut there, not the stream */
-    EMIT(s, OC_R_STREAM_TRUNCATED,
-         OC_AT(.chunk = n, .byte = (int64_t)is->offset, .expected = "a blank line ending the event",
-               .actual = "end of body"),
-            "the body ends inside an event (at byte %llu): the last event is lost",
-            (unsigned long long)is->offset);
-    break;
-  default:
-    break;
-  }
+  struct oc_sse_finding f;
+  if(oc_sse_issue_finding(is, n, s->check->partial, &s->truncated, &f))
+    EMIT(s, f.rule, OC_AT(.chunk = n, .byte = f.byte, .expected = f.expected, .actual = f.actual),
+         "%s", f.message);
 }
 
 /* ---- lifecycle -------------------------------------------------------------------- */

@@ -646,13 +646,7 @@ void oc_cfollow_chunk(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_
 
 void oc_cfollow_leave(struct oc_cfollow *f, struct oc_ctext *t, const struct oc_cctx *cx)
 {
-  if(!f->on)
-    return;
-  const struct oc_ctext *r = ref_content(cx, f->index);
-  if(r)
-    *t = *r;
-  else
-    oc_ctext_init(t);
+  oc_cfollow_final(f, t, cx);
   f->on = 0;
 }
 
