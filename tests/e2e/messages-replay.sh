@@ -72,3 +72,14 @@ expect_grep 'POST /v1/messages' "$TMP/out"
 expect_grep 'MESSAGES-BLOCK-OVERLAP' "$TMP/out"
 expect_no_grep 'STREAM-CHUNK-SCHEMA' "$TMP/out"
 pass "oacheck check reads captured Messages exchanges, with or without the request"
+
+# a system item inside messages on a Qwen3.5 template: refused on every
+# request (tests/data/recordings/llama-server-messages-qwen35), while the
+# model's own template above answers it
+Q35="$OACHECK_SRCDIR/tests/data/recordings/llama-server-messages-qwen35"
+expect_status 1 "$OACHECK" run "$SUITE" --replay "$Q35" --filter 'messages/system-*'
+expect_grep '^FAIL .*messages/system-item-in-messages-stream' "$TMP/out"
+expect_grep '^PASS .*messages/system-string-stream' "$TMP/out"
+expect_grep 'HTTP-STATUS error: expected HTTP 200, got 500' "$TMP/out"
+expect_grep 'System message must be at the beginnin' "$TMP/out"
+pass "a system item inside messages: refused by the Qwen3.5 template, answered by the model's own"
