@@ -181,6 +181,10 @@ static const char *infer_path(const char *body, size_t len, int sse)
   /* the Responses API: a Response body, or a stream of typed events */
   if(oc_streq(object, "response") || (type && oc_startswith(type, "response.")))
     path = "/v1/responses";
+  /* Anthropic's Messages API: a Message body, or a stream whose first
+   * event is message_start (or a ping before it) */
+  else if(oc_streq(type, "message") || oc_streq(type, "message_start") || oc_streq(type, "ping"))
+    path = "/v1/messages";
   else if(oc_streq(object, "text_completion"))
     path = "/v1/completions";
   else if(oc_streq(object, "list") && oc_json_arr(j, "data") && !oc_json_get(j, "usage"))
@@ -228,6 +232,11 @@ void oc_capture_request_rules(struct oc_ruleset *out)
   oc_ruleset_set(out, OC_R_RESPONSES_PARALLEL_FALSE);
   oc_ruleset_set(out, OC_R_RESPONSES_TEXT_FORMAT);
   oc_ruleset_set(out, OC_R_RESPONSES_STATELESS);
+  /* messages.c: tools, tool_choice, disable_parallel_tool_use, messages,
+   * max_tokens */
+  oc_ruleset_set(out, OC_R_MESSAGES_TOOL_CHOICE);
+  oc_ruleset_set(out, OC_R_MESSAGES_PARALLEL);
+  oc_ruleset_set(out, OC_R_MESSAGES_INVALID_REQUEST);
 }
 
 /* ---- the readers ---------------------------------------------------------------------- */
@@ -463,7 +472,8 @@ static int har_entry(struct oc_capture *cap, const cJSON *ent, int index, const 
     return OC_ENOMEM;
   enum oc_api api = oc_api_from_path(path);
   if(strcmp(method, "POST") != 0 || (api != OC_API_CHAT && api != OC_API_COMPLETIONS &&
-                                 api != OC_API_RESPONSES)) {
+                                 api != OC_API_RESPONSES && api != OC_API_MESSAGES &&
+                                 api != OC_API_MESSAGES_COUNT_TOKENS)) {
     cap->har_skipped++;
     free(path);
     return OC_OK;

@@ -34,6 +34,10 @@ enum oc_api oc_api_from_path(const char *path)
     return OC_API_RESPONSES;
   if(strcmp(q, "/responses/input_tokens") == 0)
     return OC_API_RESPONSES_INPUT_TOKENS;
+  if(strcmp(q, "/messages") == 0)
+    return OC_API_MESSAGES;
+  if(strcmp(q, "/messages/count_tokens") == 0)
+    return OC_API_MESSAGES_COUNT_TOKENS;
   return OC_API_OTHER;
 }
 
@@ -106,6 +110,23 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
     else if(strcmp(tc->valuestring, "required") == 0)
       info->tool_choice = OC_TOOL_CHOICE_REQUIRED;
   }
+  else if(cJSON_IsObject(tc) && info->api == OC_API_MESSAGES) {
+    /* Anthropic's {"type": "auto" | "any" | "none" | "tool", "name"?,
+     * "disable_parallel_tool_use"?} */
+    const char *t = oc_json_str(tc, "type");
+    if(oc_streq(t, "auto"))
+      info->tool_choice = OC_TOOL_CHOICE_AUTO;
+    else if(oc_streq(t, "any"))
+      info->tool_choice = OC_TOOL_CHOICE_REQUIRED;
+    else if(oc_streq(t, "none"))
+      info->tool_choice = OC_TOOL_CHOICE_NONE;
+    else if(oc_streq(t, "tool") && oc_json_str(tc, "name")) {
+      info->tool_choice = OC_TOOL_CHOICE_NAMED;
+      info->named_tool = oc_json_str(tc, "name");
+    }
+    if(cJSON_IsTrue(oc_json_get(tc, "disable_parallel_tool_use")))
+      info->parallel_tool_calls = 0;
+  }
   else if(cJSON_IsObject(tc)) {
     const cJSON *fn = oc_json_obj(tc, "function");
     const char *name = fn ? oc_json_str(fn, "name") : NULL;
@@ -118,7 +139,7 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
     }
   }
   const cJSON *ptc = oc_json_get(body, "parallel_tool_calls");
-  if(cJSON_IsBool(ptc))
+  if(cJSON_IsBool(ptc) && info->api != OC_API_MESSAGES)
     info->parallel_tool_calls = cJSON_IsTrue(ptc);
   const cJSON *rf = oc_json_obj(body, "response_format");
   /* the Responses API's text.format: {"type": "json_schema", "name", "schema"} */
@@ -137,6 +158,12 @@ void oc_request_info_init(struct oc_request_info *info, const char *method, cons
   const cJSON *store = oc_json_get(body, "store");
   if(cJSON_IsBool(store))
     info->store = cJSON_IsTrue(store);
+  if(info->api == OC_API_MESSAGES || info->api == OC_API_MESSAGES_COUNT_TOKENS) {
+    info->stop_sequences = oc_json_arr(body, "stop_sequences");
+    const cJSON *th = oc_json_obj(body, "thinking");
+    info->thinking_enabled = th && oc_streq(oc_json_str(th, "type"), "enabled");
+    info->has_messages = oc_json_arr(body, "messages") != NULL;
+  }
   thinking_controls(info, body);
 }
 
@@ -145,6 +172,9 @@ static const cJSON *tool_function(const cJSON *tool)
   const cJSON *fn = oc_json_obj(tool, "function");
   /* the Responses API's function tool carries name and parameters itself */
   if(!fn && oc_streq(oc_json_str(tool, "type"), "function") && oc_json_str(tool, "name"))
+    fn = tool;
+  /* Anthropic's tool: {name, description?, input_schema} */
+  if(!fn && oc_json_str(tool, "name") && oc_json_obj(tool, "input_schema"))
     fn = tool;
   return fn;
 }
@@ -158,7 +188,8 @@ const cJSON *oc_request_tool_parameters(const struct oc_request_info *info, cons
   {
     const cJSON *fn = tool_function(t);
     if(fn && oc_streq(oc_json_str(fn, "name"), name))
-      return oc_json_get(fn, "parameters");
+      return fn == t && oc_json_obj(t, "input_schema") ? oc_json_get(t, "input_schema")
+                                                       : oc_json_get(fn, "parameters");
   }
   return NULL;
 }

@@ -14,7 +14,9 @@ enum oc_api {
   OC_API_MODELS,        /* /v1/models */
   OC_API_EMBEDDINGS,
   OC_API_RESPONSES,     /* /v1/responses (the Responses API, responses.c) */
-  OC_API_RESPONSES_INPUT_TOKENS /* /v1/responses/input_tokens */
+  OC_API_RESPONSES_INPUT_TOKENS, /* /v1/responses/input_tokens */
+  OC_API_MESSAGES,      /* /v1/messages (Anthropic's Messages API, messages.c) */
+  OC_API_MESSAGES_COUNT_TOKENS /* /v1/messages/count_tokens */
 };
 
 enum oc_tool_choice {
@@ -62,6 +64,13 @@ struct oc_request_info {
    * max_output_tokens (into max_tokens) above, and these: */
   const char *previous_response_id; /* borrowed, NULL when not given */
   int store;                /* -1 unset, 0 false, 1 true */
+  /* Anthropic's Messages API (OC_API_MESSAGES): tools (input_schema),
+   * tool_choice (auto / any -> REQUIRED / {"type":"tool","name"} / none),
+   * disable_parallel_tool_use (into parallel_tool_calls 0) and max_tokens
+   * above, and these: */
+  const cJSON *stop_sequences; /* the stop_sequences array, borrowed, or NULL */
+  int thinking_enabled;     /* thinking {"type": "enabled"} */
+  int has_messages;         /* a messages array was sent */
 };
 
 /* Fill *info from a request.  body may be NULL (GET) or not JSON; the

@@ -44,6 +44,8 @@ static const struct schema_slot schema_slots[] = {
   SLOT("llama-server/apply-template.json", ls_apply_template),
   SLOT("responses/response.json", responses_response),
   SLOT("responses/stream-event.json", responses_event),
+  SLOT("messages/message.json", messages_message),
+  SLOT("messages/stream-event.json", messages_event),
 };
 #undef SLOT
 
@@ -245,6 +247,15 @@ static const struct oc_schema *chunk_schema_for(const struct oc_response *r)
 
 static void start_stream(struct oc_response *r, int ok)
 {
+  if(r->req->api == OC_API_MESSAGES) {
+    if(!r->mstream && !(r->mstream = malloc(sizeof(*r->mstream)))) {
+      r->check->oom = 1;
+      return;
+    }
+    oc_mstream_init(r->mstream, r->req, r->check, r->schemas, r->t_sent, r->timing_recorded,
+                    r->keep_events);
+    return;
+  }
   if(r->req->api == OC_API_RESPONSES) {
     if(!r->rstream && !(r->rstream = malloc(sizeof(*r->rstream)))) {
       r->check->oom = 1;
@@ -300,8 +311,9 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
             "(previous_response_id): it keeps no state; clients must send the whole history",
             status);
   }
+  oc_messages_check_head(c, r->req, status);
   int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS ||
-                 r->req->api == OC_API_RESPONSES;
+                 r->req->api == OC_API_RESPONSES || r->req->api == OC_API_MESSAGES;
   if(ok && chatlike && r->req->stream && !r->is_sse)
     oc_emit(c, OC_R_STREAM_CONTENT_TYPE,
             OC_AT(.expected = "text/event-stream",
@@ -351,6 +363,8 @@ static int sniff(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
   start_stream(r, 1);
   if(r->rstream)
     return r->body.len ? oc_rstream_push(r->rstream, r->body.data, r->body.len, t_ns) : OC_OK;
+  if(r->mstream)
+    return r->body.len ? oc_mstream_push(r->mstream, r->body.data, r->body.len, t_ns) : OC_OK;
   return r->body.len && r->stream_started ? oc_stream_push(&r->stream, r->body.data, r->body.len, t_ns)
                                           : OC_OK;
 }
@@ -372,6 +386,8 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
     }
     if(r->rstream)
       return oc_rstream_push(r->rstream, p, n, t_ns);
+    if(r->mstream)
+      return oc_mstream_push(r->mstream, p, n, t_ns);
     return r->stream_started ? oc_stream_push(&r->stream, p, n, t_ns) : OC_OK;
   }
   if(!r->body_overflow) {
@@ -417,6 +433,10 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
 static void check_error_body(struct oc_response *r, const struct oc_jv *root)
 {
   struct oc_check *c = r->check;
+  if(r->req->api == OC_API_MESSAGES || r->req->api == OC_API_MESSAGES_COUNT_TOKENS) {
+    oc_messages_check_error_body(c, r->status, root);
+    return;
+  }
   if(!root) {
     char ex[96];
     size_t n = r->body.len < 60 ? r->body.len : 60;
@@ -652,6 +672,10 @@ static void finish_json(struct oc_response *r)
   case OC_API_RESPONSES:
     oc_responses_check_body(c, r->req, r->schemas, root);
     break;
+  case OC_API_MESSAGES:
+  case OC_API_MESSAGES_COUNT_TOKENS:
+    oc_messages_check_body(c, r->req, r->schemas, root);
+    break;
   case OC_API_EMBEDDINGS:
     schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, "embeddings.json", root,
                     OC_R_JSON_SCHEMA, "embeddings");
@@ -715,6 +739,17 @@ static void finish_decode(struct oc_response *r, uint64_t t_ns, int complete)
       }
       oc_rstream_finish(r->rstream, t_ns);
     }
+    else if(r->mstream) {
+      if(!complete && !r->mstream->truncated && !r->check->partial) {
+        r->mstream->truncated = 1;
+        oc_emit(r->check, OC_R_STREAM_TRUNCATED,
+                OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
+                      .actual = "the connection ended early"),
+                "the connection ended after %llu body bytes, before the message was "
+                "complete", (unsigned long long)r->body_bytes);
+      }
+      oc_mstream_finish(r->mstream, t_ns);
+    }
     else if(r->stream_started) {
       /* A connection that ended before the body was complete cut the
        * stream, even when the cut fell between two events. */
@@ -752,6 +787,10 @@ void oc_response_free(struct oc_response *r)
   if(r->rstream) {
     oc_rstream_free(r->rstream);
     free(r->rstream);
+  }
+  if(r->mstream) {
+    oc_mstream_free(r->mstream);
+    free(r->mstream);
   }
   oc_buf_free(&r->body);
   cJSON_Delete(r->parsed);
@@ -961,6 +1000,16 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
     if(message && !oom && !(*message = oc_rstream_response(r->rstream)))
       oom = 1;
     if(timing && !oom && !(*timing = oc_rstream_timing_json(r->rstream)))
+      oom = 1;
+  }
+  else if(r->is_sse && r->mstream) {
+    int cut = 0;
+    oc_json_put(&oom, o, "events", oc_mstream_events_json(r->mstream, &cut));
+    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->mstream->events));
+    oc_json_put(&oom, o, "events_truncated", cJSON_CreateBool(cut));
+    if(message && !oom && !(*message = oc_mstream_message(r->mstream)))
+      oom = 1;
+    if(timing && !oom && !(*timing = oc_mstream_timing_json(r->mstream)))
       oom = 1;
   }
   else if(timing && !oom && !(*timing = plain_timing_json(r)))

@@ -16,6 +16,7 @@
 #include "headers.h"
 #include "jdoc.h"
 #include "request.h"
+#include "messages.h"
 #include "responses.h"
 #include "rules.h"
 
@@ -42,9 +43,11 @@ struct oc_schemas {
   struct oc_schema *ls_apply_template;
   struct oc_schema *responses_response; /* responses/response.json */
   struct oc_schema *responses_event;    /* responses/stream-event.json */
+  struct oc_schema *messages_message;   /* messages/message.json */
+  struct oc_schema *messages_event;     /* messages/stream-event.json */
   /* The same documents as JSON (and common.json), for the nullable-
    * required lookup; indexed like the table in response.c. */
-  cJSON *docs[16];
+  cJSON *docs[24];
 };
 
 
@@ -88,6 +91,8 @@ struct oc_response {
   /* A Responses API stream (OC_API_RESPONSES) goes here instead of
    * stream; allocated when it starts. */
   struct oc_rstream *rstream;
+  /* An Anthropic Messages stream (OC_API_MESSAGES), likewise. */
+  struct oc_mstream *mstream;
   int stream_started;
   struct oc_stream stream;
   struct oc_buf body;       /* non-stream body (OC_CAP_BODY); for streams the first bytes */

@@ -44,6 +44,15 @@ seed() {
       { if grep -q '^Content-Type: application/json' "$f"; then printf '\200\007'; else printf '\001\007'; fi
         sed '1,/^--- response/d' "$f" | sed '1,/^.\{0,1\}$/d'; } | put "$c" "rule-$i"
     done ;;
+  messages)
+    # the body of every MESSAGES-* rule file, behind the two bytes that
+    # pick the request (a stream, or bit 7 a JSON body) and the pieces
+    i=0
+    for f in "$src"/tests/rules/MESSAGES-*/*.test; do
+      i=$((i + 1))
+      { if grep -q '^Content-Type: application/json' "$f"; then printf '\200\007'; else printf '\001\007'; fi
+        sed '1,/^--- response/d' "$f" | sed '1,/^.\{0,1\}$/d'; } | put "$c" "rule-$i"
+    done ;;
   schema)
     # MODE SCHEMA NUL INSTANCE: every shipped schema with a few instances,
     # and the combinators and patterns that once hung the validator

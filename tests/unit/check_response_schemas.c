@@ -40,6 +40,8 @@ static const char *const schema_files[] = {
   "llama-server/slots.json",
   "responses/response.json",
   "responses/stream-event.json",
+  "messages/message.json",
+  "messages/stream-event.json",
 };
 #define NSCHEMAS OC_ARRAY_LEN(schema_files)
 
