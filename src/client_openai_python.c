@@ -1,8 +1,9 @@
-/* client_openai_python.c — openai-python 1.109 (`chat.completions.create`,
+/* client_openai_python.c — openai-python 3.3.1 (`chat.completions.create`,
  * the stream iterated by the application; `parse()` for a json_schema
  * request, as an application with a pydantic model uses it).  No Python
  * runs here, so this model is emulated from the library's published
- * behaviour (issue 12's facts, docs/clients.md), not verified: its SSE
+ * behaviour (issue 12's facts, measured with 1.109; 3.3.1's source keeps
+ * each code path behind them: docs/clients.md), not verified: its SSE
  * decoder keeps a leading BOM (the first line, "\uFEFFdata: …", is an
  * unknown field, so the first event is lost), dispatches on every blank
  * line once an id was set (an empty event: JSONDecodeError), decodes each

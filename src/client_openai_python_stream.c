@@ -1,4 +1,4 @@
-/* client_openai_python_stream.c — openai-python 1.109's stream helper
+/* client_openai_python_stream.c — openai-python 3.3.1's stream helper
  * (`chat.completions.stream()` and get_final_completion()), emulated from
  * its published behaviour and lib/streaming/chat/_completions.py (no
  * Python runs here; docs/clients.md lists the facts).  On top of
