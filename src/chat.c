@@ -22,6 +22,7 @@
 #include "response.h"
 #include "schema.h"
 #include "sse_issue.h"
+#include "typed_events.h"
 #include "util.h"
 
 #define OC_CAP_IDENTITY 4096u
@@ -182,13 +183,6 @@ void oc_event_log_free(struct oc_event_log *log)
 /* The stream offset of a value at jv_offset inside the data of ev: exact
  * for a one-line data field (the parser says where its value starts, CRLF
  * or not), else the event's start. */
-static int64_t data_byte(const struct oc_sse_event *ev, uint32_t jv_offset)
-{
-  if(ev->data_lines == 1)
-    return (int64_t)(ev->data_first + jv_offset);
-  return (int64_t)ev->first_byte;
-}
-
 static void excerpt_of(const char *data, size_t len, char *out, size_t outlen)
 {
   size_t n = len < 120 ? len : 120;
@@ -237,7 +231,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
     char p2[176];
     snprintf(p2, sizeof(p2), "%s/index", TPATH());
     EMIT(s, OC_R_TOOL_DELTA_INDEX,
-         OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = p2, .expected = "integer",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, frag->offset), .path = p2, .expected = "integer",
                .actual = oc_jv_type_name(index)),
             "tool-call fragment without an integer index");
     /* accumulate as a client that guesses would: by position */
@@ -250,7 +244,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
   if(first && m->ncalls >= OC_MAX_TOOL_CALLS) {
     if(!m->calls_dropped++)
       EMIT(s, OC_R_CHAT_SIZE,
-           OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = TPATH(),
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, frag->offset), .path = TPATH(),
                  .expected = "at most 128 tool calls", .actual = "more"),
               "choice %d opens more than %d tool calls; the rest are not read", m->index,
               OC_MAX_TOOL_CALLS);
@@ -263,7 +257,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       return;
     }
     t->first_chunk = n;
-    t->first_byte = data_byte(ev, frag->offset);
+    t->first_byte = oc_sse_data_byte(ev, frag->offset);
     t->first_pos = pos;
   }
   t->fragments++;
@@ -291,7 +285,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
                no_id && (no_type || no_name) ? ", " : "", no_type ? "no type \"function\"" : "",
                no_type && no_name ? ", " : "", no_name ? "no name" : "");
       EMIT(s, OC_R_TOOL_DELTA_HEAD,
-           OC_AT(.chunk = n, .byte = data_byte(ev, frag->offset), .path = TPATH(),
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, frag->offset), .path = TPATH(),
                  .expected = "id, type \"function\" and name on the first fragment",
                  .actual = actual),
               "the first fragment of tool call %ld (choice %d) lacks %s", idx, m->index, lacks);
@@ -313,13 +307,13 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       snprintf(idpath, sizeof(idpath), "%s/id", TPATH());
       if(had && !same)
         EMIT(s, OC_R_TOOL_ID_INDEX,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, id->offset), .path = idpath,
                    .expected = t->id, .actual = id->u.str),
                 "a fragment with a new id '%s' arrived on index %ld, which belongs to tool call "
                 "'%s': distinct calls share an index", id->u.str, idx, t->id);
       else if(same) {
         EMIT(s, OC_R_TOOL_NAME_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = idpath,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, id->offset), .path = idpath,
                    .expected = "id only on the first fragment", .actual = "id resent"),
                 "tool call %ld's id is resent on a later fragment", idx);
       }
@@ -334,13 +328,13 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       snprintf(p2, sizeof(p2), "%s/function/name", TPATH());
       if(t->name && strlen(t->name) == name->len && memcmp(t->name, name->u.str, name->len) == 0) {
         EMIT(s, OC_R_TOOL_NAME_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, name->offset), .path = p2,
                    .expected = "the name only on the first fragment", .actual = "name resent"),
                 "tool call %ld's name '%s' is resent on a later fragment", idx, t->name);
       }
       else if(t->name) {
         EMIT(s, OC_R_TOOL_DELTA_HEAD,
-             OC_AT(.chunk = n, .byte = data_byte(ev, name->offset), .path = p2, .expected = t->name,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, name->offset), .path = p2, .expected = t->name,
                    .actual = name->u.str),
                 "tool call %ld's name changes from '%s' to '%s' on a later fragment", idx, t->name,
                 name->u.str);
@@ -384,7 +378,7 @@ static void check_tool_fragment(struct oc_stream *s, struct oc_message *m,
       if(t->first_chunk != n) {
         /* report where it happened, not where the call began */
         t->first_chunk = n;
-        t->first_byte = data_byte(ev, args->offset);
+        t->first_byte = oc_sse_data_byte(ev, args->offset);
       }
     }
   }
@@ -430,7 +424,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
       s->check->oom = 1;
     else if(!s->size_reported++)
       EMIT(s, OC_R_CHAT_SIZE,
-           OC_AT(.chunk = n, .byte = data_byte(ev, ch->offset), .path = "/choices",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, ch->offset), .path = "/choices",
                  .expected = "at most 128 choices", .actual = "more"),
               "the stream opens more than %d choices; the rest are not read", OC_MAX_CHOICES);
     return 0;
@@ -447,7 +441,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     if(created) {
       if(!role || role->type != OC_JSTRING || strcmp(role->u.str, "assistant") != 0)
         EMIT(s, OC_R_STREAM_ROLE_FIRST,
-             OC_AT(.chunk = n, .byte = data_byte(ev, delta ? delta->offset : ch->offset),
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, delta ? delta->offset : ch->offset),
                    .path = DPATH(), .expected = "role \"assistant\"",
                    .actual = role ? (role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)) : "absent"),
                 "the first delta of choice %d has no role \"assistant\"", idx);
@@ -459,12 +453,12 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
       snprintf(p2, sizeof(p2), "%s/role", DPATH());
       if(role->type == OC_JNULL)
         EMIT(s, OC_R_STREAM_ROLE_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, role->offset), .path = p2,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, role->offset), .path = p2,
                    .expected = "absent", .actual = "null"),
                 "a later delta of choice %d carries role null", idx);
       else {
         EMIT(s, OC_R_STREAM_ROLE_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, role->offset), .path = p2,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, role->offset), .path = p2,
                    .expected = "absent",
                    .actual = role->type == OC_JSTRING ? role->u.str : oc_jv_type_name(role)),
                 "role is sent again on a later delta of choice %d", idx);
@@ -481,7 +475,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     if(content->len) {
       if(m->finish_reason)
         EMIT(s, OC_R_STREAM_FINISH_ONCE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, content->offset), .path = DPATH(),
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, content->offset), .path = DPATH(),
                    .expected = "nothing after finish_reason", .actual = "content"),
                 "choice %d receives content after its finish_reason \"%s\" (chunk %ld)",
                 idx, m->finish_reason, m->finish_chunk);
@@ -518,7 +512,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
       for(uint32_t i = 0; i < ncalls; i++) {
         if(m->finish_reason)
           EMIT(s, OC_R_STREAM_FINISH_ONCE,
-               OC_AT(.chunk = n, .byte = data_byte(ev, calls->offset), .path = DPATH(),
+               OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, calls->offset), .path = DPATH(),
                      .expected = "nothing after finish_reason", .actual = "a tool call fragment"),
                   "choice %d receives a tool call after its finish_reason", idx);
         check_tool_fragment(s, m, ev, n, &calls->u.items[i], i);
@@ -534,7 +528,7 @@ static int handle_choice(struct oc_stream *s, const struct oc_sse_event *ev, lon
     snprintf(p2, sizeof(p2), "/choices/%u/finish_reason", pos);
     if(m->finish_reason)
       EMIT(s, OC_R_STREAM_FINISH_ONCE,
-           OC_AT(.chunk = n, .byte = data_byte(ev, fr->offset), .path = p2,
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, fr->offset), .path = p2,
                  .expected = "one finish_reason", .actual = fr->u.str),
               "choice %d gets a second finish_reason \"%s\" (the first, \"%s\", came in "
               "chunk %ld)", idx, fr->u.str, m->finish_reason, m->finish_chunk);
@@ -568,13 +562,13 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
   }
   if(id && id->type == OC_JSTRING && (id->len != s->id.len || memcmp(id->u.str, oc_buf_str(&s->id), id->len)))
     EMIT(s, OC_R_STREAM_ID_STABLE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/id",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, id->offset), .path = "/id",
                .expected = oc_buf_str(&s->id), .actual = id->u.str),
             "the chunk id changes from '%s' to '%s'", oc_buf_str(&s->id), id->u.str);
   if(model && model->type == OC_JSTRING &&
      (model->len != s->model.len || memcmp(model->u.str, oc_buf_str(&s->model), model->len)))
     EMIT(s, OC_R_STREAM_MODEL_STABLE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, model->offset), .path = "/model",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, model->offset), .path = "/model",
                .expected = oc_buf_str(&s->model), .actual = model->u.str),
             "the chunk model changes from '%s' to '%s'",
             oc_buf_str(&s->model), model->u.str);
@@ -583,7 +577,7 @@ static void check_identity(struct oc_stream *s, const struct oc_sse_event *ev, l
     snprintf(a, sizeof(a), "%.0f", s->created);
     snprintf(b, sizeof(b), "%.0f", created->u.num);
     EMIT(s, OC_R_STREAM_CREATED_STABLE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, created->offset), .path = "/created",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, created->offset), .path = "/created",
                .expected = a, .actual = b),
             "the chunk created timestamp changes from %s to %s", a, b);
   }
@@ -652,14 +646,14 @@ static void handle_error_event(struct oc_stream *s, const struct oc_sse_event *e
   int parser = msg && oc_dialect_parse_failure(msg, mlen, fmt, sizeof(fmt));
   if(parser)
     EMIT(s, OC_R_CHAT_OUTPUT_PARSE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, err->offset), .path = "/error",
                .expected = "the model's output as chunks", .actual = "a parser error"),
             "chunk %ld: the server could not parse the model's output as its template's %s "
             "format, after the stream had begun (\"%.*s\")", n, *fmt ? fmt : "output",
             (int)(mlen < 200 ? mlen : 200), msg);
   if(!s->payload_seen && !parser && known_before_generation(s, err, msg, mlen))
     EMIT(s, OC_R_STREAM_EARLY_ERROR,
-         OC_AT(.chunk = n, .byte = data_byte(ev, err->offset), .path = "/error",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, err->offset), .path = "/error",
                .expected = "an HTTP 4xx/5xx JSON error before the stream",
                .actual = "an error event at HTTP 200"),
             "an error known before generation comes in-band at chunk %ld, before any content "
@@ -849,7 +843,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     log_mark(&s->log, n);
     oc_emit(s->check, OC_R_STREAM_CHUNK_JSON,
             OC_AT(.chunk = n,
-                  .byte = rc ? data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
+                  .byte = rc ? oc_sse_data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
                   .expected = "a JSON object or [DONE]", .actual = ev->data_len ? ex : "empty data",
                   .excerpt = ex),
             ev->data_len == 0 ? "chunk %ld has empty data" :
@@ -886,7 +880,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
         const struct oc_schema_error *e = &res.errors[i];
         int sev = oc_schemas_error_severity(s->schemas, s->check, s->chunk_rel, e);
         EMIT(s, OC_R_STREAM_CHUNK_SCHEMA,
-             OC_AT(.chunk = n, .byte = data_byte(ev, (uint32_t)e->offset), .path = e->instance_path,
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, (uint32_t)e->offset), .path = e->instance_path,
                    .expected = e->keyword, .actual = e->message, .severity = sev),
                 "chunk %ld: at '%s': %s", n,
                 e->instance_path, e->message);
@@ -911,7 +905,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
       s->usage_before_finish = n;
     if(!s->req->include_usage && s->usage_chunks == 1)
       EMIT(s, OC_R_USAGE_UNREQUESTED,
-           OC_AT(.chunk = n, .byte = data_byte(ev, usage->offset), .path = "/usage",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, usage->offset), .path = "/usage",
                  .expected = "no usage", .actual = "usage"),
               "chunk %ld carries usage although stream_options.include_usage was not set",
               n);
@@ -921,13 +915,13 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   if(choices && choices->type == OC_JARRAY) {
     if(choices->len == 0 && !(usage_chunk && s->req->include_usage))
       EMIT(s, OC_R_STREAM_EMPTY_CHOICES,
-           OC_AT(.chunk = n, .byte = data_byte(ev, choices->offset), .path = "/choices",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, choices->offset), .path = "/choices",
                  .expected = "at least one choice", .actual = "[]"),
               "chunk %ld has an empty choices array%s", n,
               usage_chunk ? " (a usage chunk nobody asked for)" : "");
     else if(choices->len > 0 && usage_chunk && s->req->include_usage)
       EMIT(s, OC_R_USAGE_CHUNK,
-           OC_AT(.chunk = n, .byte = data_byte(ev, choices->offset), .path = "/choices",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, choices->offset), .path = "/choices",
                  .expected = "[]", .actual = "choices"),
               "the usage chunk %ld also carries choices; the spec's usage chunk has "
               "an empty choices array", n);

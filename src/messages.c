@@ -20,11 +20,10 @@
 #include "response.h"
 #include "schema.h"
 #include "sse_issue.h"
+#include "typed_events.h"
 #include "util.h"
 
 #define OC_CAP_MSG_ID 4096u
-#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
-#define FNV_PRIME UINT64_C(0x100000001b3)
 
 /* once-per-stream findings */
 enum {
@@ -60,22 +59,6 @@ static int once(struct oc_mstream *s, unsigned bit)
 
 /* The stream offset of a value at jv_offset inside the data of ev (exact
  * for a one-line data field, else the event's start). */
-static int64_t data_byte(const struct oc_sse_event *ev, uint32_t jv_offset)
-{
-  if(ev->data_lines == 1)
-    return (int64_t)(ev->data_first + jv_offset);
-  return (int64_t)ev->first_byte;
-}
-
-static uint64_t fnv(uint64_t h, const char *p, size_t n)
-{
-  for(size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)p[i];
-    h *= FNV_PRIME;
-  }
-  return h;
-}
-
 /* ---- texts and blocks ------------------------------------------------------------------- */
 
 static void mtext_add(struct oc_mstream *s, struct oc_mtext *t, const char *p, size_t n)
@@ -333,7 +316,7 @@ static void on_start(struct oc_mstream *s, const struct oc_sse_event *ev, long n
   const struct oc_jv *content = oc_jv_get(m, "content");
   if(content && content->type == OC_JARRAY && content->len > 0)
     EMIT(s, OC_R_MESSAGES_START,
-         OC_AT(.chunk = n, .byte = data_byte(ev, content->offset), .path = "/message/content",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, content->offset), .path = "/message/content",
                .expected = "[]", .actual = "a non-empty array"),
          "message_start carries %u content blocks: the SDKs build the blocks from "
          "content_block_start and would hold them twice", content->len);
@@ -362,7 +345,7 @@ static void on_block_start(struct oc_mstream *s, const struct oc_sse_event *ev, 
   if(prev) {
     if(once(s, ONCE_INDEX))
       EMIT(s, OC_R_MESSAGES_BLOCK_INDEX,
-           OC_AT(.chunk = n, .byte = data_byte(ev, iv->offset), .path = "/index",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, iv->offset), .path = "/index",
                  .expected = "a new index", .actual = "an index already started"),
            "event %ld starts block %.0f again (it was started at event %ld)", n, index,
            prev->started_at);
@@ -373,7 +356,7 @@ static void on_block_start(struct oc_mstream *s, const struct oc_sse_event *ev, 
     snprintf(exp, sizeof(exp), "%zu", s->nblocks);
     snprintf(act, sizeof(act), "%.0f", index);
     EMIT(s, OC_R_MESSAGES_BLOCK_INDEX,
-         OC_AT(.chunk = n, .byte = data_byte(ev, iv->offset), .path = "/index", .expected = exp,
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, iv->offset), .path = "/index", .expected = exp,
                .actual = act),
          "event %ld starts block %s where %s was next: the Python SDK raises IndexError and "
          "messages.stream() loses a tool's input", n, act, exp);
@@ -420,7 +403,7 @@ static void on_block_start(struct oc_mstream *s, const struct oc_sse_event *ev, 
     b->has_input = in != NULL;
     if(!in && once(s, ONCE_TOOL_INPUT))
       EMIT(s, OC_R_MESSAGES_TOOL_INPUT,
-           OC_AT(.chunk = n, .byte = data_byte(ev, cb->offset), .path = "/content_block/input",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, cb->offset), .path = "/content_block/input",
                  .expected = "{}", .actual = "absent"),
            "event %ld starts tool_use '%s' without input: messages.stream() hands the "
            "application a tool call with no input when no argument delta follows", n,
@@ -448,7 +431,7 @@ static void on_block_delta(struct oc_mstream *s, const struct oc_sse_event *ev, 
       return; /* past the cap: blocks not kept */
     if(once(s, ONCE_ORDER))
       EMIT(s, OC_R_MESSAGES_BLOCK_ORDER,
-           OC_AT(.chunk = n, .byte = data_byte(ev, iv->offset), .path = "/index",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, iv->offset), .path = "/index",
                  .expected = "a started block", .actual = "a block never started"),
            "event %ld: a %s for block %.0f, which was never started: the SDKs drop it and "
            "Claude Code fails (\"Part of the response never arrived\")", n, what, iv->u.num);
@@ -458,14 +441,14 @@ static void on_block_delta(struct oc_mstream *s, const struct oc_sse_event *ev, 
     if(stop) {
       if(once(s, ONCE_STOP_TWICE))
         EMIT(s, OC_R_MESSAGES_BLOCK_STOP,
-             OC_AT(.chunk = n, .byte = data_byte(ev, iv->offset), .path = "/index",
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, iv->offset), .path = "/index",
                    .expected = "one content_block_stop", .actual = "a second one"),
              "event %ld stops block %.0f again (it was stopped at event %ld)", n, b->index,
              b->stopped_at);
     }
     else if(once(s, ONCE_ORDER))
       EMIT(s, OC_R_MESSAGES_BLOCK_ORDER,
-           OC_AT(.chunk = n, .byte = data_byte(ev, iv->offset), .path = "/index",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, iv->offset), .path = "/index",
                  .expected = "an open block", .actual = "a stopped block"),
            "event %ld: a content_block_delta for block %.0f, stopped at event %ld", n,
            b->index, b->stopped_at);
@@ -504,7 +487,7 @@ static void on_block_delta(struct oc_mstream *s, const struct oc_sse_event *ev, 
   if(!ok) {
     if(once(s, ONCE_KIND))
       EMIT(s, OC_R_MESSAGES_DELTA_KIND,
-           OC_AT(.chunk = n, .byte = data_byte(ev, d->offset), .path = "/delta/type",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, d->offset), .path = "/delta/type",
                  .expected = delta_kind_for(b->kind), .actual = dt),
            "event %ld: a %s for block %.0f, a %s block", n, dt, b->index,
            b->type ? b->type : "untyped");
@@ -545,7 +528,7 @@ static void on_message_delta(struct oc_mstream *s, const struct oc_sse_event *ev
   const struct oc_jv *sr = oc_jv_get(d, "stop_reason");
   if(!sr || sr->type != OC_JSTRING)
     EMIT(s, OC_R_MESSAGES_STOP,
-         OC_AT(.chunk = n, .byte = data_byte(ev, (sr ? sr : root)->offset),
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, (sr ? sr : root)->offset),
                .path = "/delta/stop_reason", .expected = "a stop reason",
                .actual = oc_jv_type_name(sr)),
          "message_delta (event %ld) carries no stop_reason: clients cannot tell why the "
@@ -580,51 +563,13 @@ static void on_error(struct oc_mstream *s, const struct oc_sse_event *ev, long n
     size_t mlen = 0;
     const char *msg = oc_jv_str(err && err->type == OC_JOBJECT ? err : root, "message", &mlen);
     EMIT(s, OC_R_MESSAGES_ERROR_SHAPE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, root->offset), .path = "",
                .expected = "{\"type\": \"error\", \"error\": {\"type\", \"message\"}}",
                .actual = "another shape"),
          "event %ld is an error in another shape than Anthropic's (\"%.*s\"): the SDK cannot "
          "raise its typed error and the message is lost", n, (int)(mlen < 200 ? mlen : 200),
          msg ? msg : "");
   }
-}
-
-static void validate_event(struct oc_mstream *s, const struct oc_sse_event *ev, long n,
-                           const struct oc_jv *root)
-{
-  if(!s->event_schema)
-    return;
-  struct oc_schema_result res;
-  oc_schema_result_init(&res);
-  res.max = 8;
-  int v = oc_schema_validate(s->event_schema, root, &res);
-  if(v == -OC_ETOOBIG)
-    oc_check_limit(s->check, "event %ld could not be validated against "
-                   "messages/stream-event.json: %s", n, res.undecided);
-  else if(v < 0)
-    s->check->oom = 1;
-  else if(v == 0)
-    for(size_t i = 0; i < res.count; i++) {
-      const struct oc_schema_error *e = &res.errors[i];
-      /* the same deviation on every delta is said once, at its first event */
-      const char *et = oc_jv_str(root, "type", NULL);
-      uint64_t h = fnv(FNV_OFFSET, et ? et : "", et ? strlen(et) : 0);
-      h = fnv(h, e->instance_path, strlen(e->instance_path));
-      h = fnv(h, e->message ? e->message : "", e->message ? strlen(e->message) : 0);
-      int dup = 0;
-      for(size_t k = 0; k < s->nschema_seen && !dup; k++)
-        dup = s->schema_seen[k] == h;
-      if(dup)
-        continue;
-      if(s->nschema_seen < OC_ARRAY_LEN(s->schema_seen))
-        s->schema_seen[s->nschema_seen++] = h;
-      int sev = oc_schemas_error_severity(s->schemas, s->check, "messages/stream-event.json", e);
-      EMIT(s, OC_R_MESSAGES_EVENT_SCHEMA,
-           OC_AT(.chunk = n, .byte = data_byte(ev, (uint32_t)e->offset), .path = e->instance_path,
-                 .expected = e->keyword, .actual = e->message, .severity = sev),
-           "event %ld: at '%s': %s", n, e->instance_path, e->message);
-    }
-  oc_schema_result_free(&res);
 }
 
 static void on_event(void *ud, const struct oc_sse_event *ev)
@@ -658,7 +603,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     snprintf(ex, sizeof(ex), "%.*s%s", (int)k, ev->data, k < ev->data_len ? "…" : "");
     EMIT(s, OC_R_STREAM_CHUNK_JSON,
          OC_AT(.chunk = n,
-               .byte = rc ? data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
+               .byte = rc ? oc_sse_data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
                .expected = "a JSON object", .actual = ev->data_len ? ex : "empty data"),
          ev->data_len == 0 ? "event %ld has empty data" :
          rc ? "event %ld's data is not JSON (%s)" : "event %ld's data is JSON but not an object",
@@ -692,7 +637,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
          OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = etype,
                .actual = "no event: line"),
          "event %ld (%s) has no 'event:' line: the official SDK skips it", n, etype);
-  validate_event(s, ev, n, root);
+  oc_event_schema_check(s->event_schema, s->schemas, "messages/stream-event.json", OC_R_MESSAGES_EVENT_SCHEMA, s->check,
+                        &s->log, &s->schema_seen, ev, n, root);
   if(!etype)
     return; /* the schema said so */
   if(strcmp(etype, "ping") == 0)

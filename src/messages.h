@@ -21,6 +21,7 @@
 #include "request.h"
 #include "rules.h"
 #include "sse.h"
+#include "typed_events.h"
 
 struct oc_schema;
 struct oc_schemas;
@@ -65,8 +66,7 @@ struct oc_mstream {
   size_t nblocks, ablocks;
   long open;                /* blocks started and not stopped */
   unsigned reported;        /* which once-per-stream findings were made (bits) */
-  uint64_t schema_seen[32]; /* schema findings made (type, path, message hashed) */
-  size_t nschema_seen;
+  struct oc_event_seen schema_seen; /* schema deviations said (hashed): each once */
   long start_at, delta_at, stop_at; /* message_start, message_delta, message_stop */
   long after_stop;
   struct oc_buf msg_id, model, stop_reason, stop_sequence;

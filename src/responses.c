@@ -19,11 +19,10 @@
 #include "response.h"
 #include "schema.h"
 #include "sse_issue.h"
+#include "typed_events.h"
 #include "util.h"
 
 #define OC_CAP_RESP_ID 4096u
-#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
-#define FNV_PRIME UINT64_C(0x100000001b3)
 
 /* once-per-stream findings */
 enum {
@@ -59,37 +58,21 @@ static int once(struct oc_rstream *s, unsigned bit)
 
 /* The stream offset of a value at jv_offset inside the data of ev (exact
  * for a one-line data field, else the event's start). */
-static int64_t data_byte(const struct oc_sse_event *ev, uint32_t jv_offset)
-{
-  if(ev->data_lines == 1)
-    return (int64_t)(ev->data_first + jv_offset);
-  return (int64_t)ev->first_byte;
-}
-
 /* ---- texts ------------------------------------------------------------------------ */
 
 static void rtext_init(struct oc_rtext *t)
 {
   memset(t, 0, sizeof(*t));
-  t->hash = FNV_OFFSET;
+  t->hash = OC_FNV_OFFSET;
   oc_buf_init(&t->head, OC_CAP_CONTENT);
 }
 
 static void rtext_reset(struct oc_rtext *t)
 {
   t->len = 0;
-  t->hash = FNV_OFFSET;
+  t->hash = OC_FNV_OFFSET;
   t->seen = 0;
   oc_buf_reset(&t->head);
-}
-
-static uint64_t fnv(uint64_t h, const char *p, size_t n)
-{
-  for(size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)p[i];
-    h *= FNV_PRIME;
-  }
-  return h;
 }
 
 /* Add a piece; the stream's budget bounds what all items keep together. */
@@ -97,7 +80,7 @@ static void rtext_add(struct oc_rstream *s, struct oc_rtext *t, const char *p, s
 {
   t->seen = 1;
   t->len += n;
-  t->hash = fnv(t->hash, p, n);
+  t->hash = oc_fnv1a(t->hash, p, n);
   size_t room = t->head.max > t->head.len ? t->head.max - t->head.len : 0;
   size_t sroom = s->rebuilt < s->max_rebuilt ? s->max_rebuilt - s->rebuilt : 0;
   size_t take = n < room ? n : room;
@@ -237,7 +220,7 @@ static void check_output_index(struct oc_rstream *s, const struct oc_sse_event *
     s->oi_missing++;
     if(once(s, ONCE_OI_MISSING))
       EMIT(s, OC_R_RESPONSES_OUTPUT_INDEX,
-           OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/output_index",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, root->offset), .path = "/output_index",
                  .expected = "an integer", .actual = oc_jv_type_name(oi)),
            "event %ld (%s) has no integer output_index: openai-node's responses.stream() "
            "throws \"missing output at index undefined\" and the ai SDK drops the event", n, etype);
@@ -251,7 +234,7 @@ static void check_output_index(struct oc_rstream *s, const struct oc_sse_event *
     snprintf(exp, sizeof(exp), "%ld", it->index);
     snprintf(act, sizeof(act), "%.0f", oi->u.num);
     EMIT(s, OC_R_RESPONSES_OUTPUT_INDEX,
-         OC_AT(.chunk = n, .byte = data_byte(ev, oi->offset), .path = "/output_index",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, oi->offset), .path = "/output_index",
                .expected = exp, .actual = act),
          "event %ld (%s) says output_index %s for item '%s', the stream's item %ld", n, etype,
          act, it->id ? it->id : "?", it->index);
@@ -269,7 +252,7 @@ static void check_content_index(struct oc_rstream *s, const struct oc_sse_event 
     s->ci_missing++;
     if(once(s, ONCE_CI_MISSING))
       EMIT(s, OC_R_RESPONSES_CONTENT_INDEX,
-           OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/content_index",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, root->offset), .path = "/content_index",
                  .expected = "an integer", .actual = oc_jv_type_name(ci)),
            "event %ld (%s) has no integer content_index: Codex drops reasoning deltas without "
            "one", n, etype);
@@ -287,7 +270,7 @@ static void check_content_index(struct oc_rstream *s, const struct oc_sse_event 
       snprintf(exp, sizeof(exp), "0..%ld", it->parts - 1);
     snprintf(act, sizeof(act), "%.0f", ci->u.num);
     EMIT(s, OC_R_RESPONSES_CONTENT_INDEX,
-         OC_AT(.chunk = n, .byte = data_byte(ev, ci->offset), .path = "/content_index",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, ci->offset), .path = "/content_index",
                .expected = exp, .actual = act),
          "event %ld (%s) says content_index %s, but item '%s' has %ld part%s opened", n, etype,
          act, it->id ? it->id : "?", it->parts, it->parts == 1 ? "" : "s");
@@ -306,7 +289,7 @@ static struct oc_ritem *named_item(struct oc_rstream *s, const struct oc_sse_eve
     char act[80];
     snprintf(act, sizeof(act), "%.*s", (int)(id->len < 60 ? id->len : 60), id->u.str);
     EMIT(s, OC_R_RESPONSES_ITEM_ID,
-         OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/item_id",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, id->offset), .path = "/item_id",
                .expected = "the id of an item opened by response.output_item.added", .actual = act),
          "event %ld (%s) names item '%s', which no response.output_item.added opened", n, etype,
          act);
@@ -371,7 +354,7 @@ static void on_created(struct oc_rstream *s, const struct oc_sse_event *ev, long
   }
   if(k)
     EMIT(s, OC_R_RESPONSES_CREATED,
-         OC_AT(.chunk = n, .byte = data_byte(ev, resp->offset), .path = "/response",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, resp->offset), .path = "/response",
                .expected = "id, created_at, model, output and status", .actual = lacks),
          "response.created's response lacks %s: the ai SDK's Responses model rejects the event "
          "and with it the whole stream", lacks);
@@ -385,7 +368,7 @@ static void check_usage_obj(struct oc_check *c, const struct oc_sse_event *ev, l
   const struct oc_jv *u = oc_jv_get(resp, "usage");
   char path[64];
   snprintf(path, sizeof(path), "%s/usage", pre);
-#define BYTE(v) (ev ? data_byte(ev, (v)->offset) : (int64_t)(v)->offset)
+#define BYTE(v) (ev ? oc_sse_data_byte(ev, (v)->offset) : (int64_t)(v)->offset)
   if(!u || u->type != OC_JOBJECT) {
     oc_emit(c, OC_R_RESPONSES_USAGE,
             OC_AT(.chunk = n, .byte = BYTE(u ? u : resp), .path = path,
@@ -653,7 +636,7 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
     s->items_dropped++;
     if(once(s, ONCE_SIZE))
       EMIT(s, OC_R_RESPONSES_SIZE,
-           OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item",
                  .expected = "at most 1024 output items", .actual = "more"),
            "the stream opens more than %d output items; the rest are not read",
            OC_RESP_MAX_ITEMS);
@@ -661,7 +644,7 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
   }
   if(id && id->type == OC_JSTRING && item_by_id(s, id->u.str, id->len)) {
     EMIT(s, OC_R_RESPONSES_ITEM_ID,
-         OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/item/id",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, id->offset), .path = "/item/id",
                .expected = "a new item id", .actual = id->u.str),
          "event %ld opens item '%s' a second time", n, id->u.str);
     return;
@@ -671,7 +654,7 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
     if(!s->items[i].done_at) {
       if(once(s, ONCE_ORDER))
         EMIT(s, OC_R_RESPONSES_ITEM_ORDER,
-             OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item",
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item",
                    .expected = "the item before closed first",
                    .actual = s->items[i].id ? s->items[i].id : "an open item"),
              "event %ld opens item %zu while item %zu ('%s') is still open: items come one "
@@ -683,7 +666,7 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
     return;
   s->last_item = (size_t)it->index;
   it->added_at = n;
-  it->added_byte = data_byte(ev, item->offset);
+  it->added_byte = oc_sse_data_byte(ev, item->offset);
   set_str(s, &it->id, id);
   set_str(s, &it->type, oc_jv_get(item, "type"));
   set_str(s, &it->name, oc_jv_get(item, "name"));
@@ -692,7 +675,7 @@ static void on_item_added(struct oc_rstream *s, const struct oc_sse_event *ev, l
   it->kind = kind_of(it->type);
   if(!it->id)
     EMIT(s, OC_R_RESPONSES_ITEM_ID,
-         OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item/id",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item/id",
                .expected = "a string id", .actual = oc_jv_type_name(id)),
          "output item %ld has no id: the events that follow cannot name it", it->index);
   check_output_index(s, ev, n, root, etype, it);
@@ -709,7 +692,7 @@ static void on_item_done(struct oc_rstream *s, const struct oc_sse_event *ev, lo
   if(!it) {
     if(!s->items_dropped && id && id->type == OC_JSTRING)
       EMIT(s, OC_R_RESPONSES_ITEM_ID,
-           OC_AT(.chunk = n, .byte = data_byte(ev, id->offset), .path = "/item/id",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, id->offset), .path = "/item/id",
                  .expected = "an item opened by response.output_item.added", .actual = id->u.str),
            "event %ld closes item '%s', which no response.output_item.added opened", n,
            id->u.str);
@@ -718,16 +701,16 @@ static void on_item_done(struct oc_rstream *s, const struct oc_sse_event *ev, lo
   check_output_index(s, ev, n, root, etype, it);
   if(it->done_at) {
     EMIT(s, OC_R_RESPONSES_ITEM_DONE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item",
                .expected = "one response.output_item.done", .actual = "a second one"),
          "item '%s' is closed a second time (event %ld, first at %ld)", it->id, n, it->done_at);
     return;
   }
   it->done_at = n;
-  it->done_byte = data_byte(ev, item->offset);
+  it->done_byte = oc_sse_data_byte(ev, item->offset);
   if(it->parts_open > 0)
     EMIT(s, OC_R_RESPONSES_ITEM_DONE,
-         OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item",
                .expected = "every content part closed by response.content_part.done",
                .actual = "a part still open"),
          "item '%s' is closed with %ld content part%s still open", it->id, it->parts_open,
@@ -737,7 +720,7 @@ static void on_item_done(struct oc_rstream *s, const struct oc_sse_event *ev, lo
     if(!s->items[i].done_at) {
       if(once(s, ONCE_ORDER))
         EMIT(s, OC_R_RESPONSES_ITEM_ORDER,
-             OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item",
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item",
                    .expected = s->items[i].id ? s->items[i].id : "the earlier item",
                    .actual = it->id),
              "item %ld ('%s') is closed while item %zu ('%s') is still open: items close in "
@@ -758,7 +741,7 @@ static void on_item_done(struct oc_rstream *s, const struct oc_sse_event *ev, lo
       rtext_excerpt(was, exp, sizeof(exp));
       rtext_excerpt(&it->final, act, sizeof(act));
       EMIT(s, OC_R_RESPONSES_TEXT_JOIN,
-           OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item/content",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item/content",
                  .expected = exp, .actual = act),
            "item '%s': the text in response.output_item.done is not the %s", it->id,
            it->done.seen ? "text of response.output_text.done" : "text deltas joined");
@@ -776,7 +759,7 @@ static void on_item_done(struct oc_rstream *s, const struct oc_sse_event *ev, lo
       rtext_excerpt(was, exp, sizeof(exp));
       rtext_excerpt(&it->final, act, sizeof(act));
       EMIT(s, OC_R_RESPONSES_ARGS_JOIN,
-           OC_AT(.chunk = n, .byte = data_byte(ev, item->offset), .path = "/item/arguments",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, item->offset), .path = "/item/arguments",
                  .expected = exp, .actual = act),
            "function call '%s': the arguments in response.output_item.done are not the %s",
            it->id, it->done.seen ? "arguments of response.function_call_arguments.done"
@@ -799,7 +782,7 @@ static void on_part(struct oc_rstream *s, const struct oc_sse_event *ev, long n,
     if(!added) {
       if(it->parts_open <= 0)
         EMIT(s, OC_R_RESPONSES_ITEM_DONE,
-             OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/part",
+             OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, root->offset), .path = "/part",
                    .expected = "a part opened by response.content_part.added",
                    .actual = "no open part"),
              "event %ld closes a content part of item '%s' that is not open", n, it->id);
@@ -835,7 +818,7 @@ static void on_text(struct oc_rstream *s, const struct oc_sse_event *ev, long n,
   if(!done) {
     if(it->done_seen && once(s, ONCE_LATE_DELTA))
       EMIT(s, args ? OC_R_RESPONSES_ARGS_JOIN : OC_R_RESPONSES_TEXT_JOIN,
-           OC_AT(.chunk = n, .byte = data_byte(ev, v->offset), .path = "/delta",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, v->offset), .path = "/delta",
                  .expected = "no delta after the .done event", .actual = "a delta"),
            "event %ld adds to item '%s' after its %s.done", n, it->id, etype);
     rtext_add(s, &it->deltas, v->u.str, v->len);
@@ -849,7 +832,7 @@ static void on_text(struct oc_rstream *s, const struct oc_sse_event *ev, long n,
     rtext_excerpt(&it->deltas, exp, sizeof(exp));
     rtext_excerpt(&it->done, act, sizeof(act));
     EMIT(s, args ? OC_R_RESPONSES_ARGS_JOIN : OC_R_RESPONSES_TEXT_JOIN,
-         OC_AT(.chunk = n, .byte = data_byte(ev, v->offset), .path = args ? "/arguments" : "/text",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, v->offset), .path = args ? "/arguments" : "/text",
                .expected = exp, .actual = act),
          "item '%s': %s is not the deltas joined: responses.create() iterated and the ai SDK "
          "show the deltas, responses.stream(), the Agents SDK and Codex this text", it->id, etype);
@@ -900,7 +883,7 @@ static void check_terminal_output(struct oc_rstream *s, const struct oc_sse_even
       rtext_excerpt(was, exp, sizeof(exp));
       rtext_excerpt(&t, act, sizeof(act));
       EMIT(s, it->kind == OC_RITEM_MESSAGE ? OC_R_RESPONSES_TEXT_JOIN : OC_R_RESPONSES_ARGS_JOIN,
-           OC_AT(.chunk = n, .byte = data_byte(ev, o->offset), .path = path, .expected = exp,
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, o->offset), .path = path, .expected = exp,
                  .actual = act),
            "item '%s' in the terminal response's output differs from what the stream sent",
            it->id);
@@ -919,7 +902,7 @@ static void check_terminal_output(struct oc_rstream *s, const struct oc_sse_even
       char act[32];
       snprintf(act, sizeof(act), "%u item%s", out->len, out->len == 1 ? "" : "s");
       EMIT(s, OC_R_RESPONSES_OUTPUT,
-           OC_AT(.chunk = n, .byte = data_byte(ev, out->offset), .path = "/response/output",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, out->offset), .path = "/response/output",
                  .expected = s->items[i].id ? s->items[i].id : "every streamed item", .actual = act),
            "the terminal response's output lacks item %zu ('%s') that the stream sent: the "
            "libraries that read response.completed lose it", i,
@@ -940,7 +923,7 @@ static void on_terminal(struct oc_rstream *s, const struct oc_sse_event *ev, lon
   if(!resp || resp->type != OC_JOBJECT)
     return;
   read_response_identity(s, resp);
-  int64_t byte = data_byte(ev, resp->offset);
+  int64_t byte = oc_sse_data_byte(ev, resp->offset);
   /* every item and part closed before the end */
   for(size_t i = 0; i < s->nitems; i++) {
     const struct oc_ritem *it = &s->items[i];
@@ -985,44 +968,6 @@ static void on_terminal(struct oc_rstream *s, const struct oc_sse_event *ev, lon
   check_terminal_output(s, ev, n, resp);
 }
 
-static void validate_event(struct oc_rstream *s, const struct oc_sse_event *ev, long n,
-                           const struct oc_jv *root)
-{
-  if(!s->event_schema)
-    return;
-  struct oc_schema_result res;
-  oc_schema_result_init(&res);
-  res.max = 8;
-  int v = oc_schema_validate(s->event_schema, root, &res);
-  if(v == -OC_ETOOBIG)
-    oc_check_limit(s->check, "event %ld could not be validated against "
-                   "responses/stream-event.json: %s", n, res.undecided);
-  else if(v < 0)
-    s->check->oom = 1;
-  else if(v == 0)
-    for(size_t i = 0; i < res.count; i++) {
-      const struct oc_schema_error *e = &res.errors[i];
-      /* the same deviation on every delta is said once, at its first event */
-      const char *et = oc_jv_str(root, "type", NULL);
-      uint64_t h = fnv(FNV_OFFSET, et ? et : "", et ? strlen(et) : 0);
-      h = fnv(h, e->instance_path, strlen(e->instance_path));
-      h = fnv(h, e->message ? e->message : "", e->message ? strlen(e->message) : 0);
-      int dup = 0;
-      for(size_t k = 0; k < s->nschema_seen && !dup; k++)
-        dup = s->schema_seen[k] == h;
-      if(dup)
-        continue;
-      if(s->nschema_seen < OC_ARRAY_LEN(s->schema_seen))
-        s->schema_seen[s->nschema_seen++] = h;
-      int sev = oc_schemas_error_severity(s->schemas, s->check, "responses/stream-event.json", e);
-      EMIT(s, OC_R_RESPONSES_EVENT_SCHEMA,
-           OC_AT(.chunk = n, .byte = data_byte(ev, (uint32_t)e->offset), .path = e->instance_path,
-                 .expected = e->keyword, .actual = e->message, .severity = sev),
-           "event %ld: at '%s': %s", n, e->instance_path, e->message);
-    }
-  oc_schema_result_free(&res);
-}
-
 static void on_event(void *ud, const struct oc_sse_event *ev)
 {
   struct oc_rstream *s = ud;
@@ -1055,7 +1000,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     snprintf(ex, sizeof(ex), "%.*s%s", (int)k, ev->data, k < ev->data_len ? "…" : "");
     EMIT(s, OC_R_STREAM_CHUNK_JSON,
          OC_AT(.chunk = n,
-               .byte = rc ? data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
+               .byte = rc ? oc_sse_data_byte(ev, (uint32_t)jerr.offset) : (int64_t)ev->first_byte,
                .expected = "a JSON object", .actual = ev->data_len ? ex : "empty data"),
          ev->data_len == 0 ? "event %ld has empty data" :
          rc ? "event %ld's data is not JSON (%s)" : "event %ld's data is JSON but not an object",
@@ -1077,7 +1022,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
         s->check->oom = 1;
     }
     EMIT(s, OC_R_RESPONSES_ERROR_EVENT,
-         OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/type",
+         OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, root->offset), .path = "/type",
                .expected = "an 'error' event or response.failed", .actual = "data: {\"error\": …}"),
          "event %ld is an untyped error (\"%.*s\"): Codex ignores it, retries and never shows "
          "the message; send a typed 'error' event or response.failed", n,
@@ -1100,7 +1045,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
          OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = etype,
                .actual = "no event: line"),
          "event %ld (%s) has no 'event:' line; OpenAI names every event", n, etype);
-  validate_event(s, ev, n, root);
+  oc_event_schema_check(s->event_schema, s->schemas, "responses/stream-event.json", OC_R_RESPONSES_EVENT_SCHEMA, s->check,
+                        &s->log, &s->schema_seen, ev, n, root);
   if(!etype)
     return; /* the schema said so */
   /* the sequence */
@@ -1109,7 +1055,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     s->seq_missing++;
     if(once(s, ONCE_SEQ_MISSING))
       EMIT(s, OC_R_RESPONSES_SEQUENCE,
-           OC_AT(.chunk = n, .byte = data_byte(ev, root->offset), .path = "/sequence_number",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, root->offset), .path = "/sequence_number",
                  .expected = "an integer", .actual = oc_jv_type_name(seq)),
            "event %ld (%s) has no integer sequence_number", n, etype);
   }
@@ -1119,7 +1065,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
       snprintf(exp, sizeof(exp), "more than %.0f", s->last_seq);
       snprintf(act, sizeof(act), "%.0f", seq->u.num);
       EMIT(s, OC_R_RESPONSES_SEQUENCE,
-           OC_AT(.chunk = n, .byte = data_byte(ev, seq->offset), .path = "/sequence_number",
+           OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, seq->offset), .path = "/sequence_number",
                  .expected = exp, .actual = act),
            "event %ld's sequence_number %s does not increase (the one before was %.0f)", n, act,
            s->last_seq);

@@ -21,6 +21,7 @@
 #include "request.h"
 #include "rules.h"
 #include "sse.h"
+#include "typed_events.h"
 
 struct oc_schema;
 struct oc_schemas;
@@ -76,8 +77,7 @@ struct oc_rstream {
   long seq_missing;         /* events without a sequence_number */
   long oi_missing, ci_missing; /* events lacking output_index / content_index */
   unsigned reported;        /* which once-per-stream findings were made (bits) */
-  uint64_t schema_seen[32]; /* schema findings made (type, path, message hashed): each once */
-  size_t nschema_seen;
+  struct oc_event_seen schema_seen; /* schema deviations said (hashed): each once */
   long created_at_event;    /* the event number of response.created, 0 when none */
   long terminal_at;         /* of the terminal event, 0 when none */
   const char *terminal_type; /* static: "response.completed", … */
