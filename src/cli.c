@@ -298,7 +298,7 @@ int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, si
 
 unsigned oc_verdict_args_clients(const struct oc_verdict_args *a)
 {
-  return a->clients_given ? a->clients : OC_CLIENTS_ALL;
+  return a->clients_given ? a->clients : OC_CLIENTS_DEFAULT;
 }
 
 #define HELP_COLUMN 27

@@ -152,7 +152,7 @@ int oc_cli_opt_allow(const struct oc_option *o, const char *arg, char *err, size
  * case, and --strict, the specification's verdict. */
 struct oc_verdict_args {
   unsigned clients;                /* a bit per enum oc_client_id */
-  int clients_given;               /* --clients was given (else all seven) */
+  int clients_given;               /* --clients was given (else today's seven) */
   int strict;
 };
 int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, size_t errlen);
@@ -161,11 +161,13 @@ int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, si
                   "the clients whose break fails a case (default all:\n"                    \
                   "openai-node, openai-node-stream, ai-sdk, langchain,\n"                   \
                   "openai-python, openai-python-stream,\n"                                  \
-                  "openai-agents-chat; or none)"),                                          \
+                  "openai-agents-chat; or none); last year's majors\n"                      \
+                  "by name: openai-node@6, openai-node-stream@6,\n"                         \
+                  "ai-sdk@5, langchain@0.6"),                                                \
   OC_OPT_FLAG(0, "strict", &(va)->strict,                                                   \
               "every error fails its case, whether it breaks a client\n"                    \
               "or not (the specification's verdict)")
-/* The selected clients of a (all when --clients was not given). */
+/* The selected clients of a (today's seven when --clients was not given). */
 unsigned oc_verdict_args_clients(const struct oc_verdict_args *a);
 
 #define OC_OPT_VERBOSITY(count)                                                             \

@@ -96,38 +96,57 @@ enum rpolicy {
   RP_RC_OR_R,             /* the ai SDK: reasoning_content ?? reasoning, so
                              "" beside a non-empty reasoning hides it */
   RP_RC,                  /* LangChain: reasoning_content only */
-  RP_R                    /* the Agents SDK: reasoning only */
+  RP_R,                   /* the Agents SDK: reasoning only */
+  RP_NONE                 /* LangChain 0.6: neither */
 };
 
 static const struct {
   const char *name;
+  const char *short_name; /* the matrix column */
   enum oc_client_basis basis;
   const struct oc_cmodel *model;
   struct oc_ccaps caps;
   enum rpolicy rpolicy;
 } clients[OC_CLIENT__COUNT] = {
-  [OC_CLIENT_OPENAI_NODE] = { "openai-node", OC_BASIS_VERIFIED, &oc_cmodel_openai_node,
+  [OC_CLIENT_OPENAI_NODE] = { "openai-node", "node", OC_BASIS_VERIFIED, &oc_cmodel_openai_node,
                               { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
-  [OC_CLIENT_OPENAI_NODE_STREAM] = { "openai-node-stream", OC_BASIS_VERIFIED,
+  [OC_CLIENT_OPENAI_NODE_STREAM] = { "openai-node-stream", "node-stream", OC_BASIS_VERIFIED,
                                      &oc_cmodel_openai_node_stream, { 1, 1, OC_CARGS_STRING, 0, 0, 0 },
                                      RP_LAST },
-  [OC_CLIENT_AI_SDK] = { "ai-sdk", OC_BASIS_VERIFIED, &oc_cmodel_ai_sdk,
+  [OC_CLIENT_AI_SDK] = { "ai-sdk", "ai-sdk", OC_BASIS_VERIFIED, &oc_cmodel_ai_sdk,
                          { 0, 0, OC_CARGS_PARSED, 0, 1, 0 }, RP_RC_OR_R },
-  [OC_CLIENT_LANGCHAIN] = { "langchain", OC_BASIS_VERIFIED, &oc_cmodel_langchain,
+  [OC_CLIENT_LANGCHAIN] = { "langchain", "langchain", OC_BASIS_VERIFIED, &oc_cmodel_langchain,
                             { 0, 1, OC_CARGS_PARSED, 1, 0, 0 }, RP_RC },
-  [OC_CLIENT_OPENAI_PYTHON] = { "openai-python", OC_BASIS_EMULATED, &oc_cmodel_openai_python,
+  [OC_CLIENT_OPENAI_PYTHON] = { "openai-python", "python", OC_BASIS_EMULATED, &oc_cmodel_openai_python,
                                 { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
-  [OC_CLIENT_OPENAI_PYTHON_STREAM] = { "openai-python-stream", OC_BASIS_EMULATED,
+  [OC_CLIENT_OPENAI_PYTHON_STREAM] = { "openai-python-stream", "py-stream", OC_BASIS_EMULATED,
                                        &oc_cmodel_openai_python_stream,
                                        { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
-  [OC_CLIENT_OPENAI_AGENTS_CHAT] = { "openai-agents-chat", OC_BASIS_VERIFIED,
+  [OC_CLIENT_OPENAI_AGENTS_CHAT] = { "openai-agents-chat", "agents", OC_BASIS_VERIFIED,
                                      &oc_cmodel_openai_agents_chat,
                                      { 0, 0, OC_CARGS_STRING, 0, 0, 1 }, RP_R },
+  /* last year's majors: the same models with the differences measured
+   * (docs/clients.md), and the same view of the answer but for what the
+   * table says */
+  [OC_CLIENT_OPENAI_NODE_6] = { "openai-node@6", "node@6", OC_BASIS_VERIFIED, &oc_cmodel_openai_node_6,
+                                { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_REF },
+  [OC_CLIENT_OPENAI_NODE_STREAM_6] = { "openai-node-stream@6", "node-stream@6", OC_BASIS_VERIFIED,
+                                       &oc_cmodel_openai_node_stream_6,
+                                       { 1, 1, OC_CARGS_STRING, 0, 0, 0 }, RP_LAST },
+  [OC_CLIENT_AI_SDK_5] = { "ai-sdk@5", "ai-sdk@5", OC_BASIS_VERIFIED, &oc_cmodel_ai_sdk_5,
+                           { 0, 0, OC_CARGS_PARSED, 0, 1, 0 }, RP_RC_OR_R },
+  [OC_CLIENT_LANGCHAIN_0_6] = { "langchain@0.6", "langchain@0.6", OC_BASIS_VERIFIED,
+                                &oc_cmodel_langchain_0_6, { 0, 1, OC_CARGS_PARSED, 1, 0, 0 }, RP_NONE },
 };
 
 const char *oc_client_name(enum oc_client_id c)
 {
   return (unsigned)c < OC_CLIENT__COUNT ? clients[c].name : "?";
+}
+
+const char *oc_client_short_name(enum oc_client_id c)
+{
+  return (unsigned)c < OC_CLIENT__COUNT ? clients[c].short_name : "?";
 }
 
 enum oc_client_basis oc_client_basis(enum oc_client_id c)
@@ -188,14 +207,15 @@ int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen)
     int c = strcmp(name, "all") == 0 ? -2 : none ? -3 : oc_client_find(name);
     if(c == -1) {
       snprintf(err, errlen, "unknown client '%s' (openai-node, openai-node-stream, ai-sdk, "
-               "langchain, openai-python, openai-python-stream, openai-agents-chat, all, none)", name);
+               "langchain, openai-python, openai-python-stream, openai-agents-chat, all, none; "
+               "last year's: openai-node@6, openai-node-stream@6, ai-sdk@5, langchain@0.6)", name);
       return OC_EUSAGE;
     }
     if(none && (p != list || p[n])) {
       snprintf(err, errlen, "'none' stands alone");
       return OC_EUSAGE;
     }
-    *mask |= c == -2 ? OC_CLIENTS_ALL : c == -3 ? 0u : 1u << c;
+    *mask |= c == -2 ? OC_CLIENTS_DEFAULT : c == -3 ? 0u : 1u << c;
     if(none)
       return OC_OK;
     p += n;
@@ -274,6 +294,25 @@ const struct oc_client_limitation oc_client_limitations[] = {
     "openai 7's parse() refuses tools without strict: true before sending" },
   { OC_CLIENT_OPENAI_PYTHON, OC_CAUSE_REQUEST, NULL,
     "parse() refuses tools without strict: true before sending" },
+  /* last year's majors */
+  { OC_CLIENT_AI_SDK_5, OC_CAUSE_N, "n3-json-schema-stream",
+    "reads choices[0] of every chunk: the choices of an n>1 stream are mixed" },
+  { OC_CLIENT_LANGCHAIN_0_6, OC_CAUSE_N, "n3-json-schema-stream",
+    "reads choices[0] of every chunk: the choices of an n>1 stream are mixed" },
+  { OC_CLIENT_AI_SDK_5, OC_CAUSE_REFUSAL, "refusal-stream", "drops the refusal" },
+  { OC_CLIENT_LANGCHAIN_0_6, OC_CAUSE_REFUSAL, "refusal-stream", "drops the refusal" },
+  { OC_CLIENT_AI_SDK_5, OC_CAUSE_LENGTH, "length-max-tokens-1",
+    "NoOutputSpecifiedError on a structured answer cut by max_tokens" },
+  { OC_CLIENT_LANGCHAIN_0_6, OC_CAUSE_LENGTH, "length-max-tokens-1",
+    "LengthFinishReasonError on a structured answer cut by max_tokens" },
+  { OC_CLIENT_OPENAI_NODE_STREAM_6, OC_CAUSE_LENGTH, NULL,
+    "LengthFinishReasonError on an answer cut by max_tokens when a tool is strict (openai 6)" },
+  { OC_CLIENT_LANGCHAIN_0_6, OC_CAUSE_CONTENT_FILTER, NULL,
+    "openai 5's parse() raises ContentFilterFinishReasonError" },
+  { OC_CLIENT_OPENAI_NODE_STREAM_6, OC_CAUSE_REQUEST, NULL,
+    "refuses the request before sending it" },
+  { OC_CLIENT_LANGCHAIN_0_6, OC_CAUSE_REQUEST, NULL,
+    "openai 5's parse() refuses tools without strict: true before sending" },
 };
 const size_t oc_client_nlimitations = OC_ARRAY_LEN(oc_client_limitations);
 
@@ -2015,6 +2054,7 @@ static inline const struct oc_jv *reason_piece(enum rpolicy p, const struct oc_c
     return jstr(rc) ? rc : NULL;
   case RP_R:
     return jstr(r) && r->len ? r : NULL;
+  case RP_NONE:
   case RP_LAST:
     break;
   }
@@ -2136,6 +2176,7 @@ const char *oc_client_reasoning_name(enum oc_client_reasoning r)
 
 struct oc_clients {
   const struct oc_request_info *req;
+  unsigned modelled;      /* the models that run: a state each (state[i] NULL otherwise) */
   struct oc_cctx cx;
   char reason[64];
   char media[96];
@@ -2178,13 +2219,15 @@ static int ref_error(struct oc_clients *cs, const char *msg, size_t len, const c
   return 0;
 }
 
-struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_schema_registry *reg)
+struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_schema_registry *reg,
+                                  unsigned modelled)
 {
   struct oc_clients *cs = calloc(1, sizeof(*cs));
   if(!cs)
     return NULL;
   ENTER(cs);
   cs->req = req;
+  cs->modelled = modelled & OC_CLIENTS_EVERY;
   cs->cx.req = req;
   cs->cx.reg = reg;
   cs->cx.stream = req->stream;
@@ -2201,6 +2244,8 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
   }
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
+    if(!(cs->modelled & (1u << i)))
+      continue;
     cs->state[i] = calloc(1, m->size ? m->size : 1);
     if(!cs->state[i]) {
       oc_clients_free(cs);
@@ -2265,7 +2310,7 @@ void oc_clients_head(struct oc_clients *cs, int status, const char *reason,
 int oc_clients_want_after_done(const struct oc_clients *cs)
 {
   for(int i = 0; cs && i < OC_CLIENT__COUNT; i++)
-    if(clients[i].model->after_done)
+    if(cs->state[i] && clients[i].model->after_done)
       return 1;
   return 0;
 }
@@ -2313,6 +2358,8 @@ static void reason_entries(struct oc_clients *cs, const struct oc_centry *e, siz
     for(int c = 0; c < OC_CLIENT__COUNT; c++) {
       struct creason *t = &cs->rsn[c];
       enum rpolicy p = clients[c].rpolicy;
+      if(!cs->state[c])
+        continue;
       if(p != RP_LAST && !t->apart) {
         if(reason_piece(p, &e[i]) == want)
           continue;
@@ -2375,7 +2422,7 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   cs->cx.ref_takes = ref == REF_TAKE;
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     const struct oc_cmodel *m = clients[i].model;
-    if(m->event && (!ev.after_done || m->after_done)) {
+    if(cs->state[i] && m->event && (!ev.after_done || m->after_done)) {
       args_room = &cs->args_room[i];
       m->event(cs->state[i], &cs->cx, &ev);
     }
@@ -2443,7 +2490,7 @@ void oc_clients_sse_issue(struct oc_clients *cs, const struct oc_sse_issue *is,
     return;
   }
   for(int i = 0; i < OC_CLIENT__COUNT; i++)
-    if(clients[i].model->extra)
+    if(cs->state[i] && clients[i].model->extra)
       clients[i].model->extra(cs->state[i], &cs->cx, &x);
 }
 
@@ -2541,7 +2588,7 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
     reason_entries(cs, b.entries, b.nentries);
   }
   for(int i = 0; i < OC_CLIENT__COUNT; i++)
-    if(clients[i].model->body) {
+    if(cs->state[i] && clients[i].model->body) {
       args_room = &cs->args_room[i];
       clients[i].model->body(cs->state[i], &cs->cx, &b);
     }
@@ -2555,7 +2602,8 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
 static void explain(const struct oc_clients *cs, enum oc_client_id c, enum oc_cdiff d,
                     enum oc_client_cause cause, struct oc_client_verdict *v)
 {
-  int shows_refusal = c != OC_CLIENT_AI_SDK && c != OC_CLIENT_LANGCHAIN;
+  int shows_refusal = c != OC_CLIENT_AI_SDK && c != OC_CLIENT_LANGCHAIN && c != OC_CLIENT_AI_SDK_5 &&
+                      c != OC_CLIENT_LANGCHAIN_0_6;
   const struct oc_cview *ref = &cs->ref.view;
   if(d == OC_DIFF_REFUSAL && !shows_refusal) {
     v->cause = OC_CAUSE_REFUSAL;
@@ -2653,6 +2701,9 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
   }
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
     struct oc_client_verdict *v = &out[i];
+    if(!cs->state[i])
+      continue; /* not modelled: no verdict */
+    v->modelled = 1;
     struct oc_cview got;
     oc_cview_init(&got);
     v->outcome = OC_CO_OK;

@@ -1,7 +1,8 @@
 /* client.h — "will my client work?": models of seven real client libraries
  * (openai-node's create() and its stream helper, the ai SDK, LangChain,
  * openai-python's create() and its stream helper, the Agents SDK on Chat
- * Completions), each predicting what
+ * Completions), and of last year's majors of four where they differ
+ * (openai-node 6 both ways, ai 5, LangChain 0.6), each predicting what
  * an application using it ends up with for one exchange: the answer it
  * should get (ok), an exception (raises) or a wrong answer (wrong), with
  * a one-line reason.  They are fed as the response is decoded (chat.c
@@ -33,9 +34,22 @@ enum oc_client_id {
   OC_CLIENT_OPENAI_PYTHON,
   OC_CLIENT_OPENAI_PYTHON_STREAM,
   OC_CLIENT_OPENAI_AGENTS_CHAT,
+  OC_CLIENT__TODAY,       /* the clients above: today's majors */
+  /* Last year's majors, kept where each behaves differently from its
+   * successor (docs/clients.md): modelled only when --clients names them */
+  OC_CLIENT_OPENAI_NODE_6 = OC_CLIENT__TODAY,
+  OC_CLIENT_OPENAI_NODE_STREAM_6,
+  OC_CLIENT_AI_SDK_5,
+  OC_CLIENT_LANGCHAIN_0_6,
   OC_CLIENT__COUNT
 };
-#define OC_CLIENTS_ALL ((1u << OC_CLIENT__COUNT) - 1u)
+/* Today's majors: modelled in every run, and what the default and "all"
+ * select. */
+#define OC_CLIENTS_DEFAULT ((1u << OC_CLIENT__TODAY) - 1u)
+/* Every model there is. */
+#define OC_CLIENTS_EVERY ((1u << OC_CLIENT__COUNT) - 1u)
+/* The models that run for a selection: today's, and any other it names. */
+#define OC_CLIENTS_MODELLED(selected) (OC_CLIENTS_DEFAULT | ((selected) & OC_CLIENTS_EVERY))
 
 enum oc_client_outcome {
   OC_CO_OK = 0,           /* the application gets the answer (or the server's error) */
@@ -95,19 +109,23 @@ struct oc_client_verdict {
   /* beside the outcome, never changing it */
   enum oc_client_reasoning reasoning;
   int reasoning_leak;     /* think/harmony markup in the answer text; -1 no answer */
+  int modelled;           /* 0: the model did not run (a previous major nobody selected): no
+                             verdict, left out of every report */
 };
 
-/* "openai-node", …; static storage. */
+/* "openai-node", …, "openai-node@6"; static storage. */
 const char *oc_client_name(enum oc_client_id c);
+/* The short name of a matrix column ("node", "node@6"); static storage. */
+const char *oc_client_short_name(enum oc_client_id c);
 enum oc_client_basis oc_client_basis(enum oc_client_id c);
 const char *oc_client_basis_name(enum oc_client_basis b); /* "verified" / "emulated" */
 const char *oc_client_outcome_name(enum oc_client_outcome o); /* "ok", "raises", … */
 const char *oc_client_cause_name(enum oc_client_cause c);     /* "n>1", "length", … */
 /* A client by name; -1 when unknown. */
 int oc_client_find(const char *name);
-/* "a,b,c" (or "all", or "none": no client's break fails a case) into a
- * bit set of clients.  Unknown names are an error naming them, with the
- * list of known ones. */
+/* "a,b,c" (or "all": today's majors, or "none": no client's break fails
+ * a case) into a bit set of clients.  Unknown names are an error naming
+ * them, with the list of known ones. */
 int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 /* Does this verdict break the application (works false)? */
 int oc_client_broken(const struct oc_client_verdict *v);
@@ -139,8 +157,11 @@ struct oc_schema_registry;
 
 /* The models for one exchange of req (borrowed, must outlive them); reg
  * (may be NULL) compiles the request's response_format schema for the
- * clients that validate structured answers.  NULL when memory runs out. */
-struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_schema_registry *reg);
+ * clients that validate structured answers; modelled (a bit per client,
+ * OC_CLIENTS_MODELLED) says which models run: the others' verdicts have
+ * modelled 0.  NULL when memory runs out. */
+struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_schema_registry *reg,
+                                  unsigned modelled);
 void oc_clients_free(struct oc_clients *cs);
 /* The body is a capture cut short by whoever made it (struct
  * oc_check.partial): the models judge what arrived, not how it ends. */

@@ -9,7 +9,8 @@
  * choices are mixed); a refusal arrives as answer text (and a "stop"
  * becomes "content-filter"); a stream that never says a finish reason is
  * an error; a required or named tool choice the answer does not honour
- * raises ToolChoiceViolationError (ai 7); tool-call
+ * raises ToolChoiceViolationError (ai 7; ai 5, the model ai-sdk@5, differs
+ * where ai_init_5 says); tool-call
  * fragments are matched by id, index and name (StreamingToolCallTracker),
  * a fragment without index takes its position; every call's input is
  * parsed against the request's tools (an unknown tool or unparsable
@@ -294,6 +295,7 @@ struct ai {
   int have_rule;
   struct oc_cview body;
   int have_body;
+  int major;              /* 7, or 5 (oc_cmodel_ai_sdk_5: ai 5 with openai-compatible 1) */
 };
 
 static void ai_init(void *st, const struct oc_cctx *cx)
@@ -302,6 +304,18 @@ static void ai_init(void *st, const struct oc_cctx *cx)
   struct ai *a = st;
   oc_cview_init(&a->view);
   oc_cview_init(&a->body);
+  a->major = 7;
+}
+
+/* ai 5 differs from 7 where measured: a refusal never reaches the
+ * application, a stream without a finish reason and an unhonoured tool
+ * choice raise nothing, and its structured output is read only from a
+ * "stop" answer (NoOutputSpecifiedError otherwise).  Its "unknown" finish
+ * reason is ai 7's "other" under another name: the judges map both alike. */
+static void ai_init_5(void *st, const struct oc_cctx *cx)
+{
+  ai_init(st, cx);
+  ((struct ai *)st)->major = 5;
 }
 
 static void ai_raise(struct ai *a, struct oc_cview *v, const char *cls, const char *msg, size_t len,
@@ -624,7 +638,7 @@ static void ai_event(void *st, const struct oc_cctx *cx, const struct oc_cevent 
       oc_cfollow_add(&a->follow, &msg->content, e->content->u.str, e->content->len);
       changes = 1;
     }
-    if(e->refusal && e->refusal->type == OC_JSTRING && e->refusal->len) {
+    if(a->major >= 7 && e->refusal && e->refusal->type == OC_JSTRING && e->refusal->len) {
       /* enqueueTextDelta(refusal): the answer's text from here */
       oc_cfollow_leave(&a->follow, &msg->content, cx);
       if(e->content && e->content->type == OC_JSTRING && e->content->len)
@@ -703,6 +717,8 @@ static void parse_calls(const struct oc_cctx *cx, struct oc_cchoice *ch)
 static int tool_choice_violated(struct ai *a, const struct oc_cctx *cx, const struct oc_cchoice *ch,
                                 struct oc_cview *v)
 {
+  if(a->major < 7)
+    return 0; /* ai 5 has no such check */
   const cJSON *tc = cx->req->body ? cJSON_GetObjectItemCaseSensitive(cx->req->body, "tool_choice") : NULL;
   if(!tc || !tools_offered(cx->req, NULL))
     return 0;
@@ -793,7 +809,7 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
     return;
   if(e->content && e->content->type == OC_JSTRING)
     oc_ctext_set(&ch->content, e->content->u.str, e->content->len);
-  if(e->refusal && e->refusal->type == OC_JSTRING && e->refusal->len) {
+  if(a->major >= 7 && e->refusal && e->refusal->type == OC_JSTRING && e->refusal->len) {
     oc_ctext_add(&ch->content, e->refusal->u.str, e->refusal->len);
     a->refusal = 1;
   }
@@ -826,10 +842,12 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   if(!rf_openai_shaped(cx->req))
     return;
   /* `output`: parsed for a "stop", or for any other answer but tool calls
-   * that has text; none otherwise (NoOutputGeneratedError on reading it) */
+   * that has text; none otherwise (NoOutputGeneratedError on reading it).
+   * ai 5's experimental_output: a "stop" answer only (NoOutputSpecifiedError) */
   int has_text = e->content && e->content->type == OC_JSTRING && e->content->len > 0;
-  if(strcmp(f, "stop") != 0 && (strcmp(f, "tool-calls") == 0 || !has_text)) {
-    ai_raise(a, &a->body, "NoOutputGeneratedError", "No output generated.", 20,
+  if(strcmp(f, "stop") != 0 && (a->major < 7 || strcmp(f, "tool-calls") == 0 || !has_text)) {
+    ai_raise(a, &a->body, a->major < 7 ? "NoOutputSpecifiedError" : "NoOutputGeneratedError",
+             a->major < 7 ? "No output specified." : "No output generated.", 20,
              strcmp(f, "length") == 0 ? OC_CAUSE_LENGTH
              : strcmp(f, "content-filter") == 0 ? OC_CAUSE_CONTENT_FILTER : OC_CAUSE_SERVER,
              OC_R_SCHEMA_OUTPUT);
@@ -845,7 +863,8 @@ static void ai_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
              50, strcmp(f, "length") == 0 ? OC_CAUSE_LENGTH : OC_CAUSE_SERVER,
              cx->req->format == OC_FORMAT_JSON_OBJECT ? OC_R_JSON_OBJECT_OUTPUT : OC_R_SCHEMA_OUTPUT);
   else if(d.root->type == OC_JNULL)
-    ai_raise(a, &a->body, "NoOutputGeneratedError", "No output generated.", 20, OC_CAUSE_SERVER,
+    ai_raise(a, &a->body, a->major < 7 ? "NoOutputSpecifiedError" : "NoOutputGeneratedError",
+             a->major < 7 ? "No output specified." : "No output generated.", 20, OC_CAUSE_SERVER,
              OC_R_SCHEMA_OUTPUT);
   oc_jdoc_free(&d);
 }
@@ -860,7 +879,7 @@ static void ai_finish(void *st, const struct oc_cctx *cx, struct oc_cview *got,
     struct oc_cchoice *ch = message(a);
     if(ch && a->have_first)
       oc_cfollow_final(&a->follow, &ch->content, cx);
-    if(ch && !oc_cview_raised(&a->view) && !a->finish_set && !cx->partial) {
+    if(ch && !oc_cview_raised(&a->view) && !a->finish_set && !cx->partial && a->major >= 7) {
       /* flush(): no finish reason at all is an error part (a cut capture
        * does not show how the stream ended) */
       static const char m[] = "Response stream ended without a finish reason.";
@@ -908,6 +927,17 @@ const struct oc_cmodel oc_cmodel_ai_sdk = {
   .id = OC_CLIENT_AI_SDK,
   .size = sizeof(struct ai),
   .init = ai_init,
+  .event = ai_event,
+  .body = ai_body,
+  .finish = ai_finish,
+  .free = ai_free,
+  .after_done = 1,
+};
+
+const struct oc_cmodel oc_cmodel_ai_sdk_5 = {
+  .id = OC_CLIENT_AI_SDK_5,
+  .size = sizeof(struct ai),
+  .init = ai_init_5,
   .event = ai_event,
   .body = ai_body,
   .finish = ai_finish,

@@ -260,6 +260,11 @@ extern const struct oc_cmodel oc_cmodel_langchain;
 extern const struct oc_cmodel oc_cmodel_openai_python;
 extern const struct oc_cmodel oc_cmodel_openai_python_stream;
 extern const struct oc_cmodel oc_cmodel_openai_agents_chat;
+/* last year's majors: the same files, a flag in their state */
+extern const struct oc_cmodel oc_cmodel_openai_node_6;
+extern const struct oc_cmodel oc_cmodel_openai_node_stream_6;
+extern const struct oc_cmodel oc_cmodel_ai_sdk_5;
+extern const struct oc_cmodel oc_cmodel_langchain_0_6;
 
 /* ---- following the reference -----------------------------------------------
  * A model's content text that is the reference's content of one choice
@@ -299,7 +304,7 @@ void oc_cacc_chunk(struct oc_cacc *a, const struct oc_cevent *ev, int *oom);
 void oc_cacc_body(struct oc_cacc *a, const struct oc_cbody *b, int *oom);
 void oc_cacc_free(struct oc_cacc *a);
 
-/* ---- openai's JavaScript SDK (openai-node 6, and openai 5 under LangChain) ---------- */
+/* ---- openai's JavaScript SDK (openai-node 7 and 6, and 5 under LangChain 0.6) ------- */
 
 /* What Stream.fromSSEResponse does with the events. */
 struct oc_cjs_stream {
@@ -309,8 +314,11 @@ struct oc_cjs_stream {
  * (v holds the error). */
 int oc_cjs_stream_event(struct oc_cjs_stream *s, const struct oc_cevent *ev, struct oc_cview *v);
 void oc_cjs_stream_extra(struct oc_cjs_stream *s, const struct oc_cextra *x, struct oc_cview *v);
-/* The APIError of a response that is not 2xx (makeMessage's text). */
-void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struct oc_cview *v);
+/* The APIError of a response that is not 2xx (makeMessage's text), as
+ * openai-node of this major makes it (6 and 5 lose a top-level message
+ * that 7 keeps). */
+void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struct oc_cview *v,
+                       int major);
 /* JavaScript truthiness of a JSON value (NULL: undefined). */
 int oc_js_truthy(const struct oc_jv *v);
 /* Does the request offer a tool with function.strict === true (the SDK's

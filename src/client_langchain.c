@@ -82,6 +82,7 @@ struct lc {
   int have_body;
   int parse_path;
   int refused;            /* parse() refused the request before it was sent */
+  int openai_major;       /* the openai-node underneath: 7, or 5 under LangChain 0.6 */
 };
 
 static int rf_json_schema(const struct oc_request_info *req)
@@ -112,6 +113,7 @@ static void lc_init(void *st, const struct oc_cctx *cx)
   oc_ctext_init(&l->finish);
   oc_ctext_init(&l->chat_role);
   oc_ctext_init(&l->default_role);
+  l->openai_major = 7;
   l->parse_path = !cx->stream && rf_json_schema(cx->req);
   if(l->parse_path && cx->req->tools) {
     /* openai 7's validateInputTools, before anything is sent */
@@ -131,6 +133,15 @@ static void lc_init(void *st, const struct oc_cctx *cx)
       }
     }
   }
+}
+
+/* LangChain 0.6 differs from 1 where measured: it runs openai 5, which
+ * loses a flat error envelope's message as openai 6 does, and hands the
+ * application no reasoning at all (client.c's RP_NONE). */
+static void lc_init_0_6(void *st, const struct oc_cctx *cx)
+{
+  lc_init(st, cx);
+  ((struct lc *)st)->openai_major = 5;
 }
 
 static enum mclass class_of(const struct oc_jv *role)
@@ -705,7 +716,7 @@ static void lc_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
   if(l->refused)
     return;
   if(cx->status < 200 || cx->status >= 300) {
-    oc_cjs_http_error(cx, b, &l->body);
+    oc_cjs_http_error(cx, b, &l->body, l->openai_major);
     return;
   }
   if(cx->stream)
@@ -745,6 +756,17 @@ const struct oc_cmodel oc_cmodel_langchain = {
   .id = OC_CLIENT_LANGCHAIN,
   .size = sizeof(struct lc),
   .init = lc_init,
+  .event = lc_event,
+  .extra = lc_extra,
+  .body = lc_body,
+  .finish = lc_finish,
+  .free = lc_free,
+};
+
+const struct oc_cmodel oc_cmodel_langchain_0_6 = {
+  .id = OC_CLIENT_LANGCHAIN_0_6,
+  .size = sizeof(struct lc),
+  .init = lc_init_0_6,
   .event = lc_event,
   .extra = lc_extra,
   .body = lc_body,

@@ -151,7 +151,7 @@ static void agents_body(void *st, const struct oc_cctx *cx, const struct oc_cbod
   struct agents *a = st;
   a->have_body = 1;
   if(cx->status < 200 || cx->status >= 300) {
-    oc_cjs_http_error(cx, b, &a->view);
+    oc_cjs_http_error(cx, b, &a->view, 7);
     return;
   }
   if(cx->stream || !a->ch)

@@ -111,7 +111,8 @@ static const char *error_class(int status)
   }
 }
 
-void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struct oc_cview *v)
+void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struct oc_cview *v,
+                       int major)
 {
   /* errJSON = safeJSON(body); the text is the message only when errJSON
    * is falsy; the error is errJSON.error, or errJSON itself when that is
@@ -121,7 +122,8 @@ void oc_cjs_http_error(const struct oc_cctx *cx, const struct oc_cbody *b, struc
   const struct oc_jv *error = json && json->type == OC_JOBJECT ? oc_jv_get(json, "error") : NULL;
   /* openai 7's makeStatusError: a body object whose `error` is nullish is
    * the error itself ({error: body}), so a top-level message is kept */
-  if(json && (json->type == OC_JOBJECT || json->type == OC_JARRAY) && (!error || error->type == OC_JNULL))
+  if(major >= 7 && json && (json->type == OC_JOBJECT || json->type == OC_JARRAY) &&
+     (!error || error->type == OC_JNULL))
     error = json;
   struct oc_buf m;
   oc_buf_init(&m, OC_CAP_CLIENT_MESSAGE);
@@ -170,6 +172,7 @@ struct node {
   int own;                /* acc holds it; until then it is the reference's, chunk for chunk */
   struct oc_cview body;   /* a non-streamed answer, or any HTTP error */
   int have_body;
+  int major;              /* 7, or 6 (oc_cmodel_openai_node_6) */
 };
 
 static void node_init(void *st, const struct oc_cctx *cx)
@@ -178,6 +181,15 @@ static void node_init(void *st, const struct oc_cctx *cx)
   struct node *n = st;
   oc_cacc_init(&n->acc);
   oc_cview_init(&n->body);
+  n->major = 7;
+}
+
+/* openai 6 differs from 7 in the one place measured: a flat error
+ * envelope's message (oc_cjs_http_error). */
+static void node_init_6(void *st, const struct oc_cctx *cx)
+{
+  node_init(st, cx);
+  ((struct node *)st)->major = 6;
 }
 
 /* The application reassembles with the reference's own algorithm: while
@@ -260,7 +272,7 @@ static void node_body(void *st, const struct oc_cctx *cx, const struct oc_cbody 
   struct node *n = st;
   n->have_body = 1;
   if(cx->status < 200 || cx->status >= 300) {
-    oc_cjs_http_error(cx, b, &n->body);
+    oc_cjs_http_error(cx, b, &n->body, n->major);
     return;
   }
   if(cx->stream)
@@ -343,6 +355,17 @@ const struct oc_cmodel oc_cmodel_openai_node = {
   .id = OC_CLIENT_OPENAI_NODE,
   .size = sizeof(struct node),
   .init = node_init,
+  .event = node_event,
+  .extra = node_extra,
+  .body = node_body,
+  .finish = node_finish,
+  .free = node_free,
+};
+
+const struct oc_cmodel oc_cmodel_openai_node_6 = {
+  .id = OC_CLIENT_OPENAI_NODE_6,
+  .size = sizeof(struct node),
+  .init = node_init_6,
   .event = node_event,
   .extra = node_extra,
   .body = node_body,

@@ -35,17 +35,28 @@ struct nstream {
   enum oc_client_cause cause;
   enum oc_rule_id rule;
   int rule_set;
+  int major;              /* 7, or 6 (oc_cmodel_openai_node_stream_6) */
 };
+
+static void ns_setup(struct nstream *n, const struct oc_cctx *cx, int major)
+{
+  oc_cview_init(&n->view);
+  oc_cview_init(&n->body);
+  n->major = major;
+  /* hasAutoParseableInput: strict tools, or (openai 7) a json_schema
+   * response_format */
+  n->strict = oc_cjs_strict_tools(cx->req) || (major >= 7 && cx->req->format == OC_FORMAT_JSON_SCHEMA);
+  n->json_schema = cx->req->format == OC_FORMAT_JSON_SCHEMA;
+}
 
 static void ns_init(void *st, const struct oc_cctx *cx)
 {
-  struct nstream *n = st;
-  oc_cview_init(&n->view);
-  oc_cview_init(&n->body);
-  /* hasAutoParseableInput (openai 7): strict tools, or a json_schema
-   * response_format */
-  n->strict = oc_cjs_strict_tools(cx->req) || cx->req->format == OC_FORMAT_JSON_SCHEMA;
-  n->json_schema = cx->req->format == OC_FORMAT_JSON_SCHEMA;
+  ns_setup(st, cx, 7);
+}
+
+static void ns_init_6(void *st, const struct oc_cctx *cx)
+{
+  ns_setup(st, cx, 6);
 }
 
 static void ns_raise(struct nstream *n, const char *cls, const char *msg, enum oc_client_cause cause,
@@ -250,10 +261,16 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
                      OC_R_STREAM_CHUNK_SCHEMA);
             return;
           }
-          /* openai 7: an index that is not a safe integer in [0, 128) throws */
+          /* openai 7: an index that is not a safe integer in [0, 128) throws;
+           * openai 6 sets tool_calls[index], which for anything but an array
+           * index is a property no array method sees: the fragment is lost */
           const struct oc_jv *ix = f->type == OC_JOBJECT ? oc_jv_get(f, "index") : NULL;
           long tk = -1;
-          if(!ix || !oc_jv_is_integer(ix) || ix->u.num < 0 || ix->u.num >= 128) {
+          if(n->major < 7) {
+            if(f->type != OC_JOBJECT || !array_key(ix, &tk))
+              continue;
+          }
+          else if(!ix || !oc_jv_is_integer(ix) || ix->u.num < 0 || ix->u.num >= 128) {
             char m[160];
             struct oc_buf b;
             oc_buf_init(&b, 64);
@@ -267,7 +284,8 @@ static void ns_chunk(struct nstream *n, const struct oc_cctx *cx, const struct o
             ns_raise(n, "OpenAIError", m, OC_CAUSE_SERVER, OC_R_TOOL_DELTA_INDEX);
             return;
           }
-          tk = (long)ix->u.num;
+          else
+            tk = (long)ix->u.num;
           struct oc_ccall *c = oc_cchoice_call(ch, tk, 1);
           if(!c)
             continue;
@@ -358,7 +376,7 @@ static void ns_body(void *st, const struct oc_cctx *cx, const struct oc_cbody *b
     return;
   n->have_body = 1;
   if(cx->status < 200 || cx->status >= 300)
-    oc_cjs_http_error(cx, b, &n->body);
+    oc_cjs_http_error(cx, b, &n->body, n->major);
 }
 
 /* finalizeChatCompletion, then maybeParseChatCompletion. */
@@ -427,7 +445,8 @@ static void finalize(struct nstream *n, const struct oc_cctx *cx)
          * fault is the skipped index (TOOL-INDEX-GAP), unless the index
          * above the hole is one chat.c does not take as an index at all
          * (past 10^6: TOOL-DELTA-INDEX). */
-        ns_raise(n, "TypeError", "Cannot read properties of undefined (reading 'id')",
+        ns_raise(n, "TypeError", n->major < 7 ? "Cannot read properties of undefined (reading 'type')"
+                                              : "Cannot read properties of undefined (reading 'id')",
                  OC_CAUSE_SERVER, ch->calls[k].key > 1000000 ? OC_R_TOOL_DELTA_INDEX : OC_R_TOOL_INDEX_GAP);
         return;
       }
@@ -522,6 +541,17 @@ const struct oc_cmodel oc_cmodel_openai_node_stream = {
   .id = OC_CLIENT_OPENAI_NODE_STREAM,
   .size = sizeof(struct nstream),
   .init = ns_init,
+  .event = ns_event,
+  .extra = ns_extra,
+  .body = ns_body,
+  .finish = ns_finish,
+  .free = ns_free,
+};
+
+const struct oc_cmodel oc_cmodel_openai_node_stream_6 = {
+  .id = OC_CLIENT_OPENAI_NODE_STREAM_6,
+  .size = sizeof(struct nstream),
+  .init = ns_init_6,
   .event = ns_event,
   .extra = ns_extra,
   .body = ns_body,

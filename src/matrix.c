@@ -89,7 +89,8 @@ static int reaches(unsigned code, const struct oc_result_ref *f, int c)
     return 1;
   if(OC_REF_CL_STATE(code) != OC_REF_CL_ABSENT) /* "not-exercised" */
     return 0;
-  int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM;
+  int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM ||
+               c == OC_CLIENT_OPENAI_NODE_STREAM_6;
   return !helper || (f->flags & OC_REF_STREAM);
 }
 
@@ -196,8 +197,10 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
   const cJSON *t;
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
-    if(name && used < cap)
+    if(name && used < cap) {
+      m[used].columns = OC_CLIENTS_DEFAULT; /* today's seven, even in results older than one */
       m[used++].target = name;
+    }
   }
   /* one pass over the refs; consecutive results mostly share a target */
   size_t k = 0;
@@ -211,8 +214,11 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
         ;
     if(k == used)
       continue;
-    for(int c = 0; c < OC_CLIENT__COUNT; c++)
+    for(int c = 0; c < OC_CLIENT__COUNT; c++) {
+      if(f->clients[c])
+        m[k].columns |= 1u << c;
       count(&m[k].cells[f->row][c], f->clients[c], f, (int)i, c);
+    }
     for(int c = 0; (f->flags & OC_REF_CLIENTS) && c < OC_CLIENT__COUNT; c++)
       count_reasoning(&m[k].cells[OC_ROW_REASONING][c], f->clients[c]);
   }

@@ -92,7 +92,16 @@ struct oc_matrix {
   const char *target;         /* borrowed from doc */
   struct oc_cell cells[OC_ROW__COUNT][OC_CLIENT__COUNT];
   int exercised;              /* some cell is exercised */
+  unsigned columns;           /* the clients the reports show (a bit per enum oc_client_id):
+                                 today's seven always, a previous major where some result
+                                 has its verdict (the run selected it) */
 };
+
+/* Is client c a column of m? */
+static inline int oc_matrix_has(const struct oc_matrix *m, int c)
+{
+  return (m->columns >> c) & 1u;
+}
 
 struct oc_results;
 

@@ -217,10 +217,6 @@ void oc_console_not_run(struct oc_console *c, const cJSON *r, size_t ncases, con
 
 /* ---- "Will my client work?" ------------------------------------------------------ */
 
-static const char *const short_names[OC_CLIENT__COUNT] = {
-  "node", "node-stream", "ai-sdk", "langchain", "python", "py-stream", "agents"
-};
-
 /* A cell's reason for one console line, into b: masked whole before it is
  * cut (a secret cut in two would not be recognised any more), escaped,
  * and cut at OC_CONSOLE_REASON_MAX bytes on a character with an ellipsis. */
@@ -274,7 +270,7 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
   for(int row = 0; row < OC_ROW__COUNT; row++)
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
       const struct oc_cell *cell = &m->cells[row][k];
-      if(cell->state != want)
+      if(cell->state != want || !oc_matrix_has(m, k))
         continue;
       if(shown >= max) {
         (*more)++;
@@ -304,7 +300,7 @@ static int error_lines(struct oc_console *c, const struct oc_matrix *m, int show
     const struct oc_cell *cell = NULL;
     int errors = 0;
     for(int k = 0; k < OC_CLIENT__COUNT; k++)
-      if(m->cells[row][k].state == OC_CELL_ERROR) {
+      if(m->cells[row][k].state == OC_CELL_ERROR && oc_matrix_has(m, k)) {
         if(!cell || m->cells[row][k].errors > errors)
           cell = &m->cells[row][k];
         if(m->cells[row][k].errors > errors)
@@ -347,18 +343,26 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
   for(size_t t = 0; t < n; t++) {
     const struct oc_matrix *m = &ms[t];
     fprintf(c->out, "\nWill my client work? (%s)\n%-20s", safe(&b, m->target), "");
-    int width[OC_CLIENT__COUNT];
+    /* the columns: the clients the run modelled, the last without
+     * trailing blanks */
+    int width[OC_CLIENT__COUNT], last = -1;
+    for(int k = 0; k < OC_CLIENT__COUNT; k++)
+      if(oc_matrix_has(m, k))
+        last = k;
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-      width[k] = (int)strlen(short_names[k]) < 6 ? 6 : (int)strlen(short_names[k]);
-      fprintf(c->out, k + 1 < OC_CLIENT__COUNT ? "  %-*s" : "  %.*s", width[k], short_names[k]);
+      const char *name = oc_client_short_name((enum oc_client_id)k);
+      width[k] = (int)strlen(name) < 6 ? 6 : (int)strlen(name);
+      if(oc_matrix_has(m, k))
+        fprintf(c->out, k < last ? "  %-*s" : "  %.*s", width[k], name);
     }
     fputc('\n', c->out);
     for(int row = 0; row < OC_ROW__COUNT; row++) {
       fprintf(c->out, "  %-18s", oc_row_title(row));
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {
         enum oc_cell_state st = m->cells[row][k].state;
-        int w = k + 1 < OC_CLIENT__COUNT ? width[k] : 0; /* no trailing blanks */
-        fprintf(c->out, "  %s%-*s%s", cell_paint(c, st), w, cell_word(st), reset(c));
+        int w = k < last ? width[k] : 0; /* no trailing blanks */
+        if(oc_matrix_has(m, k))
+          fprintf(c->out, "  %s%-*s%s", cell_paint(c, st), w, cell_word(st), reset(c));
       }
       fputc('\n', c->out);
     }
@@ -371,10 +375,12 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
       fprintf(c->out, "  %-18s", "  reads reasoning");
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {
         const struct oc_cell *cell = &m->cells[OC_ROW_REASONING][k];
+        if(!oc_matrix_has(m, k))
+          continue;
         const char *w = oc_cell_reasoning_word(cell);
         char word[32];
         snprintf(word, sizeof(word), "%s%s", w ? w : "-", cell->rsn_leaks ? "*" : "");
-        if(k + 1 < OC_CLIENT__COUNT)
+        if(k < last)
           fprintf(c->out, "  %-*s", width[k], word);
         else
           fprintf(c->out, "  %s", word); /* no trailing blanks */
@@ -385,6 +391,8 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
             "  Agents SDK on Chat Completions\n"
             "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
             "  answers break it too); -: not exercised\n");
+    if(m->columns & ~OC_CLIENTS_DEFAULT)
+      fprintf(c->out, "  @N: last year's major of the same client (openai 6, ai 5, @langchain/openai 0.6)\n");
     if(rsn)
       fprintf(c->out, "  reads reasoning: what the application can read of the reasoning the server sent\n"
               "  (seen, partial, hidden: the field it does not read); *: think or harmony markup in the answer\n");

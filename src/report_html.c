@@ -175,6 +175,8 @@ static void clients_section(struct out *o, const cJSON *doc)
     }
     oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"clients\"><thead><tr><th></th>");
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      if(!oc_matrix_has(m, k))
+        continue;
       oc_html_put(&o->h, "<th>");
       oc_html_txt(&o->h, oc_client_name((enum oc_client_id)k));
       oc_html_put(&o->h, "</th>");
@@ -186,6 +188,8 @@ static void clients_section(struct out *o, const cJSON *doc)
       oc_html_put(&o->h, "</th>");
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {
         const struct oc_cell *c = &m->cells[row][k];
+        if(!oc_matrix_has(m, k))
+          continue;
         switch(c->state) {
         case OC_CELL_NOT_EXERCISED:
           oc_html_put(&o->h, "<td class=\"cl cl-none\">—</td>");
@@ -225,6 +229,8 @@ static void clients_section(struct out *o, const cJSON *doc)
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {
         const struct oc_cell *c = &m->cells[OC_ROW_REASONING][k];
         const char *w = oc_cell_reasoning_word(c);
+        if(!oc_matrix_has(m, k))
+          continue;
         oc_html_putf(&o->h, "<td class=\"cl %s\">%s <span class=\"muted\">(%d/%d/%d)</span>%s</td>",
                      !w ? "cl-none" : c->rsn_hidden || c->rsn_partial ? "cl-limit" : "cl-works", w ? w : "—",
                      c->rsn_seen, c->rsn_partial, c->rsn_hidden,

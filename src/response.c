@@ -327,7 +327,7 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
             r->media[0] ? r->media : "untyped");
   if(r->req->api == OC_API_CHAT && !r->clients) {
     /* a model that cannot be set up leaves its clients not exercised */
-    r->clients = oc_clients_new(r->req, r->schemas ? r->schemas->reg : NULL);
+    r->clients = oc_clients_new(r->req, r->schemas ? r->schemas->reg : NULL, OC_CLIENTS_MODELLED(c->clients));
     if(r->clients) {
       oc_clients_set_partial(r->clients, c->partial);
       oc_clients_head(r->clients, status, NULL, &r->headers);

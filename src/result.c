@@ -60,6 +60,8 @@ cJSON *oc_clients_json(const struct oc_client_verdict *v)
   int oom = 0;
   cJSON *o = cJSON_CreateObject();
   for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++) {
+    if(!v[i].modelled)
+      continue; /* a previous major the run did not select */
     cJSON *c = oc_json_put(&oom, o, oc_client_name((enum oc_client_id)i), cJSON_CreateObject());
     oc_json_put(&oom, c, "works",
                 v[i].outcome == OC_CO_NOT_EXERCISED ? cJSON_CreateNull() : cJSON_CreateBool(v[i].works == 1));

@@ -54,9 +54,10 @@ const char *oc_case_status(const struct oc_case_outcome *o);
 cJSON *oc_result_json(struct oc_case_outcome *o);
 /* A finding as the results schema's "finding". */
 cJSON *oc_finding_json(const struct oc_finding *f);
-/* A result's "clients": the seven verdicts, always all of them; a client
- * the exchange does not exercise (a stream helper on a non-streamed
- * request) has outcome "not-exercised" and works null. */
+/* A result's "clients": the verdicts of every model that ran — today's
+ * seven always, a previous major when the run selected it; a client the
+ * exchange does not exercise (a stream helper on a non-streamed request)
+ * has outcome "not-exercised" and works null. */
 cJSON *oc_clients_json(const struct oc_client_verdict *v);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "util.h"
 
 const struct oc_rule oc_rules[OC_R__COUNT] = {
@@ -209,7 +210,7 @@ void oc_check_init(struct oc_check *c, struct oc_findings *out, const struct oc_
   memset(c, 0, sizeof(*c));
   c->out = out;
   c->profile = profile ? profile : oc_profile_default();
-  c->clients = ~0u;
+  c->clients = OC_CLIENTS_DEFAULT;
 }
 
 void oc_check_limit(struct oc_check *c, const char *fmt, ...)

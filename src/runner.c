@@ -115,7 +115,7 @@ void oc_run_options_init(struct oc_run_options *o)
   o->connect_timeout_ms = 10000;
   o->retries = 2;
   o->keep_events = 1;
-  o->clients = OC_CLIENTS_ALL;
+  o->clients = OC_CLIENTS_DEFAULT;
 }
 
 int oc_glob_match(const char *g, const char *s)

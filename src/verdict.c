@@ -68,14 +68,17 @@ void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v)
 
 void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outlen)
 {
-  char names[200] = "";
+  char names[300] = "";
   size_t n = 0;
-  for(int i = 0; i < OC_CLIENT__COUNT; i++)
+  /* today's seven said as such, a previous major by its name beside them */
+  int today = (clients & OC_CLIENTS_DEFAULT) == OC_CLIENTS_DEFAULT;
+  if(today)
+    n = (size_t)snprintf(names, sizeof(names), "any of the seven clients");
+  for(int i = today ? OC_CLIENT__TODAY : 0; i < OC_CLIENT__COUNT; i++)
     if(clients & (1u << i))
       n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
-                            n ? ", " : "", oc_client_name((enum oc_client_id)i));
-  const char *who = (clients & OC_CLIENTS_ALL) == OC_CLIENTS_ALL ? "any of the seven clients"
-                    : clients ? names : "no client (--clients none)";
+                            !n ? "" : today ? " or " : ", ", oc_client_name((enum oc_client_id)i));
+  const char *who = clients ? names : "no client (--clients none)";
   if(strict)
     snprintf(out, outlen, "strict: every error fails its case (the specification's verdict), and so "
              "does a break of %s", who);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # client-oracle.sh — real clients as the oracle (issue 12): one
 # `oacheck serve DIR` per directory of recordings, then tests/node/oracle.mjs
-# drives openai-node (both ways), the ai SDK and LangChain over every
+# drives openai-node (both ways), the ai SDK, LangChain and the Agents SDK,
+# today's majors and last year's (tests/node/previous), over every
 # recorded chat exchange and writes one JSON line per exchange and client
 # to $TMP/oracle.jsonl, copied to tests/client-oracle.jsonl in the build
 # tree for the client models to be compared with.  It fails when the
@@ -22,6 +23,14 @@ NODEDIR="$OACHECK_SRCDIR/tests/node"
 for pkg in openai ai @ai-sdk/openai-compatible @langchain/openai @langchain/core @openai/agents; do
   [ -f "$NODEDIR/node_modules/$pkg/package.json" ] ||
     skip "the $pkg npm package is not in $NODEDIR/node_modules (.ci/run installs it)"
+done
+# last year's majors (tests/node/previous, a tree of their own): without
+# them today's run alone, noted by the oracle; under CI they must be there
+for pkg in openai ai @ai-sdk/openai-compatible @langchain/openai; do
+  [ -f "$NODEDIR/previous/node_modules/$pkg/package.json" ] && continue
+  [ "${CI:-}" != true ] || fail "$pkg is not in $NODEDIR/previous/node_modules under CI (.ci/run installs it)"
+  echo "note: $NODEDIR/previous is not installed: last year's majors are not run"
+  break
 done
 
 # The directories: LABEL PATH, one a line.  Every one is served on its own

@@ -250,6 +250,20 @@ expect_status 2 "$OACHECK" run --clients openai-go
 expect_grep "unknown client 'openai-go'" "$TMP/err"
 pass "--strict and --clients: said in the header and the results"
 
+# last year's majors by name: modelled beside today's seven, a column of
+# their own, in results that still validate; unnamed, nowhere
+expect_status 1 "$OACHECK" run --clients all,ai-sdk@5,langchain@0.6 --json "$TMP/prev.json" --junit "$TMP/prev.xml"
+expect_grep '^ *node  .* agents  ai-sdk@5  langchain@0\.6$' "$TMP/out"
+expect_grep "^  @N: last year's major of the same client" "$TMP/out"
+expect_grep '^verdict: clients: .*a break of any of the seven clients or ai-sdk@5 or langchain@0\.6;' "$TMP/out"
+expect_grep '"ai-sdk@5":[[:space:]]*{' "$TMP/prev.json"
+expect_grep '"langchain@0.6":[[:space:]]*{' "$TMP/prev.json"
+expect_no_grep '"openai-node@6"' "$TMP/prev.json"
+expect_grep '<testcase name="langchain@0.6"' "$TMP/prev.xml"
+expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/prev.json"
+expect_no_grep 'ai-sdk@5' "$TMP/replay.json"
+pass "--clients all,ai-sdk@5,langchain@0.6: two more columns and verdicts; none without"
+
 # a reproduce command names a shipped suite by its name, and the same
 # suite copied elsewhere by its file (whether a suite is the shipped one
 # is found once, when it loads)

@@ -19,6 +19,7 @@
 #include "matrix.h"
 #include "regex.h"
 #include "report.h"
+#include "result.h"
 #include "rulesutil.h"
 #include "verdict.h"
 
@@ -58,10 +59,13 @@
 #define X_STREAM(req, body) { "POST", "/v1/chat/completions", req, 200, H_SSE, body, 0, NULL, 0, 0 }
 #define X_JSON(req, status, body) { "POST", "/v1/chat/completions", req, status, H_JSON, body, 0, NULL, 0, 0 }
 
+/* Every model's verdict, last year's majors' too. */
 static void verdicts_of(const struct rt_ex *x, struct oc_client_verdict *v)
 {
   struct oc_findings f;
+  rt_clients = OC_CLIENTS_EVERY;
   rt_analyze_v(x, "openai", 0, &f, v);
+  rt_clients = OC_CLIENTS_DEFAULT;
   oc_findings_free(&f);
 }
 
@@ -340,6 +344,116 @@ START_TEST(crafted_facts_hold)
 }
 END_TEST
 
+/* ---- last year's majors --------------------------------------------------------- */
+
+/* Each previous major differs from its successor where the oracle
+ * measured it (docs/clients.md), and on the same exchange: the pair's
+ * verdicts side by side. */
+START_TEST(previous_majors_differ)
+{
+#define REQ_REQUIRED "{" MSGS ",\"tools\":[" TOOL "],\"tool_choice\":\"required\"}"
+#define REQ_SCHEMA_STREAM "{" MSGS ",\"stream\":true,\"response_format\":{\"type\":\"json_schema\"," \
+  "\"json_schema\":{\"name\":\"p\",\"schema\":" SCHEMA_AGE "}}}"
+  static const struct {
+    const char *what;
+    struct rt_ex x;
+    int today, previous;
+    enum oc_client_outcome today_outcome, previous_outcome;
+    int today_works, previous_works;
+  } d[] = {
+    /* vLLM's and SGLang's flat envelope: openai 7 wraps it and keeps the
+     * message; openai 6 (and 5 under LangChain 0.6) reads only `error` */
+    { "a flat error envelope",
+      X_JSON(REQ_CHAT, 404, "{\"object\":\"error\",\"message\":\"The model `x` does not exist.\","
+                            "\"type\":\"NotFoundError\",\"param\":null,\"code\":404}"),
+      OC_CLIENT_OPENAI_NODE, OC_CLIENT_OPENAI_NODE_6, OC_CO_RAISES, OC_CO_RAISES, 1, 0 },
+    { "a flat error envelope (LangChain)",
+      X_JSON(REQ_CHAT, 404, "{\"object\":\"error\",\"message\":\"The model `x` does not exist.\","
+                            "\"type\":\"NotFoundError\",\"param\":null,\"code\":404}"),
+      OC_CLIENT_LANGCHAIN, OC_CLIENT_LANGCHAIN_0_6, OC_CO_RAISES, OC_CO_RAISES, 1, 0 },
+    /* an index-less tool-call fragment: 7 throws, 6 loses it */
+    { "an index-less tool call",
+      X_STREAM(REQ_TOOLS_STREAM, ROLE TC("{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":"
+                                         "\"get_weather\",\"arguments\":\"" ARGS_OK "\"}}")
+                                 FIN("tool_calls") DONE),
+      OC_CLIENT_OPENAI_NODE_STREAM, OC_CLIENT_OPENAI_NODE_STREAM_6, OC_CO_RAISES, OC_CO_WRONG, 0, 0 },
+    /* a json_schema answer cut by max_tokens: auto-parseable in 7 only */
+    { "a json_schema answer cut by the length limit",
+      X_STREAM(REQ_SCHEMA_STREAM, ROLE TEXT("{\\\"ag") FIN("length") DONE),
+      OC_CLIENT_OPENAI_NODE_STREAM, OC_CLIENT_OPENAI_NODE_STREAM_6, OC_CO_RAISES, OC_CO_OK, 0, 1 },
+    /* ai 7 enforces a required tool choice; ai 5 hands the text over */
+    { "a required tool choice answered with text",
+      X_JSON(REQ_REQUIRED, 200, COMPLETION("\"Sunny.\"", "stop")),
+      OC_CLIENT_AI_SDK, OC_CLIENT_AI_SDK_5, OC_CO_RAISES, OC_CO_OK, 0, 1 },
+    /* ai 7 raises on a stream that never says why it stopped */
+    { "a stream without a finish reason",
+      X_STREAM(REQ_STREAM, ROLE TEXT("Hello") DONE),
+      OC_CLIENT_AI_SDK, OC_CLIENT_AI_SDK_5, OC_CO_RAISES, OC_CO_OK, 0, 1 },
+    /* a refusal: ai 7 shows it as the answer's text, ai 5 drops it (both
+     * wrong, each its own way) */
+    { "a refusal",
+      X_STREAM(REQ_STREAM, ROLE CH("{\"refusal\":\"No.\"}", "null") FIN("stop") DONE),
+      OC_CLIENT_AI_SDK, OC_CLIENT_AI_SDK_5, OC_CO_WRONG, OC_CO_WRONG, 0, 0 },
+  };
+#undef REQ_REQUIRED
+#undef REQ_SCHEMA_STREAM
+  for(size_t i = 0; i < OC_ARRAY_LEN(d); i++) {
+    struct oc_client_verdict v[OC_CLIENT__COUNT];
+    verdicts_of(&d[i].x, v);
+    const struct oc_client_verdict *t = &v[d[i].today], *p = &v[d[i].previous];
+    ck_assert_msg(t->modelled && p->modelled, "%s: both modelled", d[i].what);
+    ck_assert_msg(t->outcome == d[i].today_outcome && t->works == d[i].today_works,
+                  "%s: %s %s works=%d (%s)", d[i].what, oc_client_name((enum oc_client_id)d[i].today),
+                  oc_client_outcome_name(t->outcome), t->works, t->reason);
+    ck_assert_msg(p->outcome == d[i].previous_outcome && p->works == d[i].previous_works,
+                  "%s: %s %s works=%d (%s)", d[i].what, oc_client_name((enum oc_client_id)d[i].previous),
+                  oc_client_outcome_name(p->outcome), p->works, p->reason);
+  }
+  /* the refusal: ai 5 drops it, which is its limitation (OpenAI's own
+   * refusals break it too), and says so */
+  struct rt_ex x = X_STREAM(REQ_STREAM, ROLE CH("{\"refusal\":\"No.\"}", "null") FIN("stop") DONE);
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  verdicts_of(&x, v);
+  ck_assert_ptr_nonnull(strstr(v[OC_CLIENT_AI_SDK_5].reason, "refusal dropped"));
+  ck_assert_int_eq(v[OC_CLIENT_AI_SDK_5].limitation, 1);
+  /* LangChain 0.6 reads no reasoning field at all */
+  struct rt_ex r = X_STREAM(REQ_STREAM, ROLE CH("{\"reasoning_content\":\"Hm.\"}", "null") TEXT("Hi")
+                                          FIN("stop") DONE);
+  verdicts_of(&r, v);
+  ck_assert_int_eq(v[OC_CLIENT_LANGCHAIN].reasoning, OC_CR_SEEN);
+  ck_assert_int_eq(v[OC_CLIENT_LANGCHAIN_0_6].reasoning, OC_CR_HIDDEN);
+}
+END_TEST
+
+/* Unselected, a previous major is not modelled: no verdict, and nothing
+ * of it in the results. */
+START_TEST(previous_majors_only_when_selected)
+{
+  struct rt_ex x = X_STREAM(REQ_STREAM, CLEAN);
+  struct oc_findings f;
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  rt_analyze_v(&x, "openai", 0, &f, v);
+  oc_findings_free(&f);
+  for(int c = 0; c < OC_CLIENT__COUNT; c++)
+    ck_assert_int_eq(v[c].modelled, c < OC_CLIENT__TODAY);
+  cJSON *j = oc_clients_json(v);
+  ck_assert_int_eq(cJSON_GetArraySize(j), OC_CLIENT__TODAY);
+  ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "ai-sdk@5"));
+  cJSON_Delete(j);
+  rt_clients = OC_CLIENTS_DEFAULT | (1u << OC_CLIENT_AI_SDK_5);
+  rt_analyze_v(&x, "openai", 0, &f, v);
+  rt_clients = OC_CLIENTS_DEFAULT;
+  oc_findings_free(&f);
+  ck_assert_int_eq(v[OC_CLIENT_AI_SDK_5].modelled, 1);
+  ck_assert_int_eq(v[OC_CLIENT_LANGCHAIN_0_6].modelled, 0);
+  j = oc_clients_json(v);
+  ck_assert_int_eq(cJSON_GetArraySize(j), OC_CLIENT__TODAY + 1);
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                     cJSON_GetObjectItemCaseSensitive(j, "ai-sdk@5"), "outcome")), "ok");
+  cJSON_Delete(j);
+}
+END_TEST
+
 /* ---- limitations ------------------------------------------------------------------ */
 
 /* Every row of the limitation table that cites an OpenAI recording is
@@ -561,31 +675,40 @@ START_TEST(reasoning_per_client)
 #define RS(t) CH("{\"reasoning\":\"" t "\"}", "null")
   static const struct {
     const char *what, *body;
-    /* node, node-stream, ai-sdk, langchain, python, py-stream, agents */
+    /* node, node-stream, ai-sdk, langchain, python, py-stream, agents; then
+     * node@6, node-stream@6, ai-sdk@5, langchain@0.6 (which reads neither field) */
     enum oc_client_reasoning r[OC_CLIENT__COUNT];
     int leak;
   } v[] = {
     { "llama-server's reasoning_content", ROLE RC("Think") RC("ing.") TEXT("Hi") FIN("stop") DONE,
-      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN }, 0 },
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN,
+        OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_HIDDEN }, 0 },
     { "vLLM's reasoning", ROLE RS("Think") RS("ing.") TEXT("Hi") FIN("stop") DONE,
-      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN }, 0 },
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN,
+        OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_HIDDEN }, 0 },
     { "reasoning_content \"\" beside reasoning",
       ROLE CH("{\"reasoning_content\":\"\",\"reasoning\":\"Thinking.\"}", "null") TEXT("Hi") FIN("stop") DONE,
-      { OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN }, 0 },
+      { OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_HIDDEN, OC_CR_SEEN, OC_CR_SEEN, OC_CR_SEEN,
+        OC_CR_SEEN, OC_CR_SEEN, OC_CR_HIDDEN, OC_CR_HIDDEN }, 0 },
     /* the fields change mid-stream: a client in step with the reference
      * parts from it there (client.c keeps the text only from then on) */
     { "reasoning_content, then reasoning", ROLE RC("Think") RS("ing.") TEXT("Hi") FIN("stop") DONE,
-      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_PARTIAL }, 0 },
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_PARTIAL,
+        OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_HIDDEN }, 0 },
     { "reasoning beside \"\", then reasoning_content",
       ROLE CH("{\"reasoning_content\":\"\",\"reasoning\":\"Think\"}", "null") RC("ing.") TEXT("Hi")
       FIN("stop") DONE,
-      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_PARTIAL }, 0 },
+      { OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_SEEN, OC_CR_SEEN, OC_CR_PARTIAL,
+        OC_CR_SEEN, OC_CR_PARTIAL, OC_CR_PARTIAL, OC_CR_HIDDEN }, 0 },
     { "<think> split across deltas", ROLE TEXT("<thi") TEXT("nk>x</think>Hi") FIN("stop") DONE,
-      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
+      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE,
+        OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
     { "harmony tokens", ROLE TEXT("<|channel|>analysis<|message|>x<|end|>Hi") FIN("stop") DONE,
-      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
+      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE,
+        OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 1 },
     { "a plain answer", ROLE TEXT("Hi <b>") FIN("stop") DONE,
-      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 0 },
+      { OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE,
+        OC_CR_NONE, OC_CR_NONE, OC_CR_NONE, OC_CR_NONE }, 0 },
   };
 #undef RC
 #undef RS
@@ -677,7 +800,8 @@ START_TEST(matrix_errors_are_no_verdict)
   ck_assert_str_eq(node->reason, "no ${MODEL}: /v1/models answered HTTP 404");
   ck_assert_str_eq(oc_cell_state_name(node->state), "error");
   for(int c = 0; c < OC_CLIENT__COUNT; c++) {
-    int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM;
+    int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM ||
+                 c == OC_CLIENT_OPENAI_NODE_STREAM_6;
     ck_assert_int_eq(m[0].cells[OC_ROW_PLAIN][c].state, helper ? OC_CELL_NOT_EXERCISED : OC_CELL_ERROR);
     ck_assert_int_eq(m[0].cells[OC_ROW_TOOL_CALL][c].state, helper ? OC_CELL_NOT_EXERCISED : OC_CELL_ERROR);
     /* a streamed request reaches the helpers too */
@@ -771,7 +895,16 @@ START_TEST(client_names)
   ck_assert_int_eq(oc_clients_parse("openai-node,ai-sdk", &m, err, sizeof(err)), OC_OK);
   ck_assert_uint_eq(m, (1u << OC_CLIENT_OPENAI_NODE) | (1u << OC_CLIENT_AI_SDK));
   ck_assert_int_eq(oc_clients_parse("all", &m, err, sizeof(err)), OC_OK);
-  ck_assert_uint_eq(m, OC_CLIENTS_ALL);
+  ck_assert_uint_eq(m, OC_CLIENTS_DEFAULT);
+  /* last year's majors by name only: "all" is today's seven, and a
+   * selection that names one models it beside them */
+  ck_assert_uint_eq(m & (1u << OC_CLIENT_AI_SDK_5), 0);
+  ck_assert_int_eq(oc_clients_parse("all,openai-node@6,langchain@0.6", &m, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(m, OC_CLIENTS_DEFAULT | (1u << OC_CLIENT_OPENAI_NODE_6) | (1u << OC_CLIENT_LANGCHAIN_0_6));
+  ck_assert_uint_eq(OC_CLIENTS_MODELLED(1u << OC_CLIENT_AI_SDK_5), OC_CLIENTS_DEFAULT | (1u << OC_CLIENT_AI_SDK_5));
+  ck_assert_uint_eq(OC_CLIENTS_MODELLED(0), OC_CLIENTS_DEFAULT);
+  ck_assert_int_ne(oc_clients_parse("openai-node@5", &m, err, sizeof(err)), OC_OK);
+  ck_assert_ptr_nonnull(strstr(err, "last year's: openai-node@6, openai-node-stream@6, ai-sdk@5, langchain@0.6"));
   ck_assert_int_ne(oc_clients_parse("openai-go", &m, err, sizeof(err)), OC_OK);
   ck_assert_ptr_nonnull(strstr(err, "unknown client 'openai-go'"));
   ck_assert_int_ne(oc_clients_parse("", &m, err, sizeof(err)), OC_OK);
@@ -813,10 +946,10 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
   }
   v[OC_CLIENT_AI_SDK] = (struct oc_client_verdict){ OC_CO_RAISES, 0, 0, OC_CAUSE_SERVER, { OC_R_ERROR_SHAPE }, 1,
                                                     "APICallError: \"Bad Request\" lost the server's message", 0,
-                                                    OC_CR_NA, -1 };
+                                                    OC_CR_NA, -1, 1 };
   v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
-                                                       "refusal dropped", 0, OC_CR_NA, -1 };
-  c.clients = OC_CLIENTS_ALL & ~(1u << OC_CLIENT_OPENAI_NODE);
+                                                       "refusal dropped", 0, OC_CR_NA, -1, 1 };
+  c.clients = OC_CLIENTS_DEFAULT & ~(1u << OC_CLIENT_OPENAI_NODE);
   oc_verdict_apply(&c, v);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
   ck_assert_int_eq(f.items[0].spec_only, 1);
@@ -999,6 +1132,8 @@ static Suite *clients_suite(void)
   tcase_add_test(tc, clean_answers_break_nothing);
   tcase_add_test(tc, server_fault_when_the_answer_is_cut_or_unusable);
   tcase_add_test(tc, crafted_facts_hold);
+  tcase_add_test(tc, previous_majors_differ);
+  tcase_add_test(tc, previous_majors_only_when_selected);
   tcase_add_test(tc, limitations_have_evidence);
   tcase_add_test(tc, server_faults_are_no_limitation);
   tcase_add_test(tc, long_streams_stay_bounded);

@@ -655,6 +655,52 @@ START_TEST(console_client_matrix)
 }
 END_TEST
 
+/* A previous major the run selected is a column of its own, after
+ * today's, in the console (with its legend) and in JUnit; absent from
+ * the results, it is no column at all (the fixture has none). */
+START_TEST(matrix_previous_major_column)
+{
+  cJSON *d = load_fixture("clients.json");
+  char *out = console_matrix_text(d);
+  ck_assert_ptr_null(strstr(out, "ai-sdk@5"));
+  ck_assert_ptr_null(strstr(out, "last year's major"));
+  free(out);
+  const cJSON *r;
+  int set = 0;
+  cJSON_ArrayForEach(r, oc_json_arr(d, "results"))
+  {
+    cJSON *cl = oc_json_obj(r, "clients");
+    const cJSON *ai = oc_json_obj(cl, "ai-sdk");
+    if(ai) {
+      cJSON *copy = cJSON_Duplicate(ai, 1);
+      /* ai 5 breaks where ai 7 works on the tool call streamed */
+      if(oc_streq(oc_json_str(r, "checklist"), "tool-call-stream")) {
+        cJSON_ReplaceItemInObjectCaseSensitive(copy, "works", cJSON_CreateFalse());
+        cJSON_ReplaceItemInObjectCaseSensitive(copy, "outcome", cJSON_CreateString("wrong"));
+        cJSON_ReplaceItemInObjectCaseSensitive(copy, "reason", cJSON_CreateString("tool_calls: 0 (expected 1)"));
+        cJSON_AddFalseToObject(copy, "limitation");
+      }
+      cJSON_AddItemToObject(cl, "ai-sdk@5", copy);
+      set++;
+    }
+  }
+  ck_assert_int_gt(set, 0);
+  out = console_matrix_text(d);
+  ck_assert_msg(strstr(out, "  node    node-stream  ai-sdk  langchain  python  py-stream  agents  ai-sdk@5\n"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "\n  tool call streamed  ok      ok           ok      BREAKS     ok      limit      -       "
+                            "BREAKS\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  BREAKS ai-sdk@5, tool call streamed: tool_calls: 0 (expected 1)"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  @N: last year's major of the same client"), "%s", out);
+  free(out);
+  char *x = junit(d);
+  ck_assert_msg(strstr(x, "tests=\"8\" failures=\"2\""), "%.400s", x);
+  ck_assert_ptr_nonnull(strstr(x, "<testcase name=\"ai-sdk@5\""));
+  free(x);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* A long reason is cut in the console on a character, with an ellipsis:
  * never half a UTF-8 sequence (it was cut at 120 bytes wherever they fell). */
 START_TEST(console_matrix_cuts_reasons_on_characters)
@@ -1122,6 +1168,7 @@ int main(void)
   tcase_add_test(tc, junit_hostile_fixture);
   tcase_add_test(tc, junit_client_matrix);
   tcase_add_test(tc, console_client_matrix);
+  tcase_add_test(tc, matrix_previous_major_column);
   tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
   tcase_add_test(tc, matrix_error_cells_rendered);
   tcase_add_test(tc, matrix_server_fault_cells_rendered);

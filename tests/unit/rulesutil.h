@@ -95,6 +95,9 @@ static inline size_t rt_len(const struct rt_ex *x)
  * catalogue and the profile give it, the specification's verdict) unless
  * a test turns it off to see the default policy (verdict.c). */
 static int rt_strict = 1;
+/* The clients selected (rules.h): today's seven, as a run without
+ * --clients; check_clients sets every model, last year's majors too. */
+static unsigned rt_clients = OC_CLIENTS_DEFAULT;
 
 /* The policy every helper uses: profile by name (NULL: openai), no cap on
  * findings per rule (tables count every one), partial as given. */
@@ -108,6 +111,7 @@ static inline void rt_policy(struct oc_check *c, struct oc_findings *out, const 
   oc_check_init(c, out, p);
   c->partial = partial;
   c->strict = rt_strict;
+  c->clients = rt_clients;
 }
 
 /* Run x through every generic rule; findings go to *out (caller frees),

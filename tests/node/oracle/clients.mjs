@@ -1,5 +1,5 @@
-// clients.mjs — the four real clients, each driven the way an application
-// uses it, against `oacheck serve` (which answers the recording named in
+// clients.mjs — the real clients (today's majors, and last year's where
+// they behave differently), each driven the way an application uses it, against `oacheck serve` (which answers the recording named in
 // X-Oacheck-Case whatever body arrives).  Each driver returns what the
 // application ends up holding:
 //   { kind: 'answer', choices: [ClientView], extra }
@@ -22,7 +22,28 @@ import { accumulateChunks, reasoningOf } from './reference.mjs';
 // call; they say nothing about the answer.
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
-export const CLIENTS = ['openai-node', 'openai-node-stream', 'ai-sdk', 'langchain', 'openai-agents-chat'];
+// Today's majors, in the shape every driver takes as `lib`; last year's
+// (previous/libs.mjs) have the same names.
+export const TODAY = {
+  OpenAI, createOpenAICompatible, generateText, streamText, jsonSchema, Output, ChatOpenAI,
+  AIMessage, HumanMessage, SystemMessage, ToolMessage, ChatMessage,
+  outputKey: 'output',
+};
+
+// Last year's majors, kept as named clients where each behaves differently
+// from its successor (docs/clients.md): present when tests/node/previous
+// is installed (.ci/run installs it), else PREVIOUS_MISSING says why not.
+export let PREVIOUS = null;
+export let PREVIOUS_MISSING = null;
+try {
+  ({ LIB: PREVIOUS } = await import('../previous/libs.mjs'));
+} catch (e) {
+  PREVIOUS_MISSING = `tests/node/previous is not installed (${String(e?.message ?? e).split('\n')[0]})`;
+}
+
+export const CLIENTS_TODAY = ['openai-node', 'openai-node-stream', 'ai-sdk', 'langchain', 'openai-agents-chat'];
+export const CLIENTS_PREVIOUS = ['openai-node@6', 'openai-node-stream@6', 'ai-sdk@5', 'langchain@0.6'];
+export const CLIENTS = PREVIOUS ? [...CLIENTS_TODAY, ...CLIENTS_PREVIOUS] : CLIENTS_TODAY;
 
 // The Agents SDK exports traces to OpenAI unless told not to: nothing here
 // may leave the machine.
@@ -82,8 +103,8 @@ function functionTools(p) {
 
 // ---- openai-node ----------------------------------------------------------
 
-function openaiClient(url, name) {
-  return new OpenAI({
+function openaiClient(url, name, lib = TODAY) {
+  return new lib.OpenAI({
     apiKey: API_KEY, baseURL: `${url}/v1`, maxRetries: 0, timeout: TIMEOUT_MS,
     defaultHeaders: { 'X-Oacheck-Case': name }, logLevel: 'off', fetch: FETCH,
   });
@@ -109,8 +130,8 @@ function openaiChoiceView(ch, pos) {
 // `create`: stream:false gives the completion as parsed JSON; stream:true
 // gives chunks that the application reassembles itself — here with the
 // reference's own reassembly, so differences are the SDK's decoding.
-export async function runOpenAINode({ url, name, body }) {
-  const client = openaiClient(url, name);
+export async function runOpenAINode({ url, name, body, lib = TODAY }) {
+  const client = openaiClient(url, name, lib);
   const params = requestParams(body);
   try {
     if (params.stream) {
@@ -129,8 +150,8 @@ export async function runOpenAINode({ url, name, body }) {
 
 // `chat.completions.stream()` + finalChatCompletion(): the SDK's own
 // reassembly.  Only for streamed exchanges.
-export async function runOpenAINodeStream({ url, name, body }) {
-  const client = openaiClient(url, name);
+export async function runOpenAINodeStream({ url, name, body, lib = TODAY }) {
+  const client = openaiClient(url, name, lib);
   const { stream: _ignored, ...params } = requestParams(body);
   try {
     const runner = client.chat.completions.stream(params);
@@ -182,14 +203,14 @@ function aiMessages(messages) {
 
 // The request's tools, each with an execute stub, so that the SDK parses
 // every call and runs it as an application's tool would be run.
-function aiTools(p, executed) {
+function aiTools(p, executed, lib) {
   const tools = {};
   for (const t of functionTools(p)) {
     const schema = t.function.parameters && typeof t.function.parameters === 'object'
       ? t.function.parameters : { type: 'object', properties: {} };
     tools[t.function.name] = {
       description: t.function.description,
-      inputSchema: jsonSchema(schema),
+      inputSchema: lib.jsonSchema(schema),
       execute: async (input) => { executed.push({ name: t.function.name, input }); return 'ok'; },
     };
   }
@@ -211,9 +232,9 @@ function aiCallView(tc) {
   };
 }
 
-export async function runAiSdk({ url, name, body }) {
+export async function runAiSdk({ url, name, body, lib = TODAY }) {
   const p = requestParams(body);
-  const provider = createOpenAICompatible({
+  const provider = lib.createOpenAICompatible({
     name: 'oacheck', baseURL: `${url}/v1`, apiKey: API_KEY, headers: { 'X-Oacheck-Case': name },
     fetch: FETCH,
   });
@@ -221,7 +242,7 @@ export async function runAiSdk({ url, name, body }) {
   const common = {
     model: provider.chatModel(p.model),
     messages: aiMessages(p.messages),
-    tools: aiTools(p, executed),
+    tools: aiTools(p, executed, lib),
     toolChoice: aiToolChoice(p.tool_choice),
     maxOutputTokens: Number.isInteger(p.max_tokens) ? p.max_tokens
       : Number.isInteger(p.max_completion_tokens) ? p.max_completion_tokens : undefined,
@@ -237,7 +258,7 @@ export async function runAiSdk({ url, name, body }) {
       // streamText does not throw: errors arrive as `error` parts of the
       // stream (and through onError).  They are what the application sees.
       const errors = [];
-      const result = streamText({ ...common, onError: () => {} });
+      const result = lib.streamText({ ...common, onError: () => {} });
       for await (const part of result.fullStream) if (part.type === 'error') errors.push(part.error);
       extra.tools_executed = executed.length;
       if (errors.length) return { ...errorOf(errors[0]), ...inbandError(errors[0]), extra };
@@ -256,13 +277,13 @@ export async function runAiSdk({ url, name, body }) {
     // the SDK's own checks bite.  Streamed requests are driven without it,
     // as before (what an application streaming text does).
     const rf = responseFormatOf(p);
-    const output = rf ? Output.object({ schema: jsonSchema(rf.type === 'json_schema' ? rf.schema : { type: 'object' }) }) : undefined;
-    const result = await generateText({ ...common, output });
+    const output = rf ? lib.Output.object({ schema: lib.jsonSchema(rf.type === 'json_schema' ? rf.schema : { type: 'object' }) }) : undefined;
+    const result = await lib.generateText({ ...common, [lib.outputKey]: output });
     const content = result.text;
     const calls = result.toolCalls;
     const finish = result.finishReason;
     const reasoning = result.reasoningText ?? '';
-    if (output) extra.output = result.output; // throws as the application would see it
+    if (output) extra.output = result[lib.outputKey]; // throws as the application would see it
     extra.tools_executed = executed.length;
     return {
       kind: 'answer',
@@ -286,7 +307,8 @@ function inbandError(e) {
 
 // ---- LangChain ------------------------------------------------------------
 
-function lcMessages(messages) {
+function lcMessages(messages, lib) {
+  const { AIMessage, HumanMessage, SystemMessage, ToolMessage, ChatMessage } = lib;
   const out = [];
   for (const m of messages) {
     const text = textOf(m?.content);
@@ -338,7 +360,7 @@ function lcView(msg) {
 
 // defaultRetries: leave LangChain's own retry count (for client-retries.sh);
 // everywhere else retries are off.
-export function langchainModel({ url, name, body, defaultRetries = false }) {
+export function langchainModel({ url, name, body, defaultRetries = false, lib = TODAY }) {
   const p = requestParams(body);
   const fields = {
     model: p.model, apiKey: API_KEY, timeout: TIMEOUT_MS,
@@ -348,7 +370,7 @@ export function langchainModel({ url, name, body, defaultRetries = false }) {
     temperature: typeof p.temperature === 'number' ? p.temperature : undefined,
   };
   if (!defaultRetries) fields.maxRetries = 0;
-  const llm = new ChatOpenAI(fields);
+  const llm = new lib.ChatOpenAI(fields);
   const tools = functionTools(p);
   const model = tools.length
     ? llm.bindTools(tools, p.tool_choice !== undefined ? { tool_choice: p.tool_choice } : {})
@@ -359,7 +381,7 @@ export function langchainModel({ url, name, body, defaultRetries = false }) {
   const options = {};
   const rf = responseFormatOf(p);
   if (rf) options.response_format = p.response_format;
-  return { model, messages: lcMessages(p.messages), options, stream: !!p.stream };
+  return { model, messages: lcMessages(p.messages, lib), options, stream: !!p.stream };
 }
 
 export async function runLangChain(args) {
@@ -451,10 +473,17 @@ export async function runAgentsChat({ url, name, body }) {
   }
 }
 
+// The same drivers on last year's majors.
+const previous = (run) => (args) => run({ ...args, lib: PREVIOUS });
+
 export const DRIVERS = {
   'openai-node': runOpenAINode,
   'openai-node-stream': runOpenAINodeStream,
   'ai-sdk': runAiSdk,
   langchain: runLangChain,
   'openai-agents-chat': runAgentsChat,
+  'openai-node@6': previous(runOpenAINode),
+  'openai-node-stream@6': previous(runOpenAINodeStream),
+  'ai-sdk@5': previous(runAiSdk),
+  'langchain@0.6': previous(runLangChain),
 };

@@ -23,6 +23,12 @@ export const CAPS = {
   // and a reasoning item; no role, no finish reason.
   'openai-agents-chat': { choices: 'first', role: false, args: 'string', finish: null },
 };
+// Last year's majors show what their successors show, but for the ai SDK's
+// enum: ai 5 calls an unknown finish reason "unknown".
+CAPS['openai-node@6'] = CAPS['openai-node'];
+CAPS['openai-node-stream@6'] = CAPS['openai-node-stream'];
+CAPS['ai-sdk@5'] = { ...CAPS['ai-sdk'], finish: (f) => (aiFinish(f) === 'other' ? 'unknown' : aiFinish(f)) };
+CAPS['langchain@0.6'] = CAPS.langchain;
 
 // Normalisation accepted: the ai SDK maps finish reasons onto its own enum
 // (tool_calls -> "tool-calls", content_filter -> "content-filter", no or an
