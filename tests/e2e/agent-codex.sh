@@ -37,7 +37,12 @@ WORK="$TMP/work"
 mkdir -p "$HOME" "$WORK"
 codex() { (cd "$WORK" && "$NODE" "$LAUNCHER" "$@"); }
 
-got=$(codex --version </dev/null 2>/dev/null) || fail "codex --version failed (is the platform package there?)"
+# The native binary comes in an optional package for this platform only.
+if ! got=$(codex --version </dev/null 2>"$TMP/version.err"); then
+  cat "$TMP/version.err" >&2
+  [ "${CI:-}" != true ] || { echo "codex --version failed under CI" >&2; exit 99; }
+  skip "codex --version failed: no Codex binary for this platform in node_modules?"
+fi
 want=$("$NODE" -p "require('$EXPECT').version")
 [ "$got" = "codex-cli $want" ] ||
   fail "installed '$got', but $EXPECT was measured with $want: re-measure and update it"
