@@ -37,6 +37,10 @@
 #define NEAREST_BODY_MAX (1u << 20)
 /* All request bodies held at once: at most this many times --max-body. */
 #define BODY_BUDGET_FACTOR 16
+/* X-Oacheck-Case sequences ("a,b,c"): distinct values remembered at once,
+ * and the longest value taken. */
+#define CASE_SEQ_MAX 4096
+#define CASE_SEQ_VALUE_MAX 1024
 /* Pool threads when the machine does not say how many CPUs it has, and
  * at most. */
 #define THREADS_DEFAULT 2
@@ -77,6 +81,14 @@ struct waiter {
   struct MHD_Connection *conn;
 };
 
+/* One X-Oacheck-Case value naming a sequence, and how many requests
+ * carried it so far. */
+struct case_seq {
+  struct case_seq *next;
+  unsigned long seen;
+  char value[];
+};
+
 struct oc_server {
   struct MHD_Daemon *daemon;
   const struct oc_cassette_store *store;
@@ -107,6 +119,8 @@ struct oc_server {
   struct conn *wait_head, *wait_tail;
   size_t nconns;
   unsigned long timed_out, evicted, refused;
+  struct case_seq *seqs; /* X-Oacheck-Case sequences seen, newest first */
+  size_t nseqs;
   char start_error[256]; /* the HTTP library's reason when start fails */
   pthread_t starter;     /* the thread that starts the daemon: the only one writing start_error */
 };
@@ -1217,6 +1231,74 @@ static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connec
   return queue_plan(srv, conn, r);
 }
 
+/* X-Oacheck-Case: A,B,C names a sequence: the Nth request carrying this
+ * exact value gets the Nth name, the last one repeating (an agent's turn
+ * answered by a tool call, the turn with the tool's result by a text).
+ * A value that is itself a recording's name is that recording, comma or
+ * not.  Puts the name into out and the request's place (1-based) into
+ * nth; returns 0, or an HTTP status with the reason in err. */
+static unsigned case_seq_pick(struct oc_server *srv, const char *value, char *out,
+                              size_t outlen, unsigned long *nth, char *err, size_t errlen)
+{
+  size_t vlen = strlen(value);
+  if(vlen > CASE_SEQ_VALUE_MAX) {
+    snprintf(err, errlen, "X-Oacheck-Case sequence longer than %d bytes", CASE_SEQ_VALUE_MAX);
+    return MHD_HTTP_BAD_REQUEST;
+  }
+  /* every name must be there: an empty one is a typo, not a request */
+  size_t names = 1;
+  for(const char *p = value;; p++) {
+    const char *q = p;
+    while(*q && *q != ',')
+      q++;
+    const char *a = p, *b = q;
+    while(a < b && (*a == ' ' || *a == '\t'))
+      a++;
+    while(b > a && (b[-1] == ' ' || b[-1] == '\t'))
+      b--;
+    if(a == b) {
+      snprintf(err, errlen, "X-Oacheck-Case sequence '%.300s' has an empty name", value);
+      return MHD_HTTP_BAD_REQUEST;
+    }
+    if(!*q)
+      break;
+    names++;
+    p = q;
+  }
+  pthread_mutex_lock(&srv->lock);
+  struct case_seq *s = srv->seqs;
+  while(s && strcmp(s->value, value))
+    s = s->next;
+  if(!s && srv->nseqs < CASE_SEQ_MAX && (s = malloc(sizeof(*s) + vlen + 1))) {
+    memcpy(s->value, value, vlen + 1);
+    s->seen = 0;
+    s->next = srv->seqs;
+    srv->seqs = s;
+    srv->nseqs++;
+  }
+  unsigned long n = s ? ++s->seen : 0;
+  pthread_mutex_unlock(&srv->lock);
+  if(!n) {
+    snprintf(err, errlen,
+             "oacheck serve remembers %d X-Oacheck-Case sequences at most; restart it to "
+             "begin again", CASE_SEQ_MAX);
+    return MHD_HTTP_SERVICE_UNAVAILABLE;
+  }
+  *nth = n;
+  size_t want = n < names ? n : names; /* 1-based: the last one repeats */
+  const char *p = value;
+  for(size_t i = 1; i < want; i++)
+    p = strchr(p, ',') + 1;
+  const char *q = strchr(p, ',');
+  const char *b = q ? q : p + strlen(p);
+  while(*p == ' ' || *p == '\t')
+    p++;
+  while(b > p && (b[-1] == ' ' || b[-1] == '\t'))
+    b--;
+  snprintf(out, outlen, "%.*s", (int)(b - p), p);
+  return 0;
+}
+
 /* The request is complete: match it and answer. */
 static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connection *conn,
                                       const char *url, const char *method, struct req *r)
@@ -1233,6 +1315,20 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
                         NULL, NULL);
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
+  char picked[CASE_SEQ_VALUE_MAX + 1];
+  char seqnote[CASE_SEQ_VALUE_MAX + 64] = "";
+  if(name && strchr(name, ',') && !oc_cassette_store_find_name(srv->store, name)) {
+    unsigned long nth = 0;
+    unsigned st = case_seq_pick(srv, name, picked, sizeof(picked), &nth, err, sizeof(err));
+    if(st) {
+      oc_info("%s %s -> %u %s", method, url, st, err);
+      return answer_error(conn, st, st == MHD_HTTP_BAD_REQUEST ? "invalid_request_error" :
+                                                                  "server_error",
+                          "bad_case_sequence", err, NULL, NULL);
+    }
+    snprintf(seqnote, sizeof(seqnote), " [request %lu of sequence '%s']", nth, name);
+    name = picked;
+  }
   char key[65] = "";
   long busy = 0;
   if(!name && oc_keyer_end(&r->key, key))
@@ -1262,8 +1358,8 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   }
   char desc[256];
   oc_faults_describe(&r->f, desc, sizeof(desc));
-  oc_info("%s %s -> %s (%d)%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc, busy ? " [overloaded: from the --overload recordings]" : "");
+  oc_info("%s %s -> %s (%d)%s%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
+          desc, busy ? " [overloaded: from the --overload recordings]" : "", seqnote);
   r->c = c;
   return answer_recording(srv, conn, r);
 }
@@ -1553,6 +1649,11 @@ void oc_server_stop(struct oc_server *s)
     free(s->oprep[i].w);
   free(s->oprep);
   free(s->heap);
+  while(s->seqs) {
+    struct case_seq *next = s->seqs->next;
+    free(s->seqs);
+    s->seqs = next;
+  }
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);
   oc_faults_free(&s->faults);

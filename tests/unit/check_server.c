@@ -146,6 +146,7 @@ static void fill_store(void)
   add("crlf", "/crlf", "text/event-stream", crlf, sizeof(crlf) - 1);
   add("tail", "/tail", "text/event-stream", tail, sizeof(tail) - 1);
   add("nul", "/nul", "text/event-stream", nul, sizeof(nul) - 1);
+  add("tail,crlf", "/comma", "text/event-stream", "data: comma\n\n", 13);
   add_status("interim", "/interim", "text/plain", "", 0, 101);
   char *big = big_stream();
   add("big", "/big", "text/event-stream", big, BIG_EVENTS * BIG_EVENT);
@@ -373,6 +374,54 @@ START_TEST(unmatched_and_bad_faults)
   ck_assert(fetch_ex("/tail", "X-Oacheck-Fault: split=x\r\n", &ex, err, sizeof(err)) == 0);
   ck_assert_int_eq(ex.status, 400);
   ck_assert_ptr_nonnull(strstr(ex.body, "\"code\":\"bad_fault\""));
+  oc_exchange_free(&ex);
+}
+END_TEST
+
+/* X-Oacheck-Case: A,B names a sequence: the Nth request with that value
+ * gets the Nth name, the last repeating; each value counts on its own, and
+ * a value that is a recording's own name stays that recording. */
+START_TEST(case_sequences)
+{
+  static const char tail[] = "data: 1\n\ndata: 2";
+  static const char crlf[] = "data: a\r\n\r\ndata: [DONE]\r\n\r\n";
+  struct oc_exchange ex;
+  char err[256];
+  const char *seq = "X-Oacheck-Case: tail , nul,crlf\r\n";
+  ck_assert(fetch_ex("/x", seq, &ex, err, sizeof(err)) == 0);
+  ck_assert_int_eq(ex.status, 200);
+  assert_body(&ex, tail, sizeof(tail) - 1);
+  oc_exchange_free(&ex);
+  /* another value has a count of its own */
+  ck_assert(fetch_ex("/x", "X-Oacheck-Case: crlf,tail\r\n", &ex, err, sizeof(err)) == 0);
+  assert_body(&ex, crlf, sizeof(crlf) - 1);
+  oc_exchange_free(&ex);
+  ck_assert(fetch_ex("/x", seq, &ex, err, sizeof(err)) == 0);
+  assert_body(&ex, "data: \0\xff\n\n", 10);
+  oc_exchange_free(&ex);
+  for(int i = 0; i < 2; i++) {
+    ck_assert(fetch_ex("/x", seq, &ex, err, sizeof(err)) == 0);
+    ck_assert_int_eq(ex.status, 200);
+    assert_body(&ex, crlf, sizeof(crlf) - 1);
+    oc_exchange_free(&ex);
+  }
+  ck_assert(fetch_ex("/x", "X-Oacheck-Case: crlf,tail\r\n", &ex, err, sizeof(err)) == 0);
+  assert_body(&ex, tail, sizeof(tail) - 1);
+  oc_exchange_free(&ex);
+  /* a recording called "tail,crlf" is itself, every time */
+  for(int i = 0; i < 2; i++) {
+    ck_assert(fetch_ex("/x", "X-Oacheck-Case: tail,crlf\r\n", &ex, err, sizeof(err)) == 0);
+    assert_body(&ex, "data: comma\n\n", 13);
+    oc_exchange_free(&ex);
+  }
+  /* an empty name is refused; an unknown one is not recorded */
+  ck_assert(fetch_ex("/x", "X-Oacheck-Case: tail,,crlf\r\n", &ex, err, sizeof(err)) == 0);
+  ck_assert_int_eq(ex.status, 400);
+  ck_assert_ptr_nonnull(strstr(ex.body, "\"code\":\"bad_case_sequence\""));
+  oc_exchange_free(&ex);
+  ck_assert(fetch_ex("/x", "X-Oacheck-Case: nowhere,tail\r\n", &ex, err, sizeof(err)) == 0);
+  ck_assert_int_eq(ex.status, 404);
+  ck_assert_ptr_nonnull(strstr(ex.body, "no recording named 'nowhere'"));
   oc_exchange_free(&ex);
 }
 END_TEST
@@ -657,6 +706,7 @@ static Suite *server_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, writes_follow_events);
+  tcase_add_test(tc, case_sequences);
   tcase_add_test(tc, event_faults_on_crlf_streams);
   tcase_add_test(tc, reset_aborts_the_body);
   tcase_add_test(tc, gzip_body);

@@ -1,0 +1,214 @@
+/* check_agent_codex.c — the Codex CLI model (agent_codex.c) against the
+ * facts measured with the real Codex (tests/e2e/agent-codex.sh): every
+ * case of tests/data/crafted/agents/codex/expect.json, each of its
+ * recordings decoded by responses.c as oacheck reads any exchange, must be
+ * predicted as Codex behaved — the answer printed, nothing printed, the
+ * tool run with its call id, or an error after retries, and the exit
+ * status — and the model must be of the version the file was measured
+ * with.  Then the shapes the model takes from Codex's source, not from a
+ * measurement: a cut body, response.failed, response.incomplete. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_codex.h"
+#include "exchange.h"
+#include "json.h"
+#include "response.h"
+#include "testutil.h"
+
+#define DIR "tests/data/crafted/agents/codex/"
+
+struct run {
+  struct oc_schemas sch;
+  cJSON *req;
+  struct oc_request_info info;
+  struct oc_findings f;
+  struct oc_check c;
+  struct oc_exchange ex;
+  struct oc_response r;
+  struct oc_codex_view v;
+};
+
+static void decode(struct run *x, const char *reqjson, const char *resp, size_t len, int cut)
+{
+  char err[512];
+  memset(x, 0, sizeof(*x));
+  ck_assert_msg(oc_schemas_load(&x->sch, err, sizeof(err)) == 0, "%s", err);
+  x->req = cJSON_Parse(reqjson);
+  ck_assert_ptr_nonnull(x->req);
+  oc_request_info_init(&x->info, "POST", "/v1/responses", x->req);
+  ck_assert_int_eq(x->info.api, OC_API_RESPONSES);
+  oc_findings_init(&x->f);
+  oc_check_init(&x->c, &x->f, oc_profile_find("openai"));
+  ck_assert_msg(oc_exchange_parse_response(resp, len, 0, &x->ex, err, sizeof(err)) == 0, "%s",
+                err);
+  oc_response_init(&x->r, &x->info, &x->c, &x->sch, 0, 0, 0);
+  oc_response_head(&x->r, x->ex.status, &x->ex.headers, 0);
+  size_t n = cut ? x->ex.body_len / 2 : x->ex.body_len;
+  ck_assert_int_eq(oc_response_body(&x->r, x->ex.body, n, 0), OC_OK);
+  oc_response_finish(&x->r, 0, !cut);
+  ck_assert_ptr_nonnull(x->r.rstream);
+  oc_codex_predict(x->r.rstream, cut, &x->v);
+}
+
+static void decode_file(struct run *x, const char *name, int cut)
+{
+  char *rp = oc_asprintf("%s%s.request.json", DIR, name);
+  char *sp = oc_asprintf("%s%s.response.http", DIR, name);
+  ck_assert(rp && sp);
+  char *rpath = oc_test_src(rp), *spath = oc_test_src(sp);
+  size_t len = 0;
+  char *req = oc_test_read(rpath, NULL);
+  char *resp = oc_test_read(spath, &len);
+  decode(x, req, resp, len, cut);
+  free(req);
+  free(resp);
+  free(rpath);
+  free(spath);
+  free(rp);
+  free(sp);
+}
+
+static void done(struct run *x)
+{
+  oc_response_free(&x->r);
+  oc_exchange_free(&x->ex);
+  oc_findings_free(&x->f);
+  cJSON_Delete(x->req);
+  oc_schemas_free(&x->sch);
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+START_TEST(every_measured_case)
+{
+  char *path = oc_test_src(DIR "expect.json");
+  char *text = oc_test_read(path, NULL);
+  cJSON *e = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(str(e, "version"), OC_CODEX_VERSION);
+  const cJSON *cases = cJSON_GetObjectItemCaseSensitive(e, "cases");
+  ck_assert(cJSON_IsArray(cases));
+  int n = 0, tools = 0;
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cases)
+  {
+    const char *header = str(c, "header"), *outcome = str(c, "outcome"), *out = str(c, "stdout");
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(c, "exit");
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(c, "tool_call");
+    ck_assert(header && outcome && out && cJSON_IsNumber(ex));
+    /* each name of the sequence: a tool call but the last, which ends the turn */
+    char *names = oc_strdup(header);
+    ck_assert_ptr_nonnull(names);
+    char *save = NULL;
+    for(char *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+      struct run x;
+      decode_file(&x, name, 0);
+      int last = !save || !*save;
+      const char *got = oc_codex_outcome_name(x.v.outcome);
+      ck_assert_msg(x.v.measured, "%s: predicted from a shape not measured", name);
+      if(!last) {
+        ck_assert_msg(x.v.outcome == OC_CODEX_TOOL, "%s: predicted %s, Codex ran the tool", name,
+                      got);
+        ck_assert_ptr_nonnull(tc);
+        ck_assert_str_eq(x.v.call_id, str(tc, "call_id"));
+        ck_assert_str_eq(x.v.name, str(tc, "name"));
+        tools++;
+      } else {
+        ck_assert_msg(strcmp(got, outcome) == 0, "%s: predicted %s, Codex: %s", name, got,
+                      outcome);
+        ck_assert_int_eq(x.v.exit_status, ex->valueint);
+        if(x.v.outcome == OC_CODEX_ANSWER) {
+          const struct oc_rtext *a = x.v.answer;
+          ck_assert_uint_eq(a->len, strlen(out));
+          ck_assert_str_eq(oc_buf_str(&a->head), out);
+        } else {
+          ck_assert_str_eq(out, "");
+        }
+      }
+      done(&x);
+    }
+    free(names);
+    n++;
+  }
+  ck_assert_int_ge(n, 7);
+  ck_assert_int_eq(tools, 1);
+  cJSON_Delete(e);
+  free(text);
+  free(path);
+}
+END_TEST
+
+#define REQ "{\"model\":\"m\",\"input\":\"hi\",\"stream\":true}"
+#define HEAD "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+#define CREATED                                                                                   \
+  "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"           \
+  "\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"created_at\":1,\"model\":\"m\","      \
+  "\"status\":\"in_progress\",\"output\":[]}}\n\n"
+
+static void decode_text(struct run *x, const char *resp, int cut)
+{
+  decode(x, REQ, resp, strlen(resp), cut);
+}
+
+START_TEST(shapes_from_the_source)
+{
+  struct run x;
+  /* a body cut by the transport: an error, not measured */
+  decode_file(&x, "codex.text", 1);
+  ck_assert_int_eq(x.v.outcome, OC_CODEX_ERROR);
+  ck_assert_int_eq(x.v.exit_status, 1);
+  ck_assert_int_eq(x.v.measured, 0);
+  done(&x);
+  decode_text(&x,
+              HEAD CREATED "event: response.failed\ndata: {\"type\":\"response.failed\","
+                           "\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"object\":"
+                           "\"response\",\"status\":\"failed\",\"output\":[],\"error\":{\"code\":"
+                           "\"server_error\",\"message\":\"boom\"}}}\n\n",
+              0);
+  ck_assert_int_eq(x.v.outcome, OC_CODEX_ERROR);
+  ck_assert_int_eq(x.v.measured, 0);
+  done(&x);
+  decode_text(&x,
+              HEAD CREATED "event: response.incomplete\ndata: {\"type\":\"response.incomplete\","
+                           "\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"object\":"
+                           "\"response\",\"status\":\"incomplete\",\"output\":[],"
+                           "\"incomplete_details\":{\"reason\":\"max_output_tokens\"}}}\n\n",
+              0);
+  ck_assert_int_eq(x.v.outcome, OC_CODEX_ERROR);
+  ck_assert_ptr_nonnull(strstr(x.v.says, "Incomplete"));
+  done(&x);
+  /* completed with nothing in it: exit 0, nothing printed */
+  decode_text(&x,
+              HEAD CREATED "event: response.completed\ndata: {\"type\":\"response.completed\","
+                           "\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"object\":"
+                           "\"response\",\"status\":\"completed\",\"output\":[]}}\n\n",
+              0);
+  ck_assert_int_eq(x.v.outcome, OC_CODEX_EMPTY);
+  ck_assert_int_eq(x.v.exit_status, 0);
+  done(&x);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("agent_codex");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, every_measured_case);
+  tcase_add_test(tc, shapes_from_the_source);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  return oc_test_run(suite());
+}
