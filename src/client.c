@@ -205,17 +205,19 @@ int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen)
     name[n] = '\0';
     int none = strcmp(name, "none") == 0;
     int c = strcmp(name, "all") == 0 ? -2 : none ? -3 : oc_client_find(name);
-    if(c == -1) {
+    int agent = c == -1 ? oc_agent_find(name) : -1;
+    if(c == -1 && agent < 0) {
       snprintf(err, errlen, "unknown client '%s' (openai-node, openai-node-stream, ai-sdk, "
                "langchain, openai-python, openai-python-stream, openai-agents-chat, all, none; "
-               "last year's: openai-node@6, openai-node-stream@6, ai-sdk@5, langchain@0.6)", name);
+               "last year's: openai-node@6, openai-node-stream@6, ai-sdk@5, langchain@0.6; "
+               "agents: codex)", name);
       return OC_EUSAGE;
     }
     if(none && (p != list || p[n])) {
       snprintf(err, errlen, "'none' stands alone");
       return OC_EUSAGE;
     }
-    *mask |= c == -2 ? OC_CLIENTS_DEFAULT : c == -3 ? 0u : 1u << c;
+    *mask |= agent >= 0 ? OC_CLIENTS_AGENT(agent) : c == -2 ? OC_CLIENTS_DEFAULT : c == -3 ? 0u : 1u << c;
     if(none)
       return OC_OK;
     p += n;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent.h"
 #include "headers.h"
 #include "jdoc.h"
 #include "request.h"
@@ -43,13 +44,19 @@ enum oc_client_id {
   OC_CLIENT_LANGCHAIN_0_6,
   OC_CLIENT__COUNT
 };
-/* Today's majors: modelled in every run, and what the default and "all"
- * select. */
-#define OC_CLIENTS_DEFAULT ((1u << OC_CLIENT__TODAY) - 1u)
-/* Every model there is. */
+/* Today's majors: modelled in every run. */
+#define OC_CLIENTS_TODAY ((1u << OC_CLIENT__TODAY) - 1u)
+/* Every client model there is. */
 #define OC_CLIENTS_EVERY ((1u << OC_CLIENT__COUNT) - 1u)
-/* The models that run for a selection: today's, and any other it names. */
-#define OC_CLIENTS_MODELLED(selected) (OC_CLIENTS_DEFAULT | ((selected) & OC_CLIENTS_EVERY))
+/* The agents (agent.h) share the selection, a bit each from bit 16: a
+ * break of a selected agent fails a case as a client's does. */
+#define OC_CLIENTS_AGENT(a) (1u << (16 + (a)))
+#define OC_CLIENTS_AGENTS (((1u << OC_AGENT__COUNT) - 1u) << 16)
+/* What the default and "all" select: today's clients and every agent. */
+#define OC_CLIENTS_DEFAULT (OC_CLIENTS_TODAY | OC_CLIENTS_AGENTS)
+/* The client models that run for a selection: today's, and any other it
+ * names. */
+#define OC_CLIENTS_MODELLED(selected) (OC_CLIENTS_TODAY | ((selected) & OC_CLIENTS_EVERY))
 
 enum oc_client_outcome {
   OC_CO_OK = 0,           /* the application gets the answer (or the server's error) */
@@ -123,9 +130,10 @@ const char *oc_client_outcome_name(enum oc_client_outcome o); /* "ok", "raises",
 const char *oc_client_cause_name(enum oc_client_cause c);     /* "n>1", "length", … */
 /* A client by name; -1 when unknown. */
 int oc_client_find(const char *name);
-/* "a,b,c" (or "all": today's majors, or "none": no client's break fails
- * a case) into a bit set of clients.  Unknown names are an error naming
- * them, with the list of known ones. */
+/* "a,b,c" (or "all": today's majors and the agents, or "none": no
+ * client's break fails a case) into a bit set of clients (an agent's
+ * name: OC_CLIENTS_AGENT).  Unknown names are an error naming them, with
+ * the list of known ones. */
 int oc_clients_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 /* Does this verdict break the application (works false)? */
 int oc_client_broken(const struct oc_client_verdict *v);

@@ -233,6 +233,9 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
   oc_json_put(&oom, o, "request", request_json(&oom, c, out->no_request ? NULL : req));
   if(r.judged)
     oc_json_put(&oom, o, "clients", oc_clients_json(r.verdicts));
+  cJSON *agents = oc_agents_json(r.agents);
+  if(agents)
+    oc_json_put(&oom, o, "agents", agents);
   oc_json_put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, 0, &info)));
   oc_json_put_str_or_null(&oom, response, "source", cap->file);
   oc_json_put(&oom, o, "response", response ? response : cJSON_CreateNull());
@@ -354,6 +357,12 @@ static void print_verdict(FILE *out, const cJSON *res)
   cJSON_ArrayForEach(s, oc_json_arr(res, "suppressed"))
     fprintf(out, "  (%s fired %ld times; the first %ld are listed)\n", oc_json_str(s, "rule"),
             (long)oc_json_num(s, "total", 0), (long)oc_json_num(s, "kept", 0));
+  /* what each agent that speaks this protocol would show its user */
+  const cJSON *ag;
+  cJSON_ArrayForEach(ag, oc_json_obj(res, "agents"))
+    fprintf(out, "  agent %s: %s, %s\n", safe(&t, ag->string),
+            oc_json_bool(ag, "works", 0) ? "works" : oc_json_bool(ag, "limitation", 0) ? "its limitation" : "BREAKS",
+            safe(&b, oc_json_str(ag, "reason")));
   oc_buf_free(&b);
   oc_buf_free(&t);
 }

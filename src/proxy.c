@@ -272,6 +272,7 @@ static void finish(struct exchange *x)
   o.reproduce_oacheck = to_suite;
   /* what the seven client models make of the same exchange (docs/clients.md) */
   o.verdicts = x->resp_started && x->resp.judged ? x->resp.verdicts : NULL;
+  o.agents = x->resp_started ? x->resp.agents : NULL; /* what Codex's user would see */
   o.checklist = oc_row_name(oc_row_of(NULL, NULL, 0, 0, &x->info));
   cJSON *res = oc_result_json(&o);
   free(to_suite);

@@ -75,6 +75,14 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   if(f->row == OC_ROW_STREAMING || f->row == OC_ROW_TOOL_CALL_STREAM ||
      cJSON_IsTrue(oc_json_get(oc_json_obj(oc_json_obj(oc_json_obj(r, "request"), "body"), "json"), "stream")))
     f->flags |= OC_REF_STREAM;
+  const cJSON *ag = oc_json_obj(r, "agents"), *a;
+  cJSON_ArrayForEach(a, ag) {
+    int k = a->string ? oc_agent_find(a->string) : -1;
+    if(k >= 0)
+      f->agents[k] = (unsigned char)(cJSON_IsTrue(oc_json_get(a, "works")) ? OC_REF_AG_WORKS
+                                     : cJSON_IsTrue(oc_json_get(a, "limitation")) ? OC_REF_AG_LIMIT
+                                                                                 : OC_REF_AG_BREAKS);
+  }
   const cJSON *cs = oc_json_get(r, "clients"), *v;
   if(cs)
     f->flags |= OC_REF_CLIENTS;

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+#include "agent.h"
 #include "client.h"
 #include "results_json.h"
 #include "spool.h"
@@ -38,7 +39,14 @@ struct oc_result_ref {
    * -1 none) and what each client made of it (OC_REF_CL_*) */
   signed char row;
   unsigned char clients[OC_CLIENT__COUNT];
+  /* what each agent's user saw (OC_REF_AG_*; agent.h): the console's
+   * "Will my agent work?" counts these */
+  unsigned char agents[OC_AGENT__COUNT];
 };
+#define OC_REF_AG_ABSENT 0u     /* not judged */
+#define OC_REF_AG_WORKS 1u
+#define OC_REF_AG_BREAKS 2u
+#define OC_REF_AG_LIMIT 3u      /* its own limitation: OpenAI's answers end the same way */
 #define OC_REF_CLIENTS 1u /* the result has a "clients" member */
 #define OC_REF_STREAM 2u  /* the case streams: its row is a streamed one, or its request says
                              "stream": true (the matrix: which clients an error would have

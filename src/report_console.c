@@ -391,7 +391,7 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
             "  Agents SDK on Chat Completions\n"
             "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
             "  answers break it too); -: not exercised\n");
-    if(m->columns & ~OC_CLIENTS_DEFAULT)
+    if(m->columns & ~OC_CLIENTS_TODAY)
       fprintf(c->out, "  @N: last year's major of the same client (openai 6, ai 5, @langchain/openai 0.6)\n");
     if(rsn)
       fprintf(c->out, "  reads reasoning: what the application can read of the reasoning the server sent\n"
@@ -422,6 +422,82 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
   oc_matrix_free(ms, n);
 }
 
+/* ---- "Will my agent work?" ----------------------------------------------------------- */
+
+/* Per target and agent: how many exchanges its user saw as the server
+ * sent them, how many the server broke, how many ended as OpenAI's own
+ * answers of that shape end (its limitation), and the first of each of
+ * the last two with its reason and case.  Nothing when no agent judged
+ * anything (a run without its protocol's cases). */
+void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
+{
+  if(!rs)
+    return;
+  const cJSON *t;
+  struct oc_buf b1, b2, b3;
+  oc_buf_init(&b1, 64u << 10);
+  oc_buf_init(&b2, 64u << 10);
+  oc_buf_init(&b3, 64u << 10);
+  cJSON_ArrayForEach(t, oc_json_arr(rs->doc, "targets")) {
+    const char *target = oc_json_str(t, "name");
+    long works[OC_AGENT__COUNT] = { 0 }, breaks[OC_AGENT__COUNT] = { 0 }, limits[OC_AGENT__COUNT] = { 0 };
+    long first[OC_AGENT__COUNT], first_limit[OC_AGENT__COUNT];
+    int any = 0;
+    for(int a = 0; a < OC_AGENT__COUNT; a++)
+      first[a] = first_limit[a] = -1;
+    for(size_t i = 0; target && i < rs->count; i++) {
+      const struct oc_result_ref *f = &rs->refs[i];
+      if(!oc_streq(f->target, target))
+        continue;
+      for(int a = 0; a < OC_AGENT__COUNT; a++) {
+        any |= f->agents[a] != OC_REF_AG_ABSENT;
+        works[a] += f->agents[a] == OC_REF_AG_WORKS;
+        if(f->agents[a] == OC_REF_AG_BREAKS && !breaks[a]++)
+          first[a] = (long)i;
+        if(f->agents[a] == OC_REF_AG_LIMIT && !limits[a]++)
+          first_limit[a] = (long)i;
+      }
+    }
+    if(!any)
+      continue;
+    fprintf(c->out, "\nWill my agent work? (%s)\n", safe(&b1, target));
+    for(int a = 0; a < OC_AGENT__COUNT; a++) {
+      if(!works[a] && !breaks[a] && !limits[a])
+        continue;
+      char who[64];
+      snprintf(who, sizeof(who), "%s %s (%s)", oc_agent_name((enum oc_agent_id)a),
+               oc_agent_version((enum oc_agent_id)a), oc_agent_protocol((enum oc_agent_id)a));
+      fprintf(c->out, "  %-26s %sok %ld%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), works[a], reset(c),
+              breaks[a] ? paint(c, "fail") : "", "BREAKS", breaks[a], breaks[a] ? reset(c) : "", limits[a]);
+      long shown[2] = { first[a], first_limit[a] };
+      for(int k = 0; k < 2; k++) {
+        if(shown[k] < 0)
+          continue;
+        char err[700];
+        const cJSON *r = oc_results_get(rs, (size_t)shown[k], err, sizeof(err));
+        const cJSON *v = r ? oc_json_obj(oc_json_obj(r, "agents"), oc_agent_name((enum oc_agent_id)a)) : NULL;
+        const char *why = v ? oc_json_str(v, "reason") : NULL;
+        const char *rule = v ? oc_json_str(v, "rule") : NULL;
+        char *masked = why ? oc_secret_masked(why, strlen(why)) : NULL;
+        oc_buf_reset(&b1);
+        if(!masked || oc_esc_addn_cut(&b1, masked, OC_CONSOLE_REASON_MAX, OC_ESC_TEXT))
+          oc_buf_reset(&b1);
+        free(masked);
+        fprintf(c->out, "  %s%-6s%s %s: %s%s%s%s (%s/%s)\n", paint(c, k ? "skip" : "fail"),
+                k ? "limit" : "BREAKS", reset(c), oc_agent_name((enum oc_agent_id)a), oc_buf_str(&b1),
+                rule ? " [" : "", rule ? rule : "", rule ? "]" : "", safe(&b2, rs->refs[shown[k]].suite),
+                safe(&b3, rs->refs[shown[k]].kase));
+      }
+    }
+    fprintf(c->out, "  what the agent's user sees, predicted from each streamed answer of its protocol\n"
+            "  by a model measured with the real agent (docs/agents.md); ok: the answer printed or the\n"
+            "  tool run; BREAKS: the server's stream leaves the user without it\n");
+  }
+  oc_buf_free(&b1);
+  oc_buf_free(&b2);
+  oc_buf_free(&b3);
+}
+
 void oc_console_summary(struct oc_console *c, const cJSON *doc)
 {
   struct oc_results rs;
@@ -437,6 +513,7 @@ void oc_console_summary_from(struct oc_console *c, const cJSON *doc, struct oc_r
 {
   clear_progress(c);
   oc_console_matrix_from(c, rs);
+  oc_console_agents_from(c, rs);
   const cJSON *s = oc_json_obj(doc, "summary");
   long total = (long)oc_json_num(s, "total", 0), pass = (long)oc_json_num(s, "pass", 0);
   long fail = (long)oc_json_num(s, "fail", 0), error = (long)oc_json_num(s, "error", 0);

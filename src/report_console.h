@@ -36,6 +36,10 @@ struct oc_results;
  * (report.h; NULL: nothing), as a run streams them. */
 void oc_console_matrix(struct oc_console *c, const cJSON *doc);
 void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs);
+/* "Will my agent work?": per target and agent, the exchanges its user saw
+ * as the server sent them, the breaks and limitations, the first of each
+ * with its reason (agent.h); nothing when no agent judged anything. */
+void oc_console_agents_from(struct oc_console *c, struct oc_results *rs);
 /* The summary of a finished results document. */
 void oc_console_summary(struct oc_console *c, const cJSON *doc);
 /* The same from a frame (summary, targets, incomplete) and the results

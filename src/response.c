@@ -705,7 +705,7 @@ static void judge_clients(struct oc_response *r, int complete)
     if(oc_clients_oom(r->clients))
       r->check->oom = 1;
   }
-  oc_verdict_apply(r->check, r->judged ? r->verdicts : NULL);
+  oc_verdict_apply(r->check, r->judged ? r->verdicts : NULL, r->agents);
 }
 
 void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
@@ -720,6 +720,11 @@ void oc_response_finish(struct oc_response *r, uint64_t t_ns, int complete)
    * what arrived, and a cut connection is no client's break by the server */
   if(r->check->partial && r->clients)
     oc_clients_set_partial(r->clients, 1);
+  /* a capture cut by whoever made it does not show how the stream ended,
+   * which is what the agents read; they are judged before the verdict
+   * policy, which weighs their breaks with the clients' */
+  if(!r->check->partial)
+    oc_agents_judge(r, complete, r->agents);
   judge_clients(r, complete || r->check->partial);
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "chat.h"
+#include "agent.h"
 #include "client.h"
 #include "headers.h"
 #include "jdoc.h"
@@ -115,6 +116,8 @@ struct oc_response {
   struct oc_clients *clients;
   struct oc_client_verdict verdicts[OC_CLIENT__COUNT];
   int judged;               /* verdicts hold the models' verdicts */
+  struct oc_agent_verdict agents[OC_AGENT__COUNT]; /* what each agent's user sees (agent.h);
+                                                     judged 0 where it does not speak this */
 };
 
 /* Prepare *r for one response to req.  Everything is borrowed. */

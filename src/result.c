@@ -45,6 +45,9 @@ cJSON *oc_finding_json(const struct oc_finding *f)
     for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++)
       if(f->clients & (1u << i))
         oc_json_put_str(&oom, cl, NULL, oc_client_name((enum oc_client_id)i));
+    for(int a = 0; !oom && a < OC_AGENT__COUNT; a++)
+      if(f->clients & OC_CLIENTS_AGENT(a))
+        oc_json_put_str(&oom, cl, NULL, oc_agent_name((enum oc_agent_id)a));
   }
   if(f->spec_only)
     oc_json_put(&oom, o, "spec_only", cJSON_CreateTrue());
@@ -335,6 +338,9 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
     oc_json_put(&oom, r, "response", cJSON_CreateNull());
   if(o->verdicts)
     oc_json_put(&oom, r, "clients", oc_clients_json(o->verdicts));
+  cJSON *agents = o->agents ? oc_agents_json(o->agents) : NULL;
+  if(agents)
+    oc_json_put(&oom, r, "agents", agents);
   if(o->message)
     oc_json_put(&oom, r, "message", cJSON_Duplicate(o->message, 1));
   if(o->timing)

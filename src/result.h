@@ -46,6 +46,9 @@ struct oc_case_outcome {
    * NULL for none. */
   const struct oc_client_verdict *verdicts;
   const char *checklist;
+  /* What each agent's user sees (OC_AGENT__COUNT of them, agent.h), or
+   * NULL: "agents" for the ones judged. */
+  const struct oc_agent_verdict *agents;
 };
 
 /* "pass", "fail", "error", "skip". */

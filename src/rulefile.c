@@ -257,11 +257,11 @@ static int parse_directive(struct oc_rulefile *rf, char *s, const char *name, in
       size_t k = strcspn(p, " ");
       char c = p[k];
       p[k] = '\0';
-      int id = oc_client_find(p);
-      if(id < 0)
+      int id = oc_client_find(p), agent = id < 0 ? oc_agent_find(p) : -1;
+      if(id < 0 && agent < 0)
         return set_err(err, errlen, OC_EPARSE, name, line,
-                       "breaks: '%s' is not a client model (oacheck run --help lists them)", p);
-      rf->breaks |= 1u << id;
+                       "breaks: '%s' is not a client model or agent (oacheck run --help lists them)", p);
+      rf->breaks |= agent >= 0 ? OC_CLIENTS_AGENT(agent) : 1u << id;
       p[k] = c;
       p += k;
       while(*p == ' ')
@@ -594,13 +594,20 @@ size_t oc_rulefile_compare(const struct oc_rulefile *rf, const struct oc_finding
       describe(why, lead, w->rule, w->severity, w->chunk, w->byte, w->path, NULL);
       bad++;
     }
-  if(rf->breaks_given && broken != rf->breaks)
+  if(rf->breaks_given && broken != rf->breaks) {
     for(int i = 0; i < OC_CLIENT__COUNT; i++)
       if(((broken ^ rf->breaks) >> i) & 1u) {
         oc_buf_printf(why, "%s: %s\n", oc_client_name((enum oc_client_id)i),
                       (broken >> i) & 1u ? "breaks, not expected (breaks)" : "expected to break, does not");
         bad++;
       }
+    for(int a = 0; a < OC_AGENT__COUNT; a++)
+      if((broken ^ rf->breaks) & OC_CLIENTS_AGENT(a)) {
+        oc_buf_printf(why, "%s: %s\n", oc_agent_name((enum oc_agent_id)a),
+                      broken & OC_CLIENTS_AGENT(a) ? "breaks, not expected (breaks)" : "expected to break, does not");
+        bad++;
+      }
+  }
   free(used);
   return bad;
 }

@@ -596,6 +596,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   o.source = j->source;
   o.not_run = j->not_run;
   o.verdicts = j->resp_started && j->resp.judged ? j->resp.verdicts : NULL;
+  o.agents = j->resp_started ? j->resp.agents : NULL;
   /* a case whose request could not be built (no ${MODEL}, the target
    * unreachable) is in its row all the same, judged by what its suite
    * asks: its error keeps the row's cells from saying "works" */

@@ -20,7 +20,15 @@ static int names_rule(const struct oc_client_verdict *v, enum oc_rule_id r)
   return 0;
 }
 
-void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v)
+/* An agent's break: the user does not see what the server sent, and it
+ * is not the agent's own limitation. */
+static int agent_broken(const struct oc_agent_verdict *a)
+{
+  return a->judged && !a->works;
+}
+
+void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v,
+                      const struct oc_agent_verdict *agents)
 {
   struct oc_findings *f = c->out;
   unsigned broken = 0, failing = 0;
@@ -30,12 +38,21 @@ void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v)
       if((c->clients & (1u << i)) && !v[i].limitation)
         failing |= 1u << i;
     }
+  for(int a = 0; agents && a < OC_AGENT__COUNT; a++)
+    if(agent_broken(&agents[a])) {
+      broken |= OC_CLIENTS_AGENT(a);
+      if((c->clients & OC_CLIENTS_AGENT(a)) && !agents[a].limitation)
+        failing |= OC_CLIENTS_AGENT(a);
+    }
   size_t before = f->count;
   for(size_t k = 0; k < before; k++) {
     struct oc_finding *x = &f->items[k];
     for(int i = 0; i < OC_CLIENT__COUNT; i++)
       if((broken & (1u << i)) && names_rule(&v[i], x->rule))
         x->clients |= 1u << i;
+    for(int a = 0; a < OC_AGENT__COUNT; a++)
+      if((broken & OC_CLIENTS_AGENT(a)) && agents[a].rule && oc_streq(agents[a].rule, oc_rule_name(x->rule)))
+        x->clients |= OC_CLIENTS_AGENT(a);
     if(!c->strict && x->severity == OC_SEV_ERROR && !oc_rule_contract(x->rule) &&
        !(x->clients & failing)) {
       x->severity = OC_SEV_WARNING;
@@ -64,20 +81,43 @@ void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v)
     if(f->count > n && f->items[f->count - 1].rule == OC_R_CLIENT_BREAKS)
       f->items[f->count - 1].clients = 1u << i;
   }
+  /* an agent's break: what its user sees, in the same finding; its
+   * limitation (OpenAI's answers of that shape end the same way) is no
+   * finding at all, only its verdict says it: the server did nothing
+   * wrong, and a clean exchange stays without findings */
+  for(int a = 0; a < OC_AGENT__COUNT; a++) {
+    if(!(broken & OC_CLIENTS_AGENT(a)) || agents[a].limitation)
+      continue;
+    const struct oc_agent_verdict *b = &agents[a];
+    const char *note = !(c->clients & OC_CLIENTS_AGENT(a)) ? "; not selected (--clients)" : "";
+    size_t n = f->count;
+    oc_emit(c, OC_R_CLIENT_BREAKS,
+            OC_AT(.expected = "what the server sent", .actual = b->outcome,
+                  .severity = (failing & OC_CLIENTS_AGENT(a)) ? OC_SEV_ERROR : OC_SEV_INFO),
+            "%s %s (agent, %s): %s%s", oc_agent_name((enum oc_agent_id)a), oc_agent_version((enum oc_agent_id)a),
+            b->measured ? "measured" : "from its source", b->reason, note);
+    if(f->count > n && f->items[f->count - 1].rule == OC_R_CLIENT_BREAKS)
+      f->items[f->count - 1].clients = OC_CLIENTS_AGENT(a);
+  }
 }
 
 void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outlen)
 {
   char names[300] = "";
   size_t n = 0;
-  /* today's seven said as such, a previous major by its name beside them */
-  int today = (clients & OC_CLIENTS_DEFAULT) == OC_CLIENTS_DEFAULT;
+  /* today's seven said as such, a previous major or an agent by its name
+   * beside them */
+  int today = (clients & OC_CLIENTS_TODAY) == OC_CLIENTS_TODAY;
   if(today)
     n = (size_t)snprintf(names, sizeof(names), "any of the seven clients");
   for(int i = today ? OC_CLIENT__TODAY : 0; i < OC_CLIENT__COUNT; i++)
     if(clients & (1u << i))
       n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
                             !n ? "" : today ? " or " : ", ", oc_client_name((enum oc_client_id)i));
+  for(int a = 0; a < OC_AGENT__COUNT; a++)
+    if(clients & OC_CLIENTS_AGENT(a))
+      n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
+                            !n ? "" : today ? " or " : ", ", oc_agent_name((enum oc_agent_id)a));
   const char *who = clients ? names : "no client (--clients none)";
   if(strict)
     snprintf(out, outlen, "strict: every error fails its case (the specification's verdict), and so "
@@ -99,6 +139,9 @@ cJSON *oc_verdict_policy_json(int strict, unsigned clients)
   for(int i = 0; !oom && i < OC_CLIENT__COUNT; i++)
     if(clients & (1u << i))
       oc_json_put_str(&oom, names, NULL, oc_client_name((enum oc_client_id)i));
+  for(int a = 0; !oom && a < OC_AGENT__COUNT; a++)
+    if(clients & OC_CLIENTS_AGENT(a))
+      oc_json_put_str(&oom, names, NULL, oc_agent_name((enum oc_agent_id)a));
   oc_json_put_str(&oom, o, "text", text);
   if(oom) {
     cJSON_Delete(o);

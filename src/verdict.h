@@ -17,9 +17,11 @@
 #include "rules.h"
 
 /* Apply the policy of c to the findings it holds so far, given the models'
- * verdicts (OC_CLIENT__COUNT of them; NULL when none ran), and add one
- * CLIENT-BREAKS finding per broken client. */
-void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v);
+ * verdicts (OC_CLIENT__COUNT of them; NULL when none ran) and the agents'
+ * (OC_AGENT__COUNT; NULL when none was judged), and add one CLIENT-BREAKS
+ * finding per broken client or agent. */
+void oc_verdict_apply(struct oc_check *c, const struct oc_client_verdict *v,
+                      const struct oc_agent_verdict *agents);
 
 /* The policy in one line for report headers: "clients (a case fails on its
  * expectations, a contract rule or a break of: openai-node, …;

@@ -53,6 +53,26 @@ done
 grep -q '"rule":[[:space:]]*"RESPONSES-TERMINAL"' "$TMP/r.json" && fail "RESPONSES-TERMINAL on streams that end with response.completed"
 pass "llama-server's deviations are named findings"
 
+# Will my agent work?  llama-server's shape leaves Codex whole (its .done
+# events come late, but they come): every streamed answer works
+expect_grep '^Will my agent work\? \(llama-server-responses\)$' "$TMP/out"
+expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 7, BREAKS 0, limit 0$' "$TMP/out"
+[ "$(tr -d '\n ' < "$TMP/r.json" | grep -o '"agents":{"codex":{"works":true' | wc -l)" -eq 7 ] ||
+  fail "the results do not carry Codex's 7 verdicts of works"
+expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/r.json"
+# a stream without output_item.done: Codex prints nothing, the case fails
+# on the rule behind it, and --clients without codex makes it a warning
+C="$OACHECK_SRCDIR/tests/data/crafted/agents/codex"
+expect_status 1 "$OACHECK" check --request "$C/codex.no-output-item-done.request.json" "$C/codex.no-output-item-done.response.http"
+expect_grep '^  \[error\] RESPONSES-ITEM-DONE' "$TMP/out"
+expect_grep '^  \[error\] CLIENT-BREAKS: codex 0\.171\.0 \(agent, measured\): exits 0 and prints nothing' "$TMP/out"
+expect_grep '^  agent codex: BREAKS, exits 0 and prints nothing' "$TMP/out"
+expect_status 0 "$OACHECK" check --clients all,codex --clients openai-node --request "$C/codex.text.request.json" "$C/codex.text.response.http"
+expect_status 0 "$OACHECK" check --clients openai-node --request "$C/codex.no-output-item-done.request.json" "$C/codex.no-output-item-done.response.http"
+expect_grep '^  \[warning\] RESPONSES-ITEM-DONE' "$TMP/out"
+expect_grep '^  \[info\] CLIENT-BREAKS: codex .*; not selected \(--clients\)' "$TMP/out"
+pass "Will my agent work?: Codex's verdict per stream, and its break fails the case unless unselected"
+
 # the results carry the Response a client rebuilds from the stream
 flat_grep() { tr -d '\n' < "$1" | grep -q "$2"; }
 flat_grep "$TMP/r.json" '"type":[[:space:]]*"function_call",[[:space:]]*"id":[[:space:]]*"fc_[^"]*",[[:space:]]*"status":[[:space:]]*"completed",[[:space:]]*"call_id":[[:space:]]*"call_[^"]*",[[:space:]]*"name":[[:space:]]*"get_weather",[[:space:]]*"arguments":[[:space:]]*"{\\"location\\": \\"Oslo\\"}"' ||

@@ -158,6 +158,55 @@ static void decode_text(struct run *x, const char *resp, int cut)
   decode(x, REQ, resp, strlen(resp), cut);
 }
 
+/* The agents' verdict (agent.c) on the same measured streams: Codex's
+ * user gets what the server sent where Codex printed an answer or ran the
+ * tool; where it printed nothing, or failed after its retries, on a
+ * stream that carried an answer, the server broke it, and the verdict
+ * names the server's rule. */
+START_TEST(agent_verdicts_follow_the_measurements)
+{
+  static const struct {
+    const char *name;
+    int works;
+    const char *outcome, *rule;
+  } want[] = {
+    { "codex.text", 1, "answer", NULL },
+    { "codex.llama-server-shape", 1, "answer", NULL },
+    { "codex.deltas-differ", 1, "answer", NULL },
+    { "codex.tool-call", 1, "tool", NULL },
+    { "codex.no-output-item-done", 0, "empty", "RESPONSES-ITEM-DONE" },
+    { "codex.no-completed", 0, "error", "RESPONSES-TERMINAL" },
+    { "codex.untyped-error", 0, "error", "RESPONSES-ERROR-EVENT" },
+  };
+  for(size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+    struct run x;
+    decode_file(&x, want[i].name, 0);
+    const struct oc_agent_verdict *v = &x.r.agents[OC_AGENT_CODEX];
+    ck_assert_msg(v->judged, "%s: not judged", want[i].name);
+    ck_assert_msg(v->works == want[i].works, "%s: works %d (%s)", want[i].name, v->works, v->reason);
+    ck_assert_str_eq(v->outcome, want[i].outcome);
+    if(want[i].rule)
+      ck_assert_msg(v->rule && strcmp(v->rule, want[i].rule) == 0, "%s: rule %s", want[i].name,
+                    v->rule ? v->rule : "none");
+    else
+      ck_assert_ptr_null(v->rule);
+    ck_assert_int_eq(v->measured, 1);
+    cJSON *j = oc_agents_json(x.r.agents);
+    ck_assert_ptr_nonnull(j);
+    ck_assert(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "codex"),
+                                                             "works")));
+    cJSON_Delete(j);
+    done(&x);
+  }
+  /* cut by the transport: a break, the cut named */
+  struct run x;
+  decode_file(&x, "codex.text", 1);
+  ck_assert_int_eq(x.r.agents[OC_AGENT_CODEX].works, 0);
+  ck_assert_str_eq(x.r.agents[OC_AGENT_CODEX].rule, "STREAM-TRUNCATED");
+  done(&x);
+}
+END_TEST
+
 START_TEST(shapes_from_the_source)
 {
   struct run x;
@@ -204,6 +253,7 @@ static Suite *suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, every_measured_case);
   tcase_add_test(tc, shapes_from_the_source);
+  tcase_add_test(tc, agent_verdicts_follow_the_measurements);
   suite_add_tcase(s, tc);
   return s;
 }

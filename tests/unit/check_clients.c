@@ -901,8 +901,12 @@ START_TEST(client_names)
   ck_assert_uint_eq(m & (1u << OC_CLIENT_AI_SDK_5), 0);
   ck_assert_int_eq(oc_clients_parse("all,openai-node@6,langchain@0.6", &m, err, sizeof(err)), OC_OK);
   ck_assert_uint_eq(m, OC_CLIENTS_DEFAULT | (1u << OC_CLIENT_OPENAI_NODE_6) | (1u << OC_CLIENT_LANGCHAIN_0_6));
-  ck_assert_uint_eq(OC_CLIENTS_MODELLED(1u << OC_CLIENT_AI_SDK_5), OC_CLIENTS_DEFAULT | (1u << OC_CLIENT_AI_SDK_5));
-  ck_assert_uint_eq(OC_CLIENTS_MODELLED(0), OC_CLIENTS_DEFAULT);
+  ck_assert_uint_eq(OC_CLIENTS_MODELLED(1u << OC_CLIENT_AI_SDK_5), OC_CLIENTS_TODAY | (1u << OC_CLIENT_AI_SDK_5));
+  ck_assert_uint_eq(OC_CLIENTS_MODELLED(OC_CLIENTS_DEFAULT), OC_CLIENTS_TODAY);
+  /* an agent by its name, selected by default and by "all" */
+  ck_assert_int_eq(oc_clients_parse("codex", &m, err, sizeof(err)), OC_OK);
+  ck_assert_uint_eq(m, OC_CLIENTS_AGENT(OC_AGENT_CODEX));
+  ck_assert_uint_ne(OC_CLIENTS_DEFAULT & OC_CLIENTS_AGENT(OC_AGENT_CODEX), 0);
   ck_assert_int_ne(oc_clients_parse("openai-node@5", &m, err, sizeof(err)), OC_OK);
   ck_assert_ptr_nonnull(strstr(err, "last year's: openai-node@6, openai-node-stream@6, ai-sdk@5, langchain@0.6"));
   ck_assert_int_ne(oc_clients_parse("openai-go", &m, err, sizeof(err)), OC_OK);
@@ -950,7 +954,7 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
   v[OC_CLIENT_LANGCHAIN] = (struct oc_client_verdict){ OC_CO_WRONG, 0, 1, OC_CAUSE_REFUSAL, { OC_R__COUNT }, 0,
                                                        "refusal dropped", 0, OC_CR_NA, -1, 1 };
   c.clients = OC_CLIENTS_DEFAULT & ~(1u << OC_CLIENT_OPENAI_NODE);
-  oc_verdict_apply(&c, v);
+  oc_verdict_apply(&c, v, NULL);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_WARNING);
   ck_assert_int_eq(f.items[0].spec_only, 1);
   ck_assert_int_eq(severity_of(&f, OC_R_ERROR_SHAPE, 0), OC_SEV_ERROR);
@@ -966,7 +970,7 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
   oc_check_init(&c, &f, oc_profile_default());
   oc_emit(&c, OC_R_ERROR_SHAPE, OC_AT(.path = "/error"), "a break's cause");
   c.clients = 1u << OC_CLIENT_OPENAI_NODE;
-  oc_verdict_apply(&c, v);
+  oc_verdict_apply(&c, v, NULL);
   ck_assert_int_eq(severity_of(&f, OC_R_ERROR_SHAPE, 0), OC_SEV_WARNING);
   ck_assert_int_eq(severity_of(&f, OC_R_CLIENT_BREAKS, 1u << OC_CLIENT_AI_SDK), OC_SEV_INFO);
   ck_assert_int_eq(oc_findings_worst(&f), OC_SEV_WARNING);
@@ -977,7 +981,7 @@ START_TEST(policy_demotes_only_what_breaks_nothing)
   oc_check_init(&c, &f, oc_profile_default());
   c.strict = 1;
   oc_emit(&c, OC_R_CHAT_SCHEMA, OC_AT(.path = "/x"), "a spec-only deviation");
-  oc_verdict_apply(&c, NULL);
+  oc_verdict_apply(&c, NULL, NULL);
   ck_assert_int_eq(severity_of(&f, OC_R_CHAT_SCHEMA, 0), OC_SEV_ERROR);
   ck_assert_int_eq(f.items[0].spec_only, 0);
   oc_findings_free(&f);
