@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "case_seq.h"
 #include "json.h"
 #include "util.h"
 
@@ -82,6 +83,7 @@ struct oc_server {
   const struct oc_cassette_store *store;
   struct prep *prep; /* one per store item */
   struct oc_overload *overload; /* --overload, or NULL */
+  struct oc_case_seq *seq;      /* X-Oacheck-Case sequences seen so far */
   struct prep *oprep;           /* one per item of the overload's store */
   double speed;
   struct oc_faults faults;
@@ -1217,6 +1219,20 @@ static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connec
   return queue_plan(srv, conn, r);
 }
 
+/* The recording name an X-Oacheck-Case value asks for now: a sequence
+ * "A,B" gives its next name (case_seq.h), said in desc for the log line;
+ * anything else is the value itself.  NULL when out of memory. */
+static const char *case_name(struct oc_server *srv, const char *value, char *buf, size_t len,
+                             char *desc, size_t desclen)
+{
+  unsigned long nth, n;
+  const char *name = oc_case_seq_pick(srv->seq, srv->store, value, buf, len, &nth, &n);
+  if(name && n)
+    snprintf(desc, desclen, " [X-Oacheck-Case sequence: request %lu, name %lu of %lu]", nth,
+             nth < n ? nth : n, n);
+  return name;
+}
+
 /* The request is complete: match it and answer. */
 static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connection *conn,
                                       const char *url, const char *method, struct req *r)
@@ -1233,6 +1249,9 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
                         NULL, NULL);
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
+  char seqname[512], seqdesc[600] = "";
+  if(name && !(name = case_name(srv, name, seqname, sizeof(seqname), seqdesc, sizeof(seqdesc))))
+    return MHD_NO;
   char key[65] = "";
   long busy = 0;
   if(!name && oc_keyer_end(&r->key, key))
@@ -1262,8 +1281,8 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   }
   char desc[256];
   oc_faults_describe(&r->f, desc, sizeof(desc));
-  oc_info("%s %s -> %s (%d)%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc, busy ? " [overloaded: from the --overload recordings]" : "");
+  oc_info("%s %s -> %s (%d)%s%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
+          desc, busy ? " [overloaded: from the --overload recordings]" : "", seqdesc);
   r->c = c;
   return answer_recording(srv, conn, r);
 }
@@ -1448,6 +1467,8 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   pthread_condattr_destroy(&ca);
   atomic_init(&srv->stopping_flag, 0);
   int rc = OC_ENOMEM;
+  if(!(srv->seq = oc_case_seq_new()))
+    goto out;
   if(oc_faults_merge(&srv->faults, &opt->faults))
     goto out;
   if(store->count && !(srv->prep = calloc(store->count, sizeof(*srv->prep))))
@@ -1553,6 +1574,7 @@ void oc_server_stop(struct oc_server *s)
     free(s->oprep[i].w);
   free(s->oprep);
   free(s->heap);
+  oc_case_seq_free(s->seq);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);
   oc_faults_free(&s->faults);
