@@ -183,6 +183,9 @@ if (kase.tool_result) {
   check(hit === undefined || (hit.content.includes(want.content) && hit.is_error === wantError),
     `the tool_result for ${want.tool_use_id} is ${JSON.stringify(hit)}, expected ${wantError ? 'an error' : 'the output'} with '${want.content}'`);
 }
+if ('max_tokens' in kase)
+  check(got.first_request?.max_tokens === kase.max_tokens,
+    `the first request's max_tokens is ${got.first_request?.max_tokens}, expected ${kase.max_tokens}`);
 // a file the tool was to create in the working directory (null: must not exist)
 if ('creates' in kase) {
   const made = kase.creates ?? 'oacheck-marker';
