@@ -173,6 +173,9 @@ const check = (ok, what) => { if (!ok) failures.push(what); };
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 check(got.exit === kase.exit, `exit status ${got.exit}, expected ${kase.exit}`);
 check(new RegExp(kase.stdout, 's').test(stdout), `printed ${JSON.stringify(stdout.slice(0, 400))}, expected /${kase.stdout}/`);
+// the start of it that the model (src/claude_code.c) predicts
+if (kase.prints)
+  check(new RegExp(kase.prints, 's').test(stdout), `printed ${JSON.stringify(stdout.slice(0, 400))}, expected /${kase.prints}/`);
 check(same(got.requests, kase.requests), `answered by ${JSON.stringify(got.requests)}, expected ${JSON.stringify(kase.requests)}`);
 check(same(got.streams, kase.streams), `stream flags ${JSON.stringify(got.streams)} in the captured requests, expected ${JSON.stringify(kase.streams)}`);
 if (kase.tool_result) {
