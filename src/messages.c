@@ -434,7 +434,7 @@ static void on_block_delta(struct oc_mstream *s, const struct oc_sse_event *ev, 
            OC_AT(.chunk = n, .byte = oc_sse_data_byte(ev, iv->offset), .path = "/index",
                  .expected = "a started block", .actual = "a block never started"),
            "event %ld: a %s for block %.0f, which was never started: the SDKs drop it and "
-           "Claude Code fails (\"Part of the response never arrived\")", n, what, iv->u.num);
+           "Claude Code asks again without streaming", n, what, iv->u.num);
     return;
   }
   if(b->stopped_at) {

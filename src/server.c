@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "case_seq.h"
 #include "json.h"
 #include "util.h"
 
@@ -37,10 +38,6 @@
 #define NEAREST_BODY_MAX (1u << 20)
 /* All request bodies held at once: at most this many times --max-body. */
 #define BODY_BUDGET_FACTOR 16
-/* X-Oacheck-Case sequences ("a,b,c"): distinct values remembered at once,
- * and the longest value taken. */
-#define CASE_SEQ_MAX 4096
-#define CASE_SEQ_VALUE_MAX 1024
 /* Pool threads when the machine does not say how many CPUs it has, and
  * at most. */
 #define THREADS_DEFAULT 2
@@ -81,19 +78,12 @@ struct waiter {
   struct MHD_Connection *conn;
 };
 
-/* One X-Oacheck-Case value naming a sequence, and how many requests
- * carried it so far. */
-struct case_seq {
-  struct case_seq *next;
-  unsigned long seen;
-  char value[];
-};
-
 struct oc_server {
   struct MHD_Daemon *daemon;
   const struct oc_cassette_store *store;
   struct prep *prep; /* one per store item */
   struct oc_overload *overload; /* --overload, or NULL */
+  struct oc_case_seq *seq;      /* X-Oacheck-Case sequences seen so far */
   struct prep *oprep;           /* one per item of the overload's store */
   double speed;
   struct oc_faults faults;
@@ -119,8 +109,6 @@ struct oc_server {
   struct conn *wait_head, *wait_tail;
   size_t nconns;
   unsigned long timed_out, evicted, refused;
-  struct case_seq *seqs; /* X-Oacheck-Case sequences seen, newest first */
-  size_t nseqs;
   char start_error[256]; /* the HTTP library's reason when start fails */
   pthread_t starter;     /* the thread that starts the daemon: the only one writing start_error */
 };
@@ -1231,72 +1219,18 @@ static enum MHD_Result answer_recording(struct oc_server *srv, struct MHD_Connec
   return queue_plan(srv, conn, r);
 }
 
-/* X-Oacheck-Case: A,B,C names a sequence: the Nth request carrying this
- * exact value gets the Nth name, the last one repeating (an agent's turn
- * answered by a tool call, the turn with the tool's result by a text).
- * A value that is itself a recording's name is that recording, comma or
- * not.  Puts the name into out and the request's place (1-based) into
- * nth; returns 0, or an HTTP status with the reason in err. */
-static unsigned case_seq_pick(struct oc_server *srv, const char *value, char *out,
-                              size_t outlen, unsigned long *nth, char *err, size_t errlen)
+/* The recording name an X-Oacheck-Case value asks for now: a sequence
+ * "A,B" gives its next name (case_seq.h), said in desc for the log line;
+ * anything else is the value itself.  NULL when out of memory. */
+static const char *case_name(struct oc_server *srv, const char *value, char *buf, size_t len,
+                             char *desc, size_t desclen)
 {
-  size_t vlen = strlen(value);
-  if(vlen > CASE_SEQ_VALUE_MAX) {
-    snprintf(err, errlen, "X-Oacheck-Case sequence longer than %d bytes", CASE_SEQ_VALUE_MAX);
-    return MHD_HTTP_BAD_REQUEST;
-  }
-  /* every name must be there: an empty one is a typo, not a request */
-  size_t names = 1;
-  for(const char *p = value;; p++) {
-    const char *q = p;
-    while(*q && *q != ',')
-      q++;
-    const char *a = p, *b = q;
-    while(a < b && (*a == ' ' || *a == '\t'))
-      a++;
-    while(b > a && (b[-1] == ' ' || b[-1] == '\t'))
-      b--;
-    if(a == b) {
-      snprintf(err, errlen, "X-Oacheck-Case sequence '%.300s' has an empty name", value);
-      return MHD_HTTP_BAD_REQUEST;
-    }
-    if(!*q)
-      break;
-    names++;
-    p = q;
-  }
-  pthread_mutex_lock(&srv->lock);
-  struct case_seq *s = srv->seqs;
-  while(s && strcmp(s->value, value))
-    s = s->next;
-  if(!s && srv->nseqs < CASE_SEQ_MAX && (s = malloc(sizeof(*s) + vlen + 1))) {
-    memcpy(s->value, value, vlen + 1);
-    s->seen = 0;
-    s->next = srv->seqs;
-    srv->seqs = s;
-    srv->nseqs++;
-  }
-  unsigned long n = s ? ++s->seen : 0;
-  pthread_mutex_unlock(&srv->lock);
-  if(!n) {
-    snprintf(err, errlen,
-             "oacheck serve remembers %d X-Oacheck-Case sequences at most; restart it to "
-             "begin again", CASE_SEQ_MAX);
-    return MHD_HTTP_SERVICE_UNAVAILABLE;
-  }
-  *nth = n;
-  size_t want = n < names ? n : names; /* 1-based: the last one repeats */
-  const char *p = value;
-  for(size_t i = 1; i < want; i++)
-    p = strchr(p, ',') + 1;
-  const char *q = strchr(p, ',');
-  const char *b = q ? q : p + strlen(p);
-  while(*p == ' ' || *p == '\t')
-    p++;
-  while(b > p && (b[-1] == ' ' || b[-1] == '\t'))
-    b--;
-  snprintf(out, outlen, "%.*s", (int)(b - p), p);
-  return 0;
+  unsigned long nth, n;
+  const char *name = oc_case_seq_pick(srv->seq, srv->store, value, buf, len, &nth, &n);
+  if(name && n)
+    snprintf(desc, desclen, " [X-Oacheck-Case sequence: request %lu, name %lu of %lu]", nth,
+             nth < n ? nth : n, n);
+  return name;
 }
 
 /* The request is complete: match it and answer. */
@@ -1315,20 +1249,9 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
                         NULL, NULL);
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
-  char picked[CASE_SEQ_VALUE_MAX + 1];
-  char seqnote[CASE_SEQ_VALUE_MAX + 64] = "";
-  if(name && strchr(name, ',') && !oc_cassette_store_find_name(srv->store, name)) {
-    unsigned long nth = 0;
-    unsigned st = case_seq_pick(srv, name, picked, sizeof(picked), &nth, err, sizeof(err));
-    if(st) {
-      oc_info("%s %s -> %u %s", method, url, st, err);
-      return answer_error(conn, st, st == MHD_HTTP_BAD_REQUEST ? "invalid_request_error" :
-                                                                  "server_error",
-                          "bad_case_sequence", err, NULL, NULL);
-    }
-    snprintf(seqnote, sizeof(seqnote), " [request %lu of sequence '%s']", nth, name);
-    name = picked;
-  }
+  char seqname[512], seqdesc[600] = "";
+  if(name && !(name = case_name(srv, name, seqname, sizeof(seqname), seqdesc, sizeof(seqdesc))))
+    return MHD_NO;
   char key[65] = "";
   long busy = 0;
   if(!name && oc_keyer_end(&r->key, key))
@@ -1359,7 +1282,7 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
   char desc[256];
   oc_faults_describe(&r->f, desc, sizeof(desc));
   oc_info("%s %s -> %s (%d)%s%s%s%s", method, url, c->name, c->status, *desc ? " faults: " : "",
-          desc, busy ? " [overloaded: from the --overload recordings]" : "", seqnote);
+          desc, busy ? " [overloaded: from the --overload recordings]" : "", seqdesc);
   r->c = c;
   return answer_recording(srv, conn, r);
 }
@@ -1544,6 +1467,8 @@ int oc_server_start(struct oc_server **out, const struct oc_cassette_store *stor
   pthread_condattr_destroy(&ca);
   atomic_init(&srv->stopping_flag, 0);
   int rc = OC_ENOMEM;
+  if(!(srv->seq = oc_case_seq_new()))
+    goto out;
   if(oc_faults_merge(&srv->faults, &opt->faults))
     goto out;
   if(store->count && !(srv->prep = calloc(store->count, sizeof(*srv->prep))))
@@ -1649,11 +1574,7 @@ void oc_server_stop(struct oc_server *s)
     free(s->oprep[i].w);
   free(s->oprep);
   free(s->heap);
-  while(s->seqs) {
-    struct case_seq *next = s->seqs->next;
-    free(s->seqs);
-    s->seqs = next;
-  }
+  oc_case_seq_free(s->seq);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);
   oc_faults_free(&s->faults);

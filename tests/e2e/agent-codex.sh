@@ -156,7 +156,7 @@ ls "$TMP/rec"/*.cassette.gz >/dev/null 2>&1 || fail "oacheck proxy recorded noth
   if (!text.includes(tc.output_has)) bad(`the tool output ${JSON.stringify(text)} lacks ${tc.output_has}`);
   console.log(`ok - the second request carries function_call_output ${out.call_id}: ${JSON.stringify(text.slice(-40))}`);
 ' "$TMP/rec" "$EXPECT"
-expect_grep 'request 2 of sequence' "$TMP/serve.err"
+expect_grep 'X-Oacheck-Case sequence: request 2, name 2 of 2' "$TMP/serve.err"
 expect_grep '2 cases: 2 passed' "$TMP/proxy.out"
 pass "oacheck proxy judged Codex's two requests"
 

@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "case_seq.h"
 #include "server.h"
 #include "testutil.h"
 
@@ -146,8 +147,10 @@ static void fill_store(void)
   add("crlf", "/crlf", "text/event-stream", crlf, sizeof(crlf) - 1);
   add("tail", "/tail", "text/event-stream", tail, sizeof(tail) - 1);
   add("nul", "/nul", "text/event-stream", nul, sizeof(nul) - 1);
-  add("tail,crlf", "/comma", "text/event-stream", "data: comma\n\n", 13);
   add_status("interim", "/interim", "text/plain", "", 0, 101);
+  add("first", "/first", "text/plain", "one", 3);
+  add("second", "/second", "text/plain", "two", 3);
+  add("tail,first", "/comma", "text/plain", "comma", 5); /* a name with a comma */
   char *big = big_stream();
   add("big", "/big", "text/event-stream", big, BIG_EVENTS * BIG_EVENT);
   free(big);
@@ -378,51 +381,71 @@ START_TEST(unmatched_and_bad_faults)
 }
 END_TEST
 
-/* X-Oacheck-Case: A,B names a sequence: the Nth request with that value
- * gets the Nth name, the last repeating; each value counts on its own, and
- * a value that is a recording's own name stays that recording. */
+/* The body X-Oacheck-Case: VALUE gets now ("404" when none matched). */
+static char *case_body(const char *value)
+{
+  struct oc_exchange ex;
+  char err[256], hdr[256];
+  snprintf(hdr, sizeof(hdr), "X-Oacheck-Case: %s\r\n", value);
+  ck_assert_msg(fetch_ex("/any", hdr, &ex, err, sizeof(err)) == 0, "%s", err);
+  char *b = ex.status == 404 ? oc_strdup("404") : oc_strndup(ex.body, ex.body_len);
+  ck_assert_ptr_nonnull(b);
+  oc_exchange_free(&ex);
+  return b;
+}
+
+static void assert_case(const char *value, const char *want)
+{
+  char *got = case_body(value);
+  ck_assert_msg(!strcmp(got, want), "X-Oacheck-Case: %s gave '%s', expected '%s'", value, got,
+                want);
+  free(got);
+}
+
+/* An agent's conversation: the Nth request with the same list gets the
+ * Nth name, the last one repeating; each value counts on its own. */
 START_TEST(case_sequences)
 {
-  static const char tail[] = "data: 1\n\ndata: 2";
-  static const char crlf[] = "data: a\r\n\r\ndata: [DONE]\r\n\r\n";
-  struct oc_exchange ex;
-  char err[256];
-  const char *seq = "X-Oacheck-Case: tail , nul,crlf\r\n";
-  ck_assert(fetch_ex("/x", seq, &ex, err, sizeof(err)) == 0);
-  ck_assert_int_eq(ex.status, 200);
-  assert_body(&ex, tail, sizeof(tail) - 1);
-  oc_exchange_free(&ex);
-  /* another value has a count of its own */
-  ck_assert(fetch_ex("/x", "X-Oacheck-Case: crlf,tail\r\n", &ex, err, sizeof(err)) == 0);
-  assert_body(&ex, crlf, sizeof(crlf) - 1);
-  oc_exchange_free(&ex);
-  ck_assert(fetch_ex("/x", seq, &ex, err, sizeof(err)) == 0);
-  assert_body(&ex, "data: \0\xff\n\n", 10);
-  oc_exchange_free(&ex);
-  for(int i = 0; i < 2; i++) {
-    ck_assert(fetch_ex("/x", seq, &ex, err, sizeof(err)) == 0);
-    ck_assert_int_eq(ex.status, 200);
-    assert_body(&ex, crlf, sizeof(crlf) - 1);
-    oc_exchange_free(&ex);
-  }
-  ck_assert(fetch_ex("/x", "X-Oacheck-Case: crlf,tail\r\n", &ex, err, sizeof(err)) == 0);
-  assert_body(&ex, tail, sizeof(tail) - 1);
-  oc_exchange_free(&ex);
-  /* a recording called "tail,crlf" is itself, every time */
-  for(int i = 0; i < 2; i++) {
-    ck_assert(fetch_ex("/x", "X-Oacheck-Case: tail,crlf\r\n", &ex, err, sizeof(err)) == 0);
-    assert_body(&ex, "data: comma\n\n", 13);
-    oc_exchange_free(&ex);
-  }
-  /* an empty name is refused; an unknown one is not recorded */
-  ck_assert(fetch_ex("/x", "X-Oacheck-Case: tail,,crlf\r\n", &ex, err, sizeof(err)) == 0);
-  ck_assert_int_eq(ex.status, 400);
-  ck_assert_ptr_nonnull(strstr(ex.body, "\"code\":\"bad_case_sequence\""));
-  oc_exchange_free(&ex);
-  ck_assert(fetch_ex("/x", "X-Oacheck-Case: nowhere,tail\r\n", &ex, err, sizeof(err)) == 0);
-  ck_assert_int_eq(ex.status, 404);
-  ck_assert_ptr_nonnull(strstr(ex.body, "no recording named 'nowhere'"));
-  oc_exchange_free(&ex);
+  assert_case("first,second", "one");
+  assert_case("second, first", "two"); /* another value, its own count */
+  assert_case("first,second", "two");
+  assert_case("first,second", "two"); /* the last one repeats */
+  assert_case("second, first", "one");
+  assert_case(" first ,, second", "one"); /* spaces trimmed, empty names skipped */
+  assert_case(" first ,, second", "two");
+  assert_case("first", "one");            /* a plain name does not count */
+  assert_case("first", "one");
+  assert_case("tail,first", "comma");     /* a recording's own name wins */
+  assert_case("tail,first", "comma");
+  assert_case("first,nope", "one");
+  assert_case("first,nope", "404"); /* an unknown name in it matches nothing */
+  assert_case(",", "404");
+}
+END_TEST
+
+/* The counts are bounded: beyond OC_CASE_SEQ_MAX values the oldest is
+ * forgotten and starts again at its first name; the others keep theirs. */
+START_TEST(case_sequences_are_bounded)
+{
+  struct oc_case_seq *q = oc_case_seq_new();
+  ck_assert_ptr_nonnull(q);
+  char v[64], out[64];
+  unsigned long nth, n;
+  for(int round = 0; round < 2; round++)
+    for(int i = 0; i <= OC_CASE_SEQ_MAX; i++) {
+      snprintf(v, sizeof(v), "a%d,b%d", i, i);
+      const char *got = oc_case_seq_pick(q, &store, v, out, sizeof(out), &nth, &n);
+      ck_assert_ptr_nonnull(got);
+      ck_assert_uint_eq(n, 2);
+      /* round 1: each was forgotten before it came back, so first again */
+      ck_assert_uint_eq(nth, 1);
+    }
+  char want[64];
+  snprintf(v, sizeof(v), "a%d,b%d", OC_CASE_SEQ_MAX, OC_CASE_SEQ_MAX);
+  snprintf(want, sizeof(want), "b%d", OC_CASE_SEQ_MAX);
+  ck_assert_str_eq(oc_case_seq_pick(q, &store, v, out, sizeof(out), &nth, &n), want);
+  ck_assert_uint_eq(nth, 2);
+  oc_case_seq_free(q);
 }
 END_TEST
 
@@ -706,11 +729,12 @@ static Suite *server_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, writes_follow_events);
-  tcase_add_test(tc, case_sequences);
   tcase_add_test(tc, event_faults_on_crlf_streams);
   tcase_add_test(tc, reset_aborts_the_body);
   tcase_add_test(tc, gzip_body);
   tcase_add_test(tc, unmatched_and_bad_faults);
+  tcase_add_test(tc, case_sequences);
+  tcase_add_test(tc, case_sequences_are_bounded);
   tcase_add_test(tc, stop_with_a_stalled_connection);
   tcase_add_test(tc, interim_status_is_never_final);
   tcase_add_test(tc, a_slow_reader_gets_a_big_answer_whole);
