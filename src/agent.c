@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent_codex.h"
+#include "claude_code.h"
 #include "json.h"
 #include "response.h"
 
@@ -102,6 +103,79 @@ static void judge_codex(const struct oc_response *r, int complete, struct oc_age
   }
 }
 
+/* ---- Claude Code: a Messages answer -------------------------------------------------------- */
+
+/* The first error the rules found before the verdict policy: the server's
+ * rule behind a break (static storage). */
+static const char *first_error_rule(const struct oc_findings *f)
+{
+  for(size_t i = 0; f && i < f->count; i++)
+    if(f->items[i].severity == OC_SEV_ERROR && f->items[i].rule != OC_R_CLIENT_BREAKS)
+      return oc_rule_name(f->items[i].rule);
+  return NULL;
+}
+
+static void judge_claude_code(const struct oc_response *r, int complete, struct oc_agent_verdict *v)
+{
+  (void)complete; /* a cut stream is the model's own case (no message_stop) */
+  if(r->req->api != OC_API_MESSAGES)
+    return;
+  struct oc_cc_env env;
+  oc_cc_env_init(&env);
+  char printed[512];
+  /* it streams; a non-streamed request is its fallback after a broken stream */
+  enum oc_cc_step st = oc_claude_code_step(r, r->check->out, r->req->stream, &env, printed,
+                                           sizeof(printed));
+  v->judged = 1;
+  v->measured = 1;
+  v->exit_status = -1;
+  switch(st) {
+  case OC_CC_ANSWER:
+    v->works = 1;
+    v->outcome = "answer";
+    v->exit_status = 0;
+    say(v, "prints the answer and exits 0");
+    return;
+  case OC_CC_TOOL:
+    v->works = 1;
+    v->outcome = "tool";
+    say(v, "runs the tool and asks again with its tool_result");
+    return;
+  case OC_CC_RETRY:
+    v->works = 1; /* the server's error, shown once the retries are spent */
+    v->outcome = "retry";
+    say(v, "asks again (CLAUDE_CODE_MAX_RETRIES, default 10: minutes of silence), then prints \"%.160s\"",
+        printed);
+    return;
+  case OC_CC_FAIL:
+    v->outcome = "error";
+    v->exit_status = 1;
+    v->works = r->status >= 400; /* the server's error reached the user as one */
+    if(!v->works)
+      v->rule = first_error_rule(r->check->out);
+    say(v, "exits 1 printing \"%.180s\"", printed);
+    return;
+  case OC_CC_REASK:
+    break;
+  }
+  v->outcome = "re-ask";
+  if(r->status == 404) {
+    v->rule = "HTTP-STATUS";
+    say(v, "a 404 to its streamed request: asks again without streaming, then blames the model "
+        "(\"There's an issue with the selected model\"), not the missing endpoint");
+  }
+  else if(r->mstream && r->mstream->error_at && r->mstream->error) {
+    v->limitation = 1; /* Anthropic's own overloaded_error ends the same way */
+    say(v, "the stream's error event is never shown: Claude Code asks again without streaming "
+        "and the user sees only that answer");
+  }
+  else {
+    v->rule = first_error_rule(r->check->out);
+    say(v, "the stream breaks%s%s: Claude Code asks again without streaming, so the user waits "
+        "for a second, whole answer and sees only it", v->rule ? " on " : "", v->rule ? v->rule : "");
+  }
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -109,6 +183,7 @@ static const struct {
   void (*judge)(const struct oc_response *r, int complete, struct oc_agent_verdict *v);
 } agents[OC_AGENT__COUNT] = {
   [OC_AGENT_CODEX] = { "codex", "responses", OC_CODEX_VERSION, judge_codex },
+  [OC_AGENT_CLAUDE_CODE] = { "claude-code", "messages", OC_CLAUDE_CODE_VERSION, judge_claude_code },
 };
 
 const char *oc_agent_name(enum oc_agent_id a)

@@ -1,6 +1,7 @@
 /* agent.h — "will my agent work?": what a coding agent's user sees from one
  * exchange of the protocol the agent speaks, predicted by a model of the
- * agent (agent_codex.c: Codex CLI, Responses) and judged against what the
+ * agent (agent_codex.c: Codex CLI, Responses; claude_code.c: Claude Code,
+ * Messages) and judged against what the
  * server sent: works (the user sees the answer, or the tool runs), breaks
  * (the server's stream leaves the user with nothing or an error the server
  * did not mean), or the agent's own limitation (OpenAI's answers of that
@@ -18,6 +19,7 @@ struct oc_response;
 /* Append only: the order of every report. */
 enum oc_agent_id {
   OC_AGENT_CODEX = 0,
+  OC_AGENT_CLAUDE_CODE,
   OC_AGENT__COUNT
 };
 
@@ -28,7 +30,9 @@ struct oc_agent_verdict {
                              Responses answer); 0: nothing below is set */
   int works;              /* the user sees what the server sent */
   int limitation;         /* a break OpenAI's own answers of this shape cause too */
-  const char *outcome;    /* the agent's own words: Codex "answer", "empty", "tool", "error" */
+  const char *outcome;    /* the agent's own words: Codex "answer", "empty", "tool", "error";
+                             Claude Code "answer", "tool", "re-ask" (without streaming),
+                             "retry", "error" */
   int exit_status;        /* the process's, -1 while the turn goes on (a tool ran) */
   int measured;           /* this shape was measured with the real agent (else read
                              from its source) */

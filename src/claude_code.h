@@ -6,8 +6,8 @@
  * (tests/e2e/agent-claude-code.sh, the facts in
  * tests/data/crafted/agents/claude-code/expect.json, which
  * tests/unit/check_claude_code.c holds this model to; docs/clients.md,
- * "Claude Code").  Not yet a client of the matrix: nothing in the runner
- * calls it. */
+ * "Claude Code").  agent.c judges every Messages exchange with
+ * oc_claude_code_step (the "Will my agent work?" verdict). */
 #ifndef OC_CLAUDE_CODE_H
 #define OC_CLAUDE_CODE_H
 
@@ -40,6 +40,7 @@ struct oc_cc_env {
 };
 
 #define OC_CC_MAX_REQUESTS 32 /* a run's requests modelled, at most */
+#define OC_CLAUDE_CODE_VERSION "2.1.332" /* measured */
 
 struct oc_cc_run {
   enum oc_cc_outcome outcome;

@@ -163,7 +163,8 @@ int oc_cli_opt_clients(const struct oc_option *o, const char *arg, char *err, si
                   "openai-python, openai-python-stream,\n"                                  \
                   "openai-agents-chat; or none); last year's majors\n"                      \
                   "by name: openai-node@6, openai-node-stream@6,\n"                         \
-                  "ai-sdk@5, langchain@0.6; the agent codex (in all)"),                     \
+                  "ai-sdk@5, langchain@0.6; the agents codex and\n"                         \
+                  "claude-code (in all)"),                                                  \
   OC_OPT_FLAG(0, "strict", &(va)->strict,                                                   \
               "every error fails its case, whether it breaks a client\n"                    \
               "or not (the specification's verdict)")

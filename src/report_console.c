@@ -467,7 +467,7 @@ void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
       char who[64];
       snprintf(who, sizeof(who), "%s %s (%s)", oc_agent_name((enum oc_agent_id)a),
                oc_agent_version((enum oc_agent_id)a), oc_agent_protocol((enum oc_agent_id)a));
-      fprintf(c->out, "  %-26s %sok %ld%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), works[a], reset(c),
+      fprintf(c->out, "  %-30s %sok %ld%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), works[a], reset(c),
               breaks[a] ? paint(c, "fail") : "", "BREAKS", breaks[a], breaks[a] ? reset(c) : "", limits[a]);
       long shown[2] = { first[a], first_limit[a] };
       for(int k = 0; k < 2; k++) {
@@ -489,9 +489,9 @@ void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
                 safe(&b3, rs->refs[shown[k]].kase));
       }
     }
-    fprintf(c->out, "  what the agent's user sees, predicted from each streamed answer of its protocol\n"
-            "  by a model measured with the real agent (docs/agents.md); ok: the answer printed or the\n"
-            "  tool run; BREAKS: the server's stream leaves the user without it\n");
+    fprintf(c->out, "  what the agent's user sees, predicted from each answer of its protocol by a model\n"
+            "  measured with the real agent (docs/agents.md); ok: the answer printed, the tool run or\n"
+            "  the server's error shown; BREAKS: the server leaves the user without it\n");
   }
   oc_buf_free(&b1);
   oc_buf_free(&b2);

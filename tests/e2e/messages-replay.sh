@@ -47,6 +47,20 @@ expect_grep 'MESSAGES-PARALLEL error: disable_parallel_tool_use was asked but th
 expect_grep 'MESSAGES-INVALID-REQUEST error: a request without messages is answered 500' "$TMP/out"
 pass "the messages suite on llama-server's recordings: 23 verdicts as the recordings warrant"
 
+# Will my agent work?  Claude Code reads llama-server's Messages answers
+# (a tool_use start without input, blocks left open: measured fine); a
+# stream with a delta for a block never started makes it ask again
+# without streaming, which fails the case on the rule behind it
+expect_grep '^Will my agent work\? \(llama-server-messages\)$' "$TMP/out"
+expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 22, BREAKS 0, limit 0$' "$TMP/out"
+expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/r.json"
+CC="$OACHECK_SRCDIR/tests/data/crafted/agents/claude-code"
+expect_status 1 "$OACHECK" check --request "$CC/claude-code-delta-unstarted-stream.request.json" "$CC/claude-code-delta-unstarted-stream.response.http"
+expect_grep '^  \[error\] CLIENT-BREAKS: claude-code 2\.1\.332 \(agent, measured\): the stream breaks on MESSAGES-BLOCK-ORDER' "$TMP/out"
+expect_status 0 "$OACHECK" check --request "$CC/claude-code-overloaded-stream.request.json" "$CC/claude-code-overloaded-stream.response.http"
+expect_grep "^  agent claude-code: its limitation, the stream's error event is never shown" "$TMP/out"
+pass "Will my agent work?: Claude Code's verdict per answer; a broken stream fails the case"
+
 # what llama-server's streams show
 for rule in MESSAGES-BLOCK-OVERLAP MESSAGES-TOOL-INPUT MESSAGES-STOP-REASON MESSAGES-ERROR-SHAPE; do
   grep -q "\"rule\":[[:space:]]*\"$rule\"" "$TMP/r.json" || fail "no $rule finding in the results"
