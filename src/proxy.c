@@ -173,6 +173,65 @@ static void judge_conversation(struct exchange *x)
   free(prompt);
 }
 
+/* Is the request the first turn of a conversation: nothing the model said
+ * (an assistant turn, a tool's result) in it yet?  Chat, Responses and
+ * Messages alike. */
+static int first_turn(const struct oc_request_info *info, const cJSON *body)
+{
+  const cJSON *list = info->api == OC_API_RESPONSES ? oc_json_get(body, "input")
+                                                    : oc_json_get(body, "messages");
+  if(info->api == OC_API_RESPONSES && cJSON_IsString(list))
+    return 1;
+  if(!cJSON_IsArray(list))
+    return 0;
+  const cJSON *m;
+  cJSON_ArrayForEach(m, list) {
+    const char *role = oc_json_str(m, "role"), *type = oc_json_str(m, "type");
+    if(oc_streq(role, "assistant") || oc_streq(role, "tool") || oc_streq(type, "function_call") ||
+       oc_streq(type, "function_call_output") || oc_streq(type, "reasoning"))
+      return 0;
+  }
+  return 1;
+}
+
+/* A first turn the target refused as longer than its context: no client
+ * can shorten what it has not said yet (an agent's system prompt and tool
+ * definitions alone, ~7k–12k tokens for Codex and Claude Code), so this
+ * client cannot work with this deployment at all — an error, said with the
+ * numbers and the deployment's fix.  llama-server's
+ * exceed_context_size_error carries both numbers; a slot is capped at the
+ * model's trained context whatever -c says, which its log says and /props
+ * does not. */
+static void judge_first_turn_context(struct exchange *x)
+{
+  if(x->status != 400 && x->status != 413)
+    return;
+  if(x->info.api != OC_API_CHAT && x->info.api != OC_API_RESPONSES && x->info.api != OC_API_MESSAGES)
+    return;
+  if(!cJSON_IsObject(x->body_json) || !first_turn(&x->info, x->body_json))
+    return;
+  const cJSON *err = oc_json_obj(x->resp.parsed, "error");
+  const char *type = oc_json_str(err, "type"), *msg = oc_json_str(err, "message");
+  const cJSON *np = oc_json_get(err, "n_prompt_tokens"), *nc = oc_json_get(err, "n_ctx");
+  if(!oc_streq(type, "exceed_context_size_error") || !oc_json_is_integer(np) || !oc_json_is_integer(nc))
+    return;
+  long prompt = (long)np->valuedouble, ctx = (long)nc->valuedouble;
+  char exp[48], act[48];
+  snprintf(exp, sizeof(exp), "under %ld tokens", ctx);
+  snprintf(act, sizeof(act), "%ld tokens", prompt);
+  oc_emit(&x->check, OC_R_REQUEST_CONTEXT,
+          OC_AT(.path = x->info.api == OC_API_RESPONSES ? "/input" : "/messages", .expected = exp,
+                .actual = act, .severity = OC_SEV_ERROR),
+          "the client's first request is %ld tokens and the target's context %ld (\"%.120s\"): a "
+          "first turn cannot be shortened, so this client cannot work with this deployment.  "
+          "Serve at least %ld tokens per slot plus room for the answer (llama-server: -c of that "
+          "times -np); a slot is also capped at the model's trained context whatever -c says "
+          "(/v1/models meta.n_ctx_train; \"capping\" in the server's log), which "
+          "--override-kv llama.context_length=int:N with -c N lifts (answers past the trained "
+          "length may degrade)",
+          prompt, ctx, msg ? msg : "", prompt);
+}
+
 /* The exchange's result: the same decoding and rules as a run's case,
  * under a case of suite "proxy" named by method, path and number. */
 static void finish(struct exchange *x)
@@ -190,6 +249,8 @@ static void finish(struct exchange *x)
     response = oc_response_json(&x->resp, &message, &timing);
   }
   judge_conversation(x);
+  if(x->resp_started)
+    judge_first_turn_context(x);
   if(x->body_json && x->resp_started) {
     const char *emsg = oc_json_str(oc_json_obj(x->resp.parsed, "error"), "message");
     oc_conversation_check_answer(&px->conv, &x->check, x->body_json, x->status, emsg);

@@ -79,7 +79,10 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   cJSON_ArrayForEach(a, ag) {
     int k = a->string ? oc_agent_find(a->string) : -1;
     if(k >= 0)
-      f->agents[k] = (unsigned char)(cJSON_IsTrue(oc_json_get(a, "works")) ? OC_REF_AG_WORKS
+      f->agents[k] = (unsigned char)(cJSON_IsTrue(oc_json_get(a, "works"))
+                                       ? (oc_streq(oc_json_str(a, "outcome"), "error") ||
+                                          oc_streq(oc_json_str(a, "outcome"), "retry")
+                                            ? OC_REF_AG_ERROR : OC_REF_AG_WORKS)
                                      : cJSON_IsTrue(oc_json_get(a, "limitation")) ? OC_REF_AG_LIMIT
                                                                                  : OC_REF_AG_BREAKS);
   }

@@ -47,6 +47,7 @@ struct oc_result_ref {
 #define OC_REF_AG_WORKS 1u
 #define OC_REF_AG_BREAKS 2u
 #define OC_REF_AG_LIMIT 3u      /* its own limitation: OpenAI's answers end the same way */
+#define OC_REF_AG_ERROR 4u      /* works, but what it faithfully shows is the server's error */
 #define OC_REF_CLIENTS 1u /* the result has a "clients" member */
 #define OC_REF_STREAM 2u  /* the case streams: its row is a streamed one, or its request says
                              "stream": true (the matrix: which clients an error would have

@@ -441,6 +441,7 @@ void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
   cJSON_ArrayForEach(t, oc_json_arr(rs->doc, "targets")) {
     const char *target = oc_json_str(t, "name");
     long works[OC_AGENT__COUNT] = { 0 }, breaks[OC_AGENT__COUNT] = { 0 }, limits[OC_AGENT__COUNT] = { 0 };
+    long errors[OC_AGENT__COUNT] = { 0 };
     long first[OC_AGENT__COUNT], first_limit[OC_AGENT__COUNT];
     int any = 0;
     for(int a = 0; a < OC_AGENT__COUNT; a++)
@@ -452,6 +453,7 @@ void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
       for(int a = 0; a < OC_AGENT__COUNT; a++) {
         any |= f->agents[a] != OC_REF_AG_ABSENT;
         works[a] += f->agents[a] == OC_REF_AG_WORKS;
+        errors[a] += f->agents[a] == OC_REF_AG_ERROR;
         if(f->agents[a] == OC_REF_AG_BREAKS && !breaks[a]++)
           first[a] = (long)i;
         if(f->agents[a] == OC_REF_AG_LIMIT && !limits[a]++)
@@ -462,13 +464,16 @@ void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
       continue;
     fprintf(c->out, "\nWill my agent work? (%s)\n", safe(&b1, target));
     for(int a = 0; a < OC_AGENT__COUNT; a++) {
-      if(!works[a] && !breaks[a] && !limits[a])
+      if(!works[a] && !breaks[a] && !limits[a] && !errors[a])
         continue;
       char who[64];
       snprintf(who, sizeof(who), "%s %s (%s)", oc_agent_name((enum oc_agent_id)a),
                oc_agent_version((enum oc_agent_id)a), oc_agent_protocol((enum oc_agent_id)a));
-      fprintf(c->out, "  %-30s %sok %ld%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), works[a], reset(c),
-              breaks[a] ? paint(c, "fail") : "", "BREAKS", breaks[a], breaks[a] ? reset(c) : "", limits[a]);
+      char etxt[48] = "";
+      if(errors[a])
+        snprintf(etxt, sizeof(etxt), ", the server's error shown %ld", errors[a]);
+      fprintf(c->out, "  %-30s %sok %ld%s%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), works[a], reset(c),
+              etxt, breaks[a] ? paint(c, "fail") : "", "BREAKS", breaks[a], breaks[a] ? reset(c) : "", limits[a]);
       long shown[2] = { first[a], first_limit[a] };
       for(int k = 0; k < 2; k++) {
         if(shown[k] < 0)

@@ -473,7 +473,7 @@ static void check_schema(struct check *c, const cJSON *doc)
 
 int oc_results_check(const cJSON *doc, const char *file, char *err, size_t errlen)
 {
-  static const char *const modes[] = { "replay", "live", "mixed" };
+  static const char *const modes[] = { "replay", "live", "mixed", "proxy" };
   static const char *const kinds[] = { "live", "replay" };
   struct check c = { file ? file : "results", err, errlen, 0, 0 };
   if(!cJSON_IsObject(doc)) {
