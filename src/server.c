@@ -127,6 +127,9 @@ const char oc_faults_help[] =
   "                   end of the HTTP body: a crash, an OOM kill, a dropped link\n"
   "  drop-done        leave out the 'data: [DONE]' event: servers that end a\n"
   "                   stream by closing it\n"
+  "  drop-terminal    leave out the stream's last word, whatever the protocol:\n"
+  "                   [DONE], response.completed/.incomplete/.failed (Responses),\n"
+  "                   message_stop (Messages): a server that ends by closing\n"
   "  corrupt=N        cut event N (1-based) in half, so its JSON is broken: a\n"
   "                   buffer that split an event, an encoder bug\n"
   "  content-type=T   send Content-Type T instead of the recorded one: a proxy or\n"
@@ -193,15 +196,17 @@ static int parse_one(struct oc_faults *f, const char *spec, size_t len, char *er
     *(long *)(void *)((char *)f + numeric[i].off) = v;
     return OC_OK;
   }
-  if(strcmp(key, "drop-done") == 0 || strcmp(key, "gzip") == 0) {
+  if(strcmp(key, "drop-done") == 0 || strcmp(key, "gzip") == 0 || strcmp(key, "drop-terminal") == 0) {
     if(eq) {
       snprintf(err, errlen, "fault '%s' takes no value", key);
       return OC_EUSAGE;
     }
     if(key[0] == 'g')
       f->gzip = 1;
-    else
+    else if(strcmp(key, "drop-done") == 0)
       f->drop_done = 1;
+    else
+      f->drop_terminal = 1;
     return OC_OK;
   }
   if(strcmp(key, "content-type") == 0) {
@@ -217,7 +222,7 @@ static int parse_one(struct oc_faults *f, const char *spec, size_t len, char *er
     return OC_OK;
   }
   snprintf(err, errlen, "unknown fault '%s' (known: drip, stall, truncate, reset, drop-done, "
-                        "corrupt, content-type, gzip, split)", key);
+                        "drop-terminal, corrupt, content-type, gzip, split)", key);
   return OC_EUSAGE;
 }
 
@@ -261,6 +266,7 @@ int oc_faults_merge(struct oc_faults *base, const struct oc_faults *over)
   if(over->split >= 0)
     base->split = over->split;
   base->drop_done |= over->drop_done;
+  base->drop_terminal |= over->drop_terminal;
   base->gzip |= over->gzip;
   if(over->content_type) {
     char *t = oc_strdup(over->content_type);
@@ -291,6 +297,10 @@ void oc_faults_describe(const struct oc_faults *f, char *out, size_t outlen)
 #undef NUM
   if(f->drop_done) {
     oc_buf_printf(&b, "%sdrop-done", sep);
+    sep = ",";
+  }
+  if(f->drop_terminal) {
+    oc_buf_printf(&b, "%sdrop-terminal", sep);
     sep = ",";
   }
   if(f->gzip) {
@@ -640,6 +650,49 @@ static int is_done_event(const char *b, size_t len)
   return 0;
 }
 
+/* Does hay (n bytes, not a C string) hold needle? */
+static int has_bytes(const char *hay, size_t n, const char *needle, size_t m)
+{
+  for(size_t i = 0; m && i + m <= n; i++)
+    if(hay[i] == needle[0] && memcmp(hay + i, needle, m) == 0)
+      return 1;
+  return 0;
+}
+
+/* Does the event end its stream: chat's [DONE], a Responses terminal
+ * event, Messages' message_stop?  By its event: line, else by the type
+ * its data names (a stream without event: lines). */
+static int is_terminal_event(const char *b, size_t len)
+{
+  static const char *const types[] = { "response.completed", "response.incomplete", "response.failed",
+                                       "message_stop" };
+  if(is_done_event(b, len))
+    return 1;
+  for(size_t i = 0; i < len;) {
+    size_t j = i;
+    while(j < len && b[j] != '\n' && b[j] != '\r')
+      j++;
+    const char *line = b + i;
+    size_t l = j - i;
+    for(size_t t = 0; t < OC_ARRAY_LEN(types); t++) {
+      size_t tl = strlen(types[t]);
+      char quoted[40];
+      int ql = snprintf(quoted, sizeof(quoted), "\"type\":\"%s\"", types[t]);
+      if(l >= 6 && memcmp(line, "event:", 6) == 0) {
+        size_t k = 6;
+        while(k < l && line[k] == ' ')
+          k++;
+        if(l - k == tl && memcmp(line + k, types[t], tl) == 0)
+          return 1;
+      }
+      else if(l >= 5 && memcmp(line, "data:", 5) == 0 && ql > 0 && has_bytes(line, l, quoted, (size_t)ql))
+        return 1;
+    }
+    i = j + 1;
+  }
+  return 0;
+}
+
 /* The arrival time of the recorded piece holding body offset end-1. */
 static uint64_t time_at(const struct oc_cassette *c, size_t end)
 {
@@ -701,7 +754,7 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
 {
   size_t alloc = 0;
   int rc = OC_OK;
-  int rewrite = f->truncate >= 0 || f->drop_done || f->corrupt >= 0;
+  int rewrite = f->truncate >= 0 || f->drop_done || f->drop_terminal || f->corrupt >= 0;
   int truncated = 0; /* truncate ended the body before its recorded end */
   p->body = c->body;
   p->len = c->body_len;
@@ -721,7 +774,8 @@ static int plan_build(struct plan *p, const struct oc_cassette *c, const struct 
         truncated = 1;
         break;
       }
-      if(f->drop_done && pr->sse && is_done_event(c->body + s, e - s)) {
+      if(pr->sse && ((f->drop_done && is_done_event(c->body + s, e - s)) ||
+                     (f->drop_terminal && is_terminal_event(c->body + s, e - s)))) {
         s = e;
         continue;
       }

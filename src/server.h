@@ -23,6 +23,8 @@ struct oc_faults {
   long truncate;      /* end the body after N events */
   long reset;         /* abort the connection after N body bytes */
   int drop_done;      /* remove the data: [DONE] event */
+  int drop_terminal;  /* remove the stream's last word: [DONE], response.completed (or
+                         .incomplete, .failed), message_stop */
   long corrupt;       /* cut event N (1-based) in half */
   char *content_type; /* send this Content-Type instead */
   int gzip;           /* gzip the body, Content-Encoding: gzip */

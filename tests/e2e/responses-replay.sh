@@ -139,6 +139,20 @@ if command -v curl >/dev/null 2>&1; then
   expect_status 0 "$OACHECK" report render "$TMP/proxy.json"
   expect_grep '^2 cases: 0 pass, 2 fail' "$TMP/out"
   pass "oacheck proxy judges a client's Responses exchange, and a first turn the context cannot hold"
+
+  # serve's drop-terminal fault: the stream without response.completed,
+  # which leaves Codex retrying and failing; check says so
+  recorded_request "$REC/responses.plain-stream.cassette.gz" "$TMP/plain.json"
+  grep -v '^(no newline at the end)$' "$TMP/plain.json" > "$TMP/plain.body" || true
+  curl -s -i -o "$TMP/dt.http" -H 'Content-Type: application/json' -H 'X-Oacheck-Case: responses.plain-stream' \
+    -H 'X-Oacheck-Fault: drop-terminal' --data-binary @"$TMP/plain.body" "$URL/v1/responses" ||
+    fail "curl to serve failed"
+  grep -q 'response.output_text.delta' "$TMP/dt.http" || fail "drop-terminal dropped more than the last word"
+  grep -q 'response.completed' "$TMP/dt.http" && fail "drop-terminal left response.completed in"
+  expect_status 1 "$OACHECK" check --request "$TMP/plain.body" "$TMP/dt.http"
+  expect_grep '^  \[error\] RESPONSES-TERMINAL' "$TMP/out"
+  expect_grep '^  agent codex: BREAKS, retries 5 times, then exits 1' "$TMP/out"
+  pass "serve --fault drop-terminal: a Responses stream without its terminal event breaks Codex"
 fi
 serve_stop
 pass "oacheck serve replays the Responses streams: the same 20 verdicts live"

@@ -19,6 +19,16 @@
 #include "server.h"
 #include "testutil.h"
 
+/* A typed-event stream: a Responses delta, Messages' message_delta (whose
+ * data names another type), then the two protocols' last words, one by
+ * its event: line, one by its data alone. */
+#define TYPED_KEPT                                                                                \
+  "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\"}\n\n"          \
+  "event: message_delta\ndata: {\"type\":\"message_delta\"}\n\n"
+#define TYPED_END                                                                                 \
+  "event: response.completed\ndata: {\"type\":\"response.completed\"}\n\n"                        \
+  "data: {\"type\":\"message_stop\"}\n\n"
+
 /* ---- fault specs ---------------------------------------------------- */
 
 START_TEST(fault_specs)
@@ -147,6 +157,7 @@ static void fill_store(void)
   add("crlf", "/crlf", "text/event-stream", crlf, sizeof(crlf) - 1);
   add("tail", "/tail", "text/event-stream", tail, sizeof(tail) - 1);
   add("nul", "/nul", "text/event-stream", nul, sizeof(nul) - 1);
+  add("typed", "/typed", "text/event-stream", TYPED_KEPT TYPED_END, sizeof(TYPED_KEPT TYPED_END) - 1);
   add_status("interim", "/interim", "text/plain", "", 0, 101);
   add("first", "/first", "text/plain", "one", 3);
   add("second", "/second", "text/plain", "two", 3);
@@ -306,6 +317,17 @@ START_TEST(event_faults_on_crlf_streams)
 {
   struct oc_exchange ex;
   char err[256];
+  /* drop-terminal: the last word of each protocol's stream, by its event:
+   * line or its data's type; nothing else */
+  ck_assert(fetch_ex("/crlf", "X-Oacheck-Fault: drop-terminal\r\n", &ex, err, sizeof(err)) == 0);
+  assert_body(&ex, "data: a\r\n\r\n", 11);
+  oc_exchange_free(&ex);
+  ck_assert(fetch_ex("/typed", "X-Oacheck-Fault: drop-terminal\r\n", &ex, err, sizeof(err)) == 0);
+  assert_body(&ex, TYPED_KEPT, sizeof(TYPED_KEPT) - 1);
+  oc_exchange_free(&ex);
+  ck_assert(fetch_ex("/typed", NULL, &ex, err, sizeof(err)) == 0);
+  assert_body(&ex, TYPED_KEPT TYPED_END, sizeof(TYPED_KEPT TYPED_END) - 1);
+  oc_exchange_free(&ex);
   ck_assert(fetch_ex("/crlf", "X-Oacheck-Fault: drop-done\r\n", &ex, err, sizeof(err)) == 0);
   assert_body(&ex, "data: a\r\n\r\n", 11);
   oc_exchange_free(&ex);
