@@ -293,6 +293,25 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   return bad ? OC_EXIT_USAGE : -1;
 }
 
+/* The protocol ("responses", "messages") when every suite named is one of
+ * suites/protocols, else NULL: the default recordings follow it. */
+static const char *default_protocol(const struct run_args *a)
+{
+  const char *proto = NULL;
+  for(size_t i = 0; i < a->suites.n; i++) {
+    const char *s = a->suites.items[i];
+    const char *b = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+    const char *p = oc_startswith(b, "responses") ? "responses" : oc_startswith(b, "messages") ? "messages" : NULL;
+    char *path = oc_suite_resolve(s);
+    int shipped = path && strstr(path, "suites/protocols/") != NULL;
+    free(path);
+    if(!p || !shipped || (proto && strcmp(proto, p)))
+      return NULL;
+    proto = p;
+  }
+  return proto;
+}
+
 static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, const char **note)
 {
   char err[700];
@@ -315,7 +334,12 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
     *nt = 1;
   }
   else if(*nt == 0) {
-    char *dir = oc_data_path("suites/recordings/llama-server");
+    /* a protocol's suites alone replay that protocol's recordings
+     * (suites/protocols/NAME.json: suites/recordings/llama-server-NAME) */
+    const char *proto = default_protocol(a);
+    char *rel = proto ? oc_asprintf("suites/recordings/llama-server-%s", proto) : NULL;
+    char *dir = oc_data_path(rel ? rel : "suites/recordings/llama-server");
+    free(rel);
     struct oc_target *d = calloc(1, sizeof(*d));
     if(!dir || !d || oc_target_from_recordings(d, "llama-server", dir, err, sizeof(err))) {
       oc_error("no target given and the shipped recordings cannot be loaded: %s", dir ? err : "out of memory");
@@ -326,8 +350,13 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
     free(dir);
     *ts = d;
     *nt = 1;
-    *note = "no target given: replaying the shipped llama-server recordings "
-            "(suites/recordings/llama-server); use --target URL for a live server";
+    *note = !proto ? "no target given: replaying the shipped llama-server recordings "
+                     "(suites/recordings/llama-server); use --target URL for a live server"
+            : !strcmp(proto, "responses")
+              ? "no target given: replaying the shipped llama-server Responses recordings "
+                "(suites/recordings/llama-server-responses); use --target URL for a live server"
+              : "no target given: replaying the shipped llama-server Messages recordings "
+                "(suites/recordings/llama-server-messages); use --target URL for a live server";
   }
   for(size_t i = 0; i < *nt; i++) {
     struct oc_target *t = &(*ts)[i];

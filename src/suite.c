@@ -644,12 +644,17 @@ char *oc_suite_resolve(const char *arg)
     return oc_strdup(arg);
   if(strchr(arg, '/'))
     return NULL;
-  char *rel = oc_asprintf("suites/%s%s", arg, oc_endswith(arg, ".json") ? "" : ".json");
-  char *p = rel ? oc_data_path(rel) : NULL;
-  free(rel);
-  if(p && oc_is_file(p))
-    return p;
-  free(p);
+  /* a shipped suite, then a protocol's (suites/protocols: not in the
+   * default run, which is chat's) */
+  static const char *const dirs[] = { "suites/", "suites/protocols/" };
+  for(size_t i = 0; i < OC_ARRAY_LEN(dirs); i++) {
+    char *rel = oc_asprintf("%s%s%s", dirs[i], arg, oc_endswith(arg, ".json") ? "" : ".json");
+    char *p = rel ? oc_data_path(rel) : NULL;
+    free(rel);
+    if(p && oc_is_file(p))
+      return p;
+    free(p);
+  }
   return NULL;
 }
 

@@ -1,13 +1,13 @@
 #!/bin/sh
 # messages-replay.sh — the messages suite replayed from llama-server's real
-# Anthropic Messages traffic (tests/data/recordings/llama-server-messages,
+# Anthropic Messages traffic (suites/recordings/llama-server-messages,
 # tiny-reasoner.gguf): every case's verdict, and the deviations its README
 # lists each a named finding; the Message the results rebuild; then
 # `oacheck check` on one of those exchanges as captured, without its
 # request.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
-REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-messages"
+REC="$OACHECK_SRCDIR/suites/recordings/llama-server-messages"
 SUITE="$OACHECK_SRCDIR/suites/protocols/messages.json"
 
 cat > "$TMP/expected" <<'EOV'
@@ -52,7 +52,7 @@ pass "the messages suite on llama-server's recordings: 23 verdicts as the record
 # stream with a delta for a block never started makes it ask again
 # without streaming, which fails the case on the rule behind it
 expect_grep '^Will my agent work\? \(llama-server-messages\)$' "$TMP/out"
-expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 22, BREAKS 0, limit 0$' "$TMP/out"
+expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 21, the server.s error shown 1, BREAKS 0, limit 0$' "$TMP/out"
 expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/r.json"
 CC="$OACHECK_SRCDIR/tests/data/crafted/agents/claude-code"
 expect_status 1 "$OACHECK" check --request "$CC/claude-code-delta-unstarted-stream.request.json" "$CC/claude-code-delta-unstarted-stream.response.http"
@@ -60,6 +60,12 @@ expect_grep '^  \[error\] CLIENT-BREAKS: claude-code 2\.1\.332 \(agent, measured
 expect_status 0 "$OACHECK" check --request "$CC/claude-code-overloaded-stream.request.json" "$CC/claude-code-overloaded-stream.response.http"
 expect_grep "^  agent claude-code: its limitation, the stream's error event is never shown" "$TMP/out"
 pass "Will my agent work?: Claude Code's verdict per answer; a broken stream fails the case"
+
+# the suite by its name, with no target: the shipped Messages recordings
+expect_status 1 "$OACHECK" run messages
+expect_grep '^23 cases: 17 passed, 5 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 21, the server.s error shown 1, BREAKS 0, limit 0$' "$TMP/out"
+pass "oacheck run messages: the shipped recordings with no target"
 
 # what llama-server's streams show
 for rule in MESSAGES-BLOCK-OVERLAP MESSAGES-TOOL-INPUT MESSAGES-STOP-REASON MESSAGES-ERROR-SHAPE; do

@@ -1,6 +1,6 @@
 #!/bin/sh
 # responses-replay.sh — the responses suite replayed from llama-server's
-# real Responses traffic (tests/data/recordings/llama-server-responses,
+# real Responses traffic (suites/recordings/llama-server-responses,
 # tiny-reasoner.gguf): every case's verdict, and the deviations its README
 # lists each a named finding; then `oacheck check` on one of those
 # exchanges, as captured, and the Response the results rebuild from it;
@@ -8,7 +8,7 @@
 # `oacheck proxy` in front of that judging a client's exchange.
 set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
-REC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-responses"
+REC="$OACHECK_SRCDIR/suites/recordings/llama-server-responses"
 SUITE="$OACHECK_SRCDIR/suites/protocols/responses.json"
 
 cat > "$TMP/expected" <<'EOV'
@@ -72,6 +72,13 @@ expect_status 0 "$OACHECK" check --clients openai-node --request "$C/codex.no-ou
 expect_grep '^  \[warning\] RESPONSES-ITEM-DONE' "$TMP/out"
 expect_grep '^  \[info\] CLIENT-BREAKS: codex .*; not selected \(--clients\)' "$TMP/out"
 pass "Will my agent work?: Codex's verdict per stream, and its break fails the case unless unselected"
+
+# the suite by its name, with no target: the shipped Responses recordings
+expect_status 1 "$OACHECK" run responses
+expect_grep 'no target given: replaying the shipped llama-server Responses recordings' "$TMP/out"
+expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 7, BREAKS 0, limit 0$' "$TMP/out"
+pass "oacheck run responses: the shipped recordings with no target"
 
 # the results carry the Response a client rebuilds from the stream
 flat_grep() { tr -d '\n' < "$1" | grep -q "$2"; }
