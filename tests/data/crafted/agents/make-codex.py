@@ -7,7 +7,7 @@ Nothing here was recorded: each stream is the official event sequence
 output_text.done, content_part.done, output_item.done, completed, with
 sequence_number, output_index and content_index), broken in exactly one
 place, or copies the shape of llama-server's real stream
-(tests/data/recordings/llama-server-responses).  codex/expect.json says
+(suites/recordings/llama-server-responses).  codex/expect.json says
 what Codex does with each one; the requests are short stand-ins for
 Codex's own (~40 KB, different on every run, so never matched by key).
 
