@@ -968,6 +968,9 @@ static int submit_live(struct job *j, struct oc_http *http)
   if(!j->url || oc_target_request_headers(t, &j->send_headers) ||
      oc_headers_copy(&j->send_headers, &j->req.headers))
     return OC_ENOMEM;
+  if((j->info.api == OC_API_MESSAGES || j->info.api == OC_API_MESSAGES_COUNT_TOKENS) &&
+     oc_target_messages_headers(t, &j->send_headers))
+    return OC_ENOMEM;
   if(opt->record_dir || t->record_dir) {
     oc_cassette_init(&j->rec);
     j->recording = 1;

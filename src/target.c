@@ -140,6 +140,7 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
   }
   t->live = 1;
   oc_secret_add_env("OPENAI_API_KEY");
+  oc_secret_add_env("ANTHROPIC_API_KEY");
   t->url = oc_url_root(url);
   t->base = oc_strdup(url);
   t->name = name ? name : name_from_url(url);
@@ -608,6 +609,19 @@ int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out)
     }
     return rc;
   }
+  return OC_OK;
+}
+
+int oc_target_messages_headers(const struct oc_target *t, struct oc_headers *out)
+{
+  const char *key = getenv(t->key_env_given && t->key_env ? t->key_env : "ANTHROPIC_API_KEY");
+  if(key && *key && !oc_headers_get(out, "x-api-key")) {
+    oc_secret_add(key);
+    if(oc_headers_add(out, "x-api-key", key))
+      return OC_ENOMEM;
+  }
+  if(!oc_headers_get(out, "anthropic-version") && oc_headers_add(out, "anthropic-version", "2023-06-01"))
+    return OC_ENOMEM;
   return OC_OK;
 }
 

@@ -182,6 +182,12 @@ long oc_target_count_tokens(struct oc_target *t, const struct oc_identify_option
 /* The headers every request to t carries: its extra headers, and
  * Authorization: Bearer $KEY when the key variable is set (never logged). */
 int oc_target_request_headers(const struct oc_target *t, struct oc_headers *out);
+/* For a request to Anthropic's Messages API (after the case's own headers
+ * are in out): the credentials as its SDK sends them, `x-api-key` from
+ * the target's key variable when one was given (key_env), else from
+ * $ANTHROPIC_API_KEY, unless out has an x-api-key already; and
+ * `anthropic-version: 2023-06-01` unless out has one. */
+int oc_target_messages_headers(const struct oc_target *t, struct oc_headers *out);
 /* What to check when t answered 401 or 403: where the key it was sent
  * comes from (the variable's name, or its Authorization header), as a
  * question ("is OPENAI_API_KEY (or the target's key_env) set to a key

@@ -175,6 +175,43 @@ START_TEST(target_variables_are_the_ones_targets_set)
 }
 END_TEST
 
+/* A Messages request carries the credentials as Anthropic's SDK sends
+ * them: x-api-key from $ANTHROPIC_API_KEY (or the target's key_env), and
+ * anthropic-version, each once, a case's own left as it is. */
+START_TEST(messages_requests_carry_anthropic_credentials)
+{
+  struct oc_target t;
+  char err[300];
+  ck_assert_int_eq(oc_target_from_spec(&t, "http://127.0.0.1:9", err, sizeof(err)), OC_OK);
+  setenv("ANTHROPIC_API_KEY", "sk-ant-oacheck-test", 1);
+  struct oc_headers h;
+  oc_headers_init(&h);
+  ck_assert_int_eq(oc_target_messages_headers(&t, &h), OC_OK);
+  ck_assert_str_eq(oc_headers_get(&h, "x-api-key"), "sk-ant-oacheck-test");
+  ck_assert_str_eq(oc_headers_get(&h, "anthropic-version"), "2023-06-01");
+  size_t n = h.count;
+  ck_assert_int_eq(oc_target_messages_headers(&t, &h), OC_OK);
+  ck_assert_uint_eq(h.count, n); /* nothing twice */
+  oc_headers_free(&h);
+  /* a case's own version and key stand */
+  oc_headers_init(&h);
+  oc_headers_add(&h, "anthropic-version", "2024-01-01");
+  oc_headers_add(&h, "X-Api-Key", "sk-case");
+  ck_assert_int_eq(oc_target_messages_headers(&t, &h), OC_OK);
+  ck_assert_uint_eq(h.count, 2);
+  ck_assert_str_eq(oc_headers_get(&h, "anthropic-version"), "2024-01-01");
+  oc_headers_free(&h);
+  /* without the variable: the version only */
+  unsetenv("ANTHROPIC_API_KEY");
+  oc_headers_init(&h);
+  ck_assert_int_eq(oc_target_messages_headers(&t, &h), OC_OK);
+  ck_assert_ptr_null(oc_headers_get(&h, "x-api-key"));
+  ck_assert_uint_eq(h.count, 1);
+  oc_headers_free(&h);
+  oc_target_free(&t);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("suite");
@@ -185,6 +222,7 @@ int main(void)
   tcase_add_test(tc, known_variables_load);
   tcase_add_test(tc, checklist_tags_load);
   tcase_add_test(tc, target_variables_are_the_ones_targets_set);
+  tcase_add_test(tc, messages_requests_carry_anthropic_credentials);
   suite_add_tcase(s, tc);
   return oc_test_run(s);
 }
