@@ -116,6 +116,30 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   }
 }
 
+int oc_agents_tally(const struct oc_results *rs, const char *target, struct oc_agent_tally *t)
+{
+  int any = 0;
+  for(int a = 0; a < OC_AGENT__COUNT; a++) {
+    memset(&t[a], 0, sizeof(t[a]));
+    t[a].first_break = t[a].first_limit = -1;
+  }
+  for(size_t i = 0; target && i < rs->count; i++) {
+    const struct oc_result_ref *f = &rs->refs[i];
+    if(!oc_streq(f->target, target))
+      continue;
+    for(int a = 0; a < OC_AGENT__COUNT; a++) {
+      any |= f->agents[a] != OC_REF_AG_ABSENT;
+      t[a].works += f->agents[a] == OC_REF_AG_WORKS;
+      t[a].errors += f->agents[a] == OC_REF_AG_ERROR;
+      if(f->agents[a] == OC_REF_AG_BREAKS && !t[a].breaks++)
+        t[a].first_break = (long)i;
+      if(f->agents[a] == OC_REF_AG_LIMIT && !t[a].limits++)
+        t[a].first_limit = (long)i;
+    }
+  }
+  return any;
+}
+
 int oc_results_from_doc(struct oc_results *rs, const cJSON *doc)
 {
   memset(rs, 0, sizeof(*rs));

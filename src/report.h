@@ -48,6 +48,8 @@ struct oc_result_ref {
 #define OC_REF_AG_BREAKS 2u
 #define OC_REF_AG_LIMIT 3u      /* its own limitation: OpenAI's answers end the same way */
 #define OC_REF_AG_ERROR 4u      /* works, but what it faithfully shows is the server's error */
+
+
 #define OC_REF_CLIENTS 1u /* the result has a "clients" member */
 #define OC_REF_STREAM 2u  /* the case streams: its row is a streamed one, or its request says
                              "stream": true (the matrix: which clients an error would have
@@ -101,6 +103,17 @@ struct oc_results {
    * document's, which writers tally from its results) */
   struct oc_deploy_tally *deploy;
 };
+
+/* "Will my agent work?" for one target: per agent, the exchanges its user
+ * saw as the server sent them (works; errors: the server's error shown),
+ * the breaks, the limitations, and the first break and limitation (their
+ * result index, -1 none).  Counted from the refs alone. */
+struct oc_agent_tally {
+  long works, errors, breaks, limits;
+  long first_break, first_limit;
+};
+/* Into t[OC_AGENT__COUNT]; 1 when some agent judged an exchange of target. */
+int oc_agents_tally(const struct oc_results *rs, const char *target, struct oc_agent_tally *t);
 
 /* Over the "results" array of doc (borrowed; it must outlive rs).
  * OC_OK or OC_ENOMEM. */

@@ -440,41 +440,23 @@ void oc_console_agents_from(struct oc_console *c, struct oc_results *rs)
   oc_buf_init(&b3, 64u << 10);
   cJSON_ArrayForEach(t, oc_json_arr(rs->doc, "targets")) {
     const char *target = oc_json_str(t, "name");
-    long works[OC_AGENT__COUNT] = { 0 }, breaks[OC_AGENT__COUNT] = { 0 }, limits[OC_AGENT__COUNT] = { 0 };
-    long errors[OC_AGENT__COUNT] = { 0 };
-    long first[OC_AGENT__COUNT], first_limit[OC_AGENT__COUNT];
-    int any = 0;
-    for(int a = 0; a < OC_AGENT__COUNT; a++)
-      first[a] = first_limit[a] = -1;
-    for(size_t i = 0; target && i < rs->count; i++) {
-      const struct oc_result_ref *f = &rs->refs[i];
-      if(!oc_streq(f->target, target))
-        continue;
-      for(int a = 0; a < OC_AGENT__COUNT; a++) {
-        any |= f->agents[a] != OC_REF_AG_ABSENT;
-        works[a] += f->agents[a] == OC_REF_AG_WORKS;
-        errors[a] += f->agents[a] == OC_REF_AG_ERROR;
-        if(f->agents[a] == OC_REF_AG_BREAKS && !breaks[a]++)
-          first[a] = (long)i;
-        if(f->agents[a] == OC_REF_AG_LIMIT && !limits[a]++)
-          first_limit[a] = (long)i;
-      }
-    }
-    if(!any)
+    struct oc_agent_tally tl[OC_AGENT__COUNT];
+    if(!oc_agents_tally(rs, target, tl))
       continue;
     fprintf(c->out, "\nWill my agent work? (%s)\n", safe(&b1, target));
     for(int a = 0; a < OC_AGENT__COUNT; a++) {
-      if(!works[a] && !breaks[a] && !limits[a] && !errors[a])
+      if(!tl[a].works && !tl[a].breaks && !tl[a].limits && !tl[a].errors)
         continue;
       char who[64];
       snprintf(who, sizeof(who), "%s %s (%s)", oc_agent_name((enum oc_agent_id)a),
                oc_agent_version((enum oc_agent_id)a), oc_agent_protocol((enum oc_agent_id)a));
       char etxt[48] = "";
-      if(errors[a])
-        snprintf(etxt, sizeof(etxt), ", the server's error shown %ld", errors[a]);
-      fprintf(c->out, "  %-30s %sok %ld%s%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), works[a], reset(c),
-              etxt, breaks[a] ? paint(c, "fail") : "", "BREAKS", breaks[a], breaks[a] ? reset(c) : "", limits[a]);
-      long shown[2] = { first[a], first_limit[a] };
+      if(tl[a].errors)
+        snprintf(etxt, sizeof(etxt), ", the server's error shown %ld", tl[a].errors);
+      fprintf(c->out, "  %-30s %sok %ld%s%s, %s%s %ld%s, limit %ld\n", who, paint(c, "pass"), tl[a].works,
+              reset(c), etxt, tl[a].breaks ? paint(c, "fail") : "", "BREAKS", tl[a].breaks,
+              tl[a].breaks ? reset(c) : "", tl[a].limits);
+      long shown[2] = { tl[a].first_break, tl[a].first_limit };
       for(int k = 0; k < 2; k++) {
         if(shown[k] < 0)
           continue;

@@ -142,6 +142,56 @@ static void header_section(struct out *o, const cJSON *doc)
   }
 }
 
+/* ---- "Will my agent work?" -------------------------------------------------- */
+
+/* A table per target whose exchanges an agent judged: per agent, what its
+ * user saw, and the first break and limitation with their reason, linked
+ * to their case (the console's section, report_console.c). */
+static void agents_section(struct out *o)
+{
+  const cJSON *t;
+  int opened = 0;
+  cJSON_ArrayForEach(t, oc_json_arr(o->rs->doc, "targets")) {
+    const char *target = oc_json_str(t, "name");
+    struct oc_agent_tally tl[OC_AGENT__COUNT];
+    if(!oc_agents_tally(o->rs, target, tl))
+      continue;
+    if(!opened++)
+      oc_html_put(&o->h, "<section id=\"agents\">\n<h2>Will my agent work?</h2>\n");
+    oc_html_put(&o->h, "<h3>");
+    oc_html_txt(&o->h, target);
+    oc_html_put(&o->h, "</h3>\n<div class=\"scroll\"><table class=\"clients\"><thead><tr><th>agent</th>"
+                "<th>works</th><th>the server's error shown</th><th>breaks</th><th>its limitation</th>"
+                "<th>first break (else limitation)</th></tr></thead>\n<tbody>\n");
+    for(int a = 0; a < OC_AGENT__COUNT; a++) {
+      if(!tl[a].works && !tl[a].errors && !tl[a].breaks && !tl[a].limits)
+        continue;
+      oc_html_putf(&o->h, "<tr><th>%s %s (%s)</th><td>%ld</td><td>%ld</td><td class=\"cl %s\">%ld</td><td>%ld</td><td>",
+                   oc_agent_name((enum oc_agent_id)a), oc_agent_version((enum oc_agent_id)a),
+                   oc_agent_protocol((enum oc_agent_id)a), tl[a].works, tl[a].errors,
+                   tl[a].breaks ? "cl-breaks" : "cl-works", tl[a].breaks, tl[a].limits);
+      long shown = tl[a].first_break >= 0 ? tl[a].first_break : tl[a].first_limit;
+      if(shown >= 0) {
+        char err[700];
+        const cJSON *r = oc_results_get(o->rs, (size_t)shown, err, sizeof(err));
+        const cJSON *v = r ? oc_json_obj(oc_json_obj(r, "agents"), oc_agent_name((enum oc_agent_id)a)) : NULL;
+        oc_html_putf(&o->h, "<a href=\"#c-%ld\">", shown);
+        oc_html_txt(&o->h, o->rs->refs[shown].suite);
+        oc_html_put(&o->h, "/");
+        oc_html_txt(&o->h, o->rs->refs[shown].kase);
+        oc_html_put(&o->h, "</a><div class=\"why\">");
+        oc_html_txtcut(&o->h, v ? oc_json_str(v, "reason") : "", OC_HTML_FIELD_MAX);
+        oc_html_put(&o->h, "</div>");
+      }
+      oc_html_put(&o->h, "</td></tr>\n");
+    }
+    oc_html_put(&o->h, "</tbody></table></div>\n");
+  }
+  if(opened)
+    oc_html_put(&o->h, "<p class=\"muted\">What the agent's user sees, predicted from each answer of its "
+                "protocol by a model measured with the real agent (docs/agents.md).</p>\n</section>\n");
+}
+
 /* ---- "Will my client work?" ------------------------------------------------- */
 
 static void clients_section(struct out *o, const cJSON *doc)
@@ -156,6 +206,7 @@ static void clients_section(struct out *o, const cJSON *doc)
   }
   if(!n) {
     oc_matrix_free(ms, n);
+    agents_section(o);
     return;
   }
   const cJSON *policy = oc_json_obj(oc_json_obj(doc, "oacheck"), "policy");
@@ -257,6 +308,7 @@ static void clients_section(struct out *o, const cJSON *doc)
          "and the Agents SDK are verified against the real libraries, openai-python is emulated from its "
          "published behaviour (docs/clients.md).</p>\n</section>\n");
   oc_matrix_free(ms, n);
+  agents_section(o);
 }
 
 static void count_box(struct out *o, const char *cls, long n, const char *label)

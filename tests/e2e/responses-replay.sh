@@ -74,8 +74,10 @@ expect_grep '^  \[info\] CLIENT-BREAKS: codex .*; not selected \(--clients\)' "$
 pass "Will my agent work?: Codex's verdict per stream, and its break fails the case unless unselected"
 
 # the suite by its name, with no target: the shipped Responses recordings
-expect_status 1 "$OACHECK" run responses
+expect_status 1 "$OACHECK" run responses --html "$TMP/r.html"
 expect_grep 'no target given: replaying the shipped llama-server Responses recordings' "$TMP/out"
+expect_grep '<section id="agents">' "$TMP/r.html"
+expect_grep '<tr><th>codex 0\.171\.0 \(responses\)</th><td>7</td><td>0</td><td class="cl cl-works">0</td>' "$TMP/r.html"
 expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
 expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 7, BREAKS 0, limit 0$' "$TMP/out"
 pass "oacheck run responses: the shipped recordings with no target"
