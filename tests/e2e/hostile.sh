@@ -90,6 +90,18 @@ none trailers-forever STREAM-TRUNCATED STREAM-DONE
 # per-field caps are not enough: the stream-wide one holds
 want many-choices FAIL CHAT-SIZE
 want many-tool-calls FAIL CHAT-SIZE
+# the typed-event protocols: each misbehaviour a finding, in the same
+# bounds of time and memory (a Messages block left open or at index 2^31
+# breaks no client or agent oacheck models: a warning, the case passes)
+want responses-endless ERROR; reason responses-endless "oacheck's --timeout"
+none responses-endless RESPONSES-TERMINAL STREAM-TRUNCATED HTTP-TRANSPORT
+want responses-many-items FAIL RESPONSES-ITEM-DONE
+want responses-huge-delta FAIL RESPONSES-ITEM-DONE
+want responses-wild-numbers FAIL RESPONSES-SEQUENCE RESPONSES-OUTPUT-INDEX
+want messages-never-closed PASS MESSAGES-BLOCK-STOP
+want messages-wild-index PASS MESSAGES-BLOCK-INDEX
+want messages-many-blocks FAIL MESSAGES-SIZE
+want messages-huge-json FAIL SSE-EVENT-SIZE; none messages-huge-json MESSAGES-STOP-REASON MESSAGES-TOOL-CHOICE
 expect_grep '"truncated":[[:space:]]*true' "$TMP/r.json"
 
 # Authorization never follows a redirect to another host: nothing at all

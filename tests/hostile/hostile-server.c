@@ -222,6 +222,121 @@ static void big_stream(int nchoices, int ncalls, size_t total)
   puts_("data: [DONE]\n\n");
 }
 
+/* ---- typed-event streams: the Responses and Messages APIs ---------------- */
+
+/* One typed event: its event: line and its data, which names the type. */
+static void typed(const char *type, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void typed(const char *type, const char *fmt, ...)
+{
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  putf("event: %s\ndata: {\"type\":\"%s\"%s%.*s}\n\n", type, type, n > 0 ? "," : "",
+       n > 0 ? n : 0, buf);
+}
+
+#define RESP_OBJ(status) "\"response\":{\"id\":\"resp_h\",\"object\":\"response\",\"created_at\":1,\"model\":\"hostile\",\"status\":\"" status "\",\"output\":[]}"
+
+static void responses_start(void)
+{
+  head(200, "OK", "text/event-stream", -1, NULL);
+  typed("response.created", "\"sequence_number\":0," RESP_OBJ("in_progress"));
+}
+
+/* A message item with its text part, opened at output_index oi. */
+static void responses_open_text(long seq, long oi)
+{
+  typed("response.output_item.added", "\"sequence_number\":%ld,\"output_index\":%ld,\"item\":{\"id\":\"msg_h\","
+        "\"type\":\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}", seq, oi);
+  typed("response.content_part.added", "\"sequence_number\":%ld,\"item_id\":\"msg_h\",\"output_index\":%ld,"
+        "\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[]}", seq + 1, oi);
+}
+
+static void serve_typed(const struct req *r, const char *m)
+{
+  static char pad[1 << 20];
+  memset(pad, 'a', sizeof(pad));
+  size_t total = (size_t)(r->size_mib > 0 ? r->size_mib : 1) << 20;
+  if(!strcmp(m, "responses-endless")) {
+    /* deltas, never a terminal event: oacheck's --timeout ends it */
+    responses_start();
+    responses_open_text(1, 0);
+    for(long i = 3;; i++) {
+      typed("response.output_text.delta", "\"sequence_number\":%ld,\"item_id\":\"msg_h\",\"output_index\":0,"
+            "\"content_index\":0,\"delta\":\"tick \"", i);
+      msleep(2);
+    }
+  }
+  else if(!strcmp(m, "responses-many-items")) {
+    /* output_item.added after output_item.added, never closed */
+    responses_start();
+    size_t sent = 0;
+    long i = 0;
+    for(; sent < total; i++) {
+      typed("response.output_item.added", "\"sequence_number\":%ld,\"output_index\":%ld,\"item\":{\"id\":\"msg_%ld\","
+            "\"type\":\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}", i + 1, i, i);
+      sent += 200;
+    }
+    typed("response.completed", "\"sequence_number\":%ld," RESP_OBJ("completed"), i + 1);
+  }
+  else if(!strcmp(m, "responses-huge-delta")) {
+    responses_start();
+    responses_open_text(1, 0);
+    putf("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":3,"
+         "\"item_id\":\"msg_h\",\"output_index\":0,\"content_index\":0,\"delta\":\"");
+    for(size_t sent = 0; sent < total; sent += sizeof(pad))
+      put(pad, sizeof(pad));
+    puts_("\"}\n\n");
+    typed("response.completed", "\"sequence_number\":4," RESP_OBJ("completed"));
+  }
+  else if(!strcmp(m, "responses-wild-numbers")) {
+    /* sequence numbers at 2^63 (equal as doubles), an output_index
+     * pointing anywhere */
+    responses_start();
+    typed("response.output_item.added", "\"sequence_number\":9223372036854775808,\"output_index\":4294967296,"
+          "\"item\":{\"id\":\"msg_h\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}");
+    typed("response.output_text.delta", "\"sequence_number\":9223372036854775809,\"item_id\":\"msg_h\","
+          "\"output_index\":-1,\"content_index\":0,\"delta\":\"hi\"");
+    typed("response.completed", "\"sequence_number\":9223372036854775810," RESP_OBJ("completed"));
+  }
+  else if(!strcmp(m, "messages-never-closed") || !strcmp(m, "messages-wild-index") ||
+          !strcmp(m, "messages-many-blocks") || !strcmp(m, "messages-huge-json")) {
+    head(200, "OK", "text/event-stream", -1, NULL);
+    typed("message_start", "\"message\":{\"id\":\"msg_h\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"hostile\","
+          "\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":0}}");
+    if(!strcmp(m, "messages-many-blocks")) {
+      /* block after block, each started and stopped */
+      size_t sent = 0;
+      for(long i = 0; sent < total; i++) {
+        typed("content_block_start", "\"index\":%ld,\"content_block\":{\"type\":\"text\",\"text\":\"\"}", i);
+        typed("content_block_stop", "\"index\":%ld", i);
+        sent += 150;
+      }
+    }
+    else if(!strcmp(m, "messages-huge-json")) {
+      typed("content_block_start", "\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_h\","
+            "\"name\":\"f\",\"input\":{}}");
+      putf("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+           "{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\":\\\"");
+      for(size_t sent = 0; sent < total; sent += sizeof(pad))
+        put(pad, sizeof(pad));
+      puts_("\\\"}\"}}\n\n");
+      typed("content_block_stop", "\"index\":0");
+    }
+    else {
+      long index = !strcmp(m, "messages-wild-index") ? 2147483648L : 0;
+      typed("content_block_start", "\"index\":%ld,\"content_block\":{\"type\":\"text\",\"text\":\"\"}", index);
+      typed("content_block_delta", "\"index\":%ld,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}", index);
+      /* messages-never-closed: no content_block_stop */
+    }
+    typed("message_delta", "\"delta\":{\"stop_reason\":\"%s\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":1}",
+          !strcmp(m, "messages-huge-json") ? "tool_use" : "end_turn");
+    typed("message_stop", "%s", "");
+  }
+}
+
 /* ---- the modes ---------------------------------------------------------- */
 
 static void serve_mode(const struct req *r)
@@ -431,6 +546,9 @@ static void serve_mode(const struct req *r)
   }
   else if(!strcmp(m, "many-calls")) {
     big_stream(8, 32, (size_t)r->size_mib << 20);
+  }
+  else if(!strncmp(m, "responses-", 10) || !strncmp(m, "messages-", 9)) {
+    serve_typed(r, m);
   }
   else {
     int n = snprintf(body, sizeof(body), "{\"error\":{\"message\":\"unknown X-Hostile mode\",\"type\":\"x\"}}");
