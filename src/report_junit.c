@@ -207,6 +207,71 @@ static int cell_text(struct oc_buf *t, const struct oc_cell *cell, int row)
   return rc ? rc : oc_buf_addc(t, '\n');
 }
 
+/* "Will my agent work? (TARGET)": a testcase per agent that judged an
+ * exchange of the target (oc_agents_tally), failing with its first break
+ * and the case it is in; its counts in system-out.  *tests and *fails
+ * say what it adds to the totals; nothing is written when no agent
+ * judged anything (*tests 0). */
+static int add_agents_suite(struct oc_buf *b, struct oc_results *rs, const char *target, long id,
+                            const char *timestamp, long *tests, long *fails)
+{
+  struct oc_agent_tally tl[OC_AGENT__COUNT];
+  *tests = *fails = 0;
+  if(!oc_agents_tally(rs, target, tl))
+    return OC_OK;
+  for(int a = 0; a < OC_AGENT__COUNT; a++)
+    if(tl[a].works || tl[a].errors || tl[a].breaks || tl[a].limits) {
+      (*tests)++;
+      *fails += tl[a].breaks > 0;
+    }
+  struct oc_buf name, msg;
+  oc_buf_init(&name, OC_CAP_MESSAGE * 4);
+  oc_buf_init(&msg, OC_CAP_MESSAGE);
+  int rc = oc_buf_printf(&name, "Will my agent work? (%s)", target);
+  if(!rc) rc = oc_buf_adds(b, "  <testsuite");
+  if(!rc) rc = add_attr(b, "name", oc_buf_str(&name));
+  if(!rc) rc = add_attr(b, "package", target);
+  if(!rc) rc = add_attr_long(b, "id", id);
+  if(!rc) rc = add_attr_long(b, "tests", *tests);
+  if(!rc) rc = add_attr_long(b, "failures", *fails);
+  if(!rc) rc = oc_buf_adds(b, " errors=\"0\" skipped=\"0\" time=\"0.000\"");
+  if(!rc && timestamp) rc = add_attr(b, "timestamp", timestamp);
+  if(!rc) rc = oc_buf_adds(b, ">\n");
+  for(int a = 0; !rc && a < OC_AGENT__COUNT; a++) {
+    if(!tl[a].works && !tl[a].errors && !tl[a].breaks && !tl[a].limits)
+      continue;
+    rc = oc_buf_adds(b, "    <testcase");
+    if(!rc) rc = add_attr(b, "name", oc_agent_name((enum oc_agent_id)a));
+    if(!rc) rc = add_attr(b, "classname", oc_buf_str(&name));
+    if(!rc) rc = oc_buf_adds(b, " time=\"0.000\">\n");
+    if(!rc && tl[a].first_break >= 0) {
+      char err[700];
+      const cJSON *r = oc_results_get(rs, (size_t)tl[a].first_break, err, sizeof(err));
+      const cJSON *v = r ? oc_json_obj(oc_json_obj(r, "agents"), oc_agent_name((enum oc_agent_id)a)) : NULL;
+      const struct oc_result_ref *f = &rs->refs[tl[a].first_break];
+      oc_buf_reset(&msg);
+      rc = oc_buf_printf(&msg, "%s %s breaks on %ld exchange%s, first: %s (%s/%s)",
+                         oc_agent_name((enum oc_agent_id)a), oc_agent_version((enum oc_agent_id)a),
+                         tl[a].breaks, tl[a].breaks == 1 ? "" : "s",
+                         v && oc_json_str(v, "reason") ? oc_json_str(v, "reason") : "",
+                         f->suite ? f->suite : "", f->kase ? f->kase : "");
+      if(!rc) rc = oc_buf_adds(b, "      <failure type=\"CLIENT-BREAKS\"");
+      if(!rc) rc = add_message_attr(b, NULL, oc_buf_str(&msg));
+      if(!rc) rc = oc_buf_adds(b, "/>\n");
+    }
+    oc_buf_reset(&msg);
+    if(!rc) rc = oc_buf_printf(&msg, "works %ld, the server's error shown %ld, breaks %ld, its limitation %ld\n",
+                               tl[a].works, tl[a].errors, tl[a].breaks, tl[a].limits);
+    if(!rc) rc = oc_buf_adds(b, "      <system-out>");
+    if(!rc) rc = oc_esc_add(b, msg.data, msg.len, OC_ESC_XML_TEXT);
+    if(!rc) rc = oc_buf_adds(b, "</system-out>\n    </testcase>\n");
+  }
+  if(!rc) rc = oc_buf_adds(b, "  </testsuite>\n");
+  oc_buf_free(&name);
+  oc_buf_free(&msg);
+  return rc;
+}
+
 static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_matrix *m, long id,
                             const char *timestamp)
 {
@@ -670,6 +735,20 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
       mfails += br > 0;
       merrors += !br && er > 0;
     }
+  /* the agents' suites, counted first for the totals */
+  long atests = 0, afails = 0;
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    struct oc_agent_tally tl[OC_AGENT__COUNT];
+    if(!oc_agents_tally(rs, oc_json_str(t, "name"), tl))
+      continue;
+    for(int a = 0; a < OC_AGENT__COUNT; a++)
+      if(tl[a].works || tl[a].errors || tl[a].breaks || tl[a].limits) {
+        atests++;
+        afails += tl[a].breaks > 0;
+      }
+  }
+  mtests += atests;
+  mfails += afails;
   char secs[32];
   oc_ms_to_seconds(all.duration_ms, secs);
   long incomplete = oc_json_bool(doc, "incomplete", 0) ? 1 : 0;
@@ -682,6 +761,13 @@ int oc_report_junit_stream(struct oc_results *rs, struct oc_sink *sink)
   for(size_t i = 0; i < nm; i++)
     if((rc = add_matrix_suite(b, doc, &ms[i], (long)(ngroups + i), timestamp)))
       goto out;
+  long aid = (long)(ngroups + nm);
+  cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
+    long tt = 0, tf = 0;
+    if((rc = add_agents_suite(b, rs, oc_json_str(t, "name"), aid, timestamp, &tt, &tf)))
+      goto out;
+    aid += tt > 0;
+  }
 
   for(size_t g = 0; g < ngroups; g++) {
     const char *gt = groups.pairs.as[g], *gs = groups.pairs.bs[g];

@@ -74,9 +74,11 @@ expect_grep '^  \[info\] CLIENT-BREAKS: codex .*; not selected \(--clients\)' "$
 pass "Will my agent work?: Codex's verdict per stream, and its break fails the case unless unselected"
 
 # the suite by its name, with no target: the shipped Responses recordings
-expect_status 1 "$OACHECK" run responses --html "$TMP/r.html"
+expect_status 1 "$OACHECK" run responses --html "$TMP/r.html" --junit "$TMP/r.xml"
 expect_grep 'no target given: replaying the shipped llama-server Responses recordings' "$TMP/out"
 expect_grep '<section id="agents">' "$TMP/r.html"
+expect_grep '<testsuite name="Will my agent work\? \(llama-server\)" package="llama-server" id="[0-9]+" tests="1" failures="0"' "$TMP/r.xml"
+expect_grep '<testcase name="codex" classname="Will my agent work\? \(llama-server\)"' "$TMP/r.xml"
 expect_grep '<tr><th>codex 0\.171\.0 \(responses\)</th><td>7</td><td>0</td><td class="cl cl-works">0</td>' "$TMP/r.html"
 expect_grep '^20 cases: 16 passed, 3 failed, 0 errors, 1 skipped' "$TMP/out"
 expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 7, BREAKS 0, limit 0$' "$TMP/out"
@@ -158,7 +160,8 @@ if command -v curl >/dev/null 2>&1; then
     fail "curl to serve failed"
   grep -q 'response.output_text.delta' "$TMP/dt.http" || fail "drop-terminal dropped more than the last word"
   grep -q 'response.completed' "$TMP/dt.http" && fail "drop-terminal left response.completed in"
-  expect_status 1 "$OACHECK" check --request "$TMP/plain.body" "$TMP/dt.http"
+  expect_status 1 "$OACHECK" check --request "$TMP/plain.body" "$TMP/dt.http" --junit "$TMP/dt.xml"
+  expect_grep '<failure type="CLIENT-BREAKS" message="codex 0\.171\.0 breaks on 1 exchange, first: retries 5 times' "$TMP/dt.xml"
   expect_grep '^  \[error\] RESPONSES-TERMINAL' "$TMP/out"
   expect_grep '^  agent codex: BREAKS, retries 5 times, then exits 1' "$TMP/out"
   pass "serve --fault drop-terminal: a Responses stream without its terminal event breaks Codex"
