@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "request.h"
 #include "secret.h"
 #include "url.h"
 #include "util.h"
@@ -161,6 +162,13 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
    * variable in its place, not a literal "[redacted]" that curl would
    * send beside it */
   const char *key_env = o->target->key_env ? o->target->key_env : "OPENAI_API_KEY";
+  /* Anthropic's Messages API: the key as its SDK sends it, x-api-key from
+   * $ANTHROPIC_API_KEY unless the target names its own variable
+   * (oc_target_messages_headers) */
+  enum oc_api api = oc_api_from_path(rq->path);
+  int messages = api == OC_API_MESSAGES || api == OC_API_MESSAGES_COUNT_TOKENS;
+  if(messages && !o->target->key_env_given)
+    key_env = "ANTHROPIC_API_KEY";
   int auth = 0;
   for(size_t i = 0; i < rq->headers.count; i++) {
     const struct oc_header *h = &rq->headers.items[i];
@@ -181,7 +189,13 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     oom |= !hv;
     free(hv);
   }
-  if(o->target->live && !auth)
+  if(o->target->live && !auth && messages) {
+    if(!oc_headers_get(&rq->headers, "x-api-key"))
+      oc_buf_printf(&b, " -H \"x-api-key: $%s\"", key_env);
+    if(!oc_headers_get(&rq->headers, "anthropic-version"))
+      oc_buf_adds(&b, " -H 'anthropic-version: 2023-06-01'");
+  }
+  else if(o->target->live && !auth)
     oc_buf_printf(&b, " -H \"Authorization: Bearer $%s\"", key_env);
   if(rq->body) {
     oc_buf_adds(&b, " --data-binary ");

@@ -103,3 +103,17 @@ expect_grep '^PASS .*messages/system-string-stream' "$TMP/out"
 expect_grep 'HTTP-STATUS error: expected HTTP 200, got 500' "$TMP/out"
 expect_grep 'System message must be at the beginnin' "$TMP/out"
 pass "a system item inside messages: refused by the Qwen3.5 template, answered by the model's own"
+
+# live (against serve): the case's reproduce command sends the key as
+# Anthropic's SDK does, from $ANTHROPIC_API_KEY, never its value
+serve_start "$REC"
+URL=$(sed -n '1s/^listening on //p' "$SERVE_OUT")
+ANTHROPIC_API_KEY=sk-ant-oacheck-e2e-secret
+export ANTHROPIC_API_KEY
+expect_status 0 "$OACHECK" run messages --target "$URL" --filter 'messages/plain' --json "$TMP/live.json"
+expect_grep 'x-api-key: \$ANTHROPIC_API_KEY' "$TMP/live.json"
+expect_grep "anthropic-version: 2023-06-01" "$TMP/live.json"
+expect_no_grep 'Authorization: Bearer' "$TMP/live.json"
+expect_no_grep 'sk-ant-oacheck-e2e-secret' "$TMP/live.json"
+unset ANTHROPIC_API_KEY
+pass "a live Messages case: x-api-key and anthropic-version, the key never in the results"
