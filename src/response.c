@@ -254,6 +254,8 @@ static void start_stream(struct oc_response *r, int ok)
     }
     oc_mstream_init(r->mstream, r->req, r->check, r->schemas, r->t_sent, r->timing_recorded,
                     r->keep_events);
+    if(ok)
+      r->mstream->clients = r->clients;
     return;
   }
   if(r->req->api == OC_API_RESPONSES) {
@@ -263,6 +265,8 @@ static void start_stream(struct oc_response *r, int ok)
     }
     oc_rstream_init(r->rstream, r->req, r->check, r->schemas, r->t_sent, r->timing_recorded,
                     r->keep_events);
+    if(ok)
+      r->rstream->clients = r->clients;
     return;
   }
   oc_stream_init(&r->stream, r->req, r->check, chunk_schema_for(r),
@@ -325,7 +329,7 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
                   .actual = r->media[0] ? r->media : "no Content-Type"),
             "a non-streamed response is %s, not application/json",
             r->media[0] ? r->media : "untyped");
-  if(r->req->api == OC_API_CHAT && !r->clients) {
+  if(oc_clients_of_api(r->req->api) && !r->clients) {
     /* a model that cannot be set up leaves its clients not exercised */
     r->clients = oc_clients_new(r->req, r->schemas ? r->schemas->reg : NULL, OC_CLIENTS_MODELLED(c->clients));
     if(r->clients) {
@@ -700,7 +704,9 @@ static void judge_clients(struct oc_response *r, int complete)
       oc_clients_body(r->clients, oc_buf_str(&r->body), r->body.len);
     if(!r->body_overflow) {
       oc_clients_finish(r->clients, complete, r->verdicts);
-      r->judged = 1;
+      /* a protocol whose clients have no model yet has no verdict */
+      for(int i = 0; i < OC_CLIENT__COUNT && !r->judged; i++)
+        r->judged = r->verdicts[i].modelled;
     }
     if(oc_clients_oom(r->clients))
       r->check->oom = 1;

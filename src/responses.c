@@ -10,6 +10,8 @@
 #include "config.h"
 #include "responses.h"
 
+#include "client.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -984,6 +986,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     s->check->oom = 1;
     return;
   }
+  if(s->clients) /* every event, also past the terminal one: each client reads on or not */
+    oc_clients_event(s->clients, ev, rc ? NULL : s->doc.root, 0, &s->sse);
   if(s->terminal_at) {
     s->after_terminal++;
     if(once(s, ONCE_AFTER))

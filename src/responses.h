@@ -62,6 +62,7 @@ struct oc_ritem {
 
 struct oc_rstream {
   const struct oc_request_info *req;
+  struct oc_clients *clients; /* may be NULL; borrowed: fed every event (pclient.h) */
   struct oc_check *check;
   const struct oc_schemas *schemas;   /* may be NULL: no schema rules */
   const struct oc_schema *event_schema;
