@@ -1424,3 +1424,16 @@ void oc_responses_check_body(struct oc_check *c, const struct oc_request_info *r
   }
   free(calls);
 }
+
+void oc_responses_check_head(struct oc_check *c, const struct oc_request_info *req, int status)
+{
+  if(status >= 400 && req->api == OC_API_RESPONSES && req->previous_response_id) {
+    char act[16];
+    snprintf(act, sizeof(act), "HTTP %d", status);
+    oc_emit(c, OC_R_RESPONSES_STATELESS,
+            OC_AT(.path = "/previous_response_id", .expected = "an answer", .actual = act),
+            "the server answers %d to a request that continues an earlier response "
+            "(previous_response_id): it keeps no state; clients must send the whole history",
+            status);
+  }
+}

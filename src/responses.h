@@ -122,4 +122,8 @@ cJSON *oc_rstream_timing_json(const struct oc_rstream *s);
 void oc_responses_check_body(struct oc_check *c, const struct oc_request_info *req,
                              const struct oc_schemas *schemas, const struct oc_jv *root);
 
+/* Rules on the status alone: previous_response_id refused (a stateless
+ * server). */
+void oc_responses_check_head(struct oc_check *c, const struct oc_request_info *req, int status);
+
 #endif
