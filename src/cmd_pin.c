@@ -17,6 +17,7 @@
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
+#include "reports.h"
 #include "results_json.h"
 #include "result.h"
 #include "secret.h"

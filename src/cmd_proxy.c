@@ -16,6 +16,7 @@
 #include "json.h"
 #include "proxy.h"
 #include "report.h"
+#include "reports.h"
 #include "report_console.h"
 #include "response.h"
 #include "results_json.h"

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "json.h"
 #include "report.h"
+#include "reports.h"
 #include "report_ci.h"
 #include "report_history.h"
 #include "report_html.h"

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "report_console.h"
 #include "report.h"
+#include "reports.h"
 #include "results_json.h"
 #include "templates.h"
 #include "url.h"

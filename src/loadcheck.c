@@ -16,6 +16,7 @@
 
 #include "deployment.h"
 #include "json.h"
+#include "load_text.h"
 #include "result.h"
 #include "results_json.h"
 #include "rules.h"
@@ -121,46 +122,6 @@ static int under_load(const struct oc_target *t)
   return t->live && t->reachable;
 }
 
-/* The cases run under load, over every round. */
-struct runs {
-  size_t ran;                  /* ended with a verdict other than skip */
-  size_t skipped;
-  size_t failed;               /* of ran: failed or errored */
-  size_t failed_passing_alone; /* of failed: cases that passed in the baseline */
-};
-
-/* How the failures under load divide: those of the ncases cases that
- * pass alone (the cases that fail only under load) and the others.  One
- * wording for the progress lines and the console's load section, so that
- * "1560 failed" never stands beside "0 cases fail only under load" as if
- * the two disagreed. */
-static void failed_text(char *out, size_t len, size_t failed, size_t passing, size_t ncases)
-{
-  size_t rest = failed - (passing < failed ? passing : failed);
-  const char *s = ncases == 1 ? "" : "s", *fail = ncases == 1 ? "fails" : "fail";
-  if(!failed)
-    snprintf(out, len, "0 failed");
-  else if(!passing)
-    snprintf(out, len, "%zu failed, all in cases that do not pass alone either", failed);
-  else if(!rest)
-    snprintf(out, len, "%zu failed, all in the %zu case%s that %s only under load", failed, ncases, s,
-             fail);
-  else
-    snprintf(out, len, "%zu failed: %zu in the %zu case%s that %s only under load, %zu in cases "
-             "that do not pass alone either", failed, passing, ncases, s, fail, rest);
-}
-
-/* "7 cases run with 2 in flight (3 skipped), 1 failed, …" */
-static void runs_text(char *out, size_t len, const struct runs *rn, size_t ncases, int in_flight)
-{
-  char f[300], sk[64] = "";
-  failed_text(f, sizeof(f), rn->failed, rn->failed_passing_alone, ncases);
-  if(rn->skipped)
-    snprintf(sk, sizeof(sk), " (%zu skipped)", rn->skipped);
-  snprintf(out, len, "%zu case%s run with %d in flight%s, %s", rn->ran, rn->ran == 1 ? "" : "s",
-           in_flight, sk, f);
-}
-
 int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out)
 {
   *out = NULL;
@@ -199,7 +160,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
    * skipped loses nothing, and the last line has the totals.  They count
    * only the cases that ran: a case the signal kept from starting, or one
    * skipped, sent nothing (or nothing judged) and is no run under load. */
-  struct runs runs = { 0, 0, 0, 0 };
+  struct oc_load_runs runs = { 0, 0, 0, 0 };
   uint64_t said = t0;
   /* why the load ended before its duration: the signal, or a round that
    * ran nothing (which would only repeat, as fast as it can) */
@@ -296,7 +257,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     more = !sig && ran && lo->duration_ms > 0 && (now - t0) / 1000000u < (uint64_t)lo->duration_ms;
     if(more && now - said >= 1000000000u) {
       char counts[400];
-      runs_text(counts, sizeof(counts), &runs, nld, lo->in_flight);
+      oc_load_runs_line(counts, sizeof(counts), &runs, nld, lo->in_flight);
       oc_info("load: %d round%s in %.0f s: %s", rounds, rounds == 1 ? "" : "s",
               (double)(now - t0) / 1e9, counts);
       said = now;
@@ -315,7 +276,7 @@ int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON *
     snprintf(stopped, sizeof(stopped), "stopped%s%s after %d round%s%s", head ? " by " : "",
              head ? head : "", rounds, rounds == 1 ? "" : "s", why);
   char counts[400];
-  runs_text(counts, sizeof(counts), &runs, nld, lo->in_flight);
+  oc_load_runs_line(counts, sizeof(counts), &runs, nld, lo->in_flight);
   oc_info("load: %s%s%s, %d round%s%s in %.1f s: %s", stopped[0] ? "stopped" : "done",
           head ? " by " : "", head ? head : "", rounds, rounds == 1 ? "" : "s", why,
           (double)(oc_now_ns() - t0) / 1e9, counts);
@@ -396,68 +357,4 @@ out:
   free(map);
   cJSON_Delete(load);
   return rc;
-}
-
-/* A count from a results document (which may come from anywhere). */
-static size_t count_of(const cJSON *o, const char *name)
-{
-  double v = oc_json_num(o, name, 0);
-  return v > 0 && v < 1e15 ? (size_t)v : 0;
-}
-
-int oc_load_runs_text(const cJSON *load, char *out, size_t len)
-{
-  /* results written before the load counted its runs have no "runs" */
-  const cJSON *rj = oc_json_obj(load, "runs");
-  if(!rj || !len)
-    return 0;
-  struct runs rn = { count_of(rj, "ran"), count_of(rj, "skipped"), count_of(rj, "failed"),
-                     count_of(rj, "failed_passing_alone") };
-  size_t n = (size_t)cJSON_GetArraySize(oc_json_arr(load, "only_under_load"));
-  runs_text(out, len, &rn, n, (int)oc_json_num(load, "in_flight", 0));
-  return 1;
-}
-
-int oc_load_text(const cJSON *load, struct oc_buf *b)
-{
-  if(!cJSON_IsObject(load))
-    return OC_OK;
-  const cJSON *only = oc_json_arr(load, "only_under_load");
-  int n = cJSON_GetArraySize(only);
-  double cases = oc_json_num(load, "cases", 0);
-  int rc = oc_buf_printf(b, "load: %.0f requests in flight per target, %.0f round%s of %.0f case%s: "
-                            "%d case%s fail%s only under load%s\n",
-                         oc_json_num(load, "in_flight", 0), oc_json_num(load, "rounds", 0),
-                         oc_json_num(load, "rounds", 0) == 1 ? "" : "s", cases, cases == 1 ? "" : "s",
-                         n, n == 1 ? "" : "s", n == 1 ? "s" : "", n ? ":" : "");
-  const char *stopped = oc_json_str(load, "stopped_reason");
-  if(stopped)
-    rc |= oc_buf_printf(b, "  %s\n", stopped);
-  char counts[400];
-  if(oc_load_runs_text(load, counts, sizeof(counts)))
-    rc |= oc_buf_printf(b, "  %s\n", counts);
-  const cJSON *w = oc_json_obj(load, "waited");
-  if(w && oc_json_num(w, "requests", 0) > 0)
-    rc |= oc_buf_printf(b, "  under load %.0f of %.0f requests waited for a slot: %.0f ms on "
-                           "average, %.0f ms at most (the server's timings against oacheck's "
-                           "clock; TTFT includes it)\n",
-                        oc_json_num(w, "requests", 0), oc_json_num(w, "timed", 0),
-                        oc_json_num(w, "mean_ms", 0), oc_json_num(w, "max_ms", 0));
-  const cJSON *e;
-  cJSON_ArrayForEach(e, only)
-  {
-    rc |= oc_buf_printf(b, "  %s %s/%s: %s\n", oc_json_str(e, "target") ? oc_json_str(e, "target") : "",
-                        oc_json_str(e, "suite") ? oc_json_str(e, "suite") : "",
-                        oc_json_str(e, "case") ? oc_json_str(e, "case") : "",
-                        oc_json_str(e, "failure") ? oc_json_str(e, "failure") : "");
-    const cJSON *dg = oc_json_obj(e, "diagnosis");
-    if(dg)
-      rc |= oc_buf_printf(b, "    cause (%s): %s\n    fix: %s\n",
-                          oc_json_str(dg, "id") ? oc_json_str(dg, "id") : "",
-                          oc_json_str(dg, "cause") ? oc_json_str(dg, "cause") : "",
-                          oc_json_str(dg, "fix") ? oc_json_str(dg, "fix") : "");
-    else
-      rc |= oc_buf_adds(b, "    cause: not one the deployment's facts explain\n");
-  }
-  return rc ? OC_ENOMEM : OC_OK;
 }

@@ -29,11 +29,4 @@ struct oc_load_options {
  * or OC_ENOMEM. */
 int oc_load_check(struct oc_run *base, const struct oc_load_options *lo, cJSON **out);
 
-/* "2695 cases run with 2 in flight, 539 failed, all in cases that do not
- * pass alone either": a "load" object's runs in words, into out; 0 when
- * it has none (results from before they were counted). */
-int oc_load_runs_text(const cJSON *load, char *out, size_t len);
-/* The console lines for a "load" object (from a results document). */
-int oc_load_text(const cJSON *load, struct oc_buf *b);
-
 #endif

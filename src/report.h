@@ -208,15 +208,4 @@ int oc_sink_close(struct oc_sink *s, int rc, char *err, size_t errlen);
 /* The JSON results, pretty-printed: the frame's members, then "results",
  * streamed from rs (each result's text re-indented, not parsed). */
 int oc_report_json_render(struct oc_results *rs, struct oc_sink *s);
-/* "wrote PATH (WHAT)" on said, PATH made safe for a terminal: a command
- * that wrote files ends by naming each ("JSON report", "Markdown
- * summary"); said is stderr when a report itself goes to stdout. */
-void oc_report_said(FILE *said, const char *path, const char *what);
-/* Write the requested reports of rs (each path may be NULL).  Errors are
- * logged naming the file; returns the number of reports that failed. */
-int oc_reports_write_from(struct oc_results *rs, const char *json, const char *junit,
-                          const char *html);
-/* The same for a whole document in memory. */
-int oc_reports_write(const cJSON *doc, const char *json, const char *junit, const char *html);
-
 #endif

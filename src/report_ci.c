@@ -18,6 +18,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "reports.h"
 #include "results_json.h"
 #include "secret.h"
 

@@ -20,7 +20,7 @@
 #include "headers.h"
 #include "html_out.h"
 #include "json.h"
-#include "loadcheck.h"
+#include "load_text.h"
 #include "matrix.h"
 #include "report.h"
 #include "response.h"

@@ -25,7 +25,7 @@
 #include "expect.h"
 #include "http.h"
 #include "json.h"
-#include "matrix.h"
+#include "checklist.h"
 #include "report.h"
 #include "result.h"
 #include "results_json.h"
