@@ -48,7 +48,9 @@ int oc_row_of(const char *suite, const char *const *tags, size_t ntags, int expe
     return OC_ROW_ERRORS;
   if(suite && strcmp(suite, "context-overflow") == 0)
     return OC_ROW_CONTEXT_OVERFLOW;
-  if(!info || info->api != OC_API_CHAT)
+  /* the protocols whose clients have models: the rows are the same
+   * questions asked of each */
+  if(!info || (info->api != OC_API_CHAT && info->api != OC_API_RESPONSES && info->api != OC_API_MESSAGES))
     return -1;
   /* a refusal every client raises on would otherwise make "plain" ok
    * with no plain answer seen */

@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "json.h"
+#include "protocol.h"
 #include "checklist.h"
 #include "report.h"
 #include "reports.h"
@@ -238,6 +239,7 @@ static int judge(const struct check_args *a, const struct oc_schemas *sch,
   if(agents)
     oc_json_put(&oom, o, "agents", agents);
   oc_json_put_str(&oom, o, "checklist", oc_row_name(oc_row_of(NULL, NULL, 0, 0, &info)));
+  oc_json_put_str(&oom, o, "protocol", oc_protocol_name_of(info.api));
   oc_json_put_str_or_null(&oom, response, "source", cap->file);
   oc_json_put(&oom, o, "response", response ? response : cJSON_CreateNull());
   response = NULL;

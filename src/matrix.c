@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "protocol.h"
 #include "report.h"
 #include "util.h"
 
@@ -31,6 +32,9 @@ static int reaches(unsigned code, const struct oc_result_ref *f, int c)
 {
   if(code & OC_REF_CL_RAN)
     return 1;
+  /* a case of one protocol reaches none of another's clients */
+  if(f->proto >= 0 && f->proto < OC_PROTO__COUNT && !(oc_protocols[f->proto]->clients & (1u << c)))
+    return 0;
   if(OC_REF_CL_STATE(code) != OC_REF_CL_ABSENT) /* "not-exercised" */
     return 0;
   int helper = c == OC_CLIENT_OPENAI_NODE_STREAM || c == OC_CLIENT_OPENAI_PYTHON_STREAM ||
@@ -98,6 +102,18 @@ static void count_reasoning(struct oc_cell *cell, unsigned code)
 const char *oc_cell_reasoning_word(const struct oc_cell *cell)
 {
   return cell->rsn_hidden ? "hidden" : cell->rsn_partial ? "partial" : cell->rsn_seen ? "seen" : NULL;
+}
+
+int oc_matrix_block_exercised(const struct oc_matrix *m, unsigned clients)
+{
+  for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+    if(!(clients & (1u << k)) || !oc_matrix_has(m, k))
+      continue;
+    for(int row = 0; row < OC_ROW__COUNT; row++)
+      if(m->cells[row][k].state != OC_CELL_NOT_EXERCISED)
+        return 1;
+  }
+  return 0;
 }
 
 void oc_matrix_free(struct oc_matrix *m, size_t n)

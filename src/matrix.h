@@ -69,6 +69,9 @@ static inline int oc_matrix_has(const struct oc_matrix *m, int c)
 {
   return (m->columns >> c) & 1u;
 }
+/* Did any of these clients (one protocol's, OC_CLIENTS_CHAT, …) run on
+ * the target's cases?  The reports show a block per protocol that did. */
+int oc_matrix_block_exercised(const struct oc_matrix *m, unsigned clients);
 
 struct oc_results;
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "protocol.h"
 #include "checklist.h"
 #include "secret.h"
 #include "util.h"
@@ -68,6 +69,13 @@ void oc_result_ref_of(struct oc_result_ref *f, const cJSON *r)
   double d = oc_json_num(r, "duration_ms", 0);
   f->duration_ms = isfinite(d) && d > 0 ? d : 0;
   f->row = (signed char)oc_row_find(oc_json_str(r, "checklist"));
+  /* results from before "protocol" was written: the request's path says */
+  const char *pn = oc_json_str(r, "protocol");
+  const char *path = oc_json_str(oc_json_obj(r, "request"), "path");
+  const struct oc_protocol *pr = pn     ? oc_protocol_find(pn)
+                                 : path ? oc_protocol_of(oc_api_from_path(path))
+                                        : oc_protocols[OC_PROTO_CHAT];
+  f->proto = (signed char)(pr ? (int)pr->id : -1);
   if(oc_json_str(r, "not_run"))
     f->flags |= OC_REF_NOT_RUN;
   if(f->row == OC_ROW_STREAMING || f->row == OC_ROW_TOOL_CALL_STREAM ||

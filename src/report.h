@@ -38,6 +38,7 @@ struct oc_result_ref {
    * without reading every result: the case's checklist row (matrix.h;
    * -1 none) and what each client made of it (OC_REF_CL_*) */
   signed char row;
+  signed char proto;                 /* its protocol (protocol.h), -1 none (the server's extras) */
   unsigned char clients[OC_CLIENT__COUNT];
   /* what each agent's user saw (OC_REF_AG_*; agent.h): the console's
    * "Will my agent work?" counts these */

@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "matrix.h"
+#include "protocol.h"
 #include "report.h"
 #include "results_json.h"
 #include "secret.h"
@@ -332,6 +333,90 @@ void oc_console_matrix(struct oc_console *c, const cJSON *doc)
   oc_results_free(&rs);
 }
 
+/* One protocol's block of the matrix: a column per client of it, a line
+ * per row (chat: every row, as the checklist stands; the others: the rows
+ * their cases asked), and its legend.  titled: say which protocol (more
+ * than one on the target, or not chat). */
+static void matrix_block(struct oc_console *c, const struct oc_matrix *m, const struct oc_protocol *p,
+                         int titled, struct oc_buf *b)
+{
+  if(titled)
+    fprintf(c->out, "\nWill my client work? (%s) — %s\n%-20s", safe(b, m->target), p->title, "");
+  else
+    fprintf(c->out, "\nWill my client work? (%s)\n%-20s", safe(b, m->target), "");
+  /* the columns: the clients the run modelled, the last without
+   * trailing blanks */
+  int width[OC_CLIENT__COUNT], last = -1;
+  for(int k = 0; k < OC_CLIENT__COUNT; k++)
+    if(oc_matrix_has(m, k) && (p->clients & (1u << k)))
+      last = k;
+  for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+    const char *name = oc_client_short_name((enum oc_client_id)k);
+    width[k] = (int)strlen(name) < 6 ? 6 : (int)strlen(name);
+    if(oc_matrix_has(m, k) && (p->clients & (1u << k)))
+      fprintf(c->out, k < last ? "  %-*s" : "  %.*s", width[k], name);
+  }
+  fputc('\n', c->out);
+  for(int row = 0; row < OC_ROW__COUNT; row++) {
+    int asked = p->id == OC_PROTO_CHAT;
+    for(int k = 0; k < OC_CLIENT__COUNT && !asked; k++)
+      asked = (p->clients & (1u << k)) && m->cells[row][k].state != OC_CELL_NOT_EXERCISED;
+    if(!asked)
+      continue;
+    fprintf(c->out, "  %-18s", oc_row_title(row));
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      enum oc_cell_state st = m->cells[row][k].state;
+      int w = k < last ? width[k] : 0; /* no trailing blanks */
+      if(oc_matrix_has(m, k) && (p->clients & (1u << k)))
+        fprintf(c->out, "  %s%-*s%s", cell_paint(c, st), w, cell_word(st), reset(c));
+    }
+    fputc('\n', c->out);
+  }
+  /* what each client shows of the reasoning the server sent, over every
+   * case whose answer carried some; '*': markup reached the answer */
+  int rsn = 0;
+  for(int k = 0; k < OC_CLIENT__COUNT; k++)
+    if(p->clients & (1u << k))
+      rsn |= oc_cell_reasoning_word(&m->cells[OC_ROW_REASONING][k]) || m->cells[OC_ROW_REASONING][k].rsn_leaks;
+  if(rsn) {
+    fprintf(c->out, "  %-18s", "  reads reasoning");
+    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+      const struct oc_cell *cell = &m->cells[OC_ROW_REASONING][k];
+      if(!oc_matrix_has(m, k) || !(p->clients & (1u << k)))
+        continue;
+      const char *w = oc_cell_reasoning_word(cell);
+      char word[32];
+      snprintf(word, sizeof(word), "%s%s", w ? w : "-", cell->rsn_leaks ? "*" : "");
+      if(k < last)
+        fprintf(c->out, "  %-*s", width[k], word);
+      else
+        fprintf(c->out, "  %s", word); /* no trailing blanks */
+    }
+    fputc('\n', c->out);
+  }
+  switch(p->id) {
+  case OC_PROTO_CHAT:
+    fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers; agents: the\n"
+            "  Agents SDK on Chat Completions\n");
+    break;
+  case OC_PROTO_RESPONSES:
+    fprintf(c->out, "  node: openai-node responses.create(); node-stream: responses.stream(); ai-sdk: the ai\n"
+            "  SDK's @ai-sdk/openai Responses model; agents: the OpenAI Agents SDK\n");
+    break;
+  case OC_PROTO_MESSAGES:
+    fprintf(c->out, "  sdk: @anthropic-ai/sdk messages.create(); sdk-stream: messages.stream(); ai-sdk:\n"
+            "  @ai-sdk/anthropic; langchain: @langchain/anthropic\n");
+    break;
+  default:
+    break;
+  }
+  if(m->columns & p->clients & ~OC_CLIENTS_TODAY)
+    fprintf(c->out, "  @N: last year's major of the same client (openai 6, ai 5, @langchain/openai 0.6)\n");
+  if(rsn)
+    fprintf(c->out, "  reads reasoning: what the application can read of the reasoning the server sent\n"
+            "  (seen, partial, hidden: the field it does not read); *: think or harmony markup in the answer\n");
+}
+
 void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
 {
   struct oc_matrix *ms = NULL;
@@ -342,60 +427,15 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
   oc_buf_init(&b, 64u << 10);
   for(size_t t = 0; t < n; t++) {
     const struct oc_matrix *m = &ms[t];
-    fprintf(c->out, "\nWill my client work? (%s)\n%-20s", safe(&b, m->target), "");
-    /* the columns: the clients the run modelled, the last without
-     * trailing blanks */
-    int width[OC_CLIENT__COUNT], last = -1;
-    for(int k = 0; k < OC_CLIENT__COUNT; k++)
-      if(oc_matrix_has(m, k))
-        last = k;
-    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-      const char *name = oc_client_short_name((enum oc_client_id)k);
-      width[k] = (int)strlen(name) < 6 ? 6 : (int)strlen(name);
-      if(oc_matrix_has(m, k))
-        fprintf(c->out, k < last ? "  %-*s" : "  %.*s", width[k], name);
-    }
-    fputc('\n', c->out);
-    for(int row = 0; row < OC_ROW__COUNT; row++) {
-      fprintf(c->out, "  %-18s", oc_row_title(row));
-      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-        enum oc_cell_state st = m->cells[row][k].state;
-        int w = k < last ? width[k] : 0; /* no trailing blanks */
-        if(oc_matrix_has(m, k))
-          fprintf(c->out, "  %s%-*s%s", cell_paint(c, st), w, cell_word(st), reset(c));
-      }
-      fputc('\n', c->out);
-    }
-    /* what each client shows of the reasoning the server sent, over every
-     * case whose answer carried some; '*': markup reached the answer */
-    int rsn = 0;
-    for(int k = 0; k < OC_CLIENT__COUNT; k++)
-      rsn |= oc_cell_reasoning_word(&m->cells[OC_ROW_REASONING][k]) || m->cells[OC_ROW_REASONING][k].rsn_leaks;
-    if(rsn) {
-      fprintf(c->out, "  %-18s", "  reads reasoning");
-      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-        const struct oc_cell *cell = &m->cells[OC_ROW_REASONING][k];
-        if(!oc_matrix_has(m, k))
-          continue;
-        const char *w = oc_cell_reasoning_word(cell);
-        char word[32];
-        snprintf(word, sizeof(word), "%s%s", w ? w : "-", cell->rsn_leaks ? "*" : "");
-        if(k < last)
-          fprintf(c->out, "  %-*s", width[k], word);
-        else
-          fprintf(c->out, "  %s", word); /* no trailing blanks */
-      }
-      fputc('\n', c->out);
-    }
-    fprintf(c->out, "  node, python: openai-node, openai-python; -stream: their stream helpers; agents: the\n"
-            "  Agents SDK on Chat Completions\n"
-            "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
+    /* a block per protocol whose clients ran on this target */
+    int blocks = 0;
+    for(int p = 0; p < OC_PROTO__COUNT; p++)
+      blocks += oc_matrix_block_exercised(m, oc_protocols[p]->clients);
+    for(int p = 0; p < OC_PROTO__COUNT; p++)
+      if(oc_matrix_block_exercised(m, oc_protocols[p]->clients))
+        matrix_block(c, m, oc_protocols[p], blocks > 1 || p != OC_PROTO_CHAT, &b);
+    fprintf(c->out, "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
             "  answers break it too); -: not exercised\n");
-    if(m->columns & ~OC_CLIENTS_TODAY)
-      fprintf(c->out, "  @N: last year's major of the same client (openai 6, ai 5, @langchain/openai 0.6)\n");
-    if(rsn)
-      fprintf(c->out, "  reads reasoning: what the application can read of the reasoning the server sent\n"
-              "  (seen, partial, hidden: the field it does not read); *: think or harmony markup in the answer\n");
     int errors = 0, faults = 0;
     for(int row = 0; row < OC_ROW__COUNT; row++)
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {

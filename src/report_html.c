@@ -22,6 +22,7 @@
 #include "json.h"
 #include "load_text.h"
 #include "matrix.h"
+#include "protocol.h"
 #include "report.h"
 #include "response.h"
 #include "results_json.h"
@@ -224,72 +225,93 @@ static void clients_section(struct out *o, const cJSON *doc)
       oc_html_txt(&o->h, m->target);
       oc_html_put(&o->h, "</h3>\n");
     }
-    oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"clients\"><thead><tr><th></th>");
-    for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-      if(!oc_matrix_has(m, k))
+    int blocks = 0;
+    for(int p = 0; p < OC_PROTO__COUNT; p++)
+      blocks += oc_matrix_block_exercised(m, oc_protocols[p]->clients);
+    for(int pi = 0; pi < OC_PROTO__COUNT; pi++) {
+      const struct oc_protocol *p = oc_protocols[pi];
+      if(!oc_matrix_block_exercised(m, p->clients))
         continue;
-      oc_html_put(&o->h, "<th>");
-      oc_html_txt(&o->h, oc_client_name((enum oc_client_id)k));
-      oc_html_put(&o->h, "</th>");
-    }
-    oc_html_put(&o->h, "</tr></thead>\n<tbody>\n");
-    for(int row = 0; row < OC_ROW__COUNT; row++) {
-      oc_html_put(&o->h, "<tr><th>");
-      oc_html_txt(&o->h, oc_row_title(row));
-      oc_html_put(&o->h, "</th>");
+      if(blocks > 1 || pi != OC_PROTO_CHAT) {
+        oc_html_putf(&o->h, "<h4 class=\"protocol\" id=\"clients-%zu-%s\">", t, p->name);
+        oc_html_txt(&o->h, p->title);
+        oc_html_put(&o->h, "</h4>\n");
+      }
+      oc_html_put(&o->h, "<div class=\"scroll\"><table class=\"clients\"><thead><tr><th></th>");
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-        const struct oc_cell *c = &m->cells[row][k];
-        if(!oc_matrix_has(m, k))
+        if(!oc_matrix_has(m, k) || !(p->clients & (1u << k)))
           continue;
-        switch(c->state) {
-        case OC_CELL_NOT_EXERCISED:
-          oc_html_put(&o->h, "<td class=\"cl cl-none\">—</td>");
-          break;
-        case OC_CELL_WORKS:
-          oc_html_putf(&o->h, "<td class=\"cl cl-works\">works <span class=\"muted\">(%d)</span></td>", c->works);
-          break;
-        case OC_CELL_BREAKS:
-        case OC_CELL_LIMITATION:
-        case OC_CELL_ERROR:
-        case OC_CELL_SERVER_FAULT:
-          faults |= c->state == OC_CELL_SERVER_FAULT;
-          oc_html_putf(&o->h, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
-               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "error"
-               : c->state == OC_CELL_SERVER_FAULT ? "fault" : "limit",
-               c->result_index,
-               c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "no verdict"
-               : c->state == OC_CELL_SERVER_FAULT ? "server fault" : "its limitation");
-          oc_html_txtcut(&o->h, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
-          oc_html_put(&o->h, " <span class=\"muted\">(");
-          oc_html_txt(&o->h, c->suite);
-          oc_html_put(&o->h, "/");
-          oc_html_txt(&o->h, c->kase);
-          oc_html_put(&o->h, ")</span></div></td>");
-          break;
+        oc_html_put(&o->h, "<th>");
+        oc_html_txt(&o->h, oc_client_name((enum oc_client_id)k));
+        oc_html_put(&o->h, "</th>");
+      }
+      oc_html_put(&o->h, "</tr></thead>\n<tbody>\n");
+      for(int row = 0; row < OC_ROW__COUNT; row++) {
+        /* chat: every row, as the checklist stands; the others: the rows
+         * their cases asked */
+        int asked = p->id == OC_PROTO_CHAT;
+        for(int k = 0; k < OC_CLIENT__COUNT && !asked; k++)
+          asked = (p->clients & (1u << k)) && m->cells[row][k].state != OC_CELL_NOT_EXERCISED;
+        if(!asked)
+          continue;
+        oc_html_put(&o->h, "<tr><th>");
+        oc_html_txt(&o->h, oc_row_title(row));
+        oc_html_put(&o->h, "</th>");
+        for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+          const struct oc_cell *c = &m->cells[row][k];
+          if(!oc_matrix_has(m, k) || !(p->clients & (1u << k)))
+            continue;
+          switch(c->state) {
+          case OC_CELL_NOT_EXERCISED:
+            oc_html_put(&o->h, "<td class=\"cl cl-none\">—</td>");
+            break;
+          case OC_CELL_WORKS:
+            oc_html_putf(&o->h, "<td class=\"cl cl-works\">works <span class=\"muted\">(%d)</span></td>", c->works);
+            break;
+          case OC_CELL_BREAKS:
+          case OC_CELL_LIMITATION:
+          case OC_CELL_ERROR:
+          case OC_CELL_SERVER_FAULT:
+            faults |= c->state == OC_CELL_SERVER_FAULT;
+            oc_html_putf(&o->h, "<td class=\"cl cl-%s\"><a href=\"#c-%d\">%s</a><div class=\"why\">",
+                 c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "error"
+                 : c->state == OC_CELL_SERVER_FAULT ? "fault" : "limit",
+                 c->result_index,
+                 c->state == OC_CELL_BREAKS ? "breaks" : c->state == OC_CELL_ERROR ? "no verdict"
+                 : c->state == OC_CELL_SERVER_FAULT ? "server fault" : "its limitation");
+            oc_html_txtcut(&o->h, c->reason ? c->reason : "", OC_HTML_FIELD_MAX);
+            oc_html_put(&o->h, " <span class=\"muted\">(");
+            oc_html_txt(&o->h, c->suite);
+            oc_html_put(&o->h, "/");
+            oc_html_txt(&o->h, c->kase);
+            oc_html_put(&o->h, ")</span></div></td>");
+            break;
+          }
         }
+        oc_html_put(&o->h, "</tr>\n");
       }
-      oc_html_put(&o->h, "</tr>\n");
-    }
-    /* what each client reads of the reasoning the server sent (every
-     * case whose answer carried some), and markup left in the answer */
-    int rsn = 0;
-    for(int k = 0; k < OC_CLIENT__COUNT; k++)
-      rsn |= oc_cell_reasoning_word(&m->cells[OC_ROW_REASONING][k]) || m->cells[OC_ROW_REASONING][k].rsn_leaks;
-    if(rsn) {
-      oc_html_put(&o->h, "<tr class=\"rsn\"><th>reads reasoning</th>");
-      for(int k = 0; k < OC_CLIENT__COUNT; k++) {
-        const struct oc_cell *c = &m->cells[OC_ROW_REASONING][k];
-        const char *w = oc_cell_reasoning_word(c);
-        if(!oc_matrix_has(m, k))
-          continue;
-        oc_html_putf(&o->h, "<td class=\"cl %s\">%s <span class=\"muted\">(%d/%d/%d)</span>%s</td>",
-                     !w ? "cl-none" : c->rsn_hidden || c->rsn_partial ? "cl-limit" : "cl-works", w ? w : "—",
-                     c->rsn_seen, c->rsn_partial, c->rsn_hidden,
-                     c->rsn_leaks ? "<div class=\"why\">markup in the answer</div>" : "");
+      /* what each client reads of the reasoning the server sent (every
+       * case whose answer carried some), and markup left in the answer */
+      int rsn = 0;
+      for(int k = 0; k < OC_CLIENT__COUNT; k++)
+        if(p->clients & (1u << k))
+          rsn |= oc_cell_reasoning_word(&m->cells[OC_ROW_REASONING][k]) || m->cells[OC_ROW_REASONING][k].rsn_leaks;
+      if(rsn) {
+        oc_html_put(&o->h, "<tr class=\"rsn\"><th>reads reasoning</th>");
+        for(int k = 0; k < OC_CLIENT__COUNT; k++) {
+          const struct oc_cell *c = &m->cells[OC_ROW_REASONING][k];
+          const char *w = oc_cell_reasoning_word(c);
+          if(!oc_matrix_has(m, k) || !(p->clients & (1u << k)))
+            continue;
+          oc_html_putf(&o->h, "<td class=\"cl %s\">%s <span class=\"muted\">(%d/%d/%d)</span>%s</td>",
+                       !w ? "cl-none" : c->rsn_hidden || c->rsn_partial ? "cl-limit" : "cl-works", w ? w : "—",
+                       c->rsn_seen, c->rsn_partial, c->rsn_hidden,
+                       c->rsn_leaks ? "<div class=\"why\">markup in the answer</div>" : "");
+        }
+        oc_html_put(&o->h, "</tr>\n");
       }
-      oc_html_put(&o->h, "</tr>\n");
+      oc_html_put(&o->h, "</tbody></table></div>\n");
     }
-    oc_html_put(&o->h, "</tbody></table></div>\n");
   }
   if(faults) /* only when one shows: every other report's legend stays as it was */
     oc_html_put(&o->h, "<p class=\"muted\" id=\"fault-legend\"><b>server fault</b>: the client returns "

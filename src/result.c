@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "protocol.h"
 #include "request.h"
 #include "secret.h"
 #include "url.h"
@@ -322,6 +323,10 @@ cJSON *oc_result_json(struct oc_case_outcome *o)
   if(o->not_run)
     oc_json_put_str(&oom, r, "not_run", o->not_run);
   oc_json_put_str(&oom, r, "checklist", o->checklist);
+  {
+    const char *path = o->request ? o->request->path : oc_json_str(o->kase->request, "path");
+    oc_json_put_str(&oom, r, "protocol", oc_protocol_name_of(oc_api_from_path(path)));
+  }
   oc_json_put_str(&oom, r, "profile", o->target->profile ? o->target->profile->name : "openai");
   oc_json_put(&oom, r, "duration_ms",
               o->duration_ms >= 0 ? cJSON_CreateNumber(o->duration_ms) : cJSON_CreateNull());

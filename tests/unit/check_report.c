@@ -655,6 +655,56 @@ START_TEST(console_client_matrix)
 }
 END_TEST
 
+/* A target that serves several protocols gets a block per protocol with
+ * clients that ran, titled, each with its own columns and only the rows
+ * its cases asked (chat: every row); a case of one protocol that ended in
+ * error reaches no other protocol's clients. */
+START_TEST(console_matrix_block_per_protocol)
+{
+  static const char doc[] =
+    "{\"targets\": [{\"name\": \"t\"}], \"results\": ["
+    "{\"target\": \"t\", \"suite\": \"plain\", \"case\": \"a\", \"status\": \"pass\", \"checklist\": \"plain\","
+    "  \"protocol\": \"chat\", \"clients\": {\"openai-node\": {\"works\": true, \"outcome\": \"ok\"}}},"
+    "{\"target\": \"t\", \"suite\": \"responses\", \"case\": \"b\", \"status\": \"fail\", \"checklist\": \"streaming\","
+    "  \"protocol\": \"responses\", \"clients\": {"
+    "  \"openai-node-responses\": {\"works\": true, \"outcome\": \"ok\"},"
+    "  \"openai-node-responses-stream\": {\"works\": false, \"outcome\": \"raises\", \"reason\": \"missing output\"}}},"
+    "{\"target\": \"t\", \"suite\": \"responses\", \"case\": \"c\", \"status\": \"error\", \"checklist\": \"plain\","
+    "  \"protocol\": \"responses\", \"reason\": \"timed out\"}]}";
+  cJSON *d = cJSON_Parse(doc);
+  ck_assert_ptr_nonnull(d);
+  char *out = console_matrix_text(d);
+  const char *chat = strstr(out, "\nWill my client work? (t) — Chat Completions\n");
+  const char *resp = strstr(out, "\nWill my client work? (t) — Responses API\n");
+  ck_assert_msg(chat && resp && chat < resp, "%s", out);
+  ck_assert_msg(strstr(out, "— Messages API") == NULL, "%s", out);
+  /* the Responses block: its two clients, its streaming row and the row
+   * whose case errored, nothing else */
+  ck_assert_msg(strstr(resp, "\n                      node    node-stream\n"), "%s", out);
+  ck_assert_msg(strstr(resp, "\n  plain               error   error\n"), "%s", out);
+  ck_assert_msg(strstr(resp, "\n  streaming           ok      BREAKS\n"), "%s", out);
+  ck_assert_msg(strstr(resp, "\n  tool call ") == NULL, "%s", out);
+  ck_assert_msg(strstr(out, "BREAKS openai-node-responses-stream, streaming: missing output (responses/b)"), "%s", out);
+  /* the errored Responses case is no error of chat's clients */
+  const char *chat_plain = strstr(chat, "\n  plain ");
+  ck_assert_msg(chat_plain && chat_plain < resp && strncmp(chat_plain, "\n  plain               ok      -", 31) == 0,
+                "%s", out);
+  free(out);
+  /* the HTML report: a table per protocol, headed by its title */
+  out = html(d);
+  const char *h = strstr(out, "<h4 class=\"protocol\" id=\"clients-0-responses\">Responses API</h4>");
+  ck_assert_msg(h != NULL, "%.2000s", out);
+  ck_assert_ptr_nonnull(strstr(out, "<h4 class=\"protocol\" id=\"clients-0-chat\">Chat Completions</h4>"));
+  const char *end = strstr(h, "</table>");
+  ck_assert_ptr_nonnull(end);
+  ck_assert_ptr_nonnull(strstr(h, "<th>openai-node-responses-stream</th>"));
+  const char *chat_col = strstr(h, "<th>openai-node</th>");
+  ck_assert(!chat_col || chat_col > end);
+  free(out);
+  cJSON_Delete(d);
+}
+END_TEST
+
 /* A previous major the run selected is a column of its own, after
  * today's, in the console (with its legend) and in JUnit; absent from
  * the results, it is no column at all (the fixture has none). */
@@ -1168,6 +1218,7 @@ int main(void)
   tcase_add_test(tc, junit_hostile_fixture);
   tcase_add_test(tc, junit_client_matrix);
   tcase_add_test(tc, console_client_matrix);
+  tcase_add_test(tc, console_matrix_block_per_protocol);
   tcase_add_test(tc, matrix_previous_major_column);
   tcase_add_test(tc, console_matrix_cuts_reasons_on_characters);
   tcase_add_test(tc, matrix_error_cells_rendered);
