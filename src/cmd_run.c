@@ -15,6 +15,7 @@
 #include "datadir.h"
 #include "deployment.h"
 #include "json.h"
+#include "protocol.h"
 #include "load_text.h"
 #include "loadcheck.h"
 #include "report_console.h"
@@ -295,19 +296,23 @@ static int load_suites(const struct run_args *a, struct oc_suite_set *set, const
   return bad ? OC_EXIT_USAGE : -1;
 }
 
-/* The protocol ("responses", "messages") when every suite named is one of
- * suites/protocols, else NULL: the default recordings follow it. */
-static const char *default_protocol(const struct run_args *a)
+/* The protocol whose shipped suite (protocol.h: suites/protocols/NAME.json)
+ * every suite named is, else NULL (chat's suites, mixed or a file of the
+ * user's): the default recordings follow it. */
+static const struct oc_protocol *default_protocol(const struct run_args *a)
 {
-  const char *proto = NULL;
+  const struct oc_protocol *proto = NULL;
   for(size_t i = 0; i < a->suites.n; i++) {
     const char *s = a->suites.items[i];
     const char *b = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
-    const char *p = oc_startswith(b, "responses") ? "responses" : oc_startswith(b, "messages") ? "messages" : NULL;
+    const struct oc_protocol *p = NULL;
+    for(int k = 0; k < OC_PROTO__COUNT && !p; k++)
+      if(k != OC_PROTO_CHAT && oc_startswith(b, oc_protocols[k]->suite))
+        p = oc_protocols[k];
     char *path = oc_suite_resolve(s);
     int shipped = path && strstr(path, "suites/protocols/") != NULL;
     free(path);
-    if(!p || !shipped || (proto && strcmp(proto, p)))
+    if(!p || !shipped || (proto && proto != p))
       return NULL;
     proto = p;
   }
@@ -338,13 +343,15 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
   else if(*nt == 0) {
     /* a protocol's suites alone replay that protocol's recordings
      * (suites/protocols/NAME.json: suites/recordings/llama-server-NAME) */
-    const char *proto = default_protocol(a);
-    char *rel = proto ? oc_asprintf("suites/recordings/llama-server-%s", proto) : NULL;
-    char *dir = oc_data_path(rel ? rel : "suites/recordings/llama-server");
-    free(rel);
+    const struct oc_protocol *proto = default_protocol(a);
+    if(!proto)
+      proto = oc_protocols[OC_PROTO_CHAT];
+    char *rel = oc_asprintf("suites/recordings/%s", proto->recordings);
+    char *dir = rel ? oc_data_path(rel) : NULL;
     struct oc_target *d = calloc(1, sizeof(*d));
     if(!dir || !d || oc_target_from_recordings(d, "llama-server", dir, err, sizeof(err))) {
       oc_error("no target given and the shipped recordings cannot be loaded: %s", dir ? err : "out of memory");
+      free(rel);
       free(dir);
       free(d);
       return OC_EXIT_USAGE;
@@ -352,13 +359,13 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
     free(dir);
     *ts = d;
     *nt = 1;
-    *note = !proto ? "no target given: replaying the shipped llama-server recordings "
-                     "(suites/recordings/llama-server); use --target URL for a live server"
-            : !strcmp(proto, "responses")
-              ? "no target given: replaying the shipped llama-server Responses recordings "
-                "(suites/recordings/llama-server-responses); use --target URL for a live server"
-              : "no target given: replaying the shipped llama-server Messages recordings "
-                "(suites/recordings/llama-server-messages); use --target URL for a live server";
+    /* said once per run: static storage for the run's note */
+    static char said[300];
+    snprintf(said, sizeof(said), "no target given: replaying the shipped llama-server %s%srecordings (%s); "
+             "use --target URL for a live server", proto->id == OC_PROTO_CHAT ? "" : proto->title,
+             proto->id == OC_PROTO_CHAT ? "" : " ", rel);
+    free(rel);
+    *note = said;
   }
   for(size_t i = 0; i < *nt; i++) {
     struct oc_target *t = &(*ts)[i];

@@ -75,7 +75,7 @@ pass "Will my agent work?: Codex's verdict per stream, and its break fails the c
 
 # the suite by its name, with no target: the shipped Responses recordings
 expect_status 1 "$OACHECK" run responses --html "$TMP/r.html" --junit "$TMP/r.xml"
-expect_grep 'no target given: replaying the shipped llama-server Responses recordings' "$TMP/out"
+expect_grep 'no target given: replaying the shipped llama-server Responses API recordings' "$TMP/out"
 expect_grep '<section id="agents">' "$TMP/r.html"
 expect_grep '<testsuite name="Will my agent work\? \(llama-server\)" package="llama-server" id="[0-9]+" tests="1" failures="0"' "$TMP/r.xml"
 expect_grep '<testcase name="codex" classname="Will my agent work\? \(llama-server\)"' "$TMP/r.xml"
