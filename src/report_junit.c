@@ -311,6 +311,7 @@ static int add_matrix_suite(struct oc_buf *b, const cJSON *doc, const struct oc_
     rc = oc_buf_adds(b, "    <testcase");
     if(!rc) rc = add_attr(b, "name", oc_client_name((enum oc_client_id)k));
     if(!rc) rc = add_attr(b, "classname", oc_buf_str(&name));
+    if(!rc) rc = add_attr(b, "group", oc_client_protocol((enum oc_client_id)k));
     if(!rc) rc = oc_buf_adds(b, " time=\"0.000\">\n");
     for(int row = 0; !rc && row < OC_ROW__COUNT; row++)
       if(m->cells[row][k].state != OC_CELL_NOT_EXERCISED)
@@ -509,6 +510,10 @@ static int add_testcase(struct oc_buf *b, const cJSON *r, const char *classname)
     rc = add_attr(b, "name", oc_json_str(r, "case") ?: "(unnamed case)");
   if(!rc)
     rc = add_attr(b, "classname", classname);
+  /* the wire protocol the case spoke (chat, responses, messages): the
+   * schema's "group" attribute, which CI tools show beside the name */
+  if(!rc && oc_json_str(r, "protocol"))
+    rc = add_attr(b, "group", oc_json_str(r, "protocol"));
   const cJSON *d = oc_json_get(r, "duration_ms");
   if(!rc && cJSON_IsNumber(d)) {
     oc_ms_to_seconds(d->valuedouble, secs);

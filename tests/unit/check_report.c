@@ -598,7 +598,7 @@ START_TEST(junit_client_matrix)
   ck_assert_msg(strstr(suite, "tests=\"7\" failures=\"1\" errors=\"0\" skipped=\"1\"") != NULL, "%.300s", suite);
   ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"21\" failures=\"4\""));
   ck_assert_ptr_nonnull(strstr(suite, "<testcase name=\"langchain\" classname=\"Will my client work? "
-                                      "(llama-server-b10587)\" time=\"0.000\">\n      <failure type=\"CLIENT-BREAKS\" "
+                                      "(llama-server-b10587)\" group=\"chat\" time=\"0.000\">\n      <failure type=\"CLIENT-BREAKS\" "
                                       "message=\"breaks on tool call streamed: tool_calls: 0 (expected 1) "
                                       "(tool-calls/tools-required-steered-stream)\">"));
   ck_assert_ptr_nonnull(strstr(suite, "streaming: limitation (the client's own, OpenAI's answers too): "
@@ -700,6 +700,12 @@ START_TEST(console_matrix_block_per_protocol)
   ck_assert_ptr_nonnull(strstr(h, "<th>openai-node-responses-stream</th>"));
   const char *chat_col = strstr(h, "<th>openai-node</th>");
   ck_assert(!chat_col || chat_col > end);
+  free(out);
+  /* JUnit: each case and each client's testcase names its protocol */
+  out = junit(d);
+  ck_assert_msg(strstr(out, "<testcase name=\"b\" classname=\"t.responses\" group=\"responses\"") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "<testcase name=\"openai-node-responses-stream\" classname=\"Will my client work? (t)\" "
+                            "group=\"responses\"") != NULL, "%s", out);
   free(out);
   cJSON_Delete(d);
 }
@@ -838,7 +844,7 @@ START_TEST(matrix_error_cells_rendered)
   ck_assert_msg(suite != NULL, "%s", x);
   ck_assert_msg(strstr(suite, "tests=\"7\" failures=\"0\" errors=\"5\" skipped=\"2\"") != NULL, "%.300s", suite);
   ck_assert_ptr_nonnull(strstr(suite, "<testcase name=\"openai-node\" classname=\"Will my client work? (a)\" "
-                                      "time=\"0.000\">\n      <error type=\"no-verdict\" message=\"no verdict on "
+                                      "group=\"chat\" time=\"0.000\">\n      <error type=\"no-verdict\" message=\"no verdict on "
                                       "plain: no ${MODEL}: /v1/models answered HTTP 404 (plain/chat-basic)\">"));
   ck_assert_ptr_nonnull(strstr(suite, "plain: error (no verdict): no ${MODEL}"));
   ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"oacheck\" tests=\"9\" failures=\"0\" errors=\"6\""));
@@ -880,7 +886,7 @@ START_TEST(matrix_server_fault_cells_rendered)
   ck_assert_msg(suite != NULL, "%s", x);
   ck_assert_msg(strstr(suite, "tests=\"7\" failures=\"5\" errors=\"0\" skipped=\"1\""), "%s", suite);
   ck_assert_msg(strstr(suite, "<testcase name=\"openai-node\" classname=\"Will my client work? (a)\" "
-                              "time=\"0.000\">\n      <failure type=\"SERVER-FAULT\" message=\"the server&apos;s fault on "
+                              "group=\"chat\" time=\"0.000\">\n      <failure type=\"SERVER-FAULT\" message=\"the server&apos;s fault on "
                               "streaming: returns the answer as if whole"), "%s", suite);
   ck_assert_msg(strstr(suite, "streaming: server fault (the client is faithful: the server's fault): returns"), "%s", suite);
   free(x);
