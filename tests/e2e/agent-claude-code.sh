@@ -44,28 +44,8 @@ case "$got" in
   *) fail "claude --version says '$got'; expect.json holds the facts of $want: re-measure them" ;;
 esac
 
-# proxy_start TARGET RECDIR : sets $PROXY_PID, $PURL
-proxy_start() {
-  PROXY_OUT="$TMP/proxy.$serve_starts.out"
-  PROXY_ERR="$TMP/proxy.$serve_starts.err"
-  "$OACHECK" proxy --target "serve=$1" --listen 127.0.0.1:0 --record "$2" -q >"$PROXY_OUT" 2>"$PROXY_ERR" &
-  PROXY_PID=$!
-  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
-  wait_until "oacheck proxy did not print its listening line" grep -qs '^listening on ' "$PROXY_OUT"
-  PURL=$(sed -n '1s/^listening on \(http:[^ ]*\).*/\1/p' "$PROXY_OUT")
-  [ -n "$PURL" ] || fail "no URL in the proxy's first line: $(head -n 1 "$PROXY_OUT")"
-}
-
-# The proxy exits 1 when an exchange failed its rules (a broken stream
-# does), 0 otherwise: anything else is a crash.
-proxy_stop() {
-  kill -INT "$PROXY_PID"
-  set +e
-  wait "$PROXY_PID"
-  st=$?
-  set -e
-  [ "$st" = 0 ] || [ "$st" = 1 ] || { cat "$PROXY_ERR" >&2; fail "oacheck proxy exited $st"; }
-}
+# proxy_start and proxy_stop: lib.sh.  The proxy exits 1 when an exchange
+# failed its rules (a broken stream does), 0 otherwise: anything else is a crash.
 
 : >"$TMP/results.jsonl"
 failed=0
@@ -73,10 +53,10 @@ n=0
 for name in $("$NODE" "$DRIVER" list "$EXPECT"); do
   n=$((n + 1))
   serve_start "$DIR"
-  proxy_start "$URL" "$TMP/rec.$name"
+  proxy_start "serve=$URL" --record "$TMP/rec.$name" -q
   mkdir "$TMP/home/$name"
   "$NODE" "$DRIVER" run "$EXPECT" "$name" --claude "$CLAUDE" --url "$PURL" --home "$TMP/home/$name"
-  proxy_stop
+  proxy_stop 0 1
   serve_stop
   set +e
   "$NODE" "$DRIVER" judge "$EXPECT" "$name" --home "$TMP/home/$name" --serve-log "$SERVE_ERR" \

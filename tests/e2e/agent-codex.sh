@@ -57,12 +57,7 @@ cleanup_hooks="kill $SERVE 2>/dev/null || true; wait $SERVE 2>/dev/null || true;
 wait_until "oacheck serve did not print its listening line" grep -q '^listening on ' "$TMP/serve.out"
 URL=$(sed -n '1s/^listening on //p' "$TMP/serve.out")
 
-"$OACHECK" proxy --target "$URL" --listen 127.0.0.1:0 --record "$TMP/rec" \
-  --json "$TMP/proxy.json" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
-PROXY=$!
-cleanup_hooks="kill $PROXY 2>/dev/null || true; wait $PROXY 2>/dev/null || true; $cleanup_hooks"
-wait_until "oacheck proxy did not print its listening line" grep -q '^listening on ' "$TMP/proxy.out"
-PURL=$(sed -n '1s/^listening on \([^ ]*\).*/\1/p' "$TMP/proxy.out")
+proxy_start "$URL" --record "$TMP/rec" --json "$TMP/proxy.json"
 
 # run_codex BASE_URL CASE: one `codex exec`, its output in $TMP/out and
 # $TMP/err, its exit status in $st.
@@ -129,12 +124,7 @@ done <"$TMP/cases"
 # The tool's round trip, from the proxy's cassettes: the second request
 # carries a function_call_output for the call the first answer made, with
 # the command's output in it.
-kill -INT "$PROXY"
-set +e
-wait "$PROXY"
-pst=$?
-set -e
-[ "$pst" = 0 ] || { cat "$TMP/proxy.err" >&2; fail "oacheck proxy exited $pst, expected 0"; }
+proxy_stop 0
 ls "$TMP/rec"/*.cassette.gz >/dev/null 2>&1 || fail "oacheck proxy recorded nothing"
 "$NODE" -e '
   const fs = require("fs"), zlib = require("zlib"), path = require("path");
@@ -160,7 +150,7 @@ ls "$TMP/rec"/*.cassette.gz >/dev/null 2>&1 || fail "oacheck proxy recorded noth
   console.log(`ok - the second request carries function_call_output ${out.call_id}: ${JSON.stringify(text.slice(-40))}`);
 ' "$TMP/rec" "$EXPECT"
 expect_grep 'X-Oacheck-Case sequence: request 2, name 2 of 2' "$TMP/serve.err"
-expect_grep '2 cases: 2 passed' "$TMP/proxy.out"
+expect_grep '2 cases: 2 passed' "$PROXY_OUT"
 pass "oacheck proxy judged Codex's two requests"
 
 # Codex kept its state in the scratch HOME.

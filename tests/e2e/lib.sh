@@ -120,6 +120,44 @@ serve_stop() {
   [ "$st" = 0 ] || { cat "$SERVE_ERR" >&2; fail "oacheck serve exited $st on SIGTERM, expected 0"; }
 }
 
+# proxy_start TARGET [ARGS...] : `oacheck proxy` in front of TARGET (a URL,
+# named t, or NAME=URL) on a free loopback port, with ARGS; sets
+# $PROXY_PID, $PURL, $PROXY_OUT, $PROXY_ERR
+proxy_starts=0
+proxy_start() {
+  proxy_starts=$((proxy_starts + 1))
+  PROXY_OUT="$TMP/proxy.$proxy_starts.out"
+  PROXY_ERR="$TMP/proxy.$proxy_starts.err"
+  case "$1" in *=*) target=$1 ;; *) target="t=$1" ;; esac
+  shift
+  "$OACHECK" proxy --target "$target" --listen 127.0.0.1:0 "$@" >"$PROXY_OUT" 2>"$PROXY_ERR" &
+  PROXY_PID=$!
+  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
+  i=0
+  while ! grep -q '^listening on ' "$PROXY_OUT" 2>/dev/null; do
+    kill -0 "$PROXY_PID" 2>/dev/null || { cat "$PROXY_ERR" >&2; fail "oacheck proxy exited before listening"; }
+    i=$((i + 1))
+    [ $i -lt 600 ] || fail "oacheck proxy did not print its listening line"
+    sleep 0.1
+  done
+  PURL=$(sed -n '1s/^listening on \(http:[^ ]*\).*/\1/p' "$PROXY_OUT")
+  [ -n "$PURL" ] || fail "no URL in the proxy's first line: $(head -n 1 "$PROXY_OUT")"
+}
+
+# proxy_stop STATUS... : SIGINT, then the summary and reports; the exit
+# status (1: an exchange failed its rules) must be one of STATUS
+proxy_stop() {
+  kill -INT "$PROXY_PID"
+  set +e
+  wait "$PROXY_PID"
+  got=$?
+  set -e
+  case " $* " in
+    *" $got "*) ;;
+    *) cat "$PROXY_OUT" "$PROXY_ERR" >&2; fail "the proxy exited $got, expected $*" ;;
+  esac
+}
+
 # verdicts FILE : the 'STATUS suite/case' lines of a non-terminal console run
 verdicts() {
   sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\) *[^ ]* \([^ ]*\).*/\1 \2/p' "$1" | sort

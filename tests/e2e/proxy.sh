@@ -17,37 +17,7 @@ FL="${OACHECK_BUILDDIR:-.}/tests/e2e/findings-list"
 [ -x "$FL" ] || fail "the helper $FL is not built"
 KEY=sk-oacheck-PROXY-SECRET-1234567890
 
-# proxy_start TARGET_URL [ARGS...] : sets $PROXY_PID, $PURL, $PROXY_OUT, $PROXY_ERR
-proxy_starts=0
-proxy_start() {
-  proxy_starts=$((proxy_starts + 1))
-  PROXY_OUT="$TMP/proxy.$proxy_starts.out"
-  PROXY_ERR="$TMP/proxy.$proxy_starts.err"
-  target=$1; shift
-  "$OACHECK" proxy --target "t=$target" --listen 127.0.0.1:0 "$@" >"$PROXY_OUT" 2>"$PROXY_ERR" &
-  PROXY_PID=$!
-  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
-  i=0
-  while ! grep -q '^listening on ' "$PROXY_OUT" 2>/dev/null; do
-    kill -0 "$PROXY_PID" 2>/dev/null || { cat "$PROXY_ERR" >&2; fail "oacheck proxy exited before listening"; }
-    i=$((i + 1))
-    [ $i -lt 600 ] || fail "oacheck proxy did not print its listening line"
-    sleep 0.1
-  done
-  PURL=$(sed -n 's/^listening on \(http:[^ ]*\) .*/\1/p' "$PROXY_OUT")
-  [ -n "$PURL" ] || fail "no URL in the proxy's first line: $(head -n 1 "$PROXY_OUT")"
-}
-
-# proxy_stop WANT_STATUS : SIGINT, then the summary and reports; the exit
-# status says whether an exchange failed
-proxy_stop() {
-  kill -INT "$PROXY_PID"
-  set +e
-  wait "$PROXY_PID"
-  got=$?
-  set -e
-  [ "$got" = "$1" ] || { cat "$PROXY_OUT" "$PROXY_ERR" >&2; fail "the proxy exited $got, expected $1"; }
-}
+# proxy_start and proxy_stop: lib.sh
 
 CRAFTED="$OACHECK_SRCDIR/tests/data/crafted/clients"
 REC="$OACHECK_SRCDIR/tests/data/recordings/vllm"

@@ -122,16 +122,11 @@ if command -v curl >/dev/null 2>&1; then
   recorded_request "$REC/responses.tool-named-off-topic.cassette.gz" "$TMP/named.json"
   # record --show's note, not the body
   grep -v '^(no newline at the end)$' "$TMP/named.json" > "$TMP/named.body" || true
-  "$OACHECK" proxy --target "t=$URL" --listen 127.0.0.1:0 --profile llama-server --json "$TMP/proxy.json" \
-    >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
-  PROXY_PID=$!
-  cleanup_hooks="kill $PROXY_PID 2>/dev/null || true; $cleanup_hooks"
-  wait_until "the proxy did not start" grep -q '^listening on ' "$TMP/proxy.out"
-  PURL=$(sed -n 's/^listening on \(http:[^ ]*\) .*/\1/p' "$TMP/proxy.out")
+  proxy_start "$URL" --profile llama-server --json "$TMP/proxy.json"
   curl -s -o "$TMP/named.out" -H 'Content-Type: application/json' --data-binary @"$TMP/named.body" \
     "$PURL/v1/responses" || fail "curl through the proxy failed"
   grep -q '"type":"message"' "$TMP/named.out" || fail "the proxy did not pass the answer on"
-  wait_until "the proxy did not judge the exchange" grep -q 'proxy/POST /v1/responses' "$TMP/proxy.out"
+  wait_until "the proxy did not judge the exchange" grep -q 'proxy/POST /v1/responses' "$PROXY_OUT"
   # a first request longer than the context (llama-server's 400
   # exceed_context_size_error): no client can shorten a first turn, so the
   # deployment is too small for this client, said with the fix
@@ -139,13 +134,11 @@ if command -v curl >/dev/null 2>&1; then
   grep -v '^(no newline at the end)$' "$TMP/big.json" > "$TMP/big.body" || true
   curl -s -o "$TMP/big.out" -H 'Content-Type: application/json' --data-binary @"$TMP/big.body" \
     "$PURL/v1/responses" || fail "curl through the proxy failed"
-  wait_until "the proxy did not judge the second exchange" grep -q 'proxy/POST /v1/responses #2' "$TMP/proxy.out"
-  kill -INT "$PROXY_PID"
-  set +e; wait "$PROXY_PID"; st=$?; set -e
-  [ "$st" = 1 ] || { cat "$TMP/proxy.out" "$TMP/proxy.err" >&2; fail "the proxy exited $st, expected 1"; }
-  expect_grep '^FAIL .*proxy/POST /v1/responses #1' "$TMP/proxy.out"
-  expect_grep 'RESPONSES-TOOL-CHOICE error' "$TMP/proxy.out"
-  expect_grep "REQUEST-CONTEXT error: the client's first request is 5010 tokens and the target's context 4096 .*--override-kv llama.context_length=int:N with -c N" "$TMP/proxy.out"
+  wait_until "the proxy did not judge the second exchange" grep -q 'proxy/POST /v1/responses #2' "$PROXY_OUT"
+  proxy_stop 1
+  expect_grep '^FAIL .*proxy/POST /v1/responses #1' "$PROXY_OUT"
+  expect_grep 'RESPONSES-TOOL-CHOICE error' "$PROXY_OUT"
+  expect_grep "REQUEST-CONTEXT error: the client's first request is 5010 tokens and the target's context 4096 .*--override-kv llama.context_length=int:N with -c N" "$PROXY_OUT"
   # the proxy's results render like a run's
   expect_status 0 "$OACHECK" report render "$TMP/proxy.json"
   expect_grep '^2 cases: 0 pass, 2 fail' "$TMP/out"
