@@ -343,13 +343,16 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
   else if(*nt == 0) {
     /* a protocol's suites alone replay that protocol's recordings
      * (suites/protocols/NAME.json: suites/recordings/llama-server-NAME) */
+    /* one protocol's suites: its recordings; else every protocol's, as
+     * one llama-server that serves them all */
     const struct oc_protocol *proto = default_protocol(a);
-    if(!proto)
-      proto = oc_protocols[OC_PROTO_CHAT];
-    char *rel = oc_asprintf("suites/recordings/%s", proto->recordings);
+    char *rel = proto ? oc_asprintf("suites/recordings/%s", proto->recordings)
+                      : oc_strdup("suites/recordings/llama-server");
     char *dir = rel ? oc_data_path(rel) : NULL;
     struct oc_target *d = calloc(1, sizeof(*d));
-    if(!dir || !d || oc_target_from_recordings(d, "llama-server", dir, err, sizeof(err))) {
+    if(!dir || !d ||
+       (proto ? oc_target_from_recordings(d, "llama-server", dir, err, sizeof(err))
+              : oc_target_from_shipped(d, "llama-server", err, sizeof(err)))) {
       oc_error("no target given and the shipped recordings cannot be loaded: %s", dir ? err : "out of memory");
       free(rel);
       free(dir);
@@ -361,9 +364,13 @@ static int build_targets(struct run_args *a, struct oc_target **ts, size_t *nt, 
     *nt = 1;
     /* said once per run: static storage for the run's note */
     static char said[300];
-    snprintf(said, sizeof(said), "no target given: replaying the shipped llama-server %s%srecordings (%s); "
-             "use --target URL for a live server", proto->id == OC_PROTO_CHAT ? "" : proto->title,
-             proto->id == OC_PROTO_CHAT ? "" : " ", rel);
+    if(proto)
+      snprintf(said, sizeof(said), "no target given: replaying the shipped llama-server %s recordings "
+               "(%s); use --target URL for a live server", proto->title, rel);
+    else
+      snprintf(said, sizeof(said), "no target given: replaying the shipped llama-server recordings "
+               "(suites/recordings/llama-server and its -responses and -messages folders); use "
+               "--target URL for a live server");
     free(rel);
     *note = said;
   }

@@ -238,8 +238,14 @@ static cJSON *reproduce(const struct oc_case_outcome *o)
     free(spec);
   }
   else {
+    /* the shipped default target holds every protocol's folder: the
+     * case's own */
+    const char *path = o->request ? o->request->path : oc_json_str(o->kase->request, "path");
+    const struct oc_protocol *p = oc_protocol_of(oc_api_from_path(path));
+    const char *dir = p && o->target->proto_recordings[p->id] ? o->target->proto_recordings[p->id]
+                                                               : o->target->recordings;
     oc_buf_adds(&b, " --replay ");
-    shell_word(&b, o->target->recordings);
+    shell_word(&b, dir);
   }
   char *filter = oc_asprintf("%s/%s", o->kase->suite, o->kase->name);
   oom |= !filter;

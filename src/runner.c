@@ -25,6 +25,7 @@
 #include "expect.h"
 #include "http.h"
 #include "json.h"
+#include "protocol.h"
 #include "checklist.h"
 #include "report.h"
 #include "result.h"
@@ -706,7 +707,10 @@ static int prepare(struct job *j)
              t->profile ? t->profile->name : "openai");
     return 0;
   }
-  struct oc_vars vars = { t->vars, k->variables, 1 };
+  struct oc_vars vars = {
+    oc_target_vars_for(t, oc_protocol_of(oc_api_from_path(oc_json_str(k->request, "path")))),
+    k->variables, 1
+  };
   char err[600];
   int brc = oc_suite_build_request(k, &vars, &j->req, err, sizeof(err));
   if(brc && brc != OC_ENOTFOUND) {

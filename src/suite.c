@@ -709,11 +709,11 @@ static int cmp_str(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int oc_suite_shipped(char ***paths, size_t *n)
+/* The *.json files of the data directory's folder rel into *paths (grown
+ * from *n, *alloc), sorted among themselves. */
+static int shipped_in(const char *rel, char ***paths, size_t *n, size_t *alloc)
 {
-  *paths = NULL;
-  *n = 0;
-  char *dir = oc_data_path("suites");
+  char *dir = oc_data_path(rel);
   if(!dir)
     return OC_ENOMEM;
   DIR *d = opendir(dir);
@@ -723,11 +723,11 @@ int oc_suite_shipped(char ***paths, size_t *n)
   }
   struct dirent *e;
   int rc = OC_OK;
-  size_t alloc = 0;
+  size_t first = *n;
   while((e = readdir(d))) {
     if(e->d_name[0] == '.' || !oc_endswith(e->d_name, ".json"))
       continue;
-    char **np = oc_array_grow(*paths, &alloc, *n + 1, sizeof(*np));
+    char **np = oc_array_grow(*paths, alloc, *n + 1, sizeof(*np));
     char *p = oc_path_join(dir, e->d_name);
     if(!np || !p) {
       free(p);
@@ -741,8 +741,24 @@ int oc_suite_shipped(char ***paths, size_t *n)
   }
   closedir(d);
   free(dir);
-  if(*n)
-    qsort(*paths, *n, sizeof(**paths), cmp_str);
+  if(*n > first)
+    qsort(*paths + first, *n - first, sizeof(**paths), cmp_str);
+  return rc;
+}
+
+int oc_suite_shipped(char ***paths, size_t *n)
+{
+  *paths = NULL;
+  *n = 0;
+  size_t alloc = 0;
+  /* chat's suites, then the other protocols' (suites/protocols/): a run
+   * with no suite named asks every protocol, a block of each */
+  int rc = shipped_in("suites", paths, n, &alloc);
+  if(rc == OC_OK) {
+    int prc = shipped_in("suites/protocols", paths, n, &alloc);
+    if(prc == OC_ENOMEM)
+      rc = prc;
+  }
   return rc;
 }
 

@@ -39,6 +39,10 @@ void oc_target_free(struct oc_target *t)
   free(t->url);
   free(t->base);
   free(t->recordings);
+  for(int i = 0; i < OC_PROTO__COUNT; i++) {
+    free(t->proto_recordings[i]);
+    cJSON_Delete(t->proto_vars[i]);
+  }
   oc_cassette_store_free(&t->store);
   free(t->profile_name);
   free(t->model);
@@ -200,6 +204,120 @@ int oc_target_from_recordings(struct oc_target *t, const char *name, const char 
   /* the cases' recordings decide: identification requests are recorded
    * without arrival times (they are not judged, only read) */
   t->timing_recorded = 1;
+  for(size_t i = 0; i < t->store.count; i++)
+    if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
+      t->timing_recorded = 0;
+  return OC_OK;
+}
+
+/* The model protocol i's folder was recorded with (its /v1/models
+ * answer's first id), kept as that folder's ${MODEL} when the target's
+ * own identification says another (a server started with another -m
+ * path): its requests are keyed with it. */
+static int folder_model(struct oc_target *t, int i)
+{
+  struct oc_cassette_store one;
+  oc_cassette_store_init(&one);
+  const char *dir = t->proto_recordings[i];
+  if(oc_cassette_store_load(&one, &dir, 1, store_error, NULL) == OC_ENOMEM) {
+    oc_cassette_store_free(&one);
+    return OC_ENOMEM;
+  }
+  int rc = OC_OK;
+  for(size_t k = 0; k < one.count && !rc; k++) {
+    const struct oc_cassette *c = &one.items[k];
+    if(!oc_startswith(c->name, "identify-v1-models"))
+      continue;
+    cJSON *doc = oc_json_parse(c->body, c->body_len, NULL);
+    const char *id = oc_json_str(cJSON_GetArrayItem(oc_json_arr(doc, "data"), 0), "id");
+    if(id && (t->proto_vars[i] = cJSON_CreateObject()) &&
+       !cJSON_AddStringToObject(t->proto_vars[i], "MODEL", id))
+      rc = OC_ENOMEM;
+    else if(id && !t->proto_vars[i])
+      rc = OC_ENOMEM;
+    cJSON_Delete(doc);
+    break;
+  }
+  oc_cassette_store_free(&one);
+  return rc;
+}
+
+const cJSON *oc_target_vars_for(const struct oc_target *t, const struct oc_protocol *p)
+{
+  return p && t->proto_vars[p->id] ? t->proto_vars[p->id] : t->vars;
+}
+
+/* Once the target is identified (one thread; the runner's lanes only read):
+ * each folder's variables are the identified ones with the folder's model
+ * over MODEL, or none when the model is the same. */
+static int settle_proto_vars(struct oc_target *t)
+{
+  for(int i = 0; i < OC_PROTO__COUNT; i++) {
+    cJSON *pv = t->proto_vars[i];
+    const char *m = pv ? oc_json_str(pv, "MODEL") : NULL;
+    const char *mine = t->vars ? oc_json_str(t->vars, "MODEL") : NULL;
+    if(!pv)
+      continue;
+    if(!m || !t->vars || (mine && strcmp(m, mine) == 0)) {
+      cJSON_Delete(pv);
+      t->proto_vars[i] = NULL;
+      continue;
+    }
+    for(const cJSON *v = t->vars->child; v; v = v->next)
+      if(strcmp(v->string, "MODEL") != 0 && !oc_json_get(pv, v->string)) {
+        cJSON *d = cJSON_Duplicate(v, 1);
+        if(!d || !cJSON_AddItemToObject(pv, v->string, d)) {
+          cJSON_Delete(d);
+          return OC_ENOMEM;
+        }
+      }
+  }
+  return OC_OK;
+}
+
+int oc_target_from_shipped(struct oc_target *t, const char *name, char *err, size_t errlen)
+{
+  char *dir = oc_data_path("suites/recordings/llama-server");
+  if(!dir) {
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
+  int rc = oc_target_from_recordings(t, name, dir, err, errlen);
+  free(dir);
+  if(rc)
+    return rc;
+  /* the other protocols' folders into the same store: one server, one
+   * model, recorded the same day (their READMEs) */
+  const char *dirs[OC_PROTO__COUNT];
+  size_t n = 0;
+  for(int i = 0; i < OC_PROTO__COUNT; i++) {
+    char *rel = oc_asprintf("suites/recordings/%s", oc_protocols[i]->recordings);
+    char *d = rel ? oc_data_path(rel) : NULL;
+    free(rel);
+    if(!d) {
+      oc_target_free(t);
+      snprintf(err, errlen, "out of memory");
+      return OC_ENOMEM;
+    }
+    if(!oc_is_dir(d)) {
+      free(d);
+      continue;
+    }
+    t->proto_recordings[i] = d;
+    if(i != OC_PROTO_CHAT)
+      dirs[n++] = d;
+  }
+  for(int i = 0; i < OC_PROTO__COUNT; i++)
+    if(t->proto_recordings[i] && i != OC_PROTO_CHAT && folder_model(t, i)) {
+      oc_target_free(t);
+      snprintf(err, errlen, "out of memory");
+      return OC_ENOMEM;
+    }
+  if(n && oc_cassette_store_load(&t->store, dirs, n, store_error, NULL) == OC_ENOMEM) {
+    oc_target_free(t);
+    snprintf(err, errlen, "out of memory");
+    return OC_ENOMEM;
+  }
   for(size_t i = 0; i < t->store.count; i++)
     if(!t->store.items[i].timing_recorded && !oc_startswith(t->store.items[i].name, "identify-"))
       t->timing_recorded = 0;
@@ -1637,7 +1755,7 @@ done:
     oc_secret_mask(t->error, strlen(t->error));
   free(body);
   oc_headers_free(&h);
-  return OC_OK;
+  return settle_proto_vars(t);
 nomem:
   free(body);
   oc_headers_free(&h);

@@ -13,6 +13,7 @@
 #include "cli.h"
 
 #include "cassette.h"
+#include "protocol.h"
 #include "deployment.h"
 #include "dialect.h"
 #include "headers.h"
@@ -25,6 +26,12 @@ struct oc_target {
   char *base;                   /* live: the URL as given, whose query (?api-version=…, Azure)
                                    every request keeps: join paths to this (oc_url_join) */
   char *recordings;             /* replay: the directory */
+  /* the shipped default target: each protocol's own recordings directory
+   * (protocol.h), for a case's reproducing command; NULL otherwise */
+  char *proto_recordings[OC_PROTO__COUNT];
+  /* and each folder's variables where its server named the model
+   * otherwise (${MODEL} as its recordings were keyed); NULL: vars */
+  cJSON *proto_vars[OC_PROTO__COUNT];
   struct oc_cassette_store store;
   char *profile_name;           /* "auto" until identified */
   const struct oc_profile *profile;
@@ -66,6 +73,14 @@ int oc_target_from_spec(struct oc_target *t, const char *spec, char *err, size_t
  * after the directory's last component when name is NULL. */
 int oc_target_from_recordings(struct oc_target *t, const char *name, const char *dir, char *err,
                               size_t errlen);
+/* The default target of a run with no target: the shipped llama-server
+ * recordings of every protocol (protocol.h's table: chat's, the Responses
+ * API's, the Messages API's) in one store, named name; a protocol whose
+ * folder is not installed is left out. */
+int oc_target_from_shipped(struct oc_target *t, const char *name, char *err, size_t errlen);
+/* The variables a case of protocol p is built with on t (its folder's
+ * ${MODEL} on the shipped default target, else t's own). */
+const cJSON *oc_target_vars_for(const struct oc_target *t, const struct oc_protocol *p);
 /* A targets file: [{"name","url"|"recordings","profile","model","key_env",
  * "headers":{…},"allow":[…],"ctx_size"}, …] or {"targets": [...]}, checked
  * against schemas/targets.schema.json.  Appends to *ts.  OC_EPARSE for a

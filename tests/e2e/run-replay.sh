@@ -159,29 +159,51 @@ check_verdicts() { # check_verdicts CONSOLE-OUTPUT WHAT [EXPECTED-SORTED]
   fi
 }
 
-# 1. replay: no target, no network (the README's run command)
+# The other protocols' suites, each alone against its own recordings: the
+# default run (every protocol) must judge their cases exactly so.
+expect_status 1 "$OACHECK" run responses
+verdicts "$TMP/out" > "$TMP/proto.verdicts"
+r_sum=$(sed -n 's/^\([0-9]*\) cases: \([0-9]*\) passed, \([0-9]*\) failed, 0 errors, \([0-9]*\) skipped.*/\1 \2 \3 \4/p' "$TMP/out")
+expect_status 1 "$OACHECK" run messages
+verdicts "$TMP/out" >> "$TMP/proto.verdicts"
+m_sum=$(sed -n 's/^\([0-9]*\) cases: \([0-9]*\) passed, \([0-9]*\) failed, 0 errors, \([0-9]*\) skipped.*/\1 \2 \3 \4/p' "$TMP/out")
+[ -n "$r_sum" ] && [ -n "$m_sum" ] || fail "the protocol runs printed no summary"
+set -- $r_sum $m_sum
+total=$((69 + $1 + $5)); passed=$((63 + $2 + $6)); failed=$((4 + $3 + $7)); skipped=$((2 + $4 + $8))
+cat "$TMP/expected" "$TMP/proto.verdicts" | sort > "$TMP/expected-all.sorted"
+
+# 1. replay: no target, no network (the README's run command): every
+# shipped suite, chat's and the other protocols', against every shipped
+# recordings folder as one llama-server
 expect_status 1 "$OACHECK" run --json "$TMP/replay.json" --html "$TMP/replay.html" --junit "$TMP/replay.xml"
 expect_grep '^oacheck [0-9.]+: no target given: replaying the shipped llama-server recordings' "$TMP/out"
 expect_grep '^target llama-server: replay of .*, profile llama-server \(auto\), model tiny-reasoner.gguf' "$TMP/out"
 # the first lines say what the recordings are, from their own metadata:
 # the cassettes' provenance and the recorded /props, /slots, /metrics
-expect_grep "^  recorded: 69 cases \\(and [0-9]+ identification requests\\), recorded live from target '[^']*', 2026-12-02, arrival times kept$" "$TMP/out"
+expect_grep "^  recorded: $total cases \\(and [0-9]+ identification requests\\), recorded live from target '[^']*'(; recorded live from target '[^']*')*, 2026-12-02, arrival times kept$" "$TMP/out"
 expect_grep '^  deployment: llama-server b10587-3f545becc: 1 slot × 4096 tokens each; /slots: 1, 0 busy; flags seen: -np 1 --metrics --props; template: tool calls$' "$TMP/out"
 expect_no_grep 'not recorded' "$TMP/out"
 expect_grep '"timing_recorded":[[:space:]]*true' "$TMP/replay.json"
-# a timeline for every streamed case (data-stream marks one)
-streamed=$(grep -c 'data-stream="1"' "$TMP/replay.html" || true)
+# a timeline for every streamed case shown whole (data-stream marks one;
+# past the first 100 cases the page shows them brief, in noscript pages)
+streamed=$(sed '/<noscript class="page">/q' "$TMP/replay.html" | grep -c 'data-stream="1"' || true)
 [ "$streamed" -ge 14 ] || fail "only $streamed streamed cases in the HTML report"
-without=$(awk '/<details class="case"/ { if (s && !t) bad++; s = /data-stream/; t = 0 }
+without=$(sed '/<noscript class="page">/q' "$TMP/replay.html" |
+          awk '/<details class="case"/ { if (s && !t) bad++; s = /data-stream/; t = 0 }
                /<svg class="timeline"/ { t = 1 }
-               END { if (s && !t) bad++; print bad + 0 }' "$TMP/replay.html")
+               END { if (s && !t) bad++; print bad + 0 }')
 [ "$without" = 0 ] || fail "$without streamed case(s) without a timeline"
 pass "the first lines say what the recordings are; every one of the $streamed streamed cases has a timeline"
-expect_grep '^69 cases: 63 passed, 4 failed, 0 errors, 2 skipped' "$TMP/out"
-check_verdicts "$TMP/out" "replay"
+expect_grep "^$total cases: $passed passed, $failed failed, 0 errors, $skipped skipped" "$TMP/out"
+check_verdicts "$TMP/out" "replay" "$TMP/expected-all.sorted"
+# a block of the client matrix per protocol that ran, and both agents
+expect_grep '^Will my client work\? \(llama-server\) — Chat Completions$' "$TMP/out"
+expect_grep '^Will my agent work\? \(llama-server\)$' "$TMP/out"
+expect_grep '^  codex .*\(responses\)' "$TMP/out"
+expect_grep '^  claude-code .*\(messages\)' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"replay"' "$TMP/replay.json"
 expect_grep '"note":[[:space:]]*"no target given: replaying' "$TMP/replay.json"
-pass "replay of the shipped recordings: 69 verdicts as the recordings warrant"
+pass "replay of the shipped recordings: $total verdicts as the recordings warrant, each protocol's as its own run gives them"
 
 # the last lines say what was written where
 tail -n 3 "$TMP/out" > "$TMP/wrote"
@@ -277,14 +299,17 @@ pass "reproduce commands: a shipped suite by name, a copy by its file"
 # case that passed
 expect_status 1 "$OACHECK" run -q
 expect_no_grep '^PASS ' "$TMP/out"
-[ "$(grep -c '^FAIL ' "$TMP/out")" -eq 4 ] || fail "run -q does not list the 4 failures"
-expect_grep '^69 cases: 63 passed, 4 failed, 0 errors, 2 skipped' "$TMP/out"
-expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
-pass "run -q: the 4 failures, the summary and the matrix, no passing case"
+[ "$(grep -c '^FAIL ' "$TMP/out")" -eq "$failed" ] || fail "run -q does not list the $failed failures"
+expect_grep "^$total cases: $passed passed, $failed failed, 0 errors, $skipped skipped" "$TMP/out"
+expect_grep '^Will my client work\? \(llama-server\) — Chat Completions$' "$TMP/out"
+pass "run -q: the $failed failures, the summary and the matrix, no passing case"
 
 # 2. live against oacheck serve replaying the same recordings
+# (chat's suites: this folder holds chat's recordings)
+CHAT_SUITES="context-overflow errors json-schema llama-server models plain reasoning streaming tool-call"
 serve_start "$OACHECK_SRCDIR/suites/recordings/llama-server"
-expect_status 1 "$OACHECK" run --target "llama=$URL" --json "$TMP/live.json"
+# shellcheck disable=SC2086
+expect_status 1 "$OACHECK" run $CHAT_SUITES --target "llama=$URL" --json "$TMP/live.json"
 check_verdicts "$TMP/out" "live against oacheck serve"
 expect_grep "^target llama: live server, profile llama-server \\(auto\\), model tiny-reasoner.gguf" "$TMP/out"
 expect_grep '^  jobs: 1 in flight \(the target.s total_slots; --jobs N overrides\)$' "$TMP/out"

@@ -11,6 +11,8 @@ set -eu
 . "${OACHECK_SRCDIR:-.}/tests/e2e/lib.sh"
 
 LIVE="$OACHECK_SRCDIR/suites/recordings/llama-server"
+# chat's suites: the folder served holds chat's recordings
+CHAT_SUITES="context-overflow errors json-schema llama-server models plain reasoning streaming tool-call"
 CONC="$OACHECK_SRCDIR/tests/data/recordings/llama-server-concurrency"
 
 
@@ -18,7 +20,7 @@ serve_start "$LIVE" --overload "3=$CONC" --speed 4 --fault stall=50
 OVER_ERR=$SERVE_ERR
 
 # ---- 1. three threads, three jobs: one in flight each, never a fourth ----------------
-expect_status 1 "$OACHECK" run --target "over=$URL" --jobs 3 --threads 3 -vv --json "$TMP/t3.json"
+expect_status 1 "$OACHECK" run $CHAT_SUITES --target "over=$URL" --jobs 3 --threads 3 -vv --json "$TMP/t3.json"
 expect_grep 'live cases on 3 threads' "$TMP/err"
 verdicts "$TMP/out" > "$TMP/v3"
 [ "$(wc -l < "$TMP/v3")" = 69 ] || fail "69 verdicts expected, got $(wc -l < "$TMP/v3")"
@@ -26,7 +28,7 @@ expect_no_grep 'overloaded' "$OVER_ERR"
 pass "--jobs 3 on 3 threads: the server never saw a fourth request in flight"
 
 # ---- 2. the same verdicts on one thread ------------------------------------------------
-expect_status 1 "$OACHECK" run --target "over=$URL" --jobs 3 --threads 1 -vv --json "$TMP/t1.json"
+expect_status 1 "$OACHECK" run $CHAT_SUITES --target "over=$URL" --jobs 3 --threads 1 -vv --json "$TMP/t1.json"
 expect_grep 'live cases on 1 thread$' "$TMP/err"
 verdicts "$TMP/out" > "$TMP/v1"
 cmp -s "$TMP/v1" "$TMP/v3" || { diff -u "$TMP/v1" "$TMP/v3" >&2; fail "3 threads gave other verdicts than 1"; }
@@ -46,7 +48,7 @@ cmp -s "$TMP/t1.seq" "$TMP/t3.seq" || { diff -u "$TMP/t1.seq" "$TMP/t3.seq" >&2;
 pass "one thread and three: the same verdicts and findings"
 
 # ---- 3. the server's count can fire: 4 in flight is seen ------------------------------
-expect_status 1 "$OACHECK" run --target "over=$URL" --jobs 4 --threads 2
+expect_status 1 "$OACHECK" run $CHAT_SUITES --target "over=$URL" --jobs 4 --threads 2
 expect_grep 'overloaded' "$OVER_ERR"
 serve_stop
 pass "--jobs 4 (two threads of 2): the server saw more than 3 in flight"
