@@ -230,10 +230,8 @@ static int folder_model(struct oc_target *t, int i)
       continue;
     cJSON *doc = oc_json_parse(c->body, c->body_len, NULL);
     const char *id = oc_json_str(cJSON_GetArrayItem(oc_json_arr(doc, "data"), 0), "id");
-    if(id && (t->proto_vars[i] = cJSON_CreateObject()) &&
-       !cJSON_AddStringToObject(t->proto_vars[i], "MODEL", id))
-      rc = OC_ENOMEM;
-    else if(id && !t->proto_vars[i])
+    int oom = 0;
+    if(id && !oc_json_put_str(&oom, (t->proto_vars[i] = cJSON_CreateObject()), "MODEL", id))
       rc = OC_ENOMEM;
     cJSON_Delete(doc);
     break;
@@ -265,11 +263,8 @@ static int settle_proto_vars(struct oc_target *t)
     }
     for(const cJSON *v = t->vars->child; v; v = v->next)
       if(strcmp(v->string, "MODEL") != 0 && !oc_json_get(pv, v->string)) {
-        cJSON *d = cJSON_Duplicate(v, 1);
-        if(!d || !cJSON_AddItemToObject(pv, v->string, d)) {
-          cJSON_Delete(d);
+        if(oc_json_add(pv, v->string, cJSON_Duplicate(v, 1)))
           return OC_ENOMEM;
-        }
       }
   }
   return OC_OK;
