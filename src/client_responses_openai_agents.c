@@ -81,13 +81,14 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
 {
   struct st *s = p;
   const struct oc_rview *ref = oc_rref_view(cx);
-  int no_terminal = 0;
+  int no_terminal = 0, empty = 0;
   if(s->v.kind != OC_CV_ERROR && !s->terminal) {
     no_terminal = 1;
     static const char m[] = "Model did not produce a final response!";
     oc_rview_raise(&s->v, "ModelBehaviorError", m, sizeof(m) - 1);
   } else if(s->v.kind != OC_CV_ERROR && !s->v.ncalls && !s->v.message_item) {
     static const char m[] = "Max turns (1) exceeded";
+    empty = 1;
     oc_rview_raise(&s->v, "MaxTurnsExceededError", m, sizeof(m) - 1);
   }
   oc_responses_judge(0, ref, &s->v, v);
@@ -99,6 +100,10 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
     oc_client_add_rule(v, OC_R_RESPONSES_TERMINAL);
   else if(s->failed)
     oc_client_add_rule(v, OC_R_RESPONSES_ERROR_EVENT);
+  else if(empty && strcmp(ref->status, "completed") == 0)
+    /* nothing to show, called completed: an answer cut short (the
+     * length limit inside the reasoning) */
+    oc_client_add_rule(v, OC_R_RESPONSES_STATUS);
 }
 
 const struct oc_pmodel oc_rmodel_openai_agents = {
