@@ -444,9 +444,15 @@ void oc_responses_judge(unsigned flags, const struct oc_rview *ref, const struct
     }
     if(flags & OC_RJ_PARSES) {
       /* the parsing client's value is the reference's parsed, or flagged invalid */
-      if(!r->args_object && g->args_object) {
+      if(!r->args_object && !g->invalid) {
         quote(&r->args, b, sizeof(b));
         oc_client_reason(v, "call %zu arguments %s not flagged invalid", i, b);
+        return;
+      }
+      if(r->args_object && (g->invalid || !oc_ctext_eq(&g->args, &r->args))) {
+        quote(&g->args, a, sizeof(a));
+        quote(&r->args, b, sizeof(b));
+        oc_client_reason(v, "call %zu input %s%s (expected %s)", i, a, g->invalid ? " flagged invalid" : "", b);
         return;
       }
     } else if(!oc_ctext_eq(&g->args, &r->args)) {
@@ -472,6 +478,7 @@ void oc_responses_judge(unsigned flags, const struct oc_rview *ref, const struct
 static const struct oc_pmodel *const models[] = {
   &oc_rmodel_openai_node,
   &oc_rmodel_openai_node_stream,
+  &oc_rmodel_ai_sdk,
   &oc_rmodel_openai_agents,
 };
 

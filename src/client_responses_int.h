@@ -17,6 +17,7 @@
 struct oc_rcall {
   struct oc_ctext name, call_id, args;
   int args_object;        /* the arguments parse as one JSON object */
+  int invalid;            /* a parsing client flagged the call invalid */
 };
 
 struct oc_rview {
@@ -67,6 +68,7 @@ void oc_responses_judge(unsigned flags, const struct oc_rview *ref, const struct
 
 extern const struct oc_pmodel oc_rmodel_openai_node;
 extern const struct oc_pmodel oc_rmodel_openai_node_stream;
+extern const struct oc_pmodel oc_rmodel_ai_sdk;
 extern const struct oc_pmodel oc_rmodel_openai_agents;
 
 #endif

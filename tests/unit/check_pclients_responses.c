@@ -82,6 +82,7 @@ struct fact {
 #define NODE OC_CLIENT_OPENAI_NODE_RESPONSES
 #define STREAM OC_CLIENT_OPENAI_NODE_RESPONSES_STREAM
 #define AGENTS OC_CLIENT_OPENAI_AGENTS
+#define AI OC_CLIENT_AI_SDK_RESPONSES
 
 static const struct fact facts[] = {
   /* OpenAI's own shapes: every client reads them */
@@ -135,6 +136,27 @@ static const struct fact facts[] = {
   { "invalid-args-stream", NODE, OC_CO_OK, 1, NULL, -1 },
   { "invalid-args-stream", STREAM, OC_CO_OK, 1, NULL, -1 },
   { "invalid-args-stream", AGENTS, OC_CO_OK, 1, NULL, -1 },
+  /* the ai SDK's Responses model: its chunk schema, calls only on
+   * output_item.done, the deltas as the text */
+  { "official-text-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "official-tool-call-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "official-reasoning-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "official-tool-call", AI, OC_CO_OK, 1, NULL, -1 },
+  { "created-bare-stream", AI, OC_CO_RAISES, 0, "TypeValidationError: ", OC_R_RESPONSES_CREATED },
+  { "no-output-index-stream", AI, OC_CO_RAISES, 0, "TypeValidationError: ", OC_R_RESPONSES_OUTPUT_INDEX },
+  { "output-index-from-1-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "no-output-item-done-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "no-output-item-done-tool-stream", AI, OC_CO_WRONG, 0, "calls: 0 (expected 1)", OC_R_RESPONSES_ITEM_DONE },
+  { "no-terminal-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "untyped-error-stream", AI, OC_CO_RAISES, 1, "TypeValidationError: ", -1 },
+  { "error-event-stream", AI, OC_CO_RAISES, 1, NULL, -1 },
+  { "failed-stream", AI, OC_CO_RAISES, 1, NULL, -1 },
+  { "incomplete-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "deltas-differ-stream", AI, OC_CO_WRONG, 0, "text \"Delta text.\" (expected \"Done text.\")",
+    OC_R_RESPONSES_TEXT_JOIN },
+  { "invalid-args-stream", AI, OC_CO_OK, 1, NULL, -1 },
+  { "invalid-args", AI, OC_CO_OK, 1, NULL, -1 },
+  { "error-400", AI, OC_CO_RAISES, 1, NULL, -1 },
   /* an error before the stream */
   { "error-400", NODE, OC_CO_RAISES, 1, NULL, -1 },
   { "error-400", STREAM, OC_CO_RAISES, 1, NULL, -1 },
@@ -165,13 +187,14 @@ START_TEST(measured_facts)
 }
 END_TEST
 
-/* The ai SDK's Responses model is not modelled yet: no verdict, left out
- * of every report. */
-START_TEST(unmodelled_client_has_no_verdict)
+/* Every client of the protocol has a verdict, and no other protocol's
+ * client has one. */
+START_TEST(only_the_protocols_clients)
 {
   struct run x;
   decode(&x, "official-text-stream");
-  ck_assert_int_eq(x.r.verdicts[OC_CLIENT_AI_SDK_RESPONSES].modelled, 0);
+  for(int i = 0; i < OC_CLIENT__COUNT; i++)
+    ck_assert_int_eq(x.r.verdicts[i].modelled, (OC_CLIENTS_RESPONSES >> i) & 1u);
   done(&x);
 }
 END_TEST
@@ -195,7 +218,7 @@ static Suite *suite(void)
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, measured_facts, 0, (int)(sizeof(facts) / sizeof(facts[0])));
-  tcase_add_test(tc, unmodelled_client_has_no_verdict);
+  tcase_add_test(tc, only_the_protocols_clients);
   tcase_add_test(tc, a_break_fails_the_case);
   suite_add_tcase(s, tc);
   return s;
