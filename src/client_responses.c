@@ -133,14 +133,19 @@ void oc_rjs_http_error(const struct oc_pctx *cx, const char *text, size_t len, c
 /* ---- the reference -------------------------------------------------------- */
 
 #define OC_RITEMS 64
-#define OC_RITEM_TEXT (4u << 20)
+/* The bytes the reference keeps of all its items' texts: a single message
+ * is judged by its exact hash whatever its size, several are joined from
+ * these bytes, and arguments past the budget are judged unparsable. */
+#define OC_RREF_TEXT (16u << 20)
 
 enum { RI_OTHER = 0, RI_MESSAGE, RI_CALL };
 
 struct ritem {
   struct oc_ctext id;     /* unset: an item without id (never matched again) */
   int type;
-  struct oc_buf text;     /* a message's text, a call's arguments */
+  struct oc_ctext exact;  /* a message's text, a call's arguments */
+  struct oc_buf text;     /* the same bytes, within the reference's budget */
+  int over;               /* some did not fit */
   struct oc_ctext name, call_id;
 };
 
@@ -150,6 +155,7 @@ struct rref {
   size_t nitems;
   int stopped;            /* an error or a terminal event decided the view */
   char status[24];
+  size_t kept;            /* bytes in the items' buffers (OC_RREF_TEXT) */
 };
 
 static void ref_init(void *st, const struct oc_pctx *cx)
@@ -200,13 +206,33 @@ static struct ritem *ref_item(struct rref *r, const struct oc_jv *id, int type)
   }
   struct ritem *it = &r->items[r->nitems++];
   oc_ctext_init(&it->id);
+  oc_ctext_init(&it->exact);
+  oc_ctext_set(&it->exact, "", 0);
   oc_ctext_init(&it->name);
   oc_ctext_init(&it->call_id);
   if(id && id->type == OC_JSTRING)
     oc_ctext_set(&it->id, id->u.str, id->len);
   it->type = type;
-  oc_buf_init(&it->text, OC_RITEM_TEXT);
+  oc_buf_init(&it->text, OC_RREF_TEXT);
   return it;
+}
+
+/* Replace (set) or extend an item's text. */
+static void item_text(struct rref *r, struct ritem *it, const char *p, size_t n, int set)
+{
+  if(set) {
+    r->kept -= it->text.len;
+    oc_cbuf_reset(&it->text);
+    oc_ctext_set(&it->exact, p, n);
+    it->over = 0;
+  } else {
+    oc_ctext_add(&it->exact, p, n);
+  }
+  if(it->over || n > OC_RREF_TEXT - r->kept || oc_buf_add(&it->text, p, n) != OC_OK) {
+    it->over = 1;
+    return;
+  }
+  r->kept += n;
 }
 
 static void ref_from_item(struct rref *r, const struct oc_jv *item, int done)
@@ -226,20 +252,18 @@ static void ref_from_item(struct rref *r, const struct oc_jv *item, int done)
       oc_ctext_set(&it->name, n->u.str, n->len);
     if(c && c->type == OC_JSTRING)
       oc_ctext_set(&it->call_id, c->u.str, c->len);
-    if(done && a && a->type == OC_JSTRING) {
-      oc_cbuf_reset(&it->text);
-      oc_buf_add(&it->text, a->u.str, a->len);
-    }
+    if(done && a && a->type == OC_JSTRING)
+      item_text(r, it, a->u.str, a->len, 1);
   } else if(it->type == RI_MESSAGE && done) {
     const struct oc_jv *content = oc_jv_get(item, "content");
     if(content && content->type == OC_JARRAY) {
-      oc_cbuf_reset(&it->text);
+      item_text(r, it, "", 0, 1);
       for(size_t i = 0; i < content->len; i++) {
         const struct oc_jv *p = &content->u.items[i];
         const struct oc_jv *pt = oc_jv_get(p, "type"), *tx = oc_jv_get(p, "text");
         if(pt && pt->type == OC_JSTRING && strcmp(pt->u.str, "output_text") == 0 && tx &&
            tx->type == OC_JSTRING)
-          oc_buf_add(&it->text, tx->u.str, tx->len);
+          item_text(r, it, tx->u.str, tx->len, 0);
       }
     }
   }
@@ -253,9 +277,7 @@ static void ref_text(struct rref *r, const struct oc_jv *root, int type, const c
   struct ritem *it = ref_item(r, oc_jv_get(root, "item_id"), type);
   if(!it)
     return;
-  if(set)
-    oc_cbuf_reset(&it->text);
-  oc_buf_add(&it->text, s->u.str, s->len);
+  item_text(r, it, s->u.str, s->len, set);
 }
 
 static void ref_event(void *st, const struct oc_pctx *cx, const struct oc_pevent *ev)
@@ -359,19 +381,28 @@ static void ref_finish(void *st, const struct oc_pctx *cx)
   v->kind = OC_CV_ANSWER;
   oc_ctext_init(&v->text);
   oc_ctext_set(&v->text, "", 0);
+  size_t messages = 0;
+  const struct ritem *only = NULL;
+  for(size_t i = 0; i < r->nitems && i < OC_RITEMS; i++)
+    if(r->items[i].type == RI_MESSAGE) {
+      messages++;
+      only = &r->items[i];
+    }
+  if(messages == 1)
+    v->text = only->exact;
   for(size_t i = 0; i < r->nitems && i < OC_RITEMS; i++) {
     struct ritem *it = &r->items[i];
     if(it->type == RI_MESSAGE) {
       v->message_item = 1;
-      oc_ctext_add(&v->text, oc_buf_str(&it->text), it->text.len);
+      if(messages > 1)
+        oc_ctext_add(&v->text, oc_buf_str(&it->text), it->text.len);
     } else if(it->type == RI_CALL) {
       if(v->ncalls < OC_RCALLS) {
         struct oc_rcall *c = &v->calls[v->ncalls];
         c->name = it->name;
         c->call_id = it->call_id;
-        oc_ctext_init(&c->args);
-        oc_ctext_set(&c->args, oc_buf_str(&it->text), it->text.len);
-        c->args_object = oc_client_is_json_object(oc_buf_str(&it->text), it->text.len);
+        c->args = it->exact;
+        c->args_object = !it->over && oc_client_is_json_object(oc_buf_str(&it->text), it->text.len);
       }
       v->ncalls++;
     }
