@@ -316,6 +316,8 @@ const struct oc_client_limitation oc_client_limitations[] = {
     "raises ModelRefusalError on a refusal" },
   { OC_CLIENT_OPENAI_AGENTS_CHAT, OC_CAUSE_LENGTH, NULL,
     "raises ModelBehaviorError on a length stop that left no text, tool call or refusal" },
+  { OC_CLIENT_OPENAI_AGENTS, OC_CAUSE_LENGTH, NULL,
+    "raises ModelBehaviorError on response.incomplete (max_output_tokens)" },
   { OC_CLIENT_OPENAI_NODE_STREAM, OC_CAUSE_LENGTH, "length-max-tokens-1-stream",
     "LengthFinishReasonError on a json_schema answer cut by max_tokens (openai 7)" },
   { OC_CLIENT_LANGCHAIN, OC_CAUSE_REFUSAL, "refusal-stream", "drops the refusal" },
