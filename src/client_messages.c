@@ -483,12 +483,36 @@ void oc_mrules(const struct oc_mref *ref, struct oc_client_verdict *v)
     oc_client_add_rule(v, OC_R_MESSAGES_STOP);
 }
 
-static void broke(const struct oc_mref *ref, struct oc_client_verdict *v, enum oc_client_outcome o)
+/* A break: the rule behind it when one is known (rule >= 0), else every
+ * rule the server broke that some client trips on. */
+static void broke_r(const struct oc_mref *ref, struct oc_client_verdict *v, enum oc_client_outcome o, int rule)
 {
   v->outcome = o;
   v->works = 0;
   v->cause = OC_CAUSE_SERVER;
-  oc_mrules(ref, v);
+  if(rule >= 0)
+    oc_client_add_rule(v, (enum oc_rule_id)rule);
+  else
+    oc_mrules(ref, v);
+}
+
+static void broke(const struct oc_mref *ref, struct oc_client_verdict *v, enum oc_client_outcome o)
+{
+  broke_r(ref, v, o, -1);
+}
+
+/* The rule of a difference in the text: unnamed events or a delta for a
+ * block never started, else any. */
+static int text_rule(const struct oc_mref *ref)
+{
+  return ref->unnamed ? (int)OC_R_MESSAGES_EVENT_TYPE : ref->orphan ? (int)OC_R_MESSAGES_BLOCK_ORDER : -1;
+}
+
+/* The rule of a difference in a tool call's input. */
+static int input_rule(const struct oc_mref *ref)
+{
+  return ref->bad_json ? (int)OC_R_MESSAGES_TOOL_ARGS : ref->gap ? (int)OC_R_MESSAGES_BLOCK_INDEX :
+         ref->no_input ? (int)OC_R_MESSAGES_TOOL_INPUT : -1;
 }
 
 void oc_mjudge(const struct oc_mref *ref, const struct oc_mres *got, struct oc_client_verdict *v)
@@ -502,16 +526,16 @@ void oc_mjudge(const struct oc_mref *ref, const struct oc_mres *got, struct oc_c
       oc_client_reason(v, "%s: %.*s%s", got->ename, (int)(got->emsg_len < 100 ? got->emsg_len : 100),
                        got->emsg ? got->emsg : "", keeps ? "" : " (the server's message is lost)");
       if(!keeps)
-        broke(ref, v, OC_CO_RAISES);
+        broke_r(ref, v, OC_CO_RAISES, OC_R_MESSAGES_ERROR_SHAPE);
       return;
     }
-    broke(ref, v, OC_CO_WRONG);
+    broke_r(ref, v, OC_CO_WRONG, ref->unnamed ? OC_R_MESSAGES_EVENT_TYPE : OC_R_MESSAGES_ERROR_SHAPE);
     oc_client_reason(v, "returns an answer where the server sent an error%s%.*s%s", r->emsg ? " (\"" : "",
                      (int)(r->emsg_len < 80 ? r->emsg_len : 80), r->emsg ? r->emsg : "", r->emsg ? "\")" : "");
     return;
   }
   if(got->error) {
-    broke(ref, v, OC_CO_RAISES);
+    broke_r(ref, v, OC_CO_RAISES, got->rule ? got->rule : -1);
     oc_client_reason(v, "%s: %.*s", got->ename, (int)(got->emsg_len < 120 ? got->emsg_len : 120),
                      got->emsg ? got->emsg : "");
     return;
@@ -521,12 +545,12 @@ void oc_mjudge(const struct oc_mref *ref, const struct oc_mres *got, struct oc_c
   if(texts_differ(got->msg, r->msg, OC_MB_TEXT, &gb, &rb)) {
     quote_block(gb, a, sizeof(a));
     quote_block(rb, b, sizeof(b));
-    broke(ref, v, OC_CO_WRONG);
+    broke_r(ref, v, OC_CO_WRONG, text_rule(ref));
     oc_client_reason(v, "text %s (expected %s)", a, b);
     return;
   }
   if(got->ncalls != r->ncalls) {
-    broke(ref, v, OC_CO_WRONG);
+    broke_r(ref, v, OC_CO_WRONG, text_rule(ref));
     oc_client_reason(v, "tool calls: %zu (expected %zu)", got->ncalls, r->ncalls);
     return;
   }
@@ -550,7 +574,7 @@ void oc_mjudge(const struct oc_mref *ref, const struct oc_mres *got, struct oc_c
     }
     if(r->in[i] == OC_MI_INVALID) {
       if(got->in[i] != OC_MI_INVALID) {
-        broke(ref, v, OC_CO_WRONG);
+        broke_r(ref, v, OC_CO_WRONG, input_rule(ref));
         oc_client_reason(v, "tool call %zu input %s%.*s from invalid JSON (expected it flagged invalid)", i,
                          got->in[i] == OC_MI_MISSING ? "missing" : "",
                          got->in[i] == OC_MI_VALUE ? (int)(got->val[i].len < 60 ? got->val[i].len : 60) : 0,
@@ -560,20 +584,20 @@ void oc_mjudge(const struct oc_mref *ref, const struct oc_mres *got, struct oc_c
       continue;
     }
     if(got->in[i] == OC_MI_INVALID) {
-      broke(ref, v, OC_CO_WRONG);
+      broke_r(ref, v, OC_CO_WRONG, input_rule(ref));
       oc_client_reason(v, "tool call %zu flagged invalid (expected input %.*s)", i,
                        (int)(r->val[i].len < 60 ? r->val[i].len : 60), r->val[i].data ? r->val[i].data : "");
       return;
     }
     if(got->in[i] == OC_MI_MISSING) {
-      broke(ref, v, OC_CO_WRONG);
+      broke_r(ref, v, OC_CO_WRONG, input_rule(ref));
       oc_client_reason(v, "tool call %zu has no input (expected %.*s)", i,
                        (int)(r->val[i].len < 60 ? r->val[i].len : 60), r->val[i].data ? r->val[i].data : "");
       return;
     }
     if(got->val[i].len != r->val[i].len ||
        (r->val[i].len && memcmp(got->val[i].data, r->val[i].data, r->val[i].len) != 0)) {
-      broke(ref, v, OC_CO_WRONG);
+      broke_r(ref, v, OC_CO_WRONG, input_rule(ref));
       oc_client_reason(v, "tool call %zu input %.*s (expected %.*s)", i,
                        (int)(got->val[i].len < 60 ? got->val[i].len : 60), got->val[i].data ? got->val[i].data : "",
                        (int)(r->val[i].len < 60 ? r->val[i].len : 60), r->val[i].data ? r->val[i].data : "");

@@ -34,6 +34,7 @@ struct st {
   int error;
   char ename[64];
   struct oc_buf emsg;
+  int rule;               /* the rule behind the exception (enum oc_rule_id), 0: none known */
   int first;              /* a non-ping event was read */
 };
 
@@ -143,6 +144,11 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
   if(first)
     s->first = 1;
   if(!root || !valid_event(root, t)) {
+    const struct oc_jv *m = t && strcmp(t, "message_start") == 0 ? oc_jv_get(root, "message") : root;
+    const struct oc_jv *u = oc_jv_get(m, "usage");
+    if(!s->error)
+      s->rule = root && t && (strcmp(t, "message_start") == 0 || strcmp(t, "message_delta") == 0) &&
+                (!u || u->type != OC_JOBJECT) ? OC_R_MESSAGES_USAGE : OC_R_MESSAGES_EVENT_SCHEMA;
     if(first)
       raise_(s, "Error", "Expected a normalized Anthropic stream error", 44);
     else
@@ -174,6 +180,8 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
       struct oc_mblock *b = open_block(s, ix, text ? OC_MB_TEXT : OC_MB_THINKING);
       if(!b) {
         int n = snprintf(m, sizeof(m), "%s part %ld not found", text ? "text" : "reasoning", ix);
+        if(!s->error)
+          s->rule = OC_R_MESSAGES_BLOCK_ORDER;
         raise_(s, "String", m, (size_t)n);
         return;
       }
@@ -237,6 +245,8 @@ static void body(void *p, const struct oc_pctx *cx, const char *text, size_t len
   if(cx->stream)
     return;
   if(!root || !valid_body(root)) {
+    if(!s->error)
+      s->rule = OC_R_MESSAGES_SCHEMA;
     raise_(s, "APICallError", "Invalid JSON response", 21);
     return;
   }
@@ -288,6 +298,7 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
         s->msg.b[i].kind = OC_MB_OTHER;
   if(!s->error && cx->status >= 200 && cx->status < 300) {
     const struct oc_request_info *rq = cx->req;
+    s->rule = OC_R_MESSAGES_TOOL_CHOICE;
     size_t calls = 0, named = 0;
     for(size_t i = 0; i < s->msg.nb; i++)
       if(s->msg.b[i].kind == OC_MB_TOOL) {
@@ -304,6 +315,7 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
   struct oc_mres got = { .error = s->error, .emsg = s->emsg.data, .emsg_len = s->emsg.len, .msg = &s->msg,
                          .ai_finish = 1 };
   oc_strlcpy(got.ename, s->ename, sizeof(got.ename));
+  got.rule = s->rule;
   got.stop = oc_mstop_of(&s->msg);
   if(!s->error)
     oc_mres_calls(&got, cx->stream ? ai_input : body_input);

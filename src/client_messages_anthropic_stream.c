@@ -22,6 +22,7 @@ struct st {
   int error;
   char ename[64];
   struct oc_buf emsg;
+  int rule;               /* the rule behind the exception (enum oc_rule_id), 0: none known */
   int started, received, usage;
 };
 
@@ -32,8 +33,11 @@ static void init(void *p, const struct oc_pctx *cx)
   oc_buf_init(&s->emsg, OC_CAP_CLIENT_MESSAGE);
 }
 
-static void raise_(struct st *s, const char *msg)
+static void raise_(struct st *s, const char *msg, enum oc_rule_id rule)
 {
+  if(s->error)
+    return;
+  s->rule = (int)rule;
   s->error = 1;
   oc_strlcpy(s->ename, "AnthropicError", sizeof(s->ename));
   oc_buf_adds(&s->emsg, msg);
@@ -49,7 +53,8 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
   const struct oc_jv *root = ev->root;
   if(oc_mev_is(ev, "message_start")) {
     if(s->started) {
-      raise_(s, "Unexpected event order, got message_start before receiving \"message_stop\"");
+      raise_(s, "Unexpected event order, got message_start before receiving \"message_stop\"",
+             OC_R_MESSAGES_START);
       return;
     }
     const struct oc_jv *m = oc_jv_get(root, "message");
@@ -70,15 +75,15 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
     const struct oc_jv *d = oc_jv_get(root, "delta");
     const struct oc_jv *u = oc_jv_get(root, "usage");
     if(!d || d->type == OC_JNULL) {
-      raise_(s, "Cannot read properties of undefined (reading 'stop_reason')");
+      raise_(s, "Cannot read properties of undefined (reading 'stop_reason')", OC_R_MESSAGES_EVENT_SCHEMA);
       return;
     }
     if(!u || u->type == OC_JNULL) {
-      raise_(s, "Cannot read properties of undefined (reading 'output_tokens')");
+      raise_(s, "Cannot read properties of undefined (reading 'output_tokens')", OC_R_MESSAGES_USAGE);
       return;
     }
     if(!s->usage) {
-      raise_(s, "Cannot set properties of undefined (setting 'output_tokens')");
+      raise_(s, "Cannot set properties of undefined (setting 'output_tokens')", OC_R_MESSAGES_USAGE);
       return;
     }
     oc_mmsg_stop_reason(&s->msg, d);
@@ -90,7 +95,7 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
   else if(oc_mev_is(ev, "content_block_delta")) {
     const struct oc_jv *d = oc_jv_get(root, "delta");
     if(!d || d->type == OC_JNULL) {
-      raise_(s, "Cannot read properties of undefined (reading 'type')");
+      raise_(s, "Cannot read properties of undefined (reading 'type')", OC_R_MESSAGES_EVENT_SCHEMA);
       return;
     }
     if(!oc_mev_index(ev, &ix))
@@ -153,12 +158,14 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
   }
   if(!s->error && cx->status >= 200 && cx->status < 300) {
     if(!s->started)
-      raise_(s, "request ended without sending any chunks");
+      raise_(s, "request ended without sending any chunks",
+             ((const struct oc_mref *)cx->ref)->unnamed ? OC_R_MESSAGES_EVENT_TYPE : OC_R_MESSAGES_START);
     else if(!s->received)
-      raise_(s, "stream ended without producing a Message with role=assistant");
+      raise_(s, "stream ended without producing a Message with role=assistant", OC_R_MESSAGES_STOP);
   }
   struct oc_mres got = { .error = s->error, .emsg = s->emsg.data, .emsg_len = s->emsg.len, .msg = &s->msg };
   oc_strlcpy(got.ename, s->ename, sizeof(got.ename));
+  got.rule = s->rule;
   got.stop = oc_mstop_of(&s->msg);
   if(!s->error)
     oc_mres_calls(&got, stream_input);

@@ -87,6 +87,7 @@ struct oc_mres {
   /* the stop reason as the judge compares it: OC_MSTOP_* */
   int stop;
   int ai_finish;          /* the ai SDK: compare unified finish reasons */
+  int rule;               /* an exception's rule (enum oc_rule_id), 0: not known */
 };
 
 enum { OC_MSTOP_NONE = 0, OC_MSTOP_END, OC_MSTOP_SEQ, OC_MSTOP_MAX, OC_MSTOP_TOOL, OC_MSTOP_OTHER };

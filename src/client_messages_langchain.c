@@ -21,6 +21,7 @@ struct st {
   int error;
   char ename[64];
   struct oc_buf emsg;
+  int rule;               /* the rule behind the exception (enum oc_rule_id), 0: none known */
   int body;
 };
 
@@ -51,14 +52,18 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
   long ix = 0;
   if(oc_mev_is(ev, "message_start")) {
     const struct oc_jv *u = oc_jv_get(oc_jv_get(root, "message"), "usage");
-    if(!u || u->type != OC_JOBJECT)
+    if(!u || u->type != OC_JOBJECT) {
       raise_(s, "TypeError", "Cannot read properties of undefined (reading 'cache_creation_input_tokens')");
+      s->rule = OC_R_MESSAGES_USAGE;
+    }
     s->msg.started = 1;
   }
   else if(oc_mev_is(ev, "message_delta")) {
     const struct oc_jv *u = oc_jv_get(root, "usage");
-    if(!u || u->type != OC_JOBJECT)
+    if(!u || u->type != OC_JOBJECT) {
       raise_(s, "TypeError", "Cannot read properties of undefined (reading 'output_tokens')");
+      s->rule = OC_R_MESSAGES_USAGE;
+    }
     else
       oc_mmsg_stop_reason(&s->msg, oc_jv_get(root, "delta"));
   }
@@ -143,6 +148,7 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
   struct st *s = p;
   struct oc_mres got = { .error = s->error, .emsg = s->emsg.data, .emsg_len = s->emsg.len, .msg = &s->msg };
   oc_strlcpy(got.ename, s->ename, sizeof(got.ename));
+  got.rule = s->rule;
   got.stop = oc_mstop_of(&s->msg);
   if(!s->error)
     oc_mres_calls(&got, s->body ? body_input : lc_input);
