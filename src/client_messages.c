@@ -44,16 +44,12 @@ struct oc_mblock *oc_mmsg_add(struct oc_mmsg *m, long index, const struct oc_jv 
     m->over = 1;
     return NULL;
   }
-  if(m->nb == m->ab) {
-    size_t na = m->ab ? 2 * m->ab : 4;
-    struct oc_mblock *nb = realloc(m->b, na * sizeof(*nb));
-    if(!nb) {
-      oc_cnote_oom();
-      return NULL;
-    }
-    m->b = nb;
-    m->ab = na;
+  struct oc_mblock *nb = oc_array_grow(m->b, &m->ab, m->nb + 1, sizeof(*nb));
+  if(!nb) {
+    oc_cnote_oom();
+    return NULL;
   }
+  m->b = nb;
   struct oc_mblock *b = &m->b[m->nb++];
   memset(b, 0, sizeof(*b));
   b->index = index;

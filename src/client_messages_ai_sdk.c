@@ -15,7 +15,8 @@
  *    "text part N not found"; a block start's own text is dropped;
  *  - a tool call is handed over at its content_block_stop only, its
  *    input the start's non-empty input or the non-empty deltas joined
- *    ("{}" when none), parsed: not JSON is a call flagged invalid;
+ *    ("{}" when none), parsed: not JSON is a call flagged invalid, and
+ *    so is a call of a tool the request did not offer (NoSuchToolError);
  *  - finishReason is the unified one (stop, length, tool-calls, other);
  *  - tool_choice any / a named tool / none is enforced after the answer
  *    (ToolChoiceViolationError);
@@ -317,8 +318,26 @@ static void finish(void *p, const struct oc_pctx *cx, struct oc_client_verdict *
   oc_strlcpy(got.ename, s->ename, sizeof(got.ename));
   got.rule = s->rule;
   got.stop = oc_mstop_of(&s->msg);
-  if(!s->error)
-    oc_mres_calls(&got, cx->stream ? ai_input : body_input);
+  if(!s->error && oc_mres_calls(&got, cx->stream ? ai_input : body_input) == 0) {
+    /* a call of a tool the request did not offer: NoSuchToolError, an
+     * invalid call */
+    size_t k = 0;
+    for(size_t i = 0; i < s->msg.nb && k < got.ncalls; i++) {
+      const struct oc_ctext *nm = &s->msg.b[i].name;
+      if(s->msg.b[i].kind != OC_MB_TOOL)
+        continue;
+      char name[OC_CTEXT_HEAD + 1];
+      int offered = nm->len <= OC_CTEXT_HEAD && nm->nhead == nm->len;
+      if(offered) {
+        memcpy(name, nm->head, nm->nhead);
+        name[nm->nhead] = '\0';
+        offered = oc_request_has_tool(cx->req, name);
+      }
+      if(!offered)
+        got.in[k] = OC_MI_INVALID;
+      k++;
+    }
+  }
   oc_mjudge(cx->ref, &got, v);
   oc_mres_free(&got);
 }

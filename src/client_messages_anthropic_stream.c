@@ -10,7 +10,8 @@
  * input is the partial parse of its joined JSON once any input_json_delta
  * arrived ({} when they were empty, a truncated text parsed as far as it
  * goes), else the start's input as it came (none when it had none).  No
- * message_start: "request ended without sending any chunks"; no
+ * message_start: "request ended without sending any chunks"; a delta
+ * before any block throws (its listener reads the last block's type); no
  * message_stop: "stream ended without producing a Message". */
 #include "config.h"
 #include "client_messages_int.h"
@@ -96,6 +97,15 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
     const struct oc_jv *d = oc_jv_get(root, "delta");
     if(!d || d->type == OC_JNULL) {
       raise_(s, "Cannot read properties of undefined (reading 'type')", OC_R_MESSAGES_EVENT_SCHEMA);
+      return;
+    }
+    /* its listener reads the last block's type (content.at(-1).type)
+     * for every delta kind it knows: with no block yet that throws */
+    const char *dt = oc_jv_str(d, "type", NULL);
+    if(!s->msg.nb && dt &&
+       (strcmp(dt, "text_delta") == 0 || strcmp(dt, "thinking_delta") == 0 || strcmp(dt, "signature_delta") == 0 ||
+        strcmp(dt, "input_json_delta") == 0 || strcmp(dt, "citations_delta") == 0)) {
+      raise_(s, "Cannot read properties of undefined (reading 'type')", OC_R_MESSAGES_BLOCK_ORDER);
       return;
     }
     if(!oc_mev_index(ev, &ix))

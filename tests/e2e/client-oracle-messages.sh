@@ -1,8 +1,9 @@
 #!/bin/sh
 # client-oracle-messages.sh — the real clients of Anthropic's Messages API
-# as the oracle of their models: `oacheck serve` on the shipped
-# llama-server recordings (suites/recordings/llama-server-messages) and on
-# the crafted exchanges (tests/data/crafted/clients-messages), then
+# as the oracle of their models: `oacheck serve` on llama-server's
+# Messages recordings (suites/recordings/llama-server-messages, a Qwen3.5
+# model's in tests/data/recordings), on the crafted exchanges
+# (tests/data/crafted/clients-messages) and on Claude Code's, then
 # tests/node/oracle-messages.mjs drives @anthropic-ai/sdk (create, and
 # stream() + finalMessage()), the ai SDK with @ai-sdk/anthropic and
 # @langchain/anthropic over every POST /v1/messages exchange.  It fails
@@ -24,8 +25,12 @@ for pkg in @anthropic-ai/sdk ai @ai-sdk/anthropic @langchain/anthropic @langchai
 done
 
 S=$OACHECK_SRCDIR
-printf '%s %s\n' "suites/recordings/llama-server-messages" "$S/suites/recordings/llama-server-messages" \
-  "tests/data/crafted/clients-messages" "$S/tests/data/crafted/clients-messages" >"$TMP/dirs"
+# llama-server's Messages recordings (the shipped ones, and a Qwen3.5
+# model's), the crafted shapes, and Claude Code's crafted streams
+for d in suites/recordings/llama-server-messages tests/data/recordings/llama-server-messages-qwen35 \
+         tests/data/crafted/clients-messages tests/data/crafted/agents/claude-code; do
+  printf '%s %s\n' "$d" "$S/$d"
+done >"$TMP/dirs"
 
 n=0
 while read -r label dir; do
