@@ -144,6 +144,12 @@ EX["openai-error-event-stream"] = (request(True), SSE + ev(start()) + ev(bstart(
     + "event: error\ndata: " + json.dumps({"code": 500, "message": "crafted stream failure", "type": "server_error"})
     + "\n\n")
 
+EX["delta-before-any-block-stream"] = (request(True), sse([
+    start(), text(0, "Hello without a start."), bstop(0), mdelta("end_turn"), STOP]))
+EX["tool-not-offered-stream"] = (request(True), sse([
+    start(), bstart(0, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {}}),
+    js(0, "{\"location\": \"Paris\"}"), bstop(0), mdelta("tool_use"), STOP]))
+
 index = {}
 for name, (req, resp) in sorted(EX.items()):
     index[name] = {"method": "POST", "path": "/v1/messages", "request_body": True}
