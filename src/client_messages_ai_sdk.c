@@ -186,14 +186,14 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
         raise_(s, "String", m, (size_t)n);
         return;
       }
-      oc_mblock_delta(b, d);
+      oc_mblock_delta(&s->msg, b, d);
     }
     else if(strcmp(dt, "input_json_delta") == 0) {
       struct oc_mblock *b = open_block(s, ix, OC_MB_TOOL);
       size_t n = 0;
       oc_jv_str(d, "partial_json", &n);
       if(b && n)
-        oc_mblock_delta(b, d);
+        oc_mblock_delta(&s->msg, b, d);
     }
   }
   else if(strcmp(t, "content_block_stop") == 0) {
@@ -268,7 +268,7 @@ static enum oc_minput ai_input(const struct oc_mblock *b, struct oc_buf *val)
   struct oc_jerr err;
   oc_jdoc_init(&d);
   enum oc_minput r = OC_MI_INVALID;
-  if(!oc_buf_error(&raw) && oc_cjdoc_parse(&d, raw.data, raw.len, &err) == OC_OK) {
+  if(!oc_buf_error(&raw) && !oc_buf_error(&b->json) && oc_cjdoc_parse(&d, raw.data, raw.len, &err) == OC_OK) {
     oc_js_stringify(val, d.root);
     r = OC_MI_VALUE;
   }

@@ -113,7 +113,7 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
     if(ix < 0)
       ix += (long)s->msg.nb; /* Array.prototype.at */
     if(ix >= 0 && (size_t)ix < s->msg.nb)
-      oc_mblock_delta(&s->msg.b[ix], d);
+      oc_mblock_delta(&s->msg, &s->msg.b[ix], d);
   }
   else if(oc_mev_is(ev, "message_stop"))
     s->received = 1;
@@ -135,14 +135,14 @@ static void body(void *p, const struct oc_pctx *cx, const char *text, size_t len
 static enum oc_minput stream_input(const struct oc_mblock *b, struct oc_buf *val)
 {
   if(b->deltas) {
-    if(!b->json.len) {
+    if(!b->json.len && !oc_buf_error(&b->json)) {
       oc_buf_adds(val, "{}");
       return OC_MI_VALUE;
     }
     struct oc_jdoc d;
     struct oc_jerr err;
     oc_jdoc_init(&d);
-    if(oc_cjdoc_parse(&d, b->json.data, b->json.len, &err) == OC_OK)
+    if(!oc_buf_error(&b->json) && oc_cjdoc_parse(&d, b->json.data, b->json.len, &err) == OC_OK)
       oc_js_stringify(val, d.root);
     else
       oc_buf_adds(val, "(partial)"); /* parsed as far as it goes: not the reference's */

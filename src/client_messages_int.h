@@ -12,6 +12,10 @@
 /* Blocks a model keeps; past it the rest of the stream is not read and
  * the verdict says so (MESSAGES-SIZE caps a stream at 1024). */
 #define OC_MBLOCKS 128
+/* A tool's joined JSON is kept up to OC_CAP_CLIENT_ARGS / 4, and a
+ * message's in all up to OC_CAP_CLIENT_ARGS: past either the call's input
+ * is judged unreadable, as the reference's is. */
+#define OC_MJSON_TOTAL OC_CAP_CLIENT_ARGS
 
 enum oc_mkind {
   OC_MB_OTHER = 0,
@@ -41,6 +45,7 @@ struct oc_mmsg {
   int over;               /* a block past OC_MBLOCKS was dropped */
   int started;            /* message_start read */
   int stopped;            /* message_stop read */
+  size_t json_total;      /* tool JSON kept, all blocks */
   int stop_set;           /* stop_reason a string */
   struct oc_ctext stop;
 };
@@ -53,7 +58,7 @@ struct oc_mblock *oc_mmsg_add(struct oc_mmsg *m, long index, const struct oc_jv 
 struct oc_mblock *oc_mmsg_find(struct oc_mmsg *m, long index);
 /* A delta applied to a block of its kind (text_delta to text, …); returns
  * 1 when applied. */
-int oc_mblock_delta(struct oc_mblock *b, const struct oc_jv *delta);
+int oc_mblock_delta(struct oc_mmsg *m, struct oc_mblock *b, const struct oc_jv *delta);
 /* One event read as the reference reads it (message_start, the blocks
  * by index, message_delta's stop_reason, message_stop ends it). */
 void oc_mmsg_event(struct oc_mmsg *m, const struct oc_pevent *ev);

@@ -83,7 +83,7 @@ static void event(void *p, const struct oc_pctx *cx, const struct oc_pevent *ev)
         b->kind = dt[1] == 'e' ? OC_MB_TEXT : OC_MB_THINKING;
     }
     if(b)
-      oc_mblock_delta(b, d);
+      oc_mblock_delta(&s->msg, b, d);
   }
 }
 
@@ -111,7 +111,7 @@ static void body(void *p, const struct oc_pctx *cx, const char *text, size_t len
 /* The joined pieces read by parsePartialJson; {} when none. */
 static enum oc_minput lc_input(const struct oc_mblock *b, struct oc_buf *val)
 {
-  if(!b->json.len) {
+  if(!b->json.len && !oc_buf_error(&b->json)) {
     oc_buf_adds(val, "{}");
     return OC_MI_VALUE;
   }

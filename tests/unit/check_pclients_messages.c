@@ -189,6 +189,37 @@ START_TEST(many_blocks_stay_bounded)
 }
 END_TEST
 
+/* Tool JSON far past the caps: nothing past them is kept, every client
+ * still gets a verdict. */
+START_TEST(huge_tool_json_stays_bounded)
+{
+  struct oc_buf b;
+  oc_buf_init(&b, 128u << 20);
+  oc_buf_adds(&b, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\","
+                  "\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n");
+  for(int k = 0; k < 8; k++) {
+    oc_buf_printf(&b, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":%d,"
+                      "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t%d\",\"name\":\"get_weather\",\"input\":{}}}\n\n", k, k);
+    oc_buf_printf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":%d,"
+                      "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \\\"", k);
+    for(int i = 0; i < (3 << 20) / 64; i++)
+      oc_buf_adds(&b, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    oc_buf_printf(&b, "\\\"}\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":%d}\n\n", k);
+  }
+  oc_buf_adds(&b, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},"
+                  "\"usage\":{\"output_tokens\":1}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+  ck_assert_int_eq(oc_buf_error(&b), OC_OK);
+  struct rt_ex x = { "POST", "/v1/messages", MSG_REQ, 200, "Content-Type: text/event-stream", b.data, b.len, NULL, 0, 0 };
+  struct oc_findings f;
+  struct oc_client_verdict v[OC_CLIENT__COUNT];
+  rt_analyze_v(&x, "openai", 0, &f, v);
+  for(int c = OC_CLIENT_ANTHROPIC; c < OC_CLIENT__COUNT; c++)
+    ck_assert_msg(v[c].modelled && v[c].reason[0], "%s has no verdict", oc_client_name((enum oc_client_id)c));
+  oc_findings_free(&f);
+  oc_buf_free(&b);
+}
+END_TEST
+
 /* The stream helper is not exercised on a request not streamed. */
 START_TEST(stream_helper_only_for_streams)
 {
@@ -209,6 +240,7 @@ static Suite *pclients_suite(void)
   tcase_add_loop_test(tc, breaks_name_the_rule, 0, (int)OC_ARRAY_LEN(named));
   tcase_add_test(tc, a_break_fails_the_case);
   tcase_add_test(tc, many_blocks_stay_bounded);
+  tcase_add_test(tc, huge_tool_json_stays_bounded);
   tcase_add_test(tc, stream_helper_only_for_streams);
   suite_add_tcase(s, tc);
   return s;
