@@ -8,6 +8,7 @@
 #include "config.h"
 #include "client_messages_int.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,9 @@ int oc_mev_index(const struct oc_pevent *ev, long *out)
   const struct oc_jv *ix = oc_jv_get(ev->root, "index");
   if(!ix || ix->type != OC_JNUMBER || !oc_jv_is_integer(ix))
     return 0;
-  *out = (long)ix->u.num;
+  /* past 2^53 no index is exact; all such share one (no conversion
+   * outside long's range) */
+  *out = ix->u.num > 9007199254740992.0 ? LONG_MAX : ix->u.num < -9007199254740992.0 ? LONG_MIN : (long)ix->u.num;
   return 1;
 }
 
