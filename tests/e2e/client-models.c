@@ -7,7 +7,9 @@
  * agreement per client and every disagreement; exit 0 all agree, 1 some
  * disagree, 2 usage or unreadable input.  tests/e2e/client-oracle.sh runs
  * it right after the oracle, so the two never go out of step; the oracle
- * itself knows nothing of the models. */
+ * itself knows nothing of the models.  --protocol responses|messages
+ * compares that protocol's exchanges instead, with the clients whose
+ * model its family lists (tests/e2e/client-oracle-PROTOCOL.sh). */
 #include "config.h"
 
 #include <cjson/cJSON.h>
@@ -93,15 +95,12 @@ static struct line *find_line(const char *dir, const char *name, const char *cli
   return NULL;
 }
 
-/* Is this path the protocol's (--protocol: chat, responses)? */
-static int protocol_path(const char *protocol, const char *path)
+/* The protocol compared (--protocol; chat by default). */
+static enum oc_api protocol = OC_API_CHAT;
+
+static int protocol_path(const char *path)
 {
-  size_t n = strcspn(path, "?");
-  if(strcmp(protocol, "responses") == 0)
-    return (n == 10 && strncmp(path, "/responses", 10) == 0) ||
-           (n == 13 && strncmp(path, "/v1/responses", 13) == 0);
-  return (n == 17 && strncmp(path, "/chat/completions", 17) == 0) ||
-         (n == 20 && strncmp(path, "/v1/chat/completions", 20) == 0);
+  return oc_api_from_path(path) == protocol;
 }
 
 static void on_error(void *ctx, const char *msg)
@@ -112,25 +111,31 @@ static void on_error(void *ctx, const char *msg)
 
 int main(int argc, char **argv)
 {
-  const char *manifest = NULL, *oracle = NULL, *protocol = "chat";
+  const char *manifest = NULL, *oracle = NULL;
   long show = 50;
   for(int i = 1; i < argc; i++) {
     if(strcmp(argv[i], "--manifest") == 0 && i + 1 < argc)
       manifest = argv[++i];
     else if(strcmp(argv[i], "--oracle") == 0 && i + 1 < argc)
       oracle = argv[++i];
-    else if(strcmp(argv[i], "--protocol") == 0 && i + 1 < argc &&
-            (strcmp(argv[i + 1], "chat") == 0 || strcmp(argv[i + 1], "responses") == 0))
-      protocol = argv[++i];
+    else if(strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
+      const char *pn = argv[++i];
+      protocol = strcmp(pn, "chat") == 0 ? OC_API_CHAT : strcmp(pn, "responses") == 0 ? OC_API_RESPONSES :
+                 strcmp(pn, "messages") == 0 ? OC_API_MESSAGES : OC_API_OTHER;
+      if(protocol == OC_API_OTHER) {
+        fprintf(stderr, "client-models: --protocol chat|responses|messages\n");
+        return 2;
+      }
+    }
     else if(strcmp(argv[i], "--show") == 0 && i + 1 < argc && !oc_parse_long(argv[i + 1], 0, 100000, &show))
       i++;
     else {
-      fprintf(stderr, "usage: client-models --manifest FILE --oracle FILE.jsonl [--protocol chat|responses] [--show N]\n");
+      fprintf(stderr, "usage: client-models [--protocol P] --manifest FILE --oracle FILE.jsonl [--show N]\n");
       return 2;
     }
   }
   if(!manifest || !oracle) {
-    fprintf(stderr, "usage: client-models --manifest FILE --oracle FILE.jsonl [--protocol chat|responses] [--show N]\n");
+    fprintf(stderr, "usage: client-models [--protocol P] --manifest FILE --oracle FILE.jsonl [--show N]\n");
     return 2;
   }
   const char *src = getenv("OACHECK_SRCDIR");
@@ -158,17 +163,13 @@ int main(int argc, char **argv)
     if(ci >= 0)
       ran[ci] = 1;
   }
-  /* the protocol's clients; a typed protocol's client is compared only
-   * where its family has a model (pclient.h) */
-  unsigned mine = strcmp(protocol, "responses") == 0 ? OC_CLIENTS_RESPONSES : OC_CLIENTS_CHAT;
-  for(int ci = OC_CLIENT__TODAY; ci < OC_CLIENT__CHAT && !(mine & OC_CLIENTS_CHAT); ci++)
-    ran[ci] = 1; /* not this protocol's: no note */
   for(int ci = OC_CLIENT__TODAY; ci < OC_CLIENT__COUNT; ci++)
-    if(!ran[ci] && (mine & (1u << ci)))
+    if(!ran[ci] && (oc_clients_of_api(protocol) & (1u << ci)))
       printf("note: the oracle did not run %s: not compared\n", oc_client_name((enum oc_client_id)ci));
   size_t agree[OC_CLIENT__COUNT] = { 0 }, total[OC_CLIENT__COUNT] = { 0 };
   size_t counts[OC_CLIENT__COUNT][4] = { { 0 } }, broken[OC_CLIENT__COUNT] = { 0 };
   size_t exchanges = 0, dirs = 0, shown = 0, problems = 0;
+  int modelled_any[OC_CLIENT__COUNT] = { 0 };
   for(char *p = mtext; *p;) {
     char *nl = strchr(p, '\n');
     if(nl)
@@ -193,7 +194,7 @@ int main(int argc, char **argv)
     dirs++;
     for(size_t k = 0; k < store.count; k++) {
       const struct oc_cassette *c = &store.items[k];
-      if(!c->method || strcmp(c->method, "POST") != 0 || !c->path || !protocol_path(protocol, c->path))
+      if(!c->method || strcmp(c->method, "POST") != 0 || !c->path || !protocol_path(c->path))
         continue;
       exchanges++;
       struct oc_findings f;
@@ -220,19 +221,18 @@ int main(int argc, char **argv)
           printf("%s/%s: %s works=%d cause=%s limitation=%d: %s\n", label, c->name,
                  oc_client_outcome_name(v[ci].outcome), v[ci].works, oc_client_cause_name(v[ci].cause),
                  v[ci].limitation, v[ci].reason);
+        modelled_any[ci] |= v[ci].modelled;
         counts[ci][v[ci].outcome]++;
         broken[ci] += v[ci].works == 0;
       }
       for(int ci = 0; ci < OC_CLIENT__COUNT; ci++) {
-        if(!verified(ci) || (ci >= OC_CLIENT__TODAY && !ran[ci]) || !(mine & (1u << ci)))
+        if(!verified(ci) || !(oc_clients_of_api(protocol) & (1u << ci)) ||
+           (protocol == OC_API_CHAT && ci >= OC_CLIENT__TODAY && !ran[ci]))
           continue;
-        if(ci >= OC_CLIENT__CHAT && !v[ci].modelled) {
-          /* no model yet: its oracle lines are not compared */
-          struct line *l = find_line(label, c->name, oc_client_name((enum oc_client_id)ci));
-          if(l)
-            l->used = 1;
+        /* a typed protocol's client is compared once its family lists
+         * its model (pclient.h): until then it has no verdict */
+        if(protocol != OC_API_CHAT && !v[ci].modelled)
           continue;
-        }
         const char *cn = oc_client_name((enum oc_client_id)ci);
         struct line *l = find_line(label, c->name, cn);
         total[ci]++;
@@ -250,8 +250,6 @@ int main(int argc, char **argv)
         const char *gr = oc_client_reasoning_name(v[ci].reasoning);
         int reasoning_ok = (!gr && !l->reasoning) || (gr && l->reasoning && strcmp(gr, l->reasoning) == 0);
         int leak_ok = v[ci].reasoning_leak == l->leak;
-        if(ci >= OC_CLIENT__CHAT) /* the typed protocols' oracle judges neither */
-          reasoning_ok = leak_ok = 1;
         if(strcmp(got, l->outcome) == 0 && gw == l->works && reasoning_ok && leak_ok) {
           agree[ci]++;
           continue;
@@ -267,6 +265,10 @@ int main(int argc, char **argv)
     oc_cassette_store_free(&store);
   }
   for(size_t i = 0; i < nlines; i++)
+    if(!lines[i].used && oc_client_find(lines[i].client) >= 0 &&
+       protocol != OC_API_CHAT && !modelled_any[oc_client_find(lines[i].client)])
+      lines[i].used = 1; /* a client whose model is not in its family yet */
+  for(size_t i = 0; i < nlines; i++)
     if(!lines[i].used) {
       problems++;
       if(shown++ < (size_t)show)
@@ -277,10 +279,12 @@ int main(int argc, char **argv)
   printf("  %-22s %10s %8s %8s %8s %14s %12s\n", "client", "agreement", "ok", "raises", "wrong",
          "not-exercised", "works=false");
   for(int ci = 0; ci < OC_CLIENT__COUNT; ci++) {
-    if(!(mine & (1u << ci)))
-      continue;
     char ag[32] = "-";
-    if(verified(ci) && (ci < OC_CLIENT__TODAY || ran[ci]))
+    if(!(oc_clients_of_api(protocol) & (1u << ci)))
+      continue;
+    if(protocol != OC_API_CHAT && !modelled_any[ci])
+      snprintf(ag, sizeof(ag), "no model");
+    else if(verified(ci) && (ci < OC_CLIENT__TODAY || ran[ci]))
       snprintf(ag, sizeof(ag), "%zu/%zu", agree[ci], total[ci]);
     printf("  %-22s %10s %8zu %8zu %8zu %14zu %12zu\n", oc_client_name((enum oc_client_id)ci), ag,
            counts[ci][0], counts[ci][1], counts[ci][2], counts[ci][3], broken[ci]);
