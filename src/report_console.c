@@ -435,7 +435,7 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
       if(oc_matrix_block_exercised(m, oc_protocols[p]->clients))
         matrix_block(c, m, oc_protocols[p], blocks > 1 || p != OC_PROTO_CHAT, &b);
     fprintf(c->out, "  ok: works; BREAKS: the server breaks it; limit: the client's own limitation (OpenAI's\n"
-            "  answers break it too); -: not exercised\n");
+            "  or Anthropic's own answers break it too); -: not exercised\n");
     int errors = 0, faults = 0;
     for(int row = 0; row < OC_ROW__COUNT; row++)
       for(int k = 0; k < OC_CLIENT__COUNT; k++) {

@@ -230,10 +230,11 @@ pass "reasoning traffic: the rebuilt reasoning is in the results"
 # clients' own limitations (openai-python's stream helper on a stream cut
 # by max_tokens, the ai SDK's Output.object on a JSON answer cut in the
 # think block, the Agents SDK on a length stop that left only reasoning),
-# and no client breaks; the reasoning row says what each client reads of
-# llama-server's reasoning_content (the Agents SDK reads only `reasoning`)
+# and no chat client breaks (the Responses block below has its own); the
+# reasoning row says what each client reads of llama-server's
+# reasoning_content (the Agents SDK reads only `reasoning`)
 expect_grep '^verdict: clients: a case fails on its own expectations, a contract rule or a break of any of today.s clients' "$TMP/out"
-expect_grep '^Will my client work\? \(llama-server\)$' "$TMP/out"
+expect_grep '^Will my client work\? \(llama-server\) — Chat Completions$' "$TMP/out"
 expect_grep '^  streaming +ok +ok +ok +ok +ok +limit +limit$' "$TMP/out"
 expect_grep '^  tool call streamed +ok +ok +ok +ok +ok +ok +ok$' "$TMP/out"
 expect_grep '^  JSON schema +ok +ok +limit +ok +ok +ok +limit$' "$TMP/out"
@@ -241,7 +242,12 @@ expect_grep '^  errors +ok +- +ok +ok +ok +- +limit$' "$TMP/out"
 expect_grep '^  reasoning +ok +ok +ok +ok +ok +limit +limit$' "$TMP/out"
 expect_grep '^    reads reasoning +seen\* +partial +seen\* +seen\* +seen\* +seen +hidden\*$' "$TMP/out"
 expect_grep '^  limit  ai-sdk, JSON schema: NoOutputGeneratedError: .* \(json-schema/json-object-short\)$' "$TMP/out"
-expect_no_grep '^  BREAKS ' "$TMP/out"
+expect_no_grep '^  BREAKS (openai-node|openai-node-stream|ai-sdk|langchain|openai-python|openai-python-stream|openai-agents-chat),' "$TMP/out"
+# llama-server's Responses stream shape (no output_index, a bare
+# response.created) breaks openai-node's stream helper and the ai SDK
+expect_grep '^Will my client work\? \(llama-server\) — Responses API$' "$TMP/out"
+expect_grep '^  BREAKS openai-node-responses-stream, streaming: OpenAIError: "missing output at index undefined"' "$TMP/out"
+expect_grep '^Will my client work\? \(llama-server\) — Messages API \(Anthropic\)$' "$TMP/out"
 expect_grep '"mode":[[:space:]]*"clients"' "$TMP/replay.json"
 expect_grep '"checklist":[[:space:]]*"tool-call-stream"' "$TMP/replay.json"
 pass "the verdict policy, and the client matrix: every client takes the answers; limitations told apart"
