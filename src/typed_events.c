@@ -20,20 +20,24 @@ uint64_t oc_fnv1a(uint64_t h, const char *p, size_t n)
 
 /* ---- the event-shape memo ---------------------------------------------------- */
 
-static const char *const responses_free[] = { "delta", "text", "arguments", "item_id", NULL };
-static const char *const responses_counters[] = { "sequence_number", "output_index", "content_index",
-                                                  NULL };
-static const char *const messages_free[] = { "text", "thinking", "partial_json", "signature", NULL };
-static const char *const messages_counters[] = { "index", NULL };
+#define KEY(s) { s, sizeof(s) - 1 }
+static const struct oc_shape_key responses_free[] = { KEY("delta"), KEY("text"), KEY("arguments"),
+                                                      KEY("item_id"), { NULL, 0 } };
+static const struct oc_shape_key responses_counters[] = { KEY("sequence_number"), KEY("output_index"),
+                                                          KEY("content_index"), { NULL, 0 } };
+static const struct oc_shape_key messages_free[] = { KEY("text"), KEY("thinking"), KEY("partial_json"),
+                                                     KEY("signature"), { NULL, 0 } };
+static const struct oc_shape_key messages_counters[] = { KEY("index"), { NULL, 0 } };
+#undef KEY
 const struct oc_shape_keys oc_responses_shape_keys = { responses_free, responses_counters };
 const struct oc_shape_keys oc_messages_shape_keys = { messages_free, messages_counters };
 
 enum { ROLE_VALUE, ROLE_FREE, ROLE_COUNTER };
 
-static int key_in(const char *const *list, const char *k, uint32_t n)
+static int key_in(const struct oc_shape_key *list, const char *k, uint32_t n)
 {
-  for(; *list; list++)
-    if(strlen(*list) == n && memcmp(*list, k, n) == 0)
+  for(; list->name; list++)
+    if(list->len == n && memcmp(list->name, k, n) == 0)
       return 1;
   return 0;
 }

@@ -45,9 +45,13 @@ struct oc_event_seen {
  * free texts' and counters' classes) validated once is not validated
  * again: a stream is thousands of events of a few shapes.  check_typed.c
  * keeps the shipped schemas true to these lists. */
+struct oc_shape_key {
+  const char *name; /* NULL ends a list */
+  size_t len;
+};
 struct oc_shape_keys {
-  const char *const *free_text; /* NULL-terminated */
-  const char *const *counters;  /* NULL-terminated */
+  const struct oc_shape_key *free_text;
+  const struct oc_shape_key *counters;
 };
 extern const struct oc_shape_keys oc_responses_shape_keys, oc_messages_shape_keys;
 

@@ -19,10 +19,10 @@
 #include "testutil.h"
 #include "typed_events.h"
 
-static int listed(const char *const *list, const char *k)
+static int listed(const struct oc_shape_key *list, const char *k)
 {
-  for(; *list; list++)
-    if(strcmp(*list, k) == 0)
+  for(; list->name; list++)
+    if(strcmp(list->name, k) == 0 && strlen(k) == list->len)
       return 1;
   return 0;
 }
