@@ -67,14 +67,21 @@ stop() {
 }
 
 # wrk_rate CONNECTIONS SECONDS: requests/s of one run against $port (its
-# errors kept in $tmp/errs)
+# errors kept in $tmp/errs, its request count in $tmp/count)
 wrk_rate() {
   out=$(BENCH_BODY="$tmp/request.json" wrk -t2 -c"$1" -d"${2}s" -s "$BENCH_SRCDIR/bench/serve-post.lua" \
     "http://127.0.0.1:$port$url_path" 2>&1)
   errs=$(printf '%s\n' "$out" | sed -n 's/^ *Socket errors: *//p; s/^ *Non-2xx or 3xx responses: */non-2xx /p' | tr '\n' ' ')
   echo "$errs" >"$tmp/errs"
+  printf '%s\n' "$out" | sed -n 's/^ *\([0-9][0-9]*\) requests in .*/\1/p' >"$tmp/count"
   printf '%s\n' "$out" | sed -n 's/^Requests\/sec: *//p'
 }
+
+# cpu_ticks PID: the CPU time a process has used, user and system, in clock ticks
+cpu_ticks() {
+  sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'
+}
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
 # one WHO CONNECTIONS RUN: a whole run of one server, its rate appended to
 # $tmp/rates.WHO.CONNECTIONS and a line to $tmp/raw
@@ -86,10 +93,17 @@ one() {
   fi
   wrk_rate "$2" "$warm" >/dev/null
   la=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
+  t0=$(cpu_ticks "$pid")
   rate=$(wrk_rate "$2" "$dur")
+  t1=$(cpu_ticks "$pid")
   stop
+  # the server's own CPU time per request: what the load of the machine
+  # changes least (wrk's share of the CPUs is not in it)
+  us=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v n="$(cat "$tmp/count")" \
+    'BEGIN { if (n + 0 > 0 && a != "" && b != "") printf "%.1f", (b - a) / hz * 1e6 / n }')
   echo "$rate" >>"$tmp/rates.$1.$2"
-  echo "$1 c=$2 run $3: $rate req/s (1-min load average $la before it)$(sed 's/^ *$//; s/^./; &/' "$tmp/errs")" >>"$tmp/raw"
+  echo "$us" >>"$tmp/cpu.$1.$2"
+  echo "$1 c=$2 run $3: $rate req/s, $us µs of server CPU per request (1-min load average $la before it)$(sed 's/^ *$//; s/^./; &/' "$tmp/errs")" >>"$tmp/raw"
 }
 
 load_before=$(bench_load)
@@ -97,6 +111,8 @@ load_before=$(bench_load)
 for c in 8 256; do
   : >"$tmp/rates.ours.$c"
   : >"$tmp/rates.peer.$c"
+  : >"$tmp/cpu.ours.$c"
+  : >"$tmp/cpu.peer.$c"
   for r in $(seq "$runs"); do
     if [ $((r % 2)) = 1 ] || [ "$peer" = 0 ]; then
       one ours "$c" "$r"
@@ -121,6 +137,11 @@ echo "The two servers never run at once: each run starts one, checks its answer,
   "measures and stops it; oacheck and Node alternate, the first of each pair swapping every run," \
   "$runs runs each.  Load before: $load_before.  After: $load_after."
 echo
+echo "Requests per second are what a client sees, and on a busy machine they measure the share of" \
+  "the CPUs each server got as much as the server.  The server's own CPU time per request" \
+  "(user and system, from /proc, over the measured seconds) changes less with the load: the" \
+  "second table."
+echo
 echo "| wrk connections | oacheck serve req/s, min / median / max | Node replay req/s, min / median / max | oacheck / Node, medians | per-run ratios |"
 echo "|---:|---:|---:|---:|---:|"
 for c in 8 256; do
@@ -130,6 +151,17 @@ for c in 8 256; do
   mp=$(printf '%s\n' "$p" | bench_median)
   echo "| $c | $(printf '%s\n' "$o" | bench_spread) | $(printf '%s\n' "$p" | bench_spread) |" \
     "$(ratio "$mo" "$mp")× | $(bench_ratio_range "$o" "$p") |"
+done
+echo
+echo "| wrk connections | oacheck serve CPU µs per request, min / median / max | Node replay CPU µs per request, min / median / max | Node / oacheck, medians | per-run ratios |"
+echo "|---:|---:|---:|---:|---:|"
+for c in 8 256; do
+  o=$(tr '\n' ' ' <"$tmp/cpu.ours.$c")
+  p=$(tr '\n' ' ' <"$tmp/cpu.peer.$c")
+  mo=$(printf '%s\n' "$o" | bench_median)
+  mp=$(printf '%s\n' "$p" | bench_median)
+  echo "| $c | $(printf '%s\n' "$o" | bench_spread1) | $(printf '%s\n' "$p" | bench_spread1) |" \
+    "$(ratio "$mp" "$mo")× | $(bench_ratio_range "$p" "$o") |"
 done
 echo
 echo "Commands (from the build directory; BODY is the recorded request body; one server at a time):"
