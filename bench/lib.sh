@@ -69,3 +69,61 @@ bench_suite() {
       print "]}"
     }'
 }
+
+# bench_cpu_busy SECONDS: how busy the machine's CPUs were over the next
+# SECONDS, from /proc/stat, as "BUSY STEAL" (percent of all CPUs' time:
+# not idle nor waiting on I/O; and stolen by the hypervisor).
+bench_cpu_busy() {
+  a=$(sed -n 's/^cpu  *//p' /proc/stat 2>/dev/null)
+  sleep "$1"
+  b=$(sed -n 's/^cpu  *//p' /proc/stat 2>/dev/null)
+  [ -n "$a" ] && [ -n "$b" ] || { echo ""; return; }
+  printf '%s\n%s\n' "$a" "$b" | awk '
+    NR == 1 { for (i = 1; i <= 8; i++) a[i] = $i }
+    NR == 2 { t = 0; for (i = 1; i <= 8; i++) { d[i] = $i - a[i]; t += d[i] }
+              if (t <= 0) { print ""; exit }
+              printf "%.0f %.0f\n", 100 * (t - d[4] - d[5]) / t, 100 * d[8] / t }'
+}
+
+# bench_load: one line for a report, saying how loaded the machine is now:
+# the load averages, the share of the CPUs busy over the 2 s before, the
+# runnable tasks (the calling shell's own included).
+bench_load() {
+  la=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+  run=$(cut -d' ' -f4 /proc/loadavg 2>/dev/null | cut -d/ -f1)
+  busy=$(bench_cpu_busy 2)
+  if [ -n "$busy" ]; then
+    set -- $busy
+    echo "load average ${la:-unknown} ($(nproc) CPUs); CPUs $1% busy (steal $2%) over the 2 s before; ${run:-?} tasks runnable"
+  else
+    echo "load average ${la:-unknown} ($(nproc) CPUs)"
+  fi
+}
+
+# bench_spread: "min / median / max" of the numbers on stdin, each as human.
+bench_spread() {
+  nums=$(tr ' ' '\n' | sed '/^$/d' | sort -n)
+  [ -n "$nums" ] || { echo "n/a"; return; }
+  lo=$(printf '%s\n' "$nums" | head -n 1)
+  hi=$(printf '%s\n' "$nums" | tail -n 1)
+  mid=$(printf '%s\n' "$nums" | bench_median)
+  echo "$(human "$lo") / $(human "$mid") / $(human "$hi")"
+}
+
+# bench_spread1: the same with one decimal (MB/s).
+bench_spread1() {
+  nums=$(tr ' ' '\n' | sed '/^$/d' | sort -n)
+  [ -n "$nums" ] || { echo "n/a"; return; }
+  printf '%s\n' "$nums" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f / %.1f / %.1f\n", v[1], m, v[NR] }'
+}
+
+# bench_ratio_range A B: the smallest and largest of A[i]/B[i] over two
+# equal-length lists of numbers (runs paired in order), as "LO–HI".
+bench_ratio_range() {
+  printf '%s\n%s\n' "$1" "$2" | awk '
+    NR == 1 { n = split($0, a, " ") }
+    NR == 2 { m = split($0, b, " "); lo = ""; hi = ""
+              for (i = 1; i <= n && i <= m; i++) { if (b[i] + 0 == 0) continue; r = a[i] / b[i]
+                if (lo == "" || r < lo) lo = r; if (hi == "" || r > hi) hi = r }
+              if (lo == "") print "n/a"; else printf "%.2f–%.2f\n", lo, hi }'
+}

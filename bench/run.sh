@@ -13,6 +13,7 @@ BENCH_RUNS=${BENCH_RUNS:-3}
 NODE=${NODE:-$(command -v node || true)}
 out=${BENCH_OUT:-$BENCH_SRCDIR/BENCHMARKS.md}
 export BENCH_SRCDIR BENCH_BUILDDIR BENCH_RUNS NODE
+. "$BENCH_SRCDIR/bench/lib.sh"
 
 tmp=$(mktemp "${TMPDIR:-/tmp}/oacheck-bench.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
@@ -27,8 +28,9 @@ cc_version=$(${CC:-cc} --version 2>/dev/null | head -n 1)
   echo
   echo "- Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- Machine: $(nproc) CPUs, ${cpu:-unknown CPU}; $(uname -sr)"
-  echo "- Load average when the run started: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" \
-    "(other work on the machine makes figures noisy; compare within one run)"
+  echo "- Load when the run started: $(bench_load)" \
+    "(other work on the machine makes figures noisy: compare within one run, and mind the" \
+    "sections' own load lines and spreads)"
   echo "- Compiler: ${cc_version:-unknown}; bench programs built with -O2, no sanitizers"
   if [ -n "$NODE" ]; then
     echo "- Node: $("$NODE" --version)"

@@ -275,18 +275,17 @@ static int hash_body(EVP_MD_CTX *md, const char *body, size_t len)
       return OC_ENOMEM;
     }
     if(!prc && !d->duplicate_keys && !d->invalid_utf8) {
-      struct csink *s = malloc(sizeof(*s));
-      int rc = s ? OC_OK : OC_ENOMEM;
-      if(s) {
-        s->md = md;
-        s->n = 0;
-        s->failed = 0;
-        rc = canon_jv(s, d->root);
-        sink_flush(s);
-        if(!rc && s->failed)
-          rc = OC_ENOMEM;
-        free(s);
-      }
+      /* on the stack: a request key is worked out for every request
+       * `oacheck serve` answers, and a heap block per request made its
+       * pool threads' heaps grow and shrink under load */
+      struct csink s;
+      s.md = md;
+      s.n = 0;
+      s.failed = 0;
+      int rc = canon_jv(&s, d->root);
+      sink_flush(&s);
+      if(!rc && s.failed)
+        rc = OC_ENOMEM;
       key_doc_done(d);
       return rc;
     }

@@ -642,7 +642,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
                .actual = "no event: line"),
          "event %ld (%s) has no 'event:' line: the official SDK skips it", n, etype);
   oc_event_schema_check(s->event_schema, s->schemas, "messages/stream-event.json", OC_R_MESSAGES_EVENT_SCHEMA, s->check,
-                        &s->log, &s->schema_seen, ev, n, root);
+                        &s->log, &s->schema_seen, &s->shapes, ev, n, root);
   if(!etype)
     return; /* the schema said so */
   if(strcmp(etype, "ping") == 0)
@@ -696,6 +696,7 @@ void oc_mstream_init(struct oc_mstream *s, const struct oc_request_info *req,
   s->check = check;
   s->schemas = schemas;
   s->event_schema = schemas ? schemas->messages_event : NULL;
+  oc_shape_memo_init(&s->shapes, &oc_messages_shape_keys);
   struct oc_sse_callbacks cb = { on_event, on_issue, NULL };
   oc_sse_init(&s->sse, &cb, s);
   oc_jdoc_init(&s->doc);

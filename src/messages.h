@@ -68,6 +68,7 @@ struct oc_mstream {
   long open;                /* blocks started and not stopped */
   unsigned reported;        /* which once-per-stream findings were made (bits) */
   struct oc_event_seen schema_seen; /* schema deviations said (hashed): each once */
+  struct oc_shape_memo shapes;      /* event shapes that validated: not validated again */
   long start_at, delta_at, stop_at; /* message_start, message_delta, message_stop */
   long after_stop;
   struct oc_buf msg_id, model, stop_reason, stop_sequence;

@@ -1050,7 +1050,7 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
                .actual = "no event: line"),
          "event %ld (%s) has no 'event:' line; OpenAI names every event", n, etype);
   oc_event_schema_check(s->event_schema, s->schemas, "responses/stream-event.json", OC_R_RESPONSES_EVENT_SCHEMA, s->check,
-                        &s->log, &s->schema_seen, ev, n, root);
+                        &s->log, &s->schema_seen, &s->shapes, ev, n, root);
   if(!etype)
     return; /* the schema said so */
   /* the sequence */
@@ -1142,6 +1142,7 @@ void oc_rstream_init(struct oc_rstream *s, const struct oc_request_info *req,
   s->check = check;
   s->schemas = schemas;
   s->event_schema = schemas ? schemas->responses_event : NULL;
+  oc_shape_memo_init(&s->shapes, &oc_responses_shape_keys);
   struct oc_sse_callbacks cb = { on_event, on_issue, NULL };
   oc_sse_init(&s->sse, &cb, s);
   oc_jdoc_init(&s->doc);

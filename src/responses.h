@@ -79,6 +79,7 @@ struct oc_rstream {
   long oi_missing, ci_missing; /* events lacking output_index / content_index */
   unsigned reported;        /* which once-per-stream findings were made (bits) */
   struct oc_event_seen schema_seen; /* schema deviations said (hashed): each once */
+  struct oc_shape_memo shapes;      /* event shapes that validated: not validated again */
   long created_at_event;    /* the event number of response.created, 0 when none */
   long terminal_at;         /* of the terminal event, 0 when none */
   const char *terminal_type; /* static: "response.completed", … */

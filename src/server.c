@@ -42,6 +42,8 @@
  * at most. */
 #define THREADS_DEFAULT 2
 #define THREADS_MAX 16
+/* The most the library is asked to buffer of one response at a time. */
+#define RESPONSE_BLOCK_MAX (64u * 1024u)
 
 /* One write: body bytes [start, end) that arrived t_ns after the request. */
 struct write {
@@ -49,11 +51,24 @@ struct write {
   uint64_t t_ns;
 };
 
+/* An answer's writes framed as the chunks the library would make of them
+ * ("SIZE-IN-HEX CRLF data CRLF"; empty writes make none), for direct
+ * writing (write_direct). */
+struct wire {
+  char *bytes;
+  size_t len;
+  size_t *end;   /* where chunk i ends in bytes */
+  size_t *write; /* the write chunk i holds */
+  size_t n;
+};
+
 /* What every response of one cassette shares when no fault rewrites it,
- * worked out once at start. */
+ * worked out once at start; its wire when it is first answered directly
+ * (read by every pool thread once published, never changed after). */
 struct prep {
   struct write *w;
   size_t nw;
+  _Atomic(struct wire *) wire;
   int sse;     /* Content-Type text/event-stream */
   int chunked; /* sent chunked: recorded so, or an event stream recorded
                   without a length */
@@ -565,14 +580,24 @@ struct plan {
    * written to the socket in one call, see write_direct. */
   int direct;
   int fd;
-  char *wire;         /* the chunks, framed */
-  size_t wire_len, wire_pos, wire_stop;
-  size_t *wire_end;   /* where chunk i ends in wire */
-  size_t *wire_write; /* the write chunk i holds */
-  size_t nchunks;
+  _Atomic(struct wire *) *shared; /* the recording's wire (its prep's), when
+                                     the answer is the recording's own */
+  const struct wire *wire; /* shared, or owned */
+  struct wire *owned;
+  size_t wire_pos, wire_stop;
   uint64_t progress_at; /* the last time the socket took bytes */
   struct oc_overload_ticket ticket; /* --overload: given back with the last byte */
 };
+
+static void wire_free(struct wire *wi)
+{
+  if(!wi)
+    return;
+  free(wi->bytes);
+  free(wi->end);
+  free(wi->write);
+  free(wi);
+}
 
 static void plan_free(void *cls)
 {
@@ -582,9 +607,7 @@ static void plan_free(void *cls)
   oc_overload_leave(&p->ticket);
   free(p->owned_body);
   free(p->owned_w);
-  free(p->wire);
-  free(p->wire_end);
-  free(p->wire_write);
+  wire_free(p->owned);
   free(p);
 }
 
@@ -711,6 +734,7 @@ static int prep_build(struct prep *pr, const struct oc_cassette *c)
   int rc = OC_OK;
   char mt[128];
   oc_media_type(oc_headers_get(&c->headers, "Content-Type"), mt, sizeof(mt));
+  atomic_init(&pr->wire, NULL);
   pr->sse = strcmp(mt, "text/event-stream") == 0;
   const char *te = oc_headers_get(&c->headers, "Transfer-Encoding");
   const char *cl = oc_headers_get(&c->headers, "Content-Length");
@@ -905,31 +929,66 @@ static ssize_t read_writes(struct plan *p, char *buf, size_t max)
   return (ssize_t)n;
 }
 
-/* Frame every remaining write as the chunk the library would make of it
- * ("SIZE-IN-HEX CRLF data CRLF"; empty writes make no chunk). */
-static int build_wire(struct plan *p)
+/* Frame writes w[from..nw) of body as the chunks the library would make
+ * of them.  NULL when out of memory. */
+static struct wire *wire_build(const char *body, const struct write *w, size_t nw, size_t from)
 {
   struct oc_buf b;
   size_t n = 0;
-  oc_buf_init(&b, p->len + 16 * (p->nw + 1));
-  p->wire_end = malloc((p->nw + 1) * sizeof(*p->wire_end));
-  p->wire_write = malloc((p->nw + 1) * sizeof(*p->wire_write));
-  if(!p->wire_end || !p->wire_write)
-    return OC_ENOMEM;
-  for(size_t i = p->cur; i < p->nw; i++) {
-    size_t start = i ? p->w[i - 1].end : 0;
-    if(p->w[i].end <= start)
-      continue;
-    oc_buf_printf(&b, "%zx\r\n", p->w[i].end - start);
-    oc_buf_add(&b, p->body + start, p->w[i].end - start);
-    oc_buf_add(&b, "\r\n", 2);
-    p->wire_end[n] = b.len;
-    p->wire_write[n++] = i;
+  struct wire *wi = calloc(1, sizeof(*wi));
+  if(!wi)
+    return NULL;
+  size_t most = 1; /* the bytes, and a size line and CRLF per chunk */
+  for(size_t i = from; i < nw; i++) {
+    size_t start = i ? w[i - 1].end : 0;
+    if(w[i].end > start)
+      most += w[i].end - start + 24;
   }
-  p->nchunks = n;
-  p->wire_len = p->wire_stop = b.len;
-  p->wire = oc_buf_take(&b, NULL); /* checked once: NULL when an add failed */
-  return p->wire ? OC_OK : OC_ENOMEM;
+  oc_buf_init(&b, most);
+  wi->end = malloc((nw + 1) * sizeof(*wi->end));
+  wi->write = malloc((nw + 1) * sizeof(*wi->write));
+  if(!wi->end || !wi->write) {
+    wire_free(wi);
+    return NULL;
+  }
+  for(size_t i = from; i < nw; i++) {
+    size_t start = i ? w[i - 1].end : 0;
+    if(w[i].end <= start)
+      continue;
+    oc_buf_printf(&b, "%zx\r\n", w[i].end - start);
+    oc_buf_add(&b, body + start, w[i].end - start);
+    oc_buf_add(&b, "\r\n", 2);
+    wi->end[n] = b.len;
+    wi->write[n++] = i;
+  }
+  wi->n = n;
+  wi->bytes = oc_buf_take(&b, &wi->len); /* checked once: NULL when an add failed */
+  if(!wi->bytes) {
+    wire_free(wi);
+    return NULL;
+  }
+  return wi;
+}
+
+/* The wire of p's remaining writes.  The recording's own answer, from the
+ * first write, frames the same bytes every time: that one is built once
+ * per recording and shared (the first thread to publish it wins; a
+ * thread that lost the race frees its copy). */
+static const struct wire *plan_wire(struct plan *p)
+{
+  if(!p->shared || p->cur)
+    return p->owned = wire_build(p->body, p->w, p->nw, p->cur);
+  struct wire *wi = atomic_load_explicit(p->shared, memory_order_acquire);
+  if(wi)
+    return wi;
+  struct wire *mine = wire_build(p->body, p->w, p->nw, 0);
+  if(!mine)
+    return NULL;
+  if(atomic_compare_exchange_strong_explicit(p->shared, &wi, mine, memory_order_acq_rel,
+                                             memory_order_acquire))
+    return mine;
+  wire_free(mine);
+  return wi;
 }
 
 /* Leave direct writing: the rest goes the ordinary way from write cur. */
@@ -955,14 +1014,16 @@ static ssize_t write_direct(struct plan *p, char *buf, size_t max)
 {
   uint64_t now = oc_now_ns();
   if(!p->wire) {
-    if(build_wire(p)) {
+    if(!(p->wire = plan_wire(p))) {
       direct_off(p, p->cur); /* out of memory: the ordinary way needs none */
       return read_writes(p, buf, max);
     }
+    p->wire_stop = p->wire->len;
     p->progress_at = now;
   }
+  const struct wire *wi = p->wire;
   ssize_t n = p->wire_pos < p->wire_stop
-                ? send(p->fd, p->wire + p->wire_pos, p->wire_stop - p->wire_pos,
+                ? send(p->fd, wi->bytes + p->wire_pos, p->wire_stop - p->wire_pos,
                        MSG_DONTWAIT | MSG_NOSIGNAL)
                 : 0;
   if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -971,19 +1032,19 @@ static ssize_t write_direct(struct plan *p, char *buf, size_t max)
     p->wire_pos += (size_t)n;
     p->progress_at = now;
   }
-  if(p->wire_pos == p->wire_len) {
+  if(p->wire_pos == wi->len) {
     oc_overload_leave(&p->ticket); /* the library's end of the body is still to come */
     direct_off(p, p->nw);
     return MHD_CONTENT_READER_END_OF_STREAM;
   }
   size_t k = 0; /* chunks sent whole */
-  while(k < p->nchunks && p->wire_end[k] <= p->wire_pos)
+  while(k < wi->n && wi->end[k] <= p->wire_pos)
     k++;
-  if(p->wire_pos == (k ? p->wire_end[k - 1] : 0)) {
-    direct_off(p, k < p->nchunks ? p->wire_write[k] : p->nw);
+  if(p->wire_pos == (k ? wi->end[k - 1] : 0)) {
+    direct_off(p, k < wi->n ? wi->write[k] : p->nw);
     return read_writes(p, buf, max);
   }
-  p->wire_stop = p->wire_end[k]; /* finish this chunk, then the ordinary way */
+  p->wire_stop = wi->end[k]; /* finish this chunk, then the ordinary way */
   uint64_t idle = p->srv->idle_timeout_ns ? p->srv->idle_timeout_ns : 600000000000u;
   if(now - p->progress_at > idle || suspend_until(p->srv, p->conn, now + 5000000u))
     return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -1186,6 +1247,26 @@ static int skip_header(const char *name, const struct oc_faults *f)
   return 0;
 }
 
+/* The buffer the library gives the response: the largest write, at most
+ * RESPONSE_BLOCK_MAX.  The reader hands over one write per call at most,
+ * so this asks for exactly the calls a bigger one would.  The library
+ * allocates and zeroes it for every response (calloc); a fixed 64 KiB
+ * did that for a 5 KB answer, and with hundreds of answers in flight the
+ * pool threads' heaps grew and shrank by megabytes per second, each
+ * block faulted in again page by page: most of the server's time at 256
+ * connections (BENCHMARKS.md, the serve section). */
+static size_t plan_block(const struct plan *p)
+{
+  size_t most = 1;
+  for(size_t i = p->cur, start = p->pos; i < p->nw; i++) {
+    size_t end = p->w[i].end < p->limit ? p->w[i].end : p->limit;
+    if(end > start && end - start > most)
+      most = end - start;
+    start = p->w[i].end;
+  }
+  return most < RESPONSE_BLOCK_MAX ? most : RESPONSE_BLOCK_MAX;
+}
+
 /* Queue r's planned answer (the head may go now).  The plan passes to
  * the response. */
 static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *conn,
@@ -1199,7 +1280,7 @@ static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *
    * the (possibly rewritten) length. */
   uint64_t size = pr->chunked ? MHD_SIZE_UNKNOWN : (uint64_t)p->len + p->missing;
   struct MHD_Response *resp =
-    MHD_create_response_from_callback(size, 64 * 1024, read_body, p, plan_free);
+    MHD_create_response_from_callback(size, plan_block(p), read_body, p, plan_free);
   if(!resp)
     return MHD_NO;
   r->plan = NULL; /* the response frees it */
@@ -1230,6 +1311,9 @@ static enum MHD_Result queue_plan(struct oc_server *srv, struct MHD_Connection *
     if(pr->chunked && r->http11 && p->nw > 1) {
       p->direct = 1;
       p->fd = r->cc->fd;
+      /* no fault rewrote it: the recording's wire serves */
+      if(p->body == c->body && p->w == pr->w && p->len == c->body_len)
+        p->shared = (_Atomic(struct wire *) *)&pr->wire;
     }
   }
   r->state = REQ_ANSWERED;
@@ -1621,11 +1705,15 @@ void oc_server_stop(struct oc_server *s)
     oc_info("closed %lu connection%s that sent no complete request in time, %lu to make room "
             "for new ones; refused %lu while every connection was busy",
             s->timed_out, s->timed_out == 1 ? "" : "s", s->evicted, s->refused);
-  for(size_t i = 0; s->prep && i < s->store->count; i++)
+  for(size_t i = 0; s->prep && i < s->store->count; i++) {
     free(s->prep[i].w);
+    wire_free(atomic_load(&s->prep[i].wire));
+  }
   free(s->prep);
-  for(size_t i = 0; s->oprep && i < s->overload->store.count; i++)
+  for(size_t i = 0; s->oprep && i < s->overload->store.count; i++) {
     free(s->oprep[i].w);
+    wire_free(atomic_load(&s->oprep[i].wire));
+  }
   free(s->oprep);
   free(s->heap);
   oc_case_seq_free(s->seq);

@@ -163,6 +163,27 @@ case "$sizes" in
 esac
 pass "split=7: 7-byte writes, identical bytes"
 
+# The recording's own answer is framed once and the frame shared by every
+# later answer of it (server.c, plan_wire): answers rewritten by faults
+# in between, and many at once, must leave it the recording's, chunk for
+# chunk.
+curl -sS -N --raw -o "$TMP/wire.again" -H 'X-Oacheck-Case: chat-stream.wire' "$URL/anything"
+cmp -s "$TMP/wire.again" "$TMP/wire.raw" || fail "chat-stream.wire after faulted answers: not the first answer's chunks"
+i=0
+pids=""
+while [ $i -lt 16 ]; do
+  curl -sS -N --raw -o "$TMP/wire.par.$i" -H 'X-Oacheck-Case: chat-stream.wire' "$URL/anything" &
+  pids="$pids $!"
+  i=$((i + 1))
+done
+for p in $pids; do wait "$p" || fail "chat-stream.wire, 16 at once: a curl failed"; done
+i=0
+while [ $i -lt 16 ]; do
+  cmp -s "$TMP/wire.par.$i" "$TMP/wire.raw" || fail "chat-stream.wire, answer $i of 16 at once: not the recorded chunks"
+  i=$((i + 1))
+done
+pass "a recording answered after faulted answers, and 16 times at once, keeps its recorded chunks"
+
 post st.got -H 'X-Oacheck-Fault: stall=300,drip=10'
 same_bytes "$TMP/st.got" "$TMP/stream.want" "stall and drip"
 pass "stall and drip: the bytes still arrive complete"
