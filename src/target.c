@@ -1683,9 +1683,14 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
   struct oc_protocols *p = &t->protocols;
   if(!t->reachable)
     return;
+  if(!t->live && p->stateful < 0)
+    oc_protocols_recorded(&t->store, OC_PROTO_RESPONSES, &p->stateful);
   for(int k = 0; k < OC_PROTO_N; k++) {
-    if(p->from[k] == OC_PF_RUN && p->state[k] != OC_PS_NOT_RECORDED)
-      continue; /* the run's own cases said */
+    /* the run's own cases said; a Responses server they did not ask with
+     * previous_response_id is still asked whether it keeps state */
+    int state_unknown = k == OC_PROTO_RESPONSES && p->state[k] == OC_PS_SERVED && p->stateful < 0;
+    if(p->from[k] == OC_PF_RUN && p->state[k] != OC_PS_NOT_RECORDED && (!state_unknown || !t->live))
+      continue;
     if(!t->live) {
       signed char sf = p->stateful;
       enum oc_proto_state st = oc_protocols_recorded(&t->store, (enum oc_proto)k, &sf);
@@ -1731,7 +1736,7 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
     enum oc_proto_state st = ok ? oc_protocols_classify((enum oc_proto)k, resp.status, &resp.headers,
                                                         resp.body, resp.body_len, &sf)
                                 : OC_PS_UNKNOWN;
-    if(p->from[k] != OC_PF_RUN || st == OC_PS_SERVED) {
+    if(p->from[k] != OC_PF_RUN || (st == OC_PS_SERVED && p->state[k] != OC_PS_SERVED)) {
       p->state[k] = (unsigned char)st;
       p->from[k] = OC_PF_PROBE;
       p->status[k] = ok && !oc_headers_get(&resp.headers, OC_PROBE_HEADER) ? resp.status : 0;
