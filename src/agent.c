@@ -11,7 +11,9 @@
 #include "agent_codex.h"
 #include "claude_code.h"
 #include "json.h"
+#include "messages.h"
 #include "response.h"
+#include "responses.h"
 
 static void say(struct oc_agent_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct oc_agent_verdict *v, const char *fmt, ...)
@@ -26,7 +28,7 @@ static void say(struct oc_agent_verdict *v, const char *fmt, ...)
 
 static void judge_codex(const struct oc_response *r, int complete, struct oc_agent_verdict *v)
 {
-  const struct oc_rstream *s = r->rstream;
+  const struct oc_rstream *s = oc_response_stream_of(r, OC_PROTO_RESPONSES);
   /* Codex always streams; what it does with an HTTP error before the
    * stream was not measured, so that is left unjudged */
   if(!s || !r->is_sse || r->status < 200 || r->status >= 300)
@@ -120,6 +122,7 @@ static void judge_claude_code(const struct oc_response *r, int complete, struct 
   (void)complete; /* a cut stream is the model's own case (no message_stop) */
   if(r->req->api != OC_API_MESSAGES)
     return;
+  const struct oc_mstream *ms;
   struct oc_cc_env env;
   oc_cc_env_init(&env);
   char printed[512];
@@ -164,7 +167,7 @@ static void judge_claude_code(const struct oc_response *r, int complete, struct 
     say(v, "a 404 to its streamed request: asks again without streaming, then blames the model "
         "(\"There's an issue with the selected model\"), not the missing endpoint");
   }
-  else if(r->mstream && r->mstream->error_at && r->mstream->error) {
+  else if((ms = oc_response_stream_of(r, OC_PROTO_MESSAGES)) && ms->error_at && ms->error) {
     v->limitation = 1; /* Anthropic's own overloaded_error ends the same way */
     say(v, "the stream's error event is never shown: Claude Code asks again without streaming "
         "and the user sees only that answer");

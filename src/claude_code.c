@@ -12,6 +12,7 @@
 
 #include "json.h"
 #include "messages.h"
+#include "protocol.h"
 #include "request.h"
 #include "util.h"
 
@@ -120,7 +121,7 @@ static enum oc_cc_step error_status(const struct oc_response *r, int streamed,
 static enum oc_cc_step streamed_answer(const struct oc_response *r, const struct oc_findings *f,
                                        const struct oc_cc_env *env, char *printed, size_t len)
 {
-  const struct oc_mstream *s = r->mstream;
+  const struct oc_mstream *s = oc_response_stream_of(r, OC_PROTO_MESSAGES);
   const char *why = NULL;
   if(!s)
     why = "not an event stream"; /* 2.1.328: a stream it cannot read is asked again */

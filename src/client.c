@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "message.h"
+#include "pclient.h"
 
 
 /* ---- memory running out ------------------------------------------------------------ */
@@ -32,6 +33,12 @@ static _Thread_local int *oom_sink;
  * (finish, whose sources are bounded already): no limit. */
 static _Thread_local uint64_t *args_room;
 #define ENTER(cs) (oom_sink = &(cs)->cx.oom, args_room = NULL)
+
+void oc_cnote_enter(int *sink)
+{
+  oom_sink = sink;
+  args_room = NULL;
+}
 
 void oc_cnote_oom(void)
 {
@@ -137,6 +144,22 @@ static const struct {
                            { 0, 0, OC_CARGS_PARSED, 0, 1, 0 }, RP_RC_OR_R },
   [OC_CLIENT_LANGCHAIN_0_6] = { "langchain@0.6", "langchain@0.6", OC_BASIS_VERIFIED,
                                 &oc_cmodel_langchain_0_6, { 0, 1, OC_CARGS_PARSED, 1, 0, 0 }, RP_NONE },
+  /* the typed-event protocols' clients: their models are their family's
+   * (pclient.h), so no chat model, caps or reasoning policy here */
+  [OC_CLIENT_OPENAI_NODE_RESPONSES] = { "openai-node-responses", "node", OC_BASIS_VERIFIED, NULL,
+                                        { 0 }, RP_NONE },
+  [OC_CLIENT_OPENAI_NODE_RESPONSES_STREAM] = { "openai-node-responses-stream", "node-stream",
+                                               OC_BASIS_VERIFIED, NULL, { 0 }, RP_NONE },
+  [OC_CLIENT_AI_SDK_RESPONSES] = { "ai-sdk-responses", "ai-sdk", OC_BASIS_VERIFIED, NULL, { 0 },
+                                   RP_NONE },
+  [OC_CLIENT_OPENAI_AGENTS] = { "openai-agents", "agents", OC_BASIS_VERIFIED, NULL, { 0 }, RP_NONE },
+  [OC_CLIENT_ANTHROPIC] = { "anthropic", "sdk", OC_BASIS_VERIFIED, NULL, { 0 }, RP_NONE },
+  [OC_CLIENT_ANTHROPIC_STREAM] = { "anthropic-stream", "sdk-stream", OC_BASIS_VERIFIED, NULL, { 0 },
+                                   RP_NONE },
+  [OC_CLIENT_AI_SDK_ANTHROPIC] = { "ai-sdk-anthropic", "ai-sdk", OC_BASIS_VERIFIED, NULL, { 0 },
+                                   RP_NONE },
+  [OC_CLIENT_LANGCHAIN_ANTHROPIC] = { "langchain-anthropic", "langchain", OC_BASIS_VERIFIED, NULL,
+                                      { 0 }, RP_NONE },
 };
 
 const char *oc_client_name(enum oc_client_id c)
@@ -147,6 +170,26 @@ const char *oc_client_name(enum oc_client_id c)
 const char *oc_client_short_name(enum oc_client_id c)
 {
   return (unsigned)c < OC_CLIENT__COUNT ? clients[c].short_name : "?";
+}
+
+const char *oc_client_protocol(enum oc_client_id c)
+{
+  return (unsigned)c < OC_CLIENT__CHAT ? "chat" : (unsigned)c < OC_CLIENT__RESPONSES ? "responses"
+         : (unsigned)c < OC_CLIENT__COUNT ? "messages" : "?";
+}
+
+unsigned oc_clients_of_api(enum oc_api api)
+{
+  switch(api) {
+  case OC_API_CHAT:
+    return OC_CLIENTS_CHAT;
+  case OC_API_RESPONSES:
+    return OC_CLIENTS_RESPONSES;
+  case OC_API_MESSAGES:
+    return OC_CLIENTS_MESSAGES;
+  default:
+    return 0;
+  }
 }
 
 enum oc_client_basis oc_client_basis(enum oc_client_id c)
@@ -2178,6 +2221,7 @@ const char *oc_client_reasoning_name(enum oc_client_reasoning r)
 
 struct oc_clients {
   const struct oc_request_info *req;
+  struct oc_pclients *typed; /* a typed-event protocol's models (pclient.h): all the rest unused */
   unsigned modelled;      /* the models that run: a state each (state[i] NULL otherwise) */
   struct oc_cctx cx;
   char reason[64];
@@ -2229,7 +2273,15 @@ struct oc_clients *oc_clients_new(const struct oc_request_info *req, struct oc_s
     return NULL;
   ENTER(cs);
   cs->req = req;
-  cs->modelled = modelled & OC_CLIENTS_EVERY;
+  const struct oc_pfamily *fam = oc_pfamily_of(req->api);
+  if(fam) {
+    if(!(cs->typed = oc_pclients_new(fam, req, modelled & oc_clients_of_api(req->api)))) {
+      free(cs);
+      return NULL;
+    }
+    return cs;
+  }
+  cs->modelled = modelled & OC_CLIENTS_CHAT;
   cs->cx.req = req;
   cs->cx.reg = reg;
   cs->cx.stream = req->stream;
@@ -2282,6 +2334,7 @@ void oc_clients_free(struct oc_clients *cs)
   if(!cs)
     return;
   ENTER(cs);
+  oc_pclients_free(cs->typed);
   free_models(cs);
   oom_sink = NULL;
   if(cs->own_sse) {
@@ -2296,6 +2349,8 @@ void oc_clients_set_partial(struct oc_clients *cs, int partial)
 {
   if(cs)
     cs->cx.partial = partial;
+  if(cs && cs->typed)
+    oc_pclients_set_partial(cs->typed, partial);
 }
 
 void oc_clients_head(struct oc_clients *cs, int status, const char *reason,
@@ -2307,6 +2362,8 @@ void oc_clients_head(struct oc_clients *cs, int status, const char *reason,
   cs->cx.reason = cs->reason;
   oc_media_type(headers ? oc_headers_get(headers, "Content-Type") : NULL, cs->media, sizeof(cs->media));
   cs->cx.media = cs->media;
+  if(cs->typed)
+    oc_pclients_head(cs->typed, status, cs->media);
 }
 
 int oc_clients_want_after_done(const struct oc_clients *cs)
@@ -2319,7 +2376,7 @@ int oc_clients_want_after_done(const struct oc_clients *cs)
 
 int oc_clients_oom(const struct oc_clients *cs)
 {
-  return cs && cs->cx.oom;
+  return cs && (cs->cx.oom || oc_pclients_oom(cs->typed));
 }
 
 static size_t digest_entries(struct oc_clients *cs, const struct oc_jv *choices, int stream)
@@ -2382,6 +2439,10 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
   (void)sse;
   if(!cs)
     return;
+  if(cs->typed) {
+    oc_pclients_event(cs->typed, sev, root);
+    return;
+  }
   ENTER(cs);
   struct oc_cevent ev;
   memset(&ev, 0, sizeof(ev));
@@ -2465,8 +2526,8 @@ void oc_clients_event(struct oc_clients *cs, const struct oc_sse_event *sev,
 void oc_clients_sse_issue(struct oc_clients *cs, const struct oc_sse_issue *is,
                           const struct oc_sse_parser *sse)
 {
-  if(!cs)
-    return;
+  if(!cs || cs->typed)
+    return; /* the typed protocols' models read dispatched events only */
   ENTER(cs);
   struct oc_cextra x;
   memset(&x, 0, sizeof(x));
@@ -2521,6 +2582,8 @@ int oc_clients_body(struct oc_clients *cs, const char *body, size_t len)
 {
   if(!cs)
     return OC_OK;
+  if(cs->typed)
+    return oc_pclients_body(cs->typed, body, len);
   ENTER(cs);
   int ok = cs->cx.status >= 200 && cs->cx.status < 300;
   if(cs->cx.stream && ok) {
@@ -2692,6 +2755,10 @@ void oc_clients_finish(struct oc_clients *cs, int complete, struct oc_client_ver
   }
   if(!cs)
     return;
+  if(cs->typed) {
+    oc_pclients_finish(cs->typed, complete, out);
+    return;
+  }
   ENTER(cs);
   cs->cx.complete = complete;
   struct oc_cview *ref = &cs->ref.view;

@@ -42,16 +42,34 @@ enum oc_client_id {
   OC_CLIENT_OPENAI_NODE_STREAM_6,
   OC_CLIENT_AI_SDK_5,
   OC_CLIENT_LANGCHAIN_0_6,
+  OC_CLIENT__CHAT,        /* the clients above speak Chat Completions */
+  /* The Responses API's clients (client_responses*.c, pclient.h) */
+  OC_CLIENT_OPENAI_NODE_RESPONSES = OC_CLIENT__CHAT, /* responses.create(), iterated */
+  OC_CLIENT_OPENAI_NODE_RESPONSES_STREAM,            /* responses.stream() + finalResponse() */
+  OC_CLIENT_AI_SDK_RESPONSES,                        /* ai 7 with @ai-sdk/openai's Responses model */
+  OC_CLIENT_OPENAI_AGENTS,                           /* the Agents SDK's default (Responses) model */
+  OC_CLIENT__RESPONSES,
+  /* Anthropic's Messages API's clients (client_messages*.c) */
+  OC_CLIENT_ANTHROPIC = OC_CLIENT__RESPONSES,        /* @anthropic-ai/sdk messages.create() */
+  OC_CLIENT_ANTHROPIC_STREAM,                        /* messages.stream() + finalMessage() */
+  OC_CLIENT_AI_SDK_ANTHROPIC,                        /* ai 7 with @ai-sdk/anthropic */
+  OC_CLIENT_LANGCHAIN_ANTHROPIC,                     /* @langchain/anthropic */
   OC_CLIENT__COUNT
 };
+#define OC_CLIENTS_RANGE(from, to) (((1u << (to)) - 1u) & ~((1u << (from)) - 1u))
+/* Each protocol's clients. */
+#define OC_CLIENTS_CHAT OC_CLIENTS_RANGE(0, OC_CLIENT__CHAT)
+#define OC_CLIENTS_RESPONSES OC_CLIENTS_RANGE(OC_CLIENT__CHAT, OC_CLIENT__RESPONSES)
+#define OC_CLIENTS_MESSAGES OC_CLIENTS_RANGE(OC_CLIENT__RESPONSES, OC_CLIENT__COUNT)
 /* Today's majors: modelled in every run. */
-#define OC_CLIENTS_TODAY ((1u << OC_CLIENT__TODAY) - 1u)
+#define OC_CLIENTS_TODAY (OC_CLIENTS_RANGE(0, OC_CLIENT__TODAY) | OC_CLIENTS_RESPONSES | OC_CLIENTS_MESSAGES)
 /* Every client model there is. */
 #define OC_CLIENTS_EVERY ((1u << OC_CLIENT__COUNT) - 1u)
-/* The agents (agent.h) share the selection, a bit each from bit 16: a
+/* The agents (agent.h) share the selection, a bit each from bit 24: a
  * break of a selected agent fails a case as a client's does. */
-#define OC_CLIENTS_AGENT(a) (1u << (16 + (a)))
-#define OC_CLIENTS_AGENTS (((1u << OC_AGENT__COUNT) - 1u) << 16)
+#define OC_CLIENTS_AGENT_BIT 24
+#define OC_CLIENTS_AGENT(a) (1u << (OC_CLIENTS_AGENT_BIT + (a)))
+#define OC_CLIENTS_AGENTS (((1u << OC_AGENT__COUNT) - 1u) << OC_CLIENTS_AGENT_BIT)
 /* What the default and "all" select: today's clients and every agent. */
 #define OC_CLIENTS_DEFAULT (OC_CLIENTS_TODAY | OC_CLIENTS_AGENTS)
 /* The client models that run for a selection: today's, and any other it
@@ -124,6 +142,11 @@ struct oc_client_verdict {
 const char *oc_client_name(enum oc_client_id c);
 /* The short name of a matrix column ("node", "node@6"); static storage. */
 const char *oc_client_short_name(enum oc_client_id c);
+/* The protocol it speaks: "chat", "responses" or "messages". */
+const char *oc_client_protocol(enum oc_client_id c);
+/* The clients of a request's protocol (OC_CLIENTS_CHAT, …; 0 for an
+ * endpoint no client model reads). */
+unsigned oc_clients_of_api(enum oc_api api);
 enum oc_client_basis oc_client_basis(enum oc_client_id c);
 const char *oc_client_basis_name(enum oc_client_basis b); /* "verified" / "emulated" */
 const char *oc_client_outcome_name(enum oc_client_outcome o); /* "ok", "raises", … */

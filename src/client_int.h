@@ -115,6 +115,9 @@ void oc_cview_raise(struct oc_cview *v, const char *name, const char *msg, size_
  * state before it hands the verdicts over, and says OC_ENOMEM (through
  * oc_clients_oom) when any of them failed. */
 void oc_cnote_oom(void);
+/* Where oc_cnote_oom notes for this thread from now on (NULL: nowhere):
+ * the typed-protocol models' set (pclient.c) points it at its own flag. */
+void oc_cnote_enter(int *sink);
 void oc_cbuf_free(struct oc_buf *b);
 void oc_cbuf_reset(struct oc_buf *b);
 char *oc_cbuf_take(struct oc_buf *b, size_t *len);

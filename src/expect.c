@@ -209,7 +209,7 @@ static void check_finish(const cJSON *expect, const struct oc_response *r, const
 /* The first choice's message as the decoder rebuilt it, or NULL. */
 static const struct oc_message *first_message(const struct oc_response *r)
 {
-  if(r->is_sse && r->stream_started)
+  if(r->is_sse && r->stream_started && r->proto->id == OC_PROTO_CHAT)
     return r->stream.nchoices ? &r->stream.choices[0] : NULL;
   return r->nmessages ? &r->messages[0] : NULL;
 }

@@ -198,7 +198,7 @@ int oc_matrix_build_from(struct oc_results *rs, struct oc_matrix **out, size_t *
   cJSON_ArrayForEach(t, oc_json_arr(doc, "targets")) {
     const char *name = oc_json_str(t, "name");
     if(name && used < cap) {
-      m[used].columns = OC_CLIENTS_TODAY; /* today's seven, even in results older than one */
+      m[used].columns = OC_CLIENTS_TODAY & OC_CLIENTS_CHAT; /* chat's seven, even in results older than one */
       m[used++].target = name;
     }
   }

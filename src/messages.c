@@ -11,6 +11,8 @@
 #include "config.h"
 #include "messages.h"
 
+#include "client.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -598,6 +600,14 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
   if(!s->timing.t_first_event)
     s->timing.t_first_event = t ? t : 1;
   s->timing.t_last_event = t;
+  struct oc_jerr jerr;
+  int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
+  if(rc == OC_ENOMEM) {
+    s->check->oom = 1;
+    return;
+  }
+  if(s->clients) /* every event, also past message_stop: each client reads on or not */
+    oc_clients_event(s->clients, ev, rc ? NULL : s->doc.root, 0, &s->sse);
   if(s->stop_at) {
     s->after_stop++;
     if(once(s, ONCE_AFTER))
@@ -605,12 +615,6 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
            OC_AT(.chunk = n, .byte = (int64_t)ev->first_byte, .expected = "end of stream",
                  .actual = "another event"),
            "event %ld arrives after message_stop (event %ld)", n, s->stop_at);
-    return;
-  }
-  struct oc_jerr jerr;
-  int rc = oc_jdoc_parse(&s->doc, ev->data, ev->data_len, &jerr);
-  if(rc == OC_ENOMEM) {
-    s->check->oom = 1;
     return;
   }
   if(rc || s->doc.root->type != OC_JOBJECT) {

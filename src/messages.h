@@ -56,6 +56,7 @@ struct oc_mblock {
 
 struct oc_mstream {
   const struct oc_request_info *req;
+  struct oc_clients *clients; /* may be NULL; borrowed: fed every event (pclient.h) */
   struct oc_check *check;
   const struct oc_schemas *schemas;   /* may be NULL: no schema rules */
   const struct oc_schema *event_schema;

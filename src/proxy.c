@@ -392,8 +392,9 @@ static void up_done(void *ud, const struct oc_http_outcome *o)
   x->done = 1;
   if(x->resp_started) {
     x->resp.t_sent = o->t_sent;
-    if(x->resp.stream_started)
-      x->resp.stream.timing.t_sent = o->t_sent;
+    struct oc_stream_timing *tm = oc_response_stream_timing(&x->resp);
+    if(tm)
+      tm->t_sent = o->t_sent;
   }
   if(o->error == OC_HTTP_ABORTED && !x->cut)
     x->cut = "the exchange was cut short";

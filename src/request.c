@@ -41,6 +41,12 @@ enum oc_api oc_api_from_path(const char *path)
   return OC_API_OTHER;
 }
 
+int oc_api_streams(enum oc_api api)
+{
+  return api == OC_API_CHAT || api == OC_API_COMPLETIONS || api == OC_API_RESPONSES ||
+         api == OC_API_MESSAGES;
+}
+
 /* What the request says about thinking: the controls llama-server,
  * vLLM, SGLang, Ollama and DeepSeek read (research: reasoning.md, section
  * 1), and whether history carries reasoning back. */

@@ -85,5 +85,8 @@ const cJSON *oc_request_tool_parameters(const struct oc_request_info *info, cons
 int oc_request_has_tool(const struct oc_request_info *info, const char *name);
 /* Classify a path ("/v1/chat/completions", "/chat/completions", ...). */
 enum oc_api oc_api_from_path(const char *path);
+/* Does the endpoint answer with an event stream when asked (chat, legacy
+ * completions, responses, messages)? */
+int oc_api_streams(enum oc_api api);
 
 #endif

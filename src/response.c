@@ -226,6 +226,7 @@ void oc_response_init(struct oc_response *r, const struct oc_request_info *req,
   r->t_sent = t_sent;
   r->timing_recorded = timing_recorded;
   r->keep_events = keep_events;
+  r->proto = oc_protocol_of(req->api);
   oc_headers_init(&r->headers);
   oc_buf_init(&r->body, OC_CAP_BODY);
   for(int i = 0; i < OC_CLIENT__COUNT; i++) {
@@ -234,46 +235,21 @@ void oc_response_init(struct oc_response *r, const struct oc_request_info *req,
   }
 }
 
-static const struct oc_schema *chunk_schema_for(const struct oc_response *r)
-{
-  if(!r->schemas)
-    return NULL;
-  if(r->req->api == OC_API_CHAT)
-    return r->schemas->chunk;
-  if(r->req->api == OC_API_COMPLETIONS)
-    return r->schemas->text_completion_chunk;
-  return NULL;
-}
-
+/* The protocol's stream decoder takes the body from here on. */
 static void start_stream(struct oc_response *r, int ok)
 {
-  if(r->req->api == OC_API_MESSAGES) {
-    if(!r->mstream && !(r->mstream = malloc(sizeof(*r->mstream)))) {
-      r->check->oom = 1;
-      return;
-    }
-    oc_mstream_init(r->mstream, r->req, r->check, r->schemas, r->t_sent, r->timing_recorded,
-                    r->keep_events);
+  if(!r->proto) /* an extra of the server's (/health, …) read as chat's stream */
+    r->proto = oc_protocols[OC_PROTO_CHAT];
+  if(!(r->pstream = r->proto->stream_open(r, ok))) {
+    r->check->oom = 1;
     return;
   }
-  if(r->req->api == OC_API_RESPONSES) {
-    if(!r->rstream && !(r->rstream = malloc(sizeof(*r->rstream)))) {
-      r->check->oom = 1;
-      return;
-    }
-    oc_rstream_init(r->rstream, r->req, r->check, r->schemas, r->t_sent, r->timing_recorded,
-                    r->keep_events);
-    return;
-  }
-  oc_stream_init(&r->stream, r->req, r->check, chunk_schema_for(r),
-                 r->schemas ? r->schemas->reg : NULL, r->t_sent, r->timing_recorded,
-                 r->keep_events);
-  if(ok)
-    r->stream.clients = r->clients;
-  r->stream.schemas = r->schemas;
-  r->stream.chunk_rel = r->req->api == OC_API_COMPLETIONS ? "text_completion.chunk.json"
-                                                          : "chat.completion.chunk.json";
   r->stream_started = 1;
+}
+
+struct oc_stream_timing *oc_response_stream_timing(struct oc_response *r)
+{
+  return r->stream_started ? r->proto->stream_timing(r->pstream) : NULL;
 }
 
 int oc_response_head(struct oc_response *r, int status, const struct oc_headers *headers,
@@ -292,28 +268,9 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
     oc_emit(c, OC_R_HTTP_CORS_ORIGIN, OC_AT(.expected = "'*' or an origin", .actual = "empty"),
             "the response carries an empty Access-Control-Allow-Origin header");
   int ok = status >= 200 && status < 300;
-  if(status >= 400 && r->req->api == OC_API_CHAT && r->req->history_reasoning_at >= 0) {
-    char path[48], act[16];
-    snprintf(path, sizeof(path), "/messages/%d", r->req->history_reasoning_at);
-    snprintf(act, sizeof(act), "HTTP %d", status);
-    oc_emit(c, OC_R_REASONING_HISTORY_REFUSED,
-            OC_AT(.path = path, .expected = "an answer", .actual = act),
-            "the server answers %d to a conversation whose assistant turn (messages[%d]) "
-            "carries its reasoning back, as the ai SDK and agents send it", status,
-            r->req->history_reasoning_at);
-  }
-  if(status >= 400 && r->req->api == OC_API_RESPONSES && r->req->previous_response_id) {
-    char act[16];
-    snprintf(act, sizeof(act), "HTTP %d", status);
-    oc_emit(c, OC_R_RESPONSES_STATELESS,
-            OC_AT(.path = "/previous_response_id", .expected = "an answer", .actual = act),
-            "the server answers %d to a request that continues an earlier response "
-            "(previous_response_id): it keeps no state; clients must send the whole history",
-            status);
-  }
-  oc_messages_check_head(c, r->req, status);
-  int chatlike = r->req->api == OC_API_CHAT || r->req->api == OC_API_COMPLETIONS ||
-                 r->req->api == OC_API_RESPONSES || r->req->api == OC_API_MESSAGES;
+  if(r->proto && r->proto->check_head)
+    r->proto->check_head(c, r->req, status);
+  int chatlike = oc_api_streams(r->req->api);
   if(ok && chatlike && r->req->stream && !r->is_sse)
     oc_emit(c, OC_R_STREAM_CONTENT_TYPE,
             OC_AT(.expected = "text/event-stream",
@@ -325,7 +282,7 @@ int oc_response_head(struct oc_response *r, int status, const struct oc_headers 
                   .actual = r->media[0] ? r->media : "no Content-Type"),
             "a non-streamed response is %s, not application/json",
             r->media[0] ? r->media : "untyped");
-  if(r->req->api == OC_API_CHAT && !r->clients) {
+  if(oc_clients_of_api(r->req->api) && !r->clients) {
     /* a model that cannot be set up leaves its clients not exercised */
     r->clients = oc_clients_new(r->req, r->schemas ? r->schemas->reg : NULL, OC_CLIENTS_MODELLED(c->clients));
     if(r->clients) {
@@ -361,12 +318,9 @@ static int sniff(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
     return OC_OK;
   r->is_sse = 1;
   start_stream(r, 1);
-  if(r->rstream)
-    return r->body.len ? oc_rstream_push(r->rstream, r->body.data, r->body.len, t_ns) : OC_OK;
-  if(r->mstream)
-    return r->body.len ? oc_mstream_push(r->mstream, r->body.data, r->body.len, t_ns) : OC_OK;
-  return r->body.len && r->stream_started ? oc_stream_push(&r->stream, r->body.data, r->body.len, t_ns)
-                                          : OC_OK;
+  return r->body.len && r->stream_started
+           ? r->proto->stream_push(r->pstream, r->body.data, r->body.len, t_ns)
+           : OC_OK;
 }
 
 int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_ns)
@@ -384,11 +338,7 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
       if(oc_buf_add(&r->body, p, n < room ? n : room))
         r->check->oom = 1; /* it fits the cap: only memory ran out */
     }
-    if(r->rstream)
-      return oc_rstream_push(r->rstream, p, n, t_ns);
-    if(r->mstream)
-      return oc_mstream_push(r->mstream, p, n, t_ns);
-    return r->stream_started ? oc_stream_push(&r->stream, p, n, t_ns) : OC_OK;
+    return r->stream_started ? r->proto->stream_push(r->pstream, p, n, t_ns) : OC_OK;
   }
   if(!r->body_overflow) {
     /* past the cap the body is not examined (the bytes before it stay
@@ -404,8 +354,8 @@ int oc_response_body(struct oc_response *r, const void *p, size_t n, uint64_t t_
 
 /* ---- non-streamed bodies ---------------------------------------------------------- */
 
-static void schema_findings(struct oc_response *r, const struct oc_schema *schema, const char *rel,
-                            const struct oc_jv *root, enum oc_rule_id rule, const char *what)
+void oc_response_schema_findings(struct oc_response *r, const struct oc_schema *schema, const char *rel,
+                                 const struct oc_jv *root, enum oc_rule_id rule, const char *what)
 {
   if(!schema)
     return;
@@ -433,8 +383,8 @@ static void schema_findings(struct oc_response *r, const struct oc_schema *schem
 static void check_error_body(struct oc_response *r, const struct oc_jv *root)
 {
   struct oc_check *c = r->check;
-  if(r->req->api == OC_API_MESSAGES || r->req->api == OC_API_MESSAGES_COUNT_TOKENS) {
-    oc_messages_check_error_body(c, r->status, root);
+  if(r->proto && r->proto->check_error_body) {
+    r->proto->check_error_body(c, r->status, root);
     return;
   }
   if(!root) {
@@ -462,7 +412,7 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
             err && err->type == OC_JSTRING ? " (a bare string: openai-node shows '(no body)')" : "");
     return;
   }
-  schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, OC_R_ERROR_SHAPE,
+  oc_response_schema_findings(r, r->schemas ? r->schemas->error : NULL, "error.json", root, OC_R_ERROR_SHAPE,
                   "error body");
   size_t mlen = 0;
   const char *msg = oc_jv_str(err, "message", &mlen);
@@ -474,92 +424,6 @@ static void check_error_body(struct oc_response *r, const struct oc_jv *root)
             "HTTP %d: the server could not parse the model's output as its template's %s "
             "format (\"%.*s\")", r->status, *fmt ? fmt : "output", (int)(mlen < 200 ? mlen : 200),
             msg);
-}
-
-static void check_usage(struct oc_response *r, const struct oc_jv *root)
-{
-  const struct oc_jv *u = oc_jv_get(root, "usage");
-  struct oc_check *c = r->check;
-  if(!u || u->type != OC_JOBJECT) {
-    oc_emit(c, OC_R_CHAT_USAGE,
-            OC_AT(.byte = root->offset, .path = "/usage", .expected = "a usage object",
-                  .actual = oc_jv_type_name(u)),
-            "the completion has no usage object");
-    return;
-  }
-  const struct oc_jv *p = oc_jv_get(u, "prompt_tokens");
-  const struct oc_jv *cm = oc_jv_get(u, "completion_tokens");
-  const struct oc_jv *t = oc_jv_get(u, "total_tokens");
-  if(!oc_jv_is_integer(p) || !oc_jv_is_integer(cm) || !oc_jv_is_integer(t))
-    return; /* the schema reports the types */
-  if(p->u.num + cm->u.num != t->u.num) {
-    char exp[32], act[32];
-    snprintf(exp, sizeof(exp), "%.0f", p->u.num + cm->u.num);
-    snprintf(act, sizeof(act), "%.0f", t->u.num);
-    oc_emit(c, OC_R_CHAT_USAGE,
-            OC_AT(.byte = t->offset, .path = "/usage/total_tokens", .expected = exp, .actual = act),
-            "usage total_tokens %s is not prompt_tokens + completion_tokens (%s)", act, exp);
-  }
-}
-
-static void check_completion(struct oc_response *r, const struct oc_jv *root)
-{
-  struct oc_check *c = r->check;
-  int chat = r->req->api == OC_API_CHAT;
-  schema_findings(r, r->schemas ? (chat ? r->schemas->chat : r->schemas->text_completion) : NULL,
-                  chat ? "chat.completion.json" : "text_completion.json", root, chat ? OC_R_CHAT_SCHEMA : OC_R_JSON_SCHEMA,
-                  chat ? "chat.completion" : "text_completion");
-  if(chat)
-    check_usage(r, root);
-  const struct oc_jv *choices = oc_jv_get(root, "choices");
-  if(!choices || choices->type != OC_JARRAY)
-    return;
-  if(chat && r->req->n > 1 && (int)choices->len != r->req->n) {
-    char exp[16], act[16];
-    snprintf(exp, sizeof(exp), "%d", r->req->n);
-    snprintf(act, sizeof(act), "%u", choices->len);
-    oc_emit(c, OC_R_CHAT_CHOICES_COUNT,
-            OC_AT(.byte = choices->offset, .path = "/choices", .expected = exp, .actual = act),
-            "n=%d was requested but the response has %u choice%s", r->req->n, choices->len,
-            choices->len == 1 ? "" : "s");
-  }
-  uint32_t nch = choices->len;
-  if(nch > OC_MAX_CHOICES) {
-    oc_emit(c, OC_R_CHAT_SIZE,
-            OC_AT(.byte = choices->offset, .path = "/choices", .expected = "at most 128 choices",
-                  .actual = "more"),
-            "the response carries %u choices; oacheck reads the first %d",
-            choices->len, OC_MAX_CHOICES);
-    nch = OC_MAX_CHOICES;
-  }
-  r->messages = calloc(nch ? nch : 1, sizeof(*r->messages));
-  if(!r->messages) {
-    c->oom = 1;
-    return;
-  }
-  for(uint32_t i = 0; i < nch; i++) {
-    const struct oc_jv *ch = &choices->u.items[i];
-    const struct oc_jv *idx = oc_jv_get(ch, "index");
-    struct oc_message *m = &r->messages[r->nmessages++];
-    int valid = oc_jv_is_integer(idx) && idx->u.num >= 0 && idx->u.num <= 1e6;
-    oc_message_init(m, valid ? (int)idx->u.num : (int)i, 0);
-    if(oc_message_from_choice(m, ch, r->req->api))
-      c->oom = 1;
-    oc_reasoning_usage_jv(&m->rtrace, oc_jv_get(root, "usage"));
-    oc_message_check(c, r->req, m, r->schemas ? r->schemas->reg : NULL);
-  }
-}
-
-static void check_models(struct oc_response *r, const struct oc_jv *root)
-{
-  schema_findings(r, r->schemas ? r->schemas->models : NULL, "models.list.json", root, OC_R_MODELS_LIST,
-                  "model list");
-  const struct oc_jv *data = oc_jv_get(root, "data");
-  if(data && data->type == OC_JARRAY && data->len == 0)
-    oc_emit(r->check, OC_R_MODELS_LIST,
-            OC_AT(.byte = data->offset, .path = "/data", .expected = "at least one model",
-                  .actual = "[]"),
-            "the model list is empty");
 }
 
 static const struct oc_schema *other_schema(const struct oc_response *r, const char **rel)
@@ -661,32 +525,14 @@ static void finish_json(struct oc_response *r)
     check_error_body(r, root);
     goto out;
   }
-  switch(r->req->api) {
-  case OC_API_CHAT:
-  case OC_API_COMPLETIONS:
-    check_completion(r, root);
-    break;
-  case OC_API_MODELS:
-    check_models(r, root);
-    break;
-  case OC_API_RESPONSES:
-    oc_responses_check_body(c, r->req, r->schemas, root);
-    break;
-  case OC_API_MESSAGES:
-  case OC_API_MESSAGES_COUNT_TOKENS:
-    oc_messages_check_body(c, r->req, r->schemas, root);
-    break;
-  case OC_API_EMBEDDINGS:
-    schema_findings(r, r->schemas ? r->schemas->embeddings : NULL, "embeddings.json", root,
-                    OC_R_JSON_SCHEMA, "embeddings");
-    break;
-  default:
+  if(r->proto) {
+    r->proto->check_body(r, root);
+    goto out;
+  }
   {
     const char *rel = NULL;
     const struct oc_schema *sc = other_schema(r, &rel);
-    schema_findings(r, sc, rel, root, OC_R_JSON_SCHEMA, r->req->path);
-  }
-    break;
+    oc_response_schema_findings(r, sc, rel, root, OC_R_JSON_SCHEMA, r->req->path);
   }
 out:
   oc_jdoc_free(&doc);
@@ -700,7 +546,9 @@ static void judge_clients(struct oc_response *r, int complete)
       oc_clients_body(r->clients, oc_buf_str(&r->body), r->body.len);
     if(!r->body_overflow) {
       oc_clients_finish(r->clients, complete, r->verdicts);
-      r->judged = 1;
+      /* a protocol whose clients have no model yet has no verdict */
+      for(int i = 0; i < OC_CLIENT__COUNT && !r->judged; i++)
+        r->judged = r->verdicts[i].modelled;
     }
     if(oc_clients_oom(r->clients))
       r->check->oom = 1;
@@ -733,40 +581,16 @@ static void finish_decode(struct oc_response *r, uint64_t t_ns, int complete)
   if(r->is_sse) {
     if(r->status >= 400)
       check_error_body(r, NULL);
-    else if(r->rstream) {
-      if(!complete && !r->rstream->truncated && !r->check->partial) {
-        r->rstream->truncated = 1;
-        oc_emit(r->check, OC_R_STREAM_TRUNCATED,
-                OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
-                      .actual = "the connection ended early"),
-                "the connection ended after %llu body bytes, before the response was "
-                "complete", (unsigned long long)r->body_bytes);
-      }
-      oc_rstream_finish(r->rstream, t_ns);
-    }
-    else if(r->mstream) {
-      if(!complete && !r->mstream->truncated && !r->check->partial) {
-        r->mstream->truncated = 1;
-        oc_emit(r->check, OC_R_STREAM_TRUNCATED,
-                OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
-                      .actual = "the connection ended early"),
-                "the connection ended after %llu body bytes, before the message was "
-                "complete", (unsigned long long)r->body_bytes);
-      }
-      oc_mstream_finish(r->mstream, t_ns);
-    }
     else if(r->stream_started) {
       /* A connection that ended before the body was complete cut the
        * stream, even when the cut fell between two events. */
-      if(!complete && !r->stream.truncated && !r->check->partial) {
-        r->stream.truncated = 1;
+      if(!complete && !r->check->partial && r->proto->stream_cut(r->pstream))
         oc_emit(r->check, OC_R_STREAM_TRUNCATED,
                 OC_AT(.byte = (int64_t)r->body_bytes, .expected = "a complete body",
                       .actual = "the connection ended early"),
                 "the connection ended after %llu body bytes, before the response was "
                 "complete", (unsigned long long)r->body_bytes);
-      }
-      oc_stream_finish(&r->stream, t_ns);
+      r->proto->stream_finish(r->pstream, t_ns);
     }
     return;
   }
@@ -788,15 +612,7 @@ void oc_response_free(struct oc_response *r)
   oc_clients_free(r->clients);
   oc_headers_free(&r->headers);
   if(r->stream_started)
-    oc_stream_free(&r->stream);
-  if(r->rstream) {
-    oc_rstream_free(r->rstream);
-    free(r->rstream);
-  }
-  if(r->mstream) {
-    oc_mstream_free(r->mstream);
-    free(r->mstream);
-  }
+    r->proto->stream_close(r->pstream);
   oc_buf_free(&r->body);
   cJSON_Delete(r->parsed);
   for(size_t i = 0; i < r->nmessages; i++)
@@ -975,8 +791,9 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
     oc_json_set(&oom, body, "truncated", cJSON_CreateTrue());
   /* each choice's reasoning beside its answer: where it came, in what
    * order, and its text (bounded as a result's message is) */
-  const struct oc_message *ms = r->is_sse && r->stream_started ? r->stream.choices : r->messages;
-  size_t nms = r->is_sse && r->stream_started ? r->stream.nchoices : r->nmessages;
+  int chat_stream = r->is_sse && r->stream_started && r->proto->id == OC_PROTO_CHAT;
+  const struct oc_message *ms = chat_stream ? r->stream.choices : r->messages;
+  size_t nms = chat_stream ? r->stream.nchoices : r->nmessages;
   cJSON *reasoning = NULL;
   for(size_t i = 0; !oom && i < nms && i < 8; i++) {
     cJSON *one = oc_reasoning_json(&ms[i], OC_CAP_RESULT_REASONING, &oom);
@@ -989,32 +806,12 @@ cJSON *oc_response_json(const struct oc_response *r, cJSON **message, cJSON **ti
   }
   if(r->is_sse && r->stream_started) {
     int cut = 0;
-    oc_json_put(&oom, o, "events", oc_stream_events_json(&r->stream, &cut));
-    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->stream.events));
+    oc_json_put(&oom, o, "events", r->proto->stream_events_json(r->pstream, &cut));
+    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->proto->stream_events(r->pstream)));
     oc_json_put(&oom, o, "events_truncated", cJSON_CreateBool(cut));
-    if(message && !oom && !(*message = oc_stream_completion(&r->stream)))
+    if(message && !oom && !(*message = r->proto->stream_answer(r->pstream)))
       oom = 1;
-    if(timing && !oom && !(*timing = oc_stream_timing_json(&r->stream)))
-      oom = 1;
-  }
-  else if(r->is_sse && r->rstream) {
-    int cut = 0;
-    oc_json_put(&oom, o, "events", oc_rstream_events_json(r->rstream, &cut));
-    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->rstream->events));
-    oc_json_put(&oom, o, "events_truncated", cJSON_CreateBool(cut));
-    if(message && !oom && !(*message = oc_rstream_response(r->rstream)))
-      oom = 1;
-    if(timing && !oom && !(*timing = oc_rstream_timing_json(r->rstream)))
-      oom = 1;
-  }
-  else if(r->is_sse && r->mstream) {
-    int cut = 0;
-    oc_json_put(&oom, o, "events", oc_mstream_events_json(r->mstream, &cut));
-    oc_json_put(&oom, o, "events_total", cJSON_CreateNumber((double)r->mstream->events));
-    oc_json_put(&oom, o, "events_truncated", cJSON_CreateBool(cut));
-    if(message && !oom && !(*message = oc_mstream_message(r->mstream)))
-      oom = 1;
-    if(timing && !oom && !(*timing = oc_mstream_timing_json(r->mstream)))
+    if(timing && !oom && !(*timing = r->proto->stream_timing_json(r->pstream)))
       oom = 1;
   }
   else if(timing && !oom && !(*timing = plain_timing_json(r)))

@@ -17,8 +17,7 @@
 #include "headers.h"
 #include "jdoc.h"
 #include "request.h"
-#include "messages.h"
-#include "responses.h"
+#include "protocol.h"
 #include "rules.h"
 
 struct oc_cassette;
@@ -89,13 +88,13 @@ struct oc_response {
   int is_sse;               /* decoded as an event stream */
   int sniffing;             /* stream:true answered under another type: the
                                first body byte that is not blank decides */
-  /* A Responses API stream (OC_API_RESPONSES) goes here instead of
-   * stream; allocated when it starts. */
-  struct oc_rstream *rstream;
-  /* An Anthropic Messages stream (OC_API_MESSAGES), likewise. */
-  struct oc_mstream *mstream;
+  /* The request's protocol (protocol.h; NULL for the server's extras)
+   * and its stream decoder's state once a stream started (opaque: the
+   * protocol's handler knows it; chat's is stream, below) */
+  const struct oc_protocol *proto;
+  void *pstream;
   int stream_started;
-  struct oc_stream stream;
+  struct oc_stream stream; /* chat's stream decoder, kept here for the expectations */
   struct oc_buf body;       /* non-stream body (OC_CAP_BODY); for streams the first bytes */
   uint64_t body_bytes;
   int body_overflow;
@@ -119,6 +118,15 @@ struct oc_response {
   struct oc_agent_verdict agents[OC_AGENT__COUNT]; /* what each agent's user sees (agent.h);
                                                      judged 0 where it does not speak this */
 };
+
+/* The schema findings of a JSON body (each error a finding of rule, its
+ * severity by the profile's nullable-required policy); for the protocols'
+ * body rules. */
+void oc_response_schema_findings(struct oc_response *r, const struct oc_schema *schema, const char *rel,
+                                 const struct oc_jv *root, enum oc_rule_id rule, const char *what);
+/* The timing of r's stream, NULL when no stream started (the runner and
+ * the proxy correct its send time). */
+struct oc_stream_timing *oc_response_stream_timing(struct oc_response *r);
 
 /* Prepare *r for one response to req.  Everything is borrowed. */
 void oc_response_init(struct oc_response *r, const struct oc_request_info *req,

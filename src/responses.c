@@ -10,6 +10,8 @@
 #include "config.h"
 #include "responses.h"
 
+#include "client.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -984,6 +986,8 @@ static void on_event(void *ud, const struct oc_sse_event *ev)
     s->check->oom = 1;
     return;
   }
+  if(s->clients) /* every event, also past the terminal one: each client reads on or not */
+    oc_clients_event(s->clients, ev, rc ? NULL : s->doc.root, 0, &s->sse);
   if(s->terminal_at) {
     s->after_terminal++;
     if(once(s, ONCE_AFTER))
@@ -1419,4 +1423,17 @@ void oc_responses_check_body(struct oc_check *c, const struct oc_request_info *r
     oc_buf_free(&text);
   }
   free(calls);
+}
+
+void oc_responses_check_head(struct oc_check *c, const struct oc_request_info *req, int status)
+{
+  if(status >= 400 && req->api == OC_API_RESPONSES && req->previous_response_id) {
+    char act[16];
+    snprintf(act, sizeof(act), "HTTP %d", status);
+    oc_emit(c, OC_R_RESPONSES_STATELESS,
+            OC_AT(.path = "/previous_response_id", .expected = "an answer", .actual = act),
+            "the server answers %d to a request that continues an earlier response "
+            "(previous_response_id): it keeps no state; clients must send the whole history",
+            status);
+  }
 }

@@ -62,6 +62,7 @@ struct oc_ritem {
 
 struct oc_rstream {
   const struct oc_request_info *req;
+  struct oc_clients *clients; /* may be NULL; borrowed: fed every event (pclient.h) */
   struct oc_check *check;
   const struct oc_schemas *schemas;   /* may be NULL: no schema rules */
   const struct oc_schema *event_schema;
@@ -120,5 +121,9 @@ cJSON *oc_rstream_timing_json(const struct oc_rstream *s);
  * status, usage and the request's contract. */
 void oc_responses_check_body(struct oc_check *c, const struct oc_request_info *req,
                              const struct oc_schemas *schemas, const struct oc_jv *root);
+
+/* Rules on the status alone: previous_response_id refused (a stateless
+ * server). */
+void oc_responses_check_head(struct oc_check *c, const struct oc_request_info *req, int status);
 
 #endif

@@ -976,8 +976,9 @@ static void job_done(struct job *j, const struct oc_http_outcome *o)
     j->check.partial = 1;
   if(j->resp_started) {
     j->resp.t_sent = o->t_sent;
-    if(j->resp.stream_started)
-      j->resp.stream.timing.t_sent = o->t_sent;
+    struct oc_stream_timing *tm = oc_response_stream_timing(&j->resp);
+    if(tm)
+      tm->t_sent = o->t_sent;
   }
   if(j->recording) {
     /* cassette times count from the request's last byte */

@@ -105,13 +105,13 @@ void oc_verdict_policy_text(int strict, unsigned clients, char *out, size_t outl
 {
   char names[300] = "";
   size_t n = 0;
-  /* today's seven said as such, a previous major or an agent by its name
+  /* today's majors said as such, a previous major or an agent by its name
    * beside them */
   int today = (clients & OC_CLIENTS_TODAY) == OC_CLIENTS_TODAY;
   if(today)
-    n = (size_t)snprintf(names, sizeof(names), "any of the seven clients");
-  for(int i = today ? OC_CLIENT__TODAY : 0; i < OC_CLIENT__COUNT; i++)
-    if(clients & (1u << i))
+    n = (size_t)snprintf(names, sizeof(names), "any of today's clients");
+  for(int i = 0; i < OC_CLIENT__COUNT; i++)
+    if((clients & (1u << i)) && !(today && (OC_CLIENTS_TODAY & (1u << i))))
       n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
                             !n ? "" : today ? " or " : ", ", oc_client_name((enum oc_client_id)i));
   for(int a = 0; a < OC_AGENT__COUNT; a++)

@@ -16,19 +16,15 @@
 #include "agent_codex.h"
 #include "exchange.h"
 #include "json.h"
-#include "response.h"
+#include "decodeutil.h"
+#include "responses.h"
 #include "testutil.h"
 
 #define DIR "tests/data/crafted/agents/codex/"
 
 struct run {
-  struct oc_schemas sch;
-  cJSON *req;
-  struct oc_request_info info;
-  struct oc_findings f;
-  struct oc_check c;
+  struct oc_decoded d;
   struct oc_exchange ex;
-  struct oc_response r;
   struct oc_codex_view v;
 };
 
@@ -36,22 +32,16 @@ static void decode(struct run *x, const char *reqjson, const char *resp, size_t 
 {
   char err[512];
   memset(x, 0, sizeof(*x));
-  ck_assert_msg(oc_schemas_load(&x->sch, err, sizeof(err)) == 0, "%s", err);
-  x->req = cJSON_Parse(reqjson);
-  ck_assert_ptr_nonnull(x->req);
-  oc_request_info_init(&x->info, "POST", "/v1/responses", x->req);
-  ck_assert_int_eq(x->info.api, OC_API_RESPONSES);
-  oc_findings_init(&x->f);
-  oc_check_init(&x->c, &x->f, oc_profile_find("openai"));
   ck_assert_msg(oc_exchange_parse_response(resp, len, 0, &x->ex, err, sizeof(err)) == 0, "%s",
                 err);
-  oc_response_init(&x->r, &x->info, &x->c, &x->sch, 0, 0, 0);
-  oc_response_head(&x->r, x->ex.status, &x->ex.headers, 0);
+  oc_decoded_start(&x->d, "/v1/responses", reqjson, x->ex.status, NULL, &x->ex.headers, 0);
+  ck_assert_int_eq(x->d.info.api, OC_API_RESPONSES);
   size_t n = cut ? x->ex.body_len / 2 : x->ex.body_len;
-  ck_assert_int_eq(oc_response_body(&x->r, x->ex.body, n, 0), OC_OK);
-  oc_response_finish(&x->r, 0, !cut);
-  ck_assert_ptr_nonnull(x->r.rstream);
-  oc_codex_predict(x->r.rstream, cut, &x->v);
+  oc_decoded_push(&x->d, x->ex.body, n);
+  oc_response_finish(&x->d.r, 0, !cut);
+  const struct oc_rstream *s = oc_response_stream_of(&x->d.r, OC_PROTO_RESPONSES);
+  ck_assert_ptr_nonnull(s);
+  oc_codex_predict(s, cut, &x->v);
 }
 
 static void decode_file(struct run *x, const char *name, int cut)
@@ -74,11 +64,8 @@ static void decode_file(struct run *x, const char *name, int cut)
 
 static void done(struct run *x)
 {
-  oc_response_free(&x->r);
+  oc_decoded_stop(&x->d);
   oc_exchange_free(&x->ex);
-  oc_findings_free(&x->f);
-  cJSON_Delete(x->req);
-  oc_schemas_free(&x->sch);
 }
 
 static const char *str(const cJSON *o, const char *k)
@@ -181,7 +168,7 @@ START_TEST(agent_verdicts_follow_the_measurements)
   for(size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
     struct run x;
     decode_file(&x, want[i].name, 0);
-    const struct oc_agent_verdict *v = &x.r.agents[OC_AGENT_CODEX];
+    const struct oc_agent_verdict *v = &x.d.r.agents[OC_AGENT_CODEX];
     ck_assert_msg(v->judged, "%s: not judged", want[i].name);
     ck_assert_msg(v->works == want[i].works, "%s: works %d (%s)", want[i].name, v->works, v->reason);
     ck_assert_str_eq(v->outcome, want[i].outcome);
@@ -191,7 +178,7 @@ START_TEST(agent_verdicts_follow_the_measurements)
     else
       ck_assert_ptr_null(v->rule);
     ck_assert_int_eq(v->measured, 1);
-    cJSON *j = oc_agents_json(x.r.agents);
+    cJSON *j = oc_agents_json(x.d.r.agents);
     ck_assert_ptr_nonnull(j);
     ck_assert(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "codex"),
                                                              "works")));
@@ -201,8 +188,8 @@ START_TEST(agent_verdicts_follow_the_measurements)
   /* cut by the transport: a break, the cut named */
   struct run x;
   decode_file(&x, "codex.text", 1);
-  ck_assert_int_eq(x.r.agents[OC_AGENT_CODEX].works, 0);
-  ck_assert_str_eq(x.r.agents[OC_AGENT_CODEX].rule, "STREAM-TRUNCATED");
+  ck_assert_int_eq(x.d.r.agents[OC_AGENT_CODEX].works, 0);
+  ck_assert_str_eq(x.d.r.agents[OC_AGENT_CODEX].rule, "STREAM-TRUNCATED");
   done(&x);
 }
 END_TEST

@@ -11,62 +11,42 @@
 #include <string.h>
 
 #include "json.h"
-#include "response.h"
+#include "decodeutil.h"
+#include "messages.h"
 #include "testutil.h"
 
-struct run {
-  struct oc_schemas sch;
-  cJSON *req;
-  struct oc_request_info info;
-  struct oc_findings f;
-  struct oc_check c;
-  struct oc_headers h;
-  struct oc_response r;
-};
-
-static void start(struct run *x, const char *req)
+static void start(struct oc_decoded *x, const char *req)
 {
-  char err[512];
-  ck_assert_msg(oc_schemas_load(&x->sch, err, sizeof(err)) == 0, "%s", err);
-  x->req = cJSON_Parse(req);
-  ck_assert_ptr_nonnull(x->req);
-  oc_request_info_init(&x->info, "POST", "/v1/messages", x->req);
+  oc_decoded_start(x, "/v1/messages", req, 200, "text/event-stream", NULL, 1);
   ck_assert_int_eq(x->info.api, OC_API_MESSAGES);
-  oc_findings_init(&x->f);
-  oc_check_init(&x->c, &x->f, oc_profile_find("openai"));
-  x->c.strict = 1;
-  oc_headers_init(&x->h);
-  oc_headers_add(&x->h, "Content-Type", "text/event-stream");
-  oc_response_init(&x->r, &x->info, &x->c, &x->sch, 0, 0, 1);
-  oc_response_head(&x->r, 200, &x->h, 0);
 }
 
-static void push(struct run *x, const char *s)
+static void push(struct oc_decoded *x, const char *s)
 {
-  ck_assert_int_eq(oc_response_body(&x->r, s, strlen(s), 0), OC_OK);
+  oc_decoded_push(x, s, strlen(s));
 }
 
-static void finish(struct run *x)
+static void finish(struct oc_decoded *x)
 {
-  oc_response_finish(&x->r, 0, 1);
-  ck_assert_int_eq(x->c.oom, 0);
+  oc_decoded_finish(x, 1);
 }
 
-static void stop(struct run *x)
+/* the protocol decoder's own state */
+static struct oc_mstream *mstream(struct oc_decoded *x)
 {
-  oc_response_free(&x->r);
-  oc_headers_free(&x->h);
-  oc_findings_free(&x->f);
-  cJSON_Delete(x->req);
-  oc_schemas_free(&x->sch);
+  struct oc_mstream *s = oc_response_stream_of(&x->r, OC_PROTO_MESSAGES);
+  ck_assert_ptr_nonnull(s);
+  return s;
 }
 
-static size_t count(const struct run *x, const char *rule)
+static void stop(struct oc_decoded *x)
 {
-  size_t n = 0;
-  for(size_t i = 0; i < x->f.count; i++)
-    n += strcmp(oc_rule_name(x->f.items[i].rule), rule) == 0;
-  return n;
+  oc_decoded_stop(x);
+}
+
+static size_t count(const struct oc_decoded *x, const char *rule)
+{
+  return oc_decoded_count(x, rule);
 }
 
 #define REQ "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"
@@ -84,7 +64,7 @@ static size_t count(const struct run *x, const char *rule)
 
 START_TEST(a_block_never_stopped_is_one_finding)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, REQ "}");
   push(&x, MSTART);
   push(&x, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
@@ -96,14 +76,14 @@ START_TEST(a_block_never_stopped_is_one_finding)
   ck_assert_uint_eq(count(&x, "MESSAGES-BLOCK-STOP"), 1);
   ck_assert_uint_eq(count(&x, "MESSAGES-STOP"), 1);
   ck_assert_uint_le(x.f.count, 4);
-  ck_assert_uint_eq(x.r.mstream->blocks[0].text.len, 200000);
+  ck_assert_uint_eq(mstream(&x)->blocks[0].text.len, 200000);
   stop(&x);
 }
 END_TEST
 
 START_TEST(a_million_blocks_are_one_finding)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, REQ "}");
   push(&x, MSTART);
   char ev[512];
@@ -120,8 +100,8 @@ START_TEST(a_million_blocks_are_one_finding)
   push(&x, MEND);
   finish(&x);
   ck_assert_uint_eq(count(&x, "MESSAGES-SIZE"), 1);
-  ck_assert_uint_eq(x.r.mstream->nblocks, OC_MSG_MAX_BLOCKS);
-  ck_assert_uint_le(x.r.mstream->ablocks, 2 * OC_MSG_MAX_BLOCKS);
+  ck_assert_uint_eq(mstream(&x)->nblocks, OC_MSG_MAX_BLOCKS);
+  ck_assert_uint_le(mstream(&x)->ablocks, 2 * OC_MSG_MAX_BLOCKS);
   /* the deltas and stops of blocks past the cap are not findings */
   ck_assert_uint_eq(count(&x, "MESSAGES-BLOCK-ORDER"), 0);
   ck_assert_uint_le(x.f.count, 4);
@@ -131,7 +111,7 @@ END_TEST
 
 START_TEST(an_index_at_2_31_is_a_finding)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, REQ "}");
   push(&x, MSTART);
   push(&x, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2147483648,"
@@ -146,15 +126,15 @@ START_TEST(an_index_at_2_31_is_a_finding)
   push(&x, MEND);
   finish(&x);
   ck_assert_uint_eq(count(&x, "MESSAGES-BLOCK-INDEX"), 1);
-  ck_assert_uint_eq(x.r.mstream->nblocks, 1);
-  ck_assert_uint_eq(x.r.mstream->blocks[0].text.len, 1);
+  ck_assert_uint_eq(mstream(&x)->nblocks, 1);
+  ck_assert_uint_eq(mstream(&x)->blocks[0].text.len, 1);
   stop(&x);
 }
 END_TEST
 
 START_TEST(a_50_mb_input_keeps_a_bounded_head)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, REQ TOOLS "}");
   push(&x, MSTART);
   push(&x, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
@@ -184,7 +164,7 @@ START_TEST(a_50_mb_input_keeps_a_bounded_head)
   finish(&x);
   free(mb);
   ck_assert_uint_ge(count(&x, "SSE-EVENT-SIZE"), 1);
-  const struct oc_mblock *b = &x.r.mstream->blocks[0];
+  const struct oc_mblock *b = &mstream(&x)->blocks[0];
   ck_assert_uint_eq(b->text.len, 50 * ((1u << 20) - 1));
   ck_assert_uint_le(b->text.head.len, OC_CAP_CONTENT);
   /* more than oacheck keeps: no verdict on the input's JSON */
@@ -202,7 +182,7 @@ END_TEST
 
 START_TEST(the_results_hold_the_rebuilt_message)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, REQ TOOLS "}");
   push(&x, MSTART);
   push(&x, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"

@@ -10,62 +10,42 @@
 #include <string.h>
 
 #include "json.h"
-#include "response.h"
+#include "decodeutil.h"
+#include "responses.h"
 #include "testutil.h"
 
-struct run {
-  struct oc_schemas sch;
-  cJSON *req;
-  struct oc_request_info info;
-  struct oc_findings f;
-  struct oc_check c;
-  struct oc_headers h;
-  struct oc_response r;
-};
-
-static void start(struct run *x, const char *req)
+static void start(struct oc_decoded *x, const char *req)
 {
-  char err[512];
-  ck_assert_msg(oc_schemas_load(&x->sch, err, sizeof(err)) == 0, "%s", err);
-  x->req = cJSON_Parse(req);
-  ck_assert_ptr_nonnull(x->req);
-  oc_request_info_init(&x->info, "POST", "/v1/responses", x->req);
+  oc_decoded_start(x, "/v1/responses", req, 200, "text/event-stream", NULL, 1);
   ck_assert_int_eq(x->info.api, OC_API_RESPONSES);
-  oc_findings_init(&x->f);
-  oc_check_init(&x->c, &x->f, oc_profile_find("openai"));
-  x->c.strict = 1;
-  oc_headers_init(&x->h);
-  oc_headers_add(&x->h, "Content-Type", "text/event-stream");
-  oc_response_init(&x->r, &x->info, &x->c, &x->sch, 0, 0, 1);
-  oc_response_head(&x->r, 200, &x->h, 0);
 }
 
-static void push(struct run *x, const char *s)
+static void push(struct oc_decoded *x, const char *s)
 {
-  ck_assert_int_eq(oc_response_body(&x->r, s, strlen(s), 0), OC_OK);
+  oc_decoded_push(x, s, strlen(s));
 }
 
-static void finish(struct run *x)
+static void finish(struct oc_decoded *x)
 {
-  oc_response_finish(&x->r, 0, 1);
-  ck_assert_int_eq(x->c.oom, 0);
+  oc_decoded_finish(x, 1);
 }
 
-static void stop(struct run *x)
+/* the protocol decoder's own state */
+static struct oc_rstream *rstream(struct oc_decoded *x)
 {
-  oc_response_free(&x->r);
-  oc_headers_free(&x->h);
-  oc_findings_free(&x->f);
-  cJSON_Delete(x->req);
-  oc_schemas_free(&x->sch);
+  struct oc_rstream *s = oc_response_stream_of(&x->r, OC_PROTO_RESPONSES);
+  ck_assert_ptr_nonnull(s);
+  return s;
 }
 
-static size_t count(const struct run *x, const char *rule)
+static void stop(struct oc_decoded *x)
 {
-  size_t n = 0;
-  for(size_t i = 0; i < x->f.count; i++)
-    n += strcmp(oc_rule_name(x->f.items[i].rule), rule) == 0;
-  return n;
+  oc_decoded_stop(x);
+}
+
+static size_t count(const struct oc_decoded *x, const char *rule)
+{
+  return oc_decoded_count(x, rule);
 }
 
 #define CREATED                                                                                   \
@@ -75,7 +55,7 @@ static size_t count(const struct run *x, const char *rule)
 
 START_TEST(a_million_items_are_one_finding)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, "{\"model\":\"m\",\"input\":\"hi\",\"stream\":true}");
   push(&x, CREATED);
   char ev[256];
@@ -87,8 +67,8 @@ START_TEST(a_million_items_are_one_finding)
   }
   finish(&x);
   ck_assert_uint_eq(count(&x, "RESPONSES-SIZE"), 1);
-  ck_assert_uint_eq(x.r.rstream->nitems, OC_RESP_MAX_ITEMS);
-  ck_assert_uint_le(x.r.rstream->aitems, 2 * OC_RESP_MAX_ITEMS);
+  ck_assert_uint_eq(rstream(&x)->nitems, OC_RESP_MAX_ITEMS);
+  ck_assert_uint_le(rstream(&x)->aitems, 2 * OC_RESP_MAX_ITEMS);
   /* events without end: one finding, not one per event */
   ck_assert_uint_eq(count(&x, "RESPONSES-TERMINAL"), 1);
   ck_assert_uint_eq(count(&x, "RESPONSES-ITEM-ORDER"), 1);
@@ -99,7 +79,7 @@ END_TEST
 
 START_TEST(a_50_mb_text_keeps_a_bounded_head)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, "{\"model\":\"m\",\"input\":\"hi\",\"stream\":true}");
   push(&x, CREATED);
   push(&x, "data: {\"type\":\"response.output_item.added\",\"sequence_number\":1,\"output_index\":0,"
@@ -127,7 +107,7 @@ START_TEST(a_50_mb_text_keeps_a_bounded_head)
   finish(&x);
   free(mb);
   ck_assert_uint_ge(count(&x, "SSE-EVENT-SIZE"), 1);
-  const struct oc_ritem *it = &x.r.rstream->items[0];
+  const struct oc_ritem *it = &rstream(&x)->items[0];
   ck_assert_uint_eq(it->deltas.len, 50 * ((1u << 20) - 1));
   ck_assert_uint_le(it->deltas.head.len, OC_CAP_CONTENT);
   cJSON *msg = NULL;
@@ -143,7 +123,7 @@ END_TEST
 
 START_TEST(numbers_anywhere_are_findings)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, "{\"model\":\"m\",\"input\":\"hi\",\"stream\":true}");
   push(&x, "data: {\"type\":\"response.created\",\"sequence_number\":9223372036854775807,"
            "\"response\":{\"id\":\"r\",\"object\":\"response\",\"created_at\":1,\"model\":\"m\","
@@ -165,7 +145,7 @@ END_TEST
 
 START_TEST(the_results_hold_the_rebuilt_response)
 {
-  struct run x;
+  struct oc_decoded x;
   start(&x, "{\"model\":\"m\",\"input\":\"hi\",\"stream\":true,\"tools\":[{\"type\":\"function\","
             "\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}]}");
   push(&x, CREATED);

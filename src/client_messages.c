@@ -1,0 +1,14 @@
+/* client_messages.c — Anthropic's Messages API's client family
+ * (pclient.h): the reference its models are judged against and the list
+ * of its models, one file per library (client_messages_*.c).  A client
+ * without a model verified against its real library is not in the list. */
+#include "config.h"
+#include "pclient.h"
+
+static const struct oc_pmodel *const models[] = { NULL };
+
+const struct oc_pfamily oc_pfamily_messages = {
+  .api = OC_API_MESSAGES,
+  .models = models,
+  .nmodels = 0,
+};
