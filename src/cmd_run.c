@@ -890,9 +890,9 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
     long pt = a.opts.timeout_ms > 0 && a.opts.timeout_ms < 5000 ? a.opts.timeout_ms : 5000;
     oc_target_probe_protocols(&targets[i], pt, a.opts.insecure, a.opts.cacert);
-    if(targets[i].protocols.decided) {
+    if(targets[i].serves.decided) {
       char line[600];
-      oc_protocols_text(&targets[i].protocols, line, sizeof(line));
+      oc_serves_text(&targets[i].serves, line, sizeof(line));
       target_say("target %s: protocols: %s", targets[i].name, line);
     }
   }

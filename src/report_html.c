@@ -22,7 +22,7 @@
 #include "json.h"
 #include "loadcheck.h"
 #include "matrix.h"
-#include "protocols.h"
+#include "serves.h"
 #include "report.h"
 #include "response.h"
 #include "results_json.h"
@@ -346,7 +346,7 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
     oc_html_put(&o->h, ")</span>");
   }
   char protocols[600];
-  oc_protocols_text_of(oc_json_obj(t, "protocols"), protocols, sizeof(protocols));
+  oc_serves_text_of(oc_json_obj(t, "protocols"), protocols, sizeof(protocols));
   if(protocols[0]) {
     oc_html_put(&o->h, "<br><span class=\"muted\">protocols: ");
     oc_html_txt(&o->h, protocols);

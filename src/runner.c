@@ -702,9 +702,9 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
     if(!j->unmatched && j->resp_started && (j->resp.status == 401 || j->resp.status == 403))
       ty->refused[j->resp.status == 403]++;
   }
-  /* which protocols the target serves, as its own cases show (protocols.h) */
+  /* which protocols the target serves, as its own cases show (serves.h) */
   if(j->req_built)
-    oc_protocols_note(&j->item->target->protocols, j->info.api,
+    oc_serves_note(&j->item->target->serves, j->info.api,
                       j->resp_started ? j->resp.status : 0, j->info.previous_response_id != NULL,
                       j->unmatched);
   if(res) {

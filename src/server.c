@@ -29,7 +29,7 @@
 
 #include "case_seq.h"
 #include "json.h"
-#include "protocols.h"
+#include "serves.h"
 #include "util.h"
 
 /* How many nearest recordings an unmatched request is told about. */
@@ -1288,16 +1288,16 @@ static const char *case_name(struct oc_server *srv, const char *value, char *buf
   return name;
 }
 
-/* A probe (X-Oacheck-Probe, protocols.h) asks whether the server serves
+/* A probe (X-Oacheck-Probe, serves.h) asks whether the server serves
  * a protocol: a replay says what its recordings hold for the path, as
  * 400 "recorded" (the route is there) or 404 "not-recorded", never as a
  * miss of the replay. */
 static enum MHD_Result answer_probe(struct oc_server *srv, struct MHD_Connection *conn,
                                     const char *method, const char *url)
 {
-  enum oc_proto k = oc_proto_of_api(oc_api_from_path(url));
+  enum oc_protocol_id k = oc_serves_protocol_of(oc_api_from_path(url));
   signed char stateful = -1;
-  enum oc_proto_state st = k < OC_PROTO_N ? oc_protocols_recorded(srv->store, k, &stateful)
+  enum oc_proto_state st = k < OC_PROTO__COUNT ? oc_serves_recorded(srv->store, k, &stateful)
                                           : OC_PS_NOT_RECORDED;
   int served = st == OC_PS_SERVED;
   char msg[400];

@@ -29,7 +29,7 @@ void oc_target_init(struct oc_target *t)
   oc_headers_init(&t->headers);
   oc_deployment_init(&t->deployment);
   oc_dialect_init(&t->dialect);
-  oc_protocols_init(&t->protocols);
+  oc_serves_init(&t->serves);
   t->profile_source = "auto";
 }
 
@@ -1680,12 +1680,12 @@ nomem:
 void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecure,
                                const char *cacert)
 {
-  struct oc_protocols *p = &t->protocols;
+  struct oc_serves *p = &t->serves;
   if(!t->reachable)
     return;
   if(!t->live && p->stateful < 0)
-    oc_protocols_recorded(&t->store, OC_PROTO_RESPONSES, &p->stateful);
-  for(int k = 0; k < OC_PROTO_N; k++) {
+    oc_serves_recorded(&t->store, OC_PROTO_RESPONSES, &p->stateful);
+  for(int k = 0; k < OC_PROTO__COUNT; k++) {
     /* the run's own cases said; a Responses server they did not ask with
      * previous_response_id is still asked whether it keeps state */
     int state_unknown = k == OC_PROTO_RESPONSES && p->state[k] == OC_PS_SERVED && p->stateful < 0;
@@ -1693,7 +1693,7 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
       continue;
     if(!t->live) {
       signed char sf = p->stateful;
-      enum oc_proto_state st = oc_protocols_recorded(&t->store, (enum oc_proto)k, &sf);
+      enum oc_proto_state st = oc_serves_recorded(&t->store, (enum oc_protocol_id)k, &sf);
       if(p->from[k] != OC_PF_RUN || st == OC_PS_SERVED) {
         p->state[k] = (unsigned char)st;
         p->from[k] = OC_PF_RECORDINGS;
@@ -1702,13 +1702,13 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
         p->stateful = sf;
       continue;
     }
-    const char *body = oc_protocols_probe_body((enum oc_proto)k);
+    const char *body = oc_serves_probe_body((enum oc_protocol_id)k);
     char *path = NULL, *rbody = NULL;
     size_t rlen = 0;
-    if(oc_target_route(t, "POST", oc_proto_path((enum oc_proto)k), body, strlen(body), &path,
+    if(oc_target_route(t, "POST", oc_serves_path((enum oc_protocol_id)k), body, strlen(body), &path,
                        &rbody, &rlen))
       continue;
-    char *url = oc_url_join(t->base, path ? path : oc_proto_path((enum oc_proto)k));
+    char *url = oc_url_join(t->base, path ? path : oc_serves_path((enum oc_protocol_id)k));
     struct oc_headers h;
     oc_headers_init(&h);
     struct oc_http_request req;
@@ -1733,7 +1733,7 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
              !(k == OC_PROTO_MESSAGES && oc_target_messages_headers(t, &h)) &&
              oc_http_fetch(&req, &resp, err, sizeof(err)) == OC_OK;
     signed char sf = p->stateful;
-    enum oc_proto_state st = ok ? oc_protocols_classify((enum oc_proto)k, resp.status, &resp.headers,
+    enum oc_proto_state st = ok ? oc_serves_classify((enum oc_protocol_id)k, resp.status, &resp.headers,
                                                         resp.body, resp.body_len, &sf)
                                 : OC_PS_UNKNOWN;
     if(p->from[k] != OC_PF_RUN || (st == OC_PS_SERVED && p->state[k] != OC_PS_SERVED)) {
@@ -1794,8 +1794,8 @@ cJSON *oc_target_json(const struct oc_target *t)
     oc_json_put(&oom, o, "deployment", dep);
   if(!t->live && t->store.count)
     oc_json_put(&oom, o, "recorded", oc_recorded_json(&t->store));
-  if(t->protocols.decided)
-    oc_json_put(&oom, o, "protocols", oc_protocols_json(&t->protocols));
+  if(t->serves.decided)
+    oc_json_put(&oom, o, "protocols", oc_serves_json(&t->serves));
   if(t->live && t->jobs > 0) {
     oc_json_put(&oom, o, "jobs", cJSON_CreateNumber(t->jobs));
     oc_json_put_str(&oom, o, "jobs_source", t->jobs_source ? t->jobs_source : "option");

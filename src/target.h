@@ -16,7 +16,7 @@
 #include "deployment.h"
 #include "dialect.h"
 #include "headers.h"
-#include "protocols.h"
+#include "serves.h"
 #include "rules.h"
 
 struct oc_target {
@@ -54,8 +54,8 @@ struct oc_target {
   int router;                   /* /props says role "router": every request names its model */
   char *router_name;            /* made by oc_targets_expand_models from this target */
   char *record_dir;             /* record mode: this target's cassettes go here (NULL: the run's) */
-  struct oc_protocols protocols; /* which protocols it serves: the run's cases, then
-                                    oc_target_probe_protocols (protocols.h) */
+  struct oc_serves serves;     /* which protocols it serves: the run's cases, then
+                                    oc_target_probe_protocols (serves.h) */
 };
 
 /* Fill *t as an empty target; cannot fail. */
@@ -213,7 +213,7 @@ void oc_target_key_hint(const struct oc_target *t, char *out, size_t outlen);
  * whether the URL is the server's root; "" when the list was fine. */
 void oc_target_models_note(const struct oc_target *t, char *out, size_t outlen);
 
-/* Decide which protocols t serves (t->protocols): each protocol the
+/* Decide which protocols t serves (t->serves): each protocol the
  * run's cases did not decide is probed — live, one invalid request with
  * X-Oacheck-Probe (oacheck serve answers it from its recordings) within
  * timeout_ms, never recorded; a replay target from its recordings.  An

@@ -2,7 +2,7 @@
  * request made from a Messages or Responses request, the input an answer
  * reports (cache counts included), and the verdict with both numbers and
  * what the request holds; and which protocols a target serves
- * (protocols.c): a probe's answer, a run's answers, recordings. */
+ * (serves.c): a probe's answer, a run's answers, recordings. */
 #include "config.h"
 
 #include <check.h>
@@ -11,7 +11,7 @@
 
 #include "cassette.h"
 #include "json.h"
-#include "protocols.h"
+#include "serves.h"
 #include "rules.h"
 #include "testutil.h"
 #include "token_count.h"
@@ -200,37 +200,37 @@ START_TEST(probe_answers_classified)
 {
   signed char sf = -1;
   /* an invalid body refused: the route is there */
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_CHAT, 400, NULL, "{}", 2, &sf), OC_PS_SERVED);
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_MESSAGES, 500, NULL, "{}", 2, &sf), OC_PS_SERVED);
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_MESSAGES, 404, NULL, "", 0, &sf),
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_CHAT, 400, NULL, "{}", 2, &sf), OC_PS_SERVED);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_MESSAGES, 500, NULL, "{}", 2, &sf), OC_PS_SERVED);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_MESSAGES, 404, NULL, "", 0, &sf),
                    OC_PS_NOT_SERVED);
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_CHAT, 405, NULL, "", 0, &sf), OC_PS_NOT_SERVED);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_CHAT, 405, NULL, "", 0, &sf), OC_PS_NOT_SERVED);
   /* a key refused says nothing about the route; nor does no answer */
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_CHAT, 401, NULL, "", 0, &sf), OC_PS_UNKNOWN);
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_CHAT, 0, NULL, NULL, 0, &sf), OC_PS_UNKNOWN);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_CHAT, 401, NULL, "", 0, &sf), OC_PS_UNKNOWN);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_CHAT, 0, NULL, NULL, 0, &sf), OC_PS_UNKNOWN);
   ck_assert_int_eq(sf, -1);
   /* llama-server's words for previous_response_id: stateless */
   const char *ll = "{\"error\":{\"message\":\"llama.cpp does not support 'previous_response_id'.\"}}";
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_RESPONSES, 400, NULL, ll, strlen(ll), &sf),
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_RESPONSES, 400, NULL, ll, strlen(ll), &sf),
                    OC_PS_SERVED);
   ck_assert_int_eq(sf, 0);
   /* a stateful server looks the id up, even as a 404 */
   sf = -1;
   const char *oa = "{\"error\":{\"message\":\"Previous response with id 'resp_oacheck_probe' not found.\"}}";
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_RESPONSES, 404, NULL, oa, strlen(oa), &sf),
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_RESPONSES, 404, NULL, oa, strlen(oa), &sf),
                    OC_PS_SERVED);
   ck_assert_int_eq(sf, 1);
   /* oacheck serve's answer from its recordings */
   struct oc_headers h;
   oc_headers_init(&h);
   oc_headers_add(&h, OC_PROBE_HEADER, "not-recorded");
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_CHAT, 404, &h, "", 0, &sf), OC_PS_NOT_RECORDED);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_CHAT, 404, &h, "", 0, &sf), OC_PS_NOT_RECORDED);
   oc_headers_free(&h);
   oc_headers_init(&h);
   oc_headers_add(&h, OC_PROBE_HEADER, "recorded");
   oc_headers_add(&h, OC_PROBE_STATEFUL_HEADER, "no");
   sf = -1;
-  ck_assert_int_eq(oc_protocols_classify(OC_PROTO_RESPONSES, 400, &h, "", 0, &sf), OC_PS_SERVED);
+  ck_assert_int_eq(oc_serves_classify(OC_PROTO_RESPONSES, 400, &h, "", 0, &sf), OC_PS_SERVED);
   ck_assert_int_eq(sf, 0);
   oc_headers_free(&h);
 }
@@ -238,29 +238,29 @@ END_TEST
 
 START_TEST(run_answers_noted)
 {
-  struct oc_protocols p;
-  oc_protocols_init(&p);
-  oc_protocols_note(&p, OC_API_MESSAGES, 404, 0, 0);
+  struct oc_serves p;
+  oc_serves_init(&p);
+  oc_serves_note(&p, OC_API_MESSAGES, 404, 0, 0);
   ck_assert_int_eq(p.state[OC_PROTO_MESSAGES], OC_PS_NOT_SERVED);
   /* served wins over an earlier 404 (a model not found) */
-  oc_protocols_note(&p, OC_API_MESSAGES, 200, 0, 0);
-  oc_protocols_note(&p, OC_API_MESSAGES, 404, 0, 0);
+  oc_serves_note(&p, OC_API_MESSAGES, 200, 0, 0);
+  oc_serves_note(&p, OC_API_MESSAGES, 404, 0, 0);
   ck_assert_int_eq(p.state[OC_PROTO_MESSAGES], OC_PS_SERVED);
   ck_assert_int_eq(p.from[OC_PROTO_MESSAGES], OC_PF_RUN);
   /* the counting endpoints decide nothing */
-  oc_protocols_note(&p, OC_API_RESPONSES_INPUT_TOKENS, 200, 0, 0);
+  oc_serves_note(&p, OC_API_RESPONSES_INPUT_TOKENS, 200, 0, 0);
   ck_assert_int_eq(p.state[OC_PROTO_RESPONSES], OC_PS_UNKNOWN);
-  oc_protocols_note(&p, OC_API_RESPONSES, 400, 1, 0);
+  oc_serves_note(&p, OC_API_RESPONSES, 400, 1, 0);
   ck_assert_int_eq(p.state[OC_PROTO_RESPONSES], OC_PS_SERVED);
   ck_assert_int_eq(p.stateful, 0);
-  oc_protocols_note(&p, OC_API_CHAT, 0, 0, 1);
+  oc_serves_note(&p, OC_API_CHAT, 0, 0, 1);
   ck_assert_int_eq(p.state[OC_PROTO_CHAT], OC_PS_NOT_RECORDED);
   char line[300];
-  oc_protocols_text(&p, line, sizeof(line));
+  oc_serves_text(&p, line, sizeof(line));
   ck_assert_str_eq(line, "responses (stateless: refuses previous_response_id), messages; "
                          "not in the recordings: chat");
   p.decided = 1;
-  cJSON *j = oc_protocols_json(&p);
+  cJSON *j = oc_serves_json(&p);
   ck_assert(cJSON_IsTrue(oc_json_get(oc_json_obj(j, "messages"), "served")));
   ck_assert(cJSON_IsNull(oc_json_get(oc_json_obj(j, "chat"), "served")));
   ck_assert(cJSON_IsFalse(oc_json_get(oc_json_obj(j, "responses"), "stateful")));
@@ -286,12 +286,12 @@ START_TEST(recordings_say_what_they_hold)
   s.items = items;
   s.count = 3;
   signed char sf = -1;
-  ck_assert_int_eq(oc_protocols_recorded(&s, OC_PROTO_RESPONSES, &sf), OC_PS_SERVED);
+  ck_assert_int_eq(oc_serves_recorded(&s, OC_PROTO_RESPONSES, &sf), OC_PS_SERVED);
   ck_assert_int_eq(sf, 0);
-  ck_assert_int_eq(oc_protocols_recorded(&s, OC_PROTO_MESSAGES, NULL), OC_PS_SERVED);
-  ck_assert_int_eq(oc_protocols_recorded(&s, OC_PROTO_CHAT, NULL), OC_PS_NOT_SERVED);
+  ck_assert_int_eq(oc_serves_recorded(&s, OC_PROTO_MESSAGES, NULL), OC_PS_SERVED);
+  ck_assert_int_eq(oc_serves_recorded(&s, OC_PROTO_CHAT, NULL), OC_PS_NOT_SERVED);
   s.count = 0;
-  ck_assert_int_eq(oc_protocols_recorded(&s, OC_PROTO_CHAT, NULL), OC_PS_NOT_RECORDED);
+  ck_assert_int_eq(oc_serves_recorded(&s, OC_PROTO_CHAT, NULL), OC_PS_NOT_RECORDED);
 }
 END_TEST
 

@@ -1,10 +1,10 @@
-/* protocols.c — which protocols a target serves (protocols.h): the run's
+/* serves.c — which protocols a target serves (serves.h): the run's
  * own answers noted as its cases end, a probe's answer classified, what
  * recordings hold for a path, and the line and JSON the reports show.
  * Sending a probe is cmd_run.c's (through target.c); answering one is
  * server.c's. */
 #include "config.h"
-#include "protocols.h"
+#include "serves.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,38 +12,30 @@
 #include "json.h"
 #include "util.h"
 
-static const char *const names[OC_PROTO_N] = { "chat", "responses", "messages" };
-static const char *const paths[OC_PROTO_N] = { "/v1/chat/completions", "/v1/responses",
-                                               "/v1/messages" };
+/* the main endpoint of each protocol, in protocol.h's order */
+static const char *const paths[OC_PROTO__COUNT] = { "/v1/chat/completions", "/v1/responses",
+                                                    "/v1/messages" };
 
-void oc_protocols_init(struct oc_protocols *p)
+void oc_serves_init(struct oc_serves *p)
 {
   memset(p, 0, sizeof(*p));
   p->stateful = -1;
 }
 
-const char *oc_proto_name(enum oc_proto k)
+const char *oc_serves_name(enum oc_protocol_id k)
 {
-  return k < OC_PROTO_N ? names[k] : "";
+  return k < OC_PROTO__COUNT ? oc_protocols[k]->name : "";
 }
 
-const char *oc_proto_path(enum oc_proto k)
+const char *oc_serves_path(enum oc_protocol_id k)
 {
-  return k < OC_PROTO_N ? paths[k] : "";
+  return k < OC_PROTO__COUNT ? paths[k] : "";
 }
 
-enum oc_proto oc_proto_of_api(enum oc_api api)
+enum oc_protocol_id oc_serves_protocol_of(enum oc_api api)
 {
-  switch(api) {
-  case OC_API_CHAT:
-    return OC_PROTO_CHAT;
-  case OC_API_RESPONSES:
-    return OC_PROTO_RESPONSES;
-  case OC_API_MESSAGES:
-    return OC_PROTO_MESSAGES;
-  default:
-    return OC_PROTO_N;
-  }
+  const struct oc_protocol *p = oc_protocol_of(api);
+  return p && p->main_api == api ? p->id : OC_PROTO__COUNT;
 }
 
 static int absent(int status)
@@ -51,11 +43,11 @@ static int absent(int status)
   return status == 404 || status == 405;
 }
 
-void oc_protocols_note(struct oc_protocols *p, enum oc_api api, int status, int prev_id,
+void oc_serves_note(struct oc_serves *p, enum oc_api api, int status, int prev_id,
                        int unmatched)
 {
-  enum oc_proto k = oc_proto_of_api(api);
-  if(k == OC_PROTO_N)
+  enum oc_protocol_id k = oc_serves_protocol_of(api);
+  if(k == OC_PROTO__COUNT)
     return;
   enum oc_proto_state st = unmatched ? OC_PS_NOT_RECORDED
                            : !status ? OC_PS_UNKNOWN
@@ -79,7 +71,7 @@ void oc_protocols_note(struct oc_protocols *p, enum oc_api api, int status, int 
   }
 }
 
-enum oc_proto_state oc_protocols_classify(enum oc_proto k, int status,
+enum oc_proto_state oc_serves_classify(enum oc_protocol_id k, int status,
                                           const struct oc_headers *headers, const char *body,
                                           size_t len, signed char *stateful)
 {
@@ -118,11 +110,11 @@ static int same_path(const char *a, const char *b)
   return na == nb && memcmp(a, b, na) == 0;
 }
 
-enum oc_proto_state oc_protocols_recorded(const struct oc_cassette_store *s, enum oc_proto k,
+enum oc_proto_state oc_serves_recorded(const struct oc_cassette_store *s, enum oc_protocol_id k,
                                           signed char *stateful)
 {
   enum oc_proto_state st = OC_PS_NOT_RECORDED;
-  if(k >= OC_PROTO_N)
+  if(k >= OC_PROTO__COUNT)
     return st;
   for(size_t i = 0; i < s->count; i++) {
     const struct oc_cassette *c = &s->items[i];
@@ -143,7 +135,7 @@ enum oc_proto_state oc_protocols_recorded(const struct oc_cassette_store *s, enu
   return st;
 }
 
-const char *oc_protocols_probe_body(enum oc_proto k)
+const char *oc_serves_probe_body(enum oc_protocol_id k)
 {
   /* invalid on purpose (no model, no messages or input): no server runs a
    * model for it; the Responses one names a response that cannot exist,
@@ -157,7 +149,7 @@ static const char *from_name(unsigned char f)
                                                                                    : "none";
 }
 
-void oc_protocols_text(const struct oc_protocols *p, char *out, size_t outlen)
+void oc_serves_text(const struct oc_serves *p, char *out, size_t outlen)
 {
   struct oc_buf b;
   oc_buf_init(&b, 1024);
@@ -170,10 +162,10 @@ void oc_protocols_text(const struct oc_protocols *p, char *out, size_t outlen)
                  { OC_PS_UNKNOWN, "unknown: " } };
   for(size_t g = 0; g < OC_ARRAY_LEN(groups); g++) {
     int n = 0;
-    for(int k = 0; k < OC_PROTO_N; k++) {
+    for(int k = 0; k < OC_PROTO__COUNT; k++) {
       if(p->state[k] != groups[g].st)
         continue;
-      oc_buf_printf(&b, "%s%s%s", n ? ", " : b.len ? "; " : "", n ? "" : groups[g].label, names[k]);
+      oc_buf_printf(&b, "%s%s%s", n ? ", " : b.len ? "; " : "", n ? "" : groups[g].label, oc_protocols[k]->name);
       if(k == OC_PROTO_RESPONSES && groups[g].st == OC_PS_SERVED && p->stateful >= 0)
         oc_buf_printf(&b, " (%s)", p->stateful ? "stateful: takes previous_response_id"
                                                : "stateless: refuses previous_response_id");
@@ -186,12 +178,12 @@ void oc_protocols_text(const struct oc_protocols *p, char *out, size_t outlen)
   oc_buf_free(&b);
 }
 
-cJSON *oc_protocols_json(const struct oc_protocols *p)
+cJSON *oc_serves_json(const struct oc_serves *p)
 {
   int oom = 0;
   cJSON *o = cJSON_CreateObject();
-  for(int k = 0; k < OC_PROTO_N; k++) {
-    cJSON *e = oc_json_put(&oom, o, names[k], cJSON_CreateObject());
+  for(int k = 0; k < OC_PROTO__COUNT; k++) {
+    cJSON *e = oc_json_put(&oom, o, oc_protocols[k]->name, cJSON_CreateObject());
     if(!e)
       break;
     unsigned char st = p->state[k];
@@ -213,13 +205,13 @@ cJSON *oc_protocols_json(const struct oc_protocols *p)
   return o;
 }
 
-int oc_protocols_from_json(struct oc_protocols *p, const cJSON *j)
+int oc_serves_from_json(struct oc_serves *p, const cJSON *j)
 {
-  oc_protocols_init(p);
+  oc_serves_init(p);
   if(!cJSON_IsObject(j))
     return OC_ENOTFOUND;
-  for(int k = 0; k < OC_PROTO_N; k++) {
-    const cJSON *e = oc_json_obj(j, names[k]);
+  for(int k = 0; k < OC_PROTO__COUNT; k++) {
+    const cJSON *e = oc_json_obj(j, oc_protocols[k]->name);
     const cJSON *served = oc_json_get(e, "served");
     const char *from = oc_json_str(e, "from");
     p->state[k] = cJSON_IsTrue(served)                      ? OC_PS_SERVED
@@ -239,13 +231,13 @@ int oc_protocols_from_json(struct oc_protocols *p, const cJSON *j)
   return OC_OK;
 }
 
-void oc_protocols_text_of(const cJSON *j, char *out, size_t outlen)
+void oc_serves_text_of(const cJSON *j, char *out, size_t outlen)
 {
-  struct oc_protocols p;
-  if(oc_protocols_from_json(&p, j)) {
+  struct oc_serves p;
+  if(oc_serves_from_json(&p, j)) {
     if(outlen)
       out[0] = '\0';
     return;
   }
-  oc_protocols_text(&p, out, outlen);
+  oc_serves_text(&p, out, outlen);
 }
