@@ -704,9 +704,8 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
   }
   /* which protocols the target serves, as its own cases show (serves.h) */
   if(j->req_built)
-    oc_serves_note(&j->item->target->serves, j->info.api,
-                      j->resp_started ? j->resp.status : 0, j->info.previous_response_id != NULL,
-                      j->unmatched);
+    oc_serves_note(&j->item->target->serves, j->info.api, j->resp_started ? j->resp.status : 0,
+                   j->info.previous_response_id != NULL, j->unmatched);
   if(res) {
     oc_summary_add(&r->summary, res);
     oc_deploy_tally_add(&r->deploy, res);

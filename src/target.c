@@ -1686,6 +1686,7 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
   if(!t->live && p->stateful < 0)
     oc_serves_recorded(&t->store, OC_PROTO_RESPONSES, &p->stateful);
   for(int k = 0; k < OC_PROTO__COUNT; k++) {
+    enum oc_protocol_id id = (enum oc_protocol_id)k;
     /* the run's own cases said; a Responses server they did not ask with
      * previous_response_id is still asked whether it keeps state */
     int state_unknown = k == OC_PROTO_RESPONSES && p->state[k] == OC_PS_SERVED && p->stateful < 0;
@@ -1693,7 +1694,7 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
       continue;
     if(!t->live) {
       signed char sf = p->stateful;
-      enum oc_proto_state st = oc_serves_recorded(&t->store, (enum oc_protocol_id)k, &sf);
+      enum oc_proto_state st = oc_serves_recorded(&t->store, id, &sf);
       if(p->from[k] != OC_PF_RUN || st == OC_PS_SERVED) {
         p->state[k] = (unsigned char)st;
         p->from[k] = OC_PF_RECORDINGS;
@@ -1702,13 +1703,12 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
         p->stateful = sf;
       continue;
     }
-    const char *body = oc_serves_probe_body((enum oc_protocol_id)k);
+    const char *body = oc_serves_probe_body(id);
     char *path = NULL, *rbody = NULL;
     size_t rlen = 0;
-    if(oc_target_route(t, "POST", oc_serves_path((enum oc_protocol_id)k), body, strlen(body), &path,
-                       &rbody, &rlen))
+    if(oc_target_route(t, "POST", oc_serves_path(id), body, strlen(body), &path, &rbody, &rlen))
       continue;
-    char *url = oc_url_join(t->base, path ? path : oc_serves_path((enum oc_protocol_id)k));
+    char *url = oc_url_join(t->base, path ? path : oc_serves_path(id));
     struct oc_headers h;
     oc_headers_init(&h);
     struct oc_http_request req;
@@ -1733,9 +1733,9 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
              !(k == OC_PROTO_MESSAGES && oc_target_messages_headers(t, &h)) &&
              oc_http_fetch(&req, &resp, err, sizeof(err)) == OC_OK;
     signed char sf = p->stateful;
-    enum oc_proto_state st = ok ? oc_serves_classify((enum oc_protocol_id)k, resp.status, &resp.headers,
-                                                        resp.body, resp.body_len, &sf)
-                                : OC_PS_UNKNOWN;
+    enum oc_proto_state st =
+      ok ? oc_serves_classify(id, resp.status, &resp.headers, resp.body, resp.body_len, &sf)
+         : OC_PS_UNKNOWN;
     if(p->from[k] != OC_PF_RUN || (st == OC_PS_SERVED && p->state[k] != OC_PS_SERVED)) {
       p->state[k] = (unsigned char)st;
       p->from[k] = OC_PF_PROBE;
