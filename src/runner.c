@@ -552,8 +552,9 @@ static void count_contract(struct job *j, const cJSON *message)
      j->resp.status != 200 || (j->info.api != OC_API_MESSAGES && j->info.api != OC_API_RESPONSES))
     return;
   char *cpath = NULL, *cbody = NULL, *body = NULL, err[600] = "", how[200];
-  if(oc_count_request(j->info.api, j->req.path, j->req.body_json, &cpath, &cbody)) {
-    j->check.oom |= cpath == NULL && j->req.body_json != NULL;
+  int crc = oc_count_request(j->info.api, j->req.path, j->req.body_json, &cpath, &cbody);
+  if(crc) {
+    j->check.oom |= crc == OC_ENOMEM; /* else no JSON object to count */
     return;
   }
   const cJSON *answer = j->resp.is_sse ? message : j->resp.parsed;
