@@ -137,10 +137,12 @@ enum oc_proto_state oc_serves_recorded(const struct oc_cassette_store *s, enum o
 
 const char *oc_serves_probe_body(enum oc_protocol_id k)
 {
-  /* invalid on purpose (no model, no messages or input): no server runs a
-   * model for it; the Responses one names a response that cannot exist,
-   * which a stateless server refuses by name */
-  return k == OC_PROTO_RESPONSES ? "{\"previous_response_id\":\"resp_oacheck_probe\"}" : "{}";
+  /* invalid on purpose (no model, no messages, an empty input): no server
+   * runs a model for it; the Responses one names a response that cannot
+   * exist, which a stateless server refuses by name (llama-server checks
+   * that input is there first) */
+  return k == OC_PROTO_RESPONSES ? "{\"previous_response_id\":\"resp_oacheck_probe\",\"input\":[]}"
+                                 : "{}";
 }
 
 static const char *from_name(unsigned char f)
