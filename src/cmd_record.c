@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "headers.h"
 #include "json.h"
+#include "request.h"
 #include "secret.h"
 #include "util.h"
 
@@ -190,6 +191,32 @@ static void case_name(const char *from, char *out, size_t outlen)
   out[n < outlen ? n : outlen - 1] = '\0';
 }
 
+/* Which protocol a recorded request speaks, by its path: its name
+ * ("chat", "responses", "messages", NULL for another endpoint) and the
+ * words for a description. */
+static void protocol_of(const char *path, const char **proto, const char **what)
+{
+  switch(oc_api_from_path(path)) {
+  case OC_API_CHAT:
+    *proto = "chat", *what = "chat completions ";
+    break;
+  case OC_API_RESPONSES:
+    *proto = "responses", *what = "Responses API ";
+    break;
+  case OC_API_RESPONSES_INPUT_TOKENS:
+    *proto = "responses", *what = "Responses input_tokens ";
+    break;
+  case OC_API_MESSAGES:
+    *proto = "messages", *what = "Messages API ";
+    break;
+  case OC_API_MESSAGES_COUNT_TOKENS:
+    *proto = "messages", *what = "Messages count_tokens ";
+    break;
+  default:
+    break;
+  }
+}
+
 /* One case that sends exactly the cassette's request again: against the
  * recorded server (or `run --replay` of the cassette's folder) it gets the
  * same answer and so the same findings. */
@@ -198,7 +225,12 @@ static cJSON *case_from(const struct oc_cassette *c, const char *file)
   int oom = 0;
   char name[96];
   case_name(c->name ? c->name : "exchange", name, sizeof(name));
-  char *desc = oc_asprintf("reproduces the exchange recorded in %s%s%s%s", file,
+  /* the protocol is the request's path: a Responses or Messages
+   * exchange becomes a case of that protocol (its decoder and rules), and
+   * says so in its description and a tag (--tag protocol:messages) */
+  const char *proto = NULL, *what = "";
+  protocol_of(c->path, &proto, &what);
+  char *desc = oc_asprintf("reproduces the %sexchange recorded in %s%s%s%s", what, file,
                            c->source ? " (" : "", c->source ? c->source : "", c->source ? ")" : "");
   cJSON *k = cJSON_CreateObject();
   oc_json_put_str(&oom, k, "name", name);
@@ -206,6 +238,11 @@ static cJSON *case_from(const struct oc_cassette *c, const char *file)
   free(desc);
   cJSON *tags = oc_json_put(&oom, k, "tags", cJSON_CreateArray());
   oc_json_put(&oom, tags, NULL, cJSON_CreateString("from-cassette"));
+  if(proto && strcmp(proto, "chat") != 0) {
+    char tag[40];
+    snprintf(tag, sizeof(tag), "protocol:%s", proto);
+    oc_json_put(&oom, tags, NULL, cJSON_CreateString(tag));
+  }
   cJSON *rq = oc_json_put(&oom, k, "request", cJSON_CreateObject());
   oc_json_put_str(&oom, rq, "method", c->method ? c->method : "GET");
   oc_json_put_str(&oom, rq, "path", c->path ? c->path : "/");

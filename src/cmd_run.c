@@ -900,6 +900,18 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
     status = OC_EXIT_FAIL;
     goto out;
   }
+  /* which protocols each target serves: its cases said for the
+   * protocols they exercised, a cheap probe (or the recordings) says for
+   * the rest; never a verdict, never recorded */
+  for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
+    long pt = a.opts.timeout_ms > 0 && a.opts.timeout_ms < 5000 ? a.opts.timeout_ms : 5000;
+    oc_target_probe_protocols(&targets[i], pt, a.opts.insecure, a.opts.cacert);
+    if(targets[i].serves.decided) {
+      char line[600];
+      oc_serves_text(&targets[i].serves, line, sizeof(line));
+      target_say("target %s: protocols: %s", targets[i].name, line);
+    }
+  }
   cJSON *load = NULL;
   if(a.load && !oc_run_signal()) {
     struct oc_identify_options lio = { .timeout_ms = a.opts.connect_timeout_ms + 20000,

@@ -280,6 +280,20 @@ static void check_answer(struct oc_check *c, const struct oc_request_info *req,
 
 /* ---- one event ---------------------------------------------------------------------------- */
 
+/* The prompt tokens a cache held (cache_read_input_tokens) or filled
+ * (cache_creation_input_tokens): input_tokens leaves them out, so the
+ * answer's whole input is the three together (the count contract,
+ * token_count.c).  The last value said wins, as for input_tokens. */
+static void read_cache_usage(struct oc_mstream *s, const struct oc_jv *usage)
+{
+  const struct oc_jv *r = oc_jv_get(usage, "cache_read_input_tokens");
+  const struct oc_jv *c = oc_jv_get(usage, "cache_creation_input_tokens");
+  if(oc_jv_is_integer(r))
+    s->cache_read_tokens = r->u.num;
+  if(oc_jv_is_integer(c))
+    s->cache_creation_tokens = c->u.num;
+}
+
 static void check_usage_field(struct oc_mstream *s, const struct oc_sse_event *ev, long n,
                               const struct oc_jv *u, const char *key, const char *path,
                               double *out)
@@ -324,6 +338,7 @@ static void on_start(struct oc_mstream *s, const struct oc_sse_event *ev, long n
          "content_block_start and would hold them twice", content->len);
   check_usage_field(s, ev, n, oc_jv_get(m, "usage"), "input_tokens", "/message/usage",
                     &s->input_tokens);
+  read_cache_usage(s, oc_jv_get(m, "usage"));
 }
 
 static void on_block_start(struct oc_mstream *s, const struct oc_sse_event *ev, long n,
@@ -547,6 +562,7 @@ static void on_message_delta(struct oc_mstream *s, const struct oc_sse_event *ev
   const struct oc_jv *in = oc_jv_get(oc_jv_get(root, "usage"), "input_tokens");
   if(oc_jv_is_integer(in))
     s->input_tokens = in->u.num;
+  read_cache_usage(s, oc_jv_get(root, "usage"));
 }
 
 /* An error event: Anthropic's {"type":"error","error":{type, message}}. */
@@ -706,6 +722,8 @@ void oc_mstream_init(struct oc_mstream *s, const struct oc_request_info *req,
   oc_buf_init(&s->stop_sequence, OC_CAP_MSG_ID);
   s->input_tokens = NAN;
   s->output_tokens = NAN;
+  s->cache_read_tokens = NAN;
+  s->cache_creation_tokens = NAN;
   s->max_rebuilt = OC_CAP_STREAM_TEXT;
   s->timing.recorded = timing_recorded;
   s->timing.t_sent = t_sent;
@@ -897,6 +915,11 @@ cJSON *oc_mstream_message(const struct oc_mstream *s)
       oc_json_put(&oom, u, "input_tokens", cJSON_CreateNumber(s->input_tokens));
     if(!isnan(s->output_tokens))
       oc_json_put(&oom, u, "output_tokens", cJSON_CreateNumber(s->output_tokens));
+    if(!isnan(s->cache_read_tokens))
+      oc_json_put(&oom, u, "cache_read_input_tokens", cJSON_CreateNumber(s->cache_read_tokens));
+    if(!isnan(s->cache_creation_tokens))
+      oc_json_put(&oom, u, "cache_creation_input_tokens",
+                  cJSON_CreateNumber(s->cache_creation_tokens));
   }
   if(s->error)
     oc_json_put(&oom, o, "error", cJSON_Duplicate(s->error, 1));

@@ -74,6 +74,7 @@ struct oc_mstream {
   struct oc_buf msg_id, model, stop_reason, stop_sequence;
   int have_stop_sequence;
   double input_tokens, output_tokens; /* NAN when not said */
+  double cache_read_tokens, cache_creation_tokens; /* the usage's cache_*_input_tokens, NAN */
   cJSON *error;             /* the error event's data */
   long error_at;
   size_t rebuilt, max_rebuilt; /* text kept over all blocks (OC_CAP_STREAM_TEXT) */

@@ -23,6 +23,7 @@
 #include "load_text.h"
 #include "matrix.h"
 #include "protocol.h"
+#include "serves.h"
 #include "report.h"
 #include "response.h"
 #include "results_json.h"
@@ -365,6 +366,13 @@ static void target_row(struct out *o, const cJSON *doc, const cJSON *t)
     oc_html_put(&o->h, " <span class=\"muted\">(");
     oc_html_txt(&o->h, oc_json_str(t, "profile_source"));
     oc_html_put(&o->h, ")</span>");
+  }
+  char protocols[600];
+  oc_serves_text_of(oc_json_obj(t, "protocols"), protocols, sizeof(protocols));
+  if(protocols[0]) {
+    oc_html_put(&o->h, "<br><span class=\"muted\">protocols: ");
+    oc_html_txt(&o->h, protocols);
+    oc_html_put(&o->h, "</span>");
   }
   oc_html_put(&o->h, "</td><td>");
   oc_html_txt(&o->h, oc_json_str(id, "model"));

@@ -14,6 +14,7 @@
 #include "deployment.h"
 #include "json.h"
 #include "matrix.h"
+#include "serves.h"
 #include "report.h"
 #include "results_json.h"
 #include "secret.h"
@@ -76,6 +77,10 @@ static int deployment_properties(struct oc_buf *b, const cJSON *t)
   }
   if(!rc)
     rc = add_property_json(b, "jobs", oc_json_get(t, "jobs"));
+  char protocols[600];
+  oc_serves_text_of(oc_json_obj(t, "protocols"), protocols, sizeof(protocols));
+  if(!rc && protocols[0])
+    rc = add_property(b, "protocols", protocols);
   oc_buf_free(&text);
   return rc;
 }

@@ -31,6 +31,7 @@
 #include "result.h"
 #include "results_json.h"
 #include "secret.h"
+#include "token_count.h"
 #include "url.h"
 #include "util.h"
 #include "verdict.h"
@@ -539,6 +540,53 @@ static void check_routed(struct job *j)
             "the router answered a request for model '%s' from '%s'", want, got);
 }
 
+/* A case with expect.count_tokens: its request counted by the protocol's
+ * counting endpoint, sent now (live, or looked up in the recordings, as
+ * identification is; recorded beside the case as SUITE.CASE.count), and
+ * the count held to the input the answer reports (token_count.c).  A
+ * count the replay has no recording of leaves the case as it is. */
+static void count_contract(struct job *j, const cJSON *message)
+{
+  struct oc_target *t = j->item->target;
+  const struct oc_run_options *opt = j->run->opts;
+  if(!oc_json_bool(j->item->kase->expect, "count_tokens", 0) || j->end != OC_END_RAN ||
+     j->resp.status != 200 || (j->info.api != OC_API_MESSAGES && j->info.api != OC_API_RESPONSES))
+    return;
+  char *cpath = NULL, *cbody = NULL, *body = NULL, err[600] = "", how[200];
+  int crc = oc_count_request(j->info.api, j->req.path, j->req.body_json, &cpath, &cbody);
+  if(crc) {
+    j->check.oom |= crc == OC_ENOMEM; /* else no JSON object to count */
+    return;
+  }
+  const cJSON *answer = j->resp.is_sse ? message : j->resp.parsed;
+  long answered = oc_count_answered(j->info.api, answer, how, sizeof(how));
+  char name[300];
+  snprintf(name, sizeof(name), "%s.%s.count", j->item->kase->suite, j->item->kase->name);
+  struct oc_identify_options io = { .timeout_ms = opt->timeout_ms,
+                                    .insecure = opt->insecure, .cacert = opt->cacert,
+                                    .record_dir = t->live ? opt->record_dir : NULL,
+                                    .idle_timeout_ms = opt->idle_timeout_ms,
+                                    .connect_timeout_ms = opt->connect_timeout_ms };
+  int status = 0;
+  size_t len = 0;
+  struct oc_headers h;
+  oc_headers_init(&h);
+  int rc = oc_target_fetch_beside(t, &io, "POST", cpath, cbody, name, &status, &h, &body, &len,
+                                  err, sizeof(err));
+  if(rc == OC_ENOMEM)
+    j->check.oom = 1;
+  else if(rc == OC_ENOTFOUND || oc_headers_get(&h, "X-Oacheck-Unmatched"))
+    oc_info("%s/%s: no recording holds the count of its request (POST %s): no count verdict",
+            j->item->kase->suite, j->item->kase->name, cpath);
+  else
+    oc_count_judge(&j->check, j->info.api, cpath, rc == OC_OK ? status : 0, body, len, err,
+                   answered, how, j->req.body_json);
+  oc_headers_free(&h);
+  free(body);
+  free(cpath);
+  free(cbody);
+}
+
 static void finish_job(struct job *j, int complete, uint64_t t_end)
 {
   struct oc_run *r = j->run;
@@ -560,6 +608,7 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
       j->end = OC_END_SKIP;
       oc_strlcpy(j->reason, why, sizeof(j->reason));
     }
+    count_contract(j, message);
   }
   if(!j->check.oom && j->resp_started && j->resp.status && !response)
     j->check.oom = 1;
@@ -655,6 +704,10 @@ static void finish_job(struct job *j, int complete, uint64_t t_end)
     if(!j->unmatched && j->resp_started && (j->resp.status == 401 || j->resp.status == 403))
       ty->refused[j->resp.status == 403]++;
   }
+  /* which protocols the target serves, as its own cases show (serves.h) */
+  if(j->req_built)
+    oc_serves_note(&j->item->target->serves, j->info.api, j->resp_started ? j->resp.status : 0,
+                   j->info.previous_response_id != NULL, j->unmatched);
   if(res) {
     oc_summary_add(&r->summary, res);
     oc_deploy_tally_add(&r->deploy, res);

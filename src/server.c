@@ -29,6 +29,7 @@
 
 #include "case_seq.h"
 #include "json.h"
+#include "serves.h"
 #include "util.h"
 
 /* How many nearest recordings an unmatched request is told about. */
@@ -1371,6 +1372,48 @@ static const char *case_name(struct oc_server *srv, const char *value, char *buf
   return name;
 }
 
+/* A probe (X-Oacheck-Probe, serves.h) asks whether the server serves
+ * a protocol: a replay says what its recordings hold for the path, as
+ * 400 "recorded" (the route is there) or 404 "not-recorded", never as a
+ * miss of the replay. */
+static enum MHD_Result answer_probe(struct oc_server *srv, struct MHD_Connection *conn,
+                                    const char *method, const char *url)
+{
+  enum oc_protocol_id k = oc_serves_protocol_of(oc_api_from_path(url));
+  signed char stateful = -1;
+  enum oc_proto_state st = k < OC_PROTO__COUNT ? oc_serves_recorded(srv->store, k, &stateful)
+                                          : OC_PS_NOT_RECORDED;
+  int served = st == OC_PS_SERVED;
+  char msg[400];
+  snprintf(msg, sizeof(msg), "oacheck serve: a probe of %.300s: %s", url,
+           served ? "the recordings hold answers on this path" : "no recording answers this path");
+  oc_info("%s %s -> %d probe: %s", method, url, served ? 400 : 404,
+          served ? "answers on this path are recorded" : "nothing on this path is recorded");
+  cJSON *root = cJSON_CreateObject();
+  cJSON *e = cJSON_AddObjectToObject(root, "error");
+  char *text = NULL;
+  enum MHD_Result ret = MHD_NO;
+  struct MHD_Response *resp = NULL;
+  if(!e || !cJSON_AddStringToObject(e, "message", msg) ||
+     !cJSON_AddStringToObject(e, "type", served ? "invalid_request_error" : "not_found_error") ||
+     !cJSON_AddStringToObject(e, "code", "probe") || !(text = oc_json_print(root)))
+    goto out;
+  resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_COPY);
+  if(!resp)
+    goto out;
+  MHD_add_response_header(resp, "Content-Type", "application/json");
+  MHD_add_response_header(resp, OC_PROBE_HEADER, served ? "recorded" : "not-recorded");
+  if(k == OC_PROTO_RESPONSES && stateful >= 0)
+    MHD_add_response_header(resp, OC_PROBE_STATEFUL_HEADER, stateful ? "yes" : "no");
+  ret = MHD_queue_response(conn, served ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_NOT_FOUND, resp);
+out:
+  if(resp)
+    MHD_destroy_response(resp);
+  cJSON_Delete(root);
+  free(text);
+  return ret;
+}
+
 /* The request is complete: match it and answer. */
 static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connection *conn,
                                       const char *url, const char *method, struct req *r)
@@ -1385,6 +1428,11 @@ static enum MHD_Result answer_request(struct oc_server *srv, struct MHD_Connecti
     oc_info("%s %s -> 400 bad X-Oacheck-Fault: %s", method, url, err);
     return answer_error(conn, MHD_HTTP_BAD_REQUEST, "invalid_request_error", "bad_fault", err,
                         NULL, NULL);
+  }
+  if(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, OC_PROBE_HEADER)) {
+    budget_set(srv, r, 0);
+    oc_keyer_free(&r->key);
+    return answer_probe(srv, conn, method, url);
   }
   const char *name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Oacheck-Case");
   char seqname[512], seqdesc[600] = "";

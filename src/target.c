@@ -16,6 +16,7 @@
 #include "http.h"
 #include "jdoc.h"
 #include "json.h"
+#include "request.h"
 #include "schema.h"
 #include "secret.h"
 #include "url.h"
@@ -28,6 +29,7 @@ void oc_target_init(struct oc_target *t)
   oc_headers_init(&t->headers);
   oc_deployment_init(&t->deployment);
   oc_dialect_init(&t->dialect);
+  oc_serves_init(&t->serves);
   t->profile_source = "auto";
 }
 
@@ -783,7 +785,8 @@ void oc_target_models_note(const struct oc_target *t, char *out, size_t outlen)
 static void record_identification(struct oc_target *t, const char *dir, const char *method,
                                   const char *path, const char *rbody, size_t rlen,
                                   const struct oc_http_response *resp,
-                                  const char *body, size_t len, uint64_t took_ns)
+                                  const char *body, size_t len, uint64_t took_ns,
+                                  const char *as)
 {
   struct oc_cassette c;
   oc_cassette_init(&c);
@@ -796,7 +799,8 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
   for(const char *p = path; *p && k < 60; p++)
     name[k++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ? *p : '-';
   name[k] = '\0';
-  char *full = oc_asprintf("identify%s-%.8s", name, key);
+  /* a case's own second request (its count) is named after the case */
+  char *full = as ? oc_strdup(as) : oc_asprintf("identify%s-%.8s", name, key);
   c.name = full;
   c.method = oc_strdup(method);
   c.path = oc_strdup(path);
@@ -807,7 +811,8 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
   /* identification sends only the target's own headers: none are recorded */
   c.status = resp->status;
   oc_headers_copy(&c.headers, &resp->headers);
-  c.source = oc_asprintf("identification of target '%s', recorded live", t->name);
+  c.source = as ? oc_asprintf("recorded live from target '%s' beside its case", t->name)
+               : oc_asprintf("identification of target '%s', recorded live", t->name);
   char ts[32];
   oc_now_rfc3339(ts);
   c.recorded_at = oc_strdup(ts);
@@ -827,7 +832,7 @@ static void record_identification(struct oc_target *t, const char *dir, const ch
 static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                  const char *path, const char *rbody, size_t rlen, int *status,
                  struct oc_headers *hdrs, char **body, size_t *len, struct oc_fetch_meta *meta,
-                 char *err, size_t errlen);
+                 const char *as, char *err, size_t errlen);
 
 int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
@@ -858,7 +863,27 @@ int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o,
     rbody = rbody2;
     rlen = rlen2;
   }
-  int rc = fetch(t, o, method, path, rbody, rlen, status, hdrs, body, len, meta, err, errlen);
+  int rc = fetch(t, o, method, path, rbody, rlen, status, hdrs, body, len, meta, NULL, err, errlen);
+  free(rpath);
+  free(rbody2);
+  return rc;
+}
+
+int oc_target_fetch_beside(struct oc_target *t, const struct oc_identify_options *o,
+                           const char *method, const char *path, const char *rbody,
+                           const char *name, int *status, struct oc_headers *hdrs, char **body,
+                           size_t *len, char *err, size_t errlen)
+{
+  char *rpath = NULL, *rbody2 = NULL;
+  size_t rlen = rbody ? strlen(rbody) : 0, rlen2 = 0;
+  *body = NULL;
+  *len = 0;
+  *status = 0;
+  if(oc_target_route(t, method, path, rbody, rlen, &rpath, &rbody2, &rlen2))
+    return OC_ENOMEM;
+  int rc = fetch(t, o, method, rpath ? rpath : path, rbody2 ? rbody2 : rbody,
+                 rbody2 ? rlen2 : rlen, status, hdrs, body, len, NULL, name ? name : "", err,
+                 errlen);
   free(rpath);
   free(rbody2);
   return rc;
@@ -867,7 +892,7 @@ int oc_target_fetch_ex(struct oc_target *t, const struct oc_identify_options *o,
 static int fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                  const char *path, const char *rbody, size_t rlen, int *status,
                  struct oc_headers *hdrs, char **body, size_t *len, struct oc_fetch_meta *meta,
-                 char *err, size_t errlen)
+                 const char *as, char *err, size_t errlen)
 {
   if(!t->live) {
     char key[65];
@@ -926,7 +951,14 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
   memset(&resp, 0, sizeof(resp));
   oc_headers_init(&resp.headers);
   uint64_t t0 = oc_now_ns();
-  int rc = url && !oc_target_request_headers(t, &h) ? oc_http_fetch(&req, &resp, err, errlen) : OC_ENOMEM;
+  /* beside a case (as non-NULL), a Messages request carries Anthropic's
+   * credentials as the case's own did */
+  enum oc_api api = as ? oc_api_from_path(path) : OC_API_OTHER;
+  int anthropic = api == OC_API_MESSAGES || api == OC_API_MESSAGES_COUNT_TOKENS;
+  int rc = url && !oc_target_request_headers(t, &h) &&
+               !(anthropic && oc_target_messages_headers(t, &h))
+             ? oc_http_fetch(&req, &resp, err, errlen)
+             : OC_ENOMEM;
   uint64_t took = oc_now_ns() - t0;
   if(meta)
     meta->duration_ms = (double)took / 1e6;
@@ -944,7 +976,8 @@ static int fetch(struct oc_target *t, const struct oc_identify_options *o, const
     resp.body = NULL;
     const char *rdir = t->record_dir ? t->record_dir : o->record_dir;
     if(rdir && *body)
-      record_identification(t, rdir, method, path, rbody, rlen, &resp, *body, *len, took);
+      record_identification(t, rdir, method, path, rbody, rlen, &resp, *body, *len, took,
+                            as && *as ? as : NULL);
   }
   oc_http_response_free(&resp);
   oc_headers_free(&h);
@@ -1757,6 +1790,81 @@ nomem:
   return OC_ENOMEM;
 }
 
+void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecure,
+                               const char *cacert)
+{
+  struct oc_serves *p = &t->serves;
+  if(!t->reachable)
+    return;
+  if(!t->live && p->stateful < 0)
+    oc_serves_recorded(&t->store, OC_PROTO_RESPONSES, &p->stateful);
+  for(int k = 0; k < OC_PROTO__COUNT; k++) {
+    enum oc_protocol_id id = (enum oc_protocol_id)k;
+    /* the run's own cases said; a Responses server they did not ask with
+     * previous_response_id is still asked whether it keeps state */
+    int state_unknown = k == OC_PROTO_RESPONSES && p->state[k] == OC_PS_SERVED && p->stateful < 0;
+    if(p->from[k] == OC_PF_RUN && p->state[k] != OC_PS_NOT_RECORDED && (!state_unknown || !t->live))
+      continue;
+    if(!t->live) {
+      signed char sf = p->stateful;
+      enum oc_proto_state st = oc_serves_recorded(&t->store, id, &sf);
+      if(p->from[k] != OC_PF_RUN || st == OC_PS_SERVED) {
+        p->state[k] = (unsigned char)st;
+        p->from[k] = OC_PF_RECORDINGS;
+      }
+      if(p->stateful < 0)
+        p->stateful = sf;
+      continue;
+    }
+    const char *body = oc_serves_probe_body(id);
+    char *path = NULL, *rbody = NULL;
+    size_t rlen = 0;
+    if(oc_target_route(t, "POST", oc_serves_path(id), body, strlen(body), &path, &rbody, &rlen))
+      continue;
+    char *url = oc_url_join(t->base, path ? path : oc_serves_path(id));
+    struct oc_headers h;
+    oc_headers_init(&h);
+    struct oc_http_request req;
+    oc_http_request_init(&req);
+    req.method = "POST";
+    req.url = url;
+    req.headers = &h;
+    req.body = rbody ? rbody : body;
+    req.body_len = rbody ? rlen : strlen(body);
+    req.total_timeout_ms = timeout_ms;
+    req.connect_timeout_ms = timeout_ms;
+    req.insecure = insecure;
+    req.cacert = cacert;
+    req.max_retries = 0;
+    struct oc_http_response resp;
+    memset(&resp, 0, sizeof(resp));
+    oc_headers_init(&resp.headers);
+    char err[600];
+    int ok = url && !oc_target_request_headers(t, &h) &&
+             !oc_headers_add(&h, "Content-Type", "application/json") &&
+             !oc_headers_add(&h, OC_PROBE_HEADER, "1") &&
+             !(k == OC_PROTO_MESSAGES && oc_target_messages_headers(t, &h)) &&
+             oc_http_fetch(&req, &resp, err, sizeof(err)) == OC_OK;
+    signed char sf = p->stateful;
+    enum oc_proto_state st =
+      ok ? oc_serves_classify(id, resp.status, &resp.headers, resp.body, resp.body_len, &sf)
+         : OC_PS_UNKNOWN;
+    if(p->from[k] != OC_PF_RUN || (st == OC_PS_SERVED && p->state[k] != OC_PS_SERVED)) {
+      p->state[k] = (unsigned char)st;
+      p->from[k] = OC_PF_PROBE;
+      p->status[k] = ok && !oc_headers_get(&resp.headers, OC_PROBE_HEADER) ? resp.status : 0;
+    }
+    if(p->stateful < 0)
+      p->stateful = sf;
+    oc_http_response_free(&resp);
+    oc_headers_free(&h);
+    free(url);
+    free(path);
+    free(rbody);
+  }
+  p->decided = 1;
+}
+
 cJSON *oc_target_json(const struct oc_target *t)
 {
   int oom = 0;
@@ -1799,6 +1907,8 @@ cJSON *oc_target_json(const struct oc_target *t)
     oc_json_put(&oom, o, "deployment", dep);
   if(!t->live && t->store.count)
     oc_json_put(&oom, o, "recorded", oc_recorded_json(&t->store));
+  if(t->serves.decided)
+    oc_json_put(&oom, o, "protocols", oc_serves_json(&t->serves));
   if(t->live && t->jobs > 0) {
     oc_json_put(&oom, o, "jobs", cJSON_CreateNumber(t->jobs));
     oc_json_put_str(&oom, o, "jobs_source", t->jobs_source ? t->jobs_source : "option");

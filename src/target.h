@@ -17,6 +17,7 @@
 #include "deployment.h"
 #include "dialect.h"
 #include "headers.h"
+#include "serves.h"
 #include "rules.h"
 
 struct oc_target {
@@ -60,6 +61,8 @@ struct oc_target {
   int router;                   /* /props says role "router": every request names its model */
   char *router_name;            /* made by oc_targets_expand_models from this target */
   char *record_dir;             /* record mode: this target's cassettes go here (NULL: the run's) */
+  struct oc_serves serves;     /* which protocols it serves: the run's cases, then
+                                    oc_target_probe_protocols (serves.h) */
 };
 
 /* Fill *t as an empty target; cannot fail. */
@@ -134,6 +137,16 @@ int oc_target_identify(struct oc_target *t, const struct oc_identify_options *o)
 int oc_target_fetch(struct oc_target *t, const struct oc_identify_options *o, const char *method,
                     const char *path, const char *rbody, int *status, struct oc_headers *hdrs,
                     char **body, size_t *len, char *err, size_t errlen);
+
+/* A second request that goes with a case (the count of its request,
+ * token_count.c), as oc_target_fetch, but with Anthropic's credentials
+ * (oc_target_messages_headers) on a Messages path, as the case had them,
+ * and recorded, when o->record_dir or t->record_dir is set, as the
+ * cassette NAME (not as identification). */
+int oc_target_fetch_beside(struct oc_target *t, const struct oc_identify_options *o,
+                           const char *method, const char *path, const char *rbody,
+                           const char *name, int *status, struct oc_headers *hdrs, char **body,
+                           size_t *len, char *err, size_t errlen);
 
 /* What oc_target_fetch_ex says beside the response. */
 struct oc_fetch_meta {
@@ -214,6 +227,15 @@ void oc_target_key_hint(const struct oc_target *t, char *out, size_t outlen);
  * (application/json): " and the key hint after a 401 or 403, else
  * whether the URL is the server's root; "" when the list was fine. */
 void oc_target_models_note(const struct oc_target *t, char *out, size_t outlen);
+
+/* Decide which protocols t serves (t->serves): each protocol the
+ * run's cases did not decide is probed — live, one invalid request with
+ * X-Oacheck-Probe (oacheck serve answers it from its recordings) within
+ * timeout_ms, never recorded; a replay target from its recordings.  An
+ * unreachable target is not asked.  Never fails: an answer that says
+ * nothing leaves the protocol unknown. */
+void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecure,
+                               const char *cacert);
 
 /* The results "targets" entry (URL without credentials). */
 cJSON *oc_target_json(const struct oc_target *t);

@@ -34,25 +34,27 @@ FAIL messages/invalid-no-messages
 FAIL messages/invalid-block-type
 SKIP messages/no-max-tokens
 PASS messages/count-tokens
+PASS messages/count-tokens-tool-history-stream
+PASS messages/count-tokens-plain
 EOV
 sort "$TMP/expected" > "$TMP/expected.sorted"
 
 expect_status 1 "$OACHECK" run "$SUITE" --replay "$REC" --json "$TMP/r.json"
 verdicts "$TMP/out" > "$TMP/got"
 cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "verdicts differ"; }
-expect_grep '^23 cases: 17 passed, 5 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^25 cases: 19 passed, 5 failed, 0 errors, 1 skipped' "$TMP/out"
 expect_grep "MESSAGES-TOOL-CHOICE error: tool_choice names 'get_weather' but the answer calls 'get_time'" "$TMP/out"
 expect_grep 'MESSAGES-TOOL-CHOICE error: tool_choice \{"type": "none"\} was asked' "$TMP/out"
 expect_grep 'MESSAGES-PARALLEL error: disable_parallel_tool_use was asked but the answer makes 2 tool calls' "$TMP/out"
 expect_grep 'MESSAGES-INVALID-REQUEST error: a request without messages is answered 500' "$TMP/out"
-pass "the messages suite on llama-server's recordings: 23 verdicts as the recordings warrant"
+pass "the messages suite on llama-server's recordings: 25 verdicts as the recordings warrant"
 
 # Will my agent work?  Claude Code reads llama-server's Messages answers
 # (a tool_use start without input, blocks left open: measured fine); a
 # stream with a delta for a block never started makes it ask again
 # without streaming, which fails the case on the rule behind it
 expect_grep '^Will my agent work\? \(llama-server-messages\)$' "$TMP/out"
-expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 21, the server.s error shown 1, BREAKS 0, limit 0$' "$TMP/out"
+expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 23, the server.s error shown 1, BREAKS 0, limit 0$' "$TMP/out"
 expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/r.json"
 CC="$OACHECK_SRCDIR/tests/data/crafted/agents/claude-code"
 expect_status 1 "$OACHECK" check --request "$CC/claude-code-delta-unstarted-stream.request.json" "$CC/claude-code-delta-unstarted-stream.response.http"
@@ -63,8 +65,8 @@ pass "Will my agent work?: Claude Code's verdict per answer; a broken stream fai
 
 # the suite by its name, with no target: the shipped Messages recordings
 expect_status 1 "$OACHECK" run messages
-expect_grep '^23 cases: 17 passed, 5 failed, 0 errors, 1 skipped' "$TMP/out"
-expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 21, the server.s error shown 1, BREAKS 0, limit 0$' "$TMP/out"
+expect_grep '^25 cases: 19 passed, 5 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^  claude-code 2\.1\.332 \(messages\) ok 23, the server.s error shown 1, BREAKS 0, limit 0$' "$TMP/out"
 pass "oacheck run messages: the shipped recordings with no target"
 
 # what llama-server's streams show

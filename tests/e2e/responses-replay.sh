@@ -34,13 +34,15 @@ PASS responses/invalid-no-input
 PASS responses/invalid-item-type
 PASS responses/context-overflow-stream
 PASS responses/input-tokens
+FAIL responses/input-tokens-tool-history-stream
+PASS responses/input-tokens-plain
 EOV
 sort "$TMP/expected" > "$TMP/expected.sorted"
 
 expect_status 1 "$OACHECK" run "$SUITE" --replay "$REC" --json "$TMP/r.json"
 verdicts "$TMP/out" > "$TMP/got"
 cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "verdicts differ"; }
-expect_grep '^20 cases: 9 passed, 10 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^22 cases: 10 passed, 11 failed, 0 errors, 1 skipped' "$TMP/out"
 expect_grep 'RESPONSES-TOOL-CHOICE error: tool_choice names .get_weather. but the answer calls no function' "$TMP/out"
 expect_grep 'RESPONSES-PARALLEL-FALSE error: parallel_tool_calls false was asked but the answer makes 2 function calls' "$TMP/out"
 expect_grep 'RESPONSES-TEXT-FORMAT error' "$TMP/out"
@@ -63,9 +65,9 @@ pass "llama-server's deviations are named findings"
 # Will my agent work?  llama-server's shape leaves Codex whole (its .done
 # events come late, but they come): every streamed answer works
 expect_grep '^Will my agent work\? \(llama-server-responses\)$' "$TMP/out"
-expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 7, BREAKS 0, limit 0$' "$TMP/out"
-[ "$(tr -d '\n ' < "$TMP/r.json" | grep -o '"agents":{"codex":{"works":true' | wc -l)" -eq 7 ] ||
-  fail "the results do not carry Codex's 7 verdicts of works"
+expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 8, BREAKS 0, limit 0$' "$TMP/out"
+[ "$(tr -d '\n ' < "$TMP/r.json" | grep -o '"agents":{"codex":{"works":true' | wc -l)" -eq 8 ] ||
+  fail "the results do not carry Codex's 8 verdicts of works"
 expect_status 0 "$OACHECK" validate "$OACHECK_SRCDIR/schemas/results.schema.json" "$TMP/r.json"
 # a stream without output_item.done: Codex prints nothing, the case fails
 # on the rule behind it, and --clients without codex makes it a warning
@@ -86,9 +88,9 @@ expect_grep 'no target given: replaying the shipped llama-server Responses API r
 expect_grep '<section id="agents">' "$TMP/r.html"
 expect_grep '<testsuite name="Will my agent work\? \(llama-server\)" package="llama-server" id="[0-9]+" tests="1" failures="0"' "$TMP/r.xml"
 expect_grep '<testcase name="codex" classname="Will my agent work\? \(llama-server\)"' "$TMP/r.xml"
-expect_grep '<tr><th>codex 0\.171\.0 \(responses\)</th><td>7</td><td>0</td><td class="cl cl-works">0</td>' "$TMP/r.html"
-expect_grep '^20 cases: 9 passed, 10 failed, 0 errors, 1 skipped' "$TMP/out"
-expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 7, BREAKS 0, limit 0$' "$TMP/out"
+expect_grep '<tr><th>codex 0\.171\.0 \(responses\)</th><td>8</td><td>0</td><td class="cl cl-works">0</td>' "$TMP/r.html"
+expect_grep '^22 cases: 10 passed, 11 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^  codex 0\.171\.0 \(responses\)  *ok 8, BREAKS 0, limit 0$' "$TMP/out"
 pass "oacheck run responses: the shipped recordings with no target"
 
 # the results carry the Response a client rebuilds from the stream
@@ -123,7 +125,7 @@ serve_start "$REC"
 expect_status 1 "$OACHECK" run "$SUITE" --target "$URL" --profile llama-server
 verdicts "$TMP/out" > "$TMP/got"
 cmp -s "$TMP/got" "$TMP/expected.sorted" || { diff -u "$TMP/expected.sorted" "$TMP/got" >&2; fail "served verdicts differ"; }
-expect_grep '^20 cases: 9 passed, 10 failed, 0 errors, 1 skipped' "$TMP/out"
+expect_grep '^22 cases: 10 passed, 11 failed, 0 errors, 1 skipped' "$TMP/out"
 
 # and `oacheck proxy` in front of it judges a client's Responses traffic:
 # the named tool_choice answered with text fails its contract

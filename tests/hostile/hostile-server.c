@@ -21,7 +21,9 @@
  * control sequences) make a target that is not an OpenAI server's root;
  * models-only (its model list, and that 404 for every other path) is a
  * server without llama-server's own endpoints (/apply-template, …), as
- * OpenAI's and vLLM's are. */
+ * OpenAI's and vLLM's are; chat-only answers chat completions (a 400 for
+ * a body without messages) and /v1/models, and 404 every other path: a
+ * server of one protocol, for the protocol probe (tests/e2e/protocols.sh). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -55,6 +57,7 @@ struct req {
   char key[1024];      /* the bearer token, echoed by the echo-* modes */
   long size_mib;       /* X-Hostile-Size */
   int stream;          /* "stream":true in the body */
+  int has_messages;    /* "messages" in the body */
   int other;           /* arrived on the second listener */
 };
 
@@ -387,6 +390,26 @@ static void serve_mode(const struct req *r)
   else if(!strcmp(m, "models-only") && strstr(r->target, "/v1/models")) {
     answer_models();
   }
+  else if(!strcmp(m, "chat-only")) {
+    /* a server of chat completions alone (no /v1/responses, no
+     * /v1/messages): a good answer to a chat request, an error for a body
+     * without messages (the protocol probe's), a 404 everywhere else */
+    if(strstr(r->target, "/v1/models"))
+      answer_models();
+    else if(!strstr(r->target, "/chat/completions")) {
+      const char *b = "404 page not found\n";
+      head(404, "Not Found", "text/plain; charset=utf-8", (long)strlen(b), NULL);
+      puts_(b);
+    }
+    else if(!r->has_messages) {
+      const char *b = "{\"error\":{\"message\":\"'messages' is required\",\"type\":"
+                      "\"invalid_request_error\",\"param\":\"messages\",\"code\":null}}";
+      head(400, "Bad Request", "application/json", (long)strlen(b), NULL);
+      puts_(b);
+    }
+    else
+      answer_ok(r, "hello", NULL);
+  }
   else if(!strcmp(m, "not-found") || !strcmp(m, "models-only")) {
     /* a server (or a reverse proxy) with nothing at the path asked: Go's
      * net/http and many proxies answer every unknown path like this */
@@ -615,6 +638,7 @@ static int read_request(int fd, struct req *r)
   }
   body[clen] = '\0';
   r->stream = strstr(body, "\"stream\":true") != NULL;
+  r->has_messages = strstr(body, "\"messages\"") != NULL;
   if(!r->mode[0])
     snprintf(r->mode, sizeof(r->mode), "%s", default_mode);
   free(body);

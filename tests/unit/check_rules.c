@@ -94,6 +94,10 @@ static const struct {
   const char *rule;
   const char *where;
 } only_from[] = {
+  { "MESSAGES-COUNT-TOKENS", "token_count.c, run by runner.c on a case with expect.count_tokens: "
+                             "two exchanges, which a rule file cannot hold; tested in check_token_count.c" },
+  { "RESPONSES-INPUT-TOKENS", "token_count.c, run by runner.c on a case with expect.count_tokens: "
+                              "two exchanges; tested in check_token_count.c" },
   { "HTTP-TRANSPORT", "runner.c: a transport outcome (refused, reset, timed out, a recording cut "
                       "while recording); the response decoder never sees those" },
   { "TEMPLATE-SYSTEM-MOVED", "templates.c (oacheck templates); tested in check_templates.c" },
