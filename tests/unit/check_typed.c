@@ -14,7 +14,7 @@
 
 #include "json.h"
 #include "messages.h"
-#include "response.h"
+#include "decodeutil.h"
 #include "responses.h"
 #include "testutil.h"
 #include "typed_events.h"
@@ -112,45 +112,34 @@ START_TEST(event_schemas_judge_free_texts_and_counters_blind)
 }
 END_TEST
 
-struct run {
-  struct oc_schemas sch;
-  cJSON *req;
-  struct oc_request_info info;
-  struct oc_findings f;
-  struct oc_check c;
-  struct oc_headers h;
-  struct oc_response r;
-};
-
-static void run(struct run *x, const char *path, const char *req, const char *body)
+static void run(struct oc_decoded *x, const char *path, const char *req, const char *body)
 {
-  char err[512];
-  ck_assert_msg(oc_schemas_load(&x->sch, err, sizeof(err)) == 0, "%s", err);
-  x->req = cJSON_Parse(req);
-  ck_assert_ptr_nonnull(x->req);
-  oc_request_info_init(&x->info, "POST", path, x->req);
-  oc_findings_init(&x->f);
-  oc_check_init(&x->c, &x->f, oc_profile_find("openai"));
-  oc_headers_init(&x->h);
-  oc_headers_add(&x->h, "Content-Type", "text/event-stream");
-  oc_response_init(&x->r, &x->info, &x->c, &x->sch, 0, 0, 0);
-  oc_response_head(&x->r, 200, &x->h, 0);
-  ck_assert_int_eq(oc_response_body(&x->r, body, strlen(body), 0), OC_OK);
-  oc_response_finish(&x->r, 0, 1);
-  ck_assert_int_eq(x->c.oom, 0);
+  oc_decoded_start(x, path, req, 200, "text/event-stream", NULL, 0);
+  oc_decoded_push(x, body, strlen(body));
+  oc_decoded_finish(x, 1);
 }
 
-static void stop(struct run *x)
+static void stop(struct oc_decoded *x)
 {
-  oc_response_free(&x->r);
-  oc_headers_free(&x->h);
-  oc_findings_free(&x->f);
-  cJSON_Delete(x->req);
-  oc_schemas_free(&x->sch);
+  oc_decoded_stop(x);
+}
+
+static struct oc_rstream *rstream(struct oc_decoded *x)
+{
+  struct oc_rstream *s = oc_response_stream_of(&x->r, OC_PROTO_RESPONSES);
+  ck_assert_ptr_nonnull(s);
+  return s;
+}
+
+static struct oc_mstream *mstream(struct oc_decoded *x)
+{
+  struct oc_mstream *s = oc_response_stream_of(&x->r, OC_PROTO_MESSAGES);
+  ck_assert_ptr_nonnull(s);
+  return s;
 }
 
 /* Schema findings at event n (0: anywhere). */
-static size_t schema_findings(const struct run *x, const char *rule, long n)
+static size_t schema_findings(const struct oc_decoded *x, const char *rule, long n)
 {
   size_t k = 0;
   for(size_t i = 0; i < x->f.count; i++)
@@ -178,14 +167,13 @@ static const char responses_req[] = "{\"model\":\"m\",\"input\":\"hi\",\"stream\
 
 START_TEST(responses_one_validation_per_shape)
 {
-  struct run x;
+  struct oc_decoded x;
   run(&x, "/v1/responses", responses_req,
       RHEAD RDELTA("3", "\"Hel\"") RDELTA("4", "\"lo, \"") RDELTA("5", "\"w\\u00f6rld\"")
         RDELTA("6", "\"\"") RDELTA("7", "\"!\""));
-  ck_assert_ptr_nonnull(x.r.rstream);
-  ck_assert_int_eq(x.r.rstream->events, 8);
+  ck_assert_int_eq(rstream(&x)->events, 8);
   /* three heads, and the five deltas as one shape */
-  ck_assert_int_eq(x.r.rstream->shapes.validations, 4);
+  ck_assert_int_eq(rstream(&x)->shapes.validations, 4);
   ck_assert_int_eq(schema_findings(&x, "RESPONSES-EVENT-SCHEMA", 0), 0);
   stop(&x);
 }
@@ -193,7 +181,7 @@ END_TEST
 
 START_TEST(responses_a_refused_value_is_validated_and_said)
 {
-  struct run x;
+  struct oc_decoded x;
   /* after a valid delta of each kind: a negative sequence number, a
    * fractional output_index, a delta that is a number */
   run(&x, "/v1/responses", responses_req,
@@ -234,14 +222,13 @@ static const char messages_req[] =
 
 START_TEST(messages_one_validation_per_shape)
 {
-  struct run x;
+  struct oc_decoded x;
   run(&x, "/v1/messages", messages_req,
       MHEAD MDELTA("0", "\"Hel\"") MDELTA("0", "\"lo\"") MDELTA("0", "\"\\n\"") MDELTA("0", "\"\"")
         MTAIL);
-  ck_assert_ptr_nonnull(x.r.mstream);
-  ck_assert_int_eq(x.r.mstream->events, 9);
+  ck_assert_int_eq(mstream(&x)->events, 9);
   /* two heads, the deltas as one shape, three tails */
-  ck_assert_int_eq(x.r.mstream->shapes.validations, 6);
+  ck_assert_int_eq(mstream(&x)->shapes.validations, 6);
   ck_assert_int_eq(schema_findings(&x, "MESSAGES-EVENT-SCHEMA", 0), 0);
   stop(&x);
 }
@@ -249,7 +236,7 @@ END_TEST
 
 START_TEST(messages_a_refused_value_is_validated_and_said)
 {
-  struct run x;
+  struct oc_decoded x;
   run(&x, "/v1/messages", messages_req,
       MHEAD MDELTA("0", "\"a\"") MDELTA("-1", "\"b\"") MDELTA("0", "null") MTAIL);
   ck_assert_int_eq(schema_findings(&x, "MESSAGES-EVENT-SCHEMA", 4), 1);
