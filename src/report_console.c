@@ -261,8 +261,8 @@ static const char *cell_paint(const struct oc_console *c, enum oc_cell_state s)
 
 /* One line per cell in state want (breaks, server faults, limitations),
  * at most max. */
-static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_cell_state want,
-                      int shown, int max, int *more)
+static int cell_lines(struct oc_console *c, const struct oc_matrix *m, unsigned clients,
+                      enum oc_cell_state want, int shown, int max, int *more)
 {
   struct oc_buf b1, b2, b3;
   oc_buf_init(&b1, 64u << 10);
@@ -271,7 +271,7 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
   for(int row = 0; row < OC_ROW__COUNT; row++)
     for(int k = 0; k < OC_CLIENT__COUNT; k++) {
       const struct oc_cell *cell = &m->cells[row][k];
-      if(cell->state != want || !oc_matrix_has(m, k))
+      if(cell->state != want || !oc_matrix_has(m, k) || !(clients & (1u << k)))
         continue;
       if(shown >= max) {
         (*more)++;
@@ -291,7 +291,8 @@ static int cell_lines(struct oc_console *c, const struct oc_matrix *m, enum oc_c
 /* One line per row with error cells, at most max: the clients of the
  * row have no verdict for the same reason, so it is said once, with the
  * first errored case. */
-static int error_lines(struct oc_console *c, const struct oc_matrix *m, int shown, int max, int *more)
+static int error_lines(struct oc_console *c, const struct oc_matrix *m, unsigned clients, int shown,
+                       int max, int *more)
 {
   struct oc_buf b1, b2, b3;
   oc_buf_init(&b1, 64u << 10);
@@ -301,7 +302,7 @@ static int error_lines(struct oc_console *c, const struct oc_matrix *m, int show
     const struct oc_cell *cell = NULL;
     int errors = 0;
     for(int k = 0; k < OC_CLIENT__COUNT; k++)
-      if(m->cells[row][k].state == OC_CELL_ERROR && oc_matrix_has(m, k)) {
+      if(m->cells[row][k].state == OC_CELL_ERROR && oc_matrix_has(m, k) && (clients & (1u << k))) {
         if(!cell || m->cells[row][k].errors > errors)
           cell = &m->cells[row][k];
         if(m->cells[row][k].errors > errors)
@@ -448,13 +449,20 @@ void oc_console_matrix_from(struct oc_console *c, struct oc_results *rs)
               "  application an answer cut or unusable (the server's fault, not the client's)\n");
     if(errors)
       fprintf(c->out, "  error: a case of the row ended in error, so no verdict\n");
+    /* each protocol's lines together, each with the same room: a server
+     * that breaks every Responses client does not push chat's out */
     int more = 0;
-    int shown = cell_lines(c, m, OC_CELL_BREAKS, 0, 8, &more);
-    shown = cell_lines(c, m, OC_CELL_SERVER_FAULT, shown, 8 + shown, &more);
-    /* a line per row in error (seven at most), limitations as many as before */
-    int before = shown;
-    shown = error_lines(c, m, shown, shown + OC_ROW__COUNT, &more);
-    cell_lines(c, m, OC_CELL_LIMITATION, shown, 10 + (shown - before), &more);
+    for(int p = 0; p < OC_PROTO__COUNT; p++) {
+      unsigned cl = oc_protocols[p]->clients;
+      if(!oc_matrix_block_exercised(m, cl))
+        continue;
+      int shown = cell_lines(c, m, cl, OC_CELL_BREAKS, 0, 8, &more);
+      shown = cell_lines(c, m, cl, OC_CELL_SERVER_FAULT, shown, 8 + shown, &more);
+      /* a line per row in error (seven at most), limitations as many as before */
+      int before = shown;
+      shown = error_lines(c, m, cl, shown, shown + OC_ROW__COUNT, &more);
+      cell_lines(c, m, cl, OC_CELL_LIMITATION, shown, 10 + (shown - before), &more);
+    }
     if(more)
       fprintf(c->out, "  … and %d more (the JSON report has every verdict)\n", more);
   }
