@@ -894,6 +894,13 @@ int oc_run_main(int argc, char **argv, const char *cmd, int record)
   run.ud = &prog;
   char spool_dir[512];
   a.opts.spool_dir = oc_spool_dir_for(a.reports.json, spool_dir, sizeof(spool_dir));
+  /* a live target that does not serve a protocol (the Responses or the
+   * Messages API) has that protocol's cases skipped, saying so, rather
+   * than failed on their 404s: one cheap probe each, before the run */
+  for(size_t i = 0; i < ntargets && !oc_run_signal(); i++) {
+    long pt = a.opts.timeout_ms > 0 && a.opts.timeout_ms < 5000 ? a.opts.timeout_ms : 5000;
+    oc_target_probe_before(&targets[i], pt, a.opts.insecure, a.opts.cacert);
+  }
   /* stopped during identification: no case runs, the reports say so */
   if(!oc_run_signal() && oc_run_execute(&run, err, sizeof(err))) {
     oc_error("%s", err);

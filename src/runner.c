@@ -26,6 +26,7 @@
 #include "http.h"
 #include "json.h"
 #include "protocol.h"
+#include "serves.h"
 #include "checklist.h"
 #include "report.h"
 #include "result.h"
@@ -752,6 +753,13 @@ static int prepare(struct job *j)
     oc_emit(&j->check, OC_R_HTTP_TRANSPORT,
             OC_AT(.expected = "a reachable server", .actual = "unreachable"),
             "the target could not be reached: %s", t->error ? t->error : "");
+    return 0;
+  }
+  const struct oc_protocol *kp = oc_protocol_of(oc_api_from_path(oc_json_str(k->request, "path")));
+  if(kp && t->unserved[kp->id]) {
+    j->end = OC_END_SKIP;
+    snprintf(j->reason, sizeof(j->reason), "unsupported: the target does not serve the %s (POST %s answered %d)",
+             kp->title, oc_serves_path(kp->id), t->unserved[kp->id]);
     return 0;
   }
   if(!oc_case_applies(k, t->profile ? t->profile->name : "openai")) {

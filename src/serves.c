@@ -54,10 +54,13 @@ void oc_serves_note(struct oc_serves *p, enum oc_api api, int status, int prev_i
                            : absent(status) ? OC_PS_NOT_SERVED
                            : status == 401 || status == 403 ? OC_PS_UNKNOWN
                                                             : OC_PS_SERVED;
-  /* served wins; then what an answer said over what no answer said */
-  int better = p->state[k] != OC_PS_SERVED &&
-               (st == OC_PS_SERVED || (st == OC_PS_NOT_SERVED && p->state[k] != OC_PS_NOT_SERVED) ||
-                p->state[k] == OC_PS_UNKNOWN);
+  /* served wins; then what an answer said over what no answer said; a
+   * case's served answer also over the probe before the run (its 400 to
+   * an invalid body is weaker evidence than an answer) */
+  int better = (p->state[k] != OC_PS_SERVED &&
+                (st == OC_PS_SERVED || (st == OC_PS_NOT_SERVED && p->state[k] != OC_PS_NOT_SERVED) ||
+                 p->state[k] == OC_PS_UNKNOWN)) ||
+               (st == OC_PS_SERVED && p->from[k] == OC_PF_PROBE);
   if(better && st != OC_PS_UNKNOWN) {
     p->state[k] = (unsigned char)st;
     p->from[k] = OC_PF_RUN;

@@ -1790,6 +1790,18 @@ nomem:
   return OC_ENOMEM;
 }
 
+void oc_target_probe_before(struct oc_target *t, long timeout_ms, int insecure, const char *cacert)
+{
+  if(!t->live || !t->reachable)
+    return;
+  oc_target_probe_protocols(t, timeout_ms, insecure, cacert);
+  /* chat is never skipped: a 404 there can be a model the server lacks */
+  for(int k = 0; k < OC_PROTO__COUNT; k++)
+    if(k != OC_PROTO_CHAT && t->serves.state[k] == OC_PS_NOT_SERVED)
+      t->unserved[k] = t->serves.status[k] ? t->serves.status[k] : 404;
+  t->serves.decided = 0; /* the run's cases decide the rest; asked once */
+}
+
 void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecure,
                                const char *cacert)
 {
@@ -1804,6 +1816,9 @@ void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecur
      * previous_response_id is still asked whether it keeps state */
     int state_unknown = k == OC_PROTO_RESPONSES && p->state[k] == OC_PS_SERVED && p->stateful < 0;
     if(p->from[k] == OC_PF_RUN && p->state[k] != OC_PS_NOT_RECORDED && (!state_unknown || !t->live))
+      continue;
+    /* asked before the run already (oc_target_probe_before) */
+    if(p->from[k] == OC_PF_PROBE && !state_unknown)
       continue;
     if(!t->live) {
       signed char sf = p->stateful;

@@ -63,6 +63,10 @@ struct oc_target {
   char *record_dir;             /* record mode: this target's cassettes go here (NULL: the run's) */
   struct oc_serves serves;     /* which protocols it serves: the run's cases, then
                                     oc_target_probe_protocols (serves.h) */
+  /* a protocol the probe before the run found not served (the status that
+   * said so; 0: served or unknown): its cases are skipped, never failed.
+   * Set before the run starts; the runner's lanes only read it. */
+  int unserved[OC_PROTO__COUNT];
 };
 
 /* Fill *t as an empty target; cannot fail. */
@@ -234,6 +238,9 @@ void oc_target_models_note(const struct oc_target *t, char *out, size_t outlen);
  * timeout_ms, never recorded; a replay target from its recordings.  An
  * unreachable target is not asked.  Never fails: an answer that says
  * nothing leaves the protocol unknown. */
+/* Before a live run: probe every protocol, and mark the ones not served
+ * (t->unserved) so that their cases are skipped with the reason. */
+void oc_target_probe_before(struct oc_target *t, long timeout_ms, int insecure, const char *cacert);
 void oc_target_probe_protocols(struct oc_target *t, long timeout_ms, int insecure,
                                const char *cacert);
 
